@@ -1,0 +1,248 @@
+package pathrisk
+
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// PathFacts is one path a call touches, in the forms the caller knows.
+type PathFacts struct {
+	// Raw is the path as written in the arguments; it names the path in the
+	// reason a person reads.
+	Raw string
+	// Canonical is the lexical absolute form (see Canonical). Empty means
+	// "compute it from Raw".
+	Canonical string
+	// Resolved is Canonical with symbolic links resolved by the caller.
+	// Empty means the caller did not resolve it, and only Canonical counts.
+	Resolved string
+	// Write is set when the access creates, changes, truncates or deletes.
+	Write bool
+}
+
+// Classify returns the risk of the access p and a clause that explains it
+// ("`~/.ssh/id_rsa` is in ~/.ssh, where SSH keys live"); the clause is empty
+// for a plain access inside the working directory, whose level is read or
+// write. The level is the highest that either form of the path earns, so a
+// symbolic link cannot hide where it points. A path that cannot be made
+// absolute (unknown user, unknown home) is treated as outside the working
+// directory. Classify never panics and runs in time linear in len(p.Raw).
+func Classify(p PathFacts, env Env) (risk.Level, string) {
+	base := risk.Read
+	if p.Write {
+		base = risk.Write
+	}
+	canon := p.Canonical
+	if canon == "" {
+		c, ok := Canonical(p.Raw, env)
+		if !ok {
+			return risk.Raise(base), quote(p.Raw) + " cannot be resolved to a known location, so it is treated as outside the working directory"
+		}
+		canon = c
+	}
+	level, what := locate(canon, env, p.Write)
+	via := ""
+	if r := p.Resolved; r != "" && r != canon {
+		if l, w := locate(r, env, p.Write); l > level {
+			level, what, via = l, w, " through a symbolic link to "+quote(r)
+		}
+	}
+	if level > base {
+		return level, quote(p.Raw) + " is" + via + " " + what
+	}
+	outside := !Within(canon, env.Cwd) || (p.Resolved != "" && !Within(p.Resolved, env.Cwd))
+	if outside {
+		return risk.Raise(base), quote(p.Raw) + " is outside the working directory"
+	}
+	return base, ""
+}
+
+// IsCredential reports whether the path, in its canonical form, is a
+// credential location for reading. It is meant for analysers that must know
+// whether a source of data is a secret (a file piped to the network).
+func IsCredential(canonical string, env Env) bool {
+	l, _ := locate(canonical, env, false)
+	return l >= risk.Credential
+}
+
+func quote(s string) string { return "`" + s + "`" }
+
+// maxComps bounds the components kept on the stack; deeper paths are judged
+// by their first maxComps components and their last one.
+const maxComps = 48
+
+// locate returns the highest level a location gives the clean absolute path
+// p, and what that location is. It is Read with no words for a path that is
+// nowhere in particular.
+func locate(p string, env Env, write bool) (risk.Level, string) {
+	lower := strings.ToLower(p)
+	var buf [maxComps]string
+	comps := split(lower, buf[:0])
+	if len(comps) == 0 {
+		return risk.Read, ""
+	}
+	best, what := risk.Read, ""
+	consider := func(l risk.Level, w string) {
+		if l > best {
+			best, what = l, w
+		}
+	}
+	if l, w := matchAt(rootLocations, comps, 0, write); l != 0 {
+		consider(l, w)
+	}
+	var hb [8]int
+	for _, off := range homeOffsets(lower, comps, env, hb[:0]) {
+		if l, w := matchAt(homeLocations, comps, off, write); l != 0 {
+			consider(l, w)
+		}
+	}
+	if write && env.ConfigHome != "" {
+		ch := strings.ToLower(env.ConfigHome)
+		if withinFold(lower, ch) && len(lower) > len(ch) {
+			rest := lower[len(ch)+1:]
+			if rest == "custom-agent" || strings.HasPrefix(rest, "custom-agent/") {
+				consider(risk.Credential, "custom-agent's own configuration; the agent must not change its own rights")
+			}
+		}
+	}
+	for i := range comps {
+		if l, w := matchAt(anyLocations, comps, i, write); l != 0 {
+			consider(l, w)
+		}
+	}
+	consider(byName(comps[len(comps)-1]))
+	return best, what
+}
+
+// byName judges a file by its name alone.
+func byName(name string) (risk.Level, string) {
+	switch {
+	case name == ".env" || strings.HasPrefix(name, ".env."):
+		return risk.Credential, "an environment file, which holds secrets"
+	case privateKeyNames[name]:
+		return risk.Credential, "a private key"
+	case cookieNames[name]:
+		return risk.Credential, "a browser cookie or password store"
+	}
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		if w, ok := secretExts[name[i:]]; ok {
+			return risk.Credential, w
+		}
+	}
+	return risk.Read, ""
+}
+
+// matchAt returns the level of the first location in ix that matches comps
+// from offset off, or 0.
+func matchAt(ix indexed, comps []string, off int, write bool) (risk.Level, string) {
+	if off >= len(comps) {
+		return 0, ""
+	}
+	var best risk.Level
+	var what string
+	try := func(ls []location) {
+		for _, l := range ls {
+			if l.writeOnly && !write || l.level <= best {
+				continue
+			}
+			if matches(l, comps[off:]) {
+				best, what = l.level, l.what
+			}
+		}
+	}
+	try(ix.byFirst[comps[off]])
+	try(ix.wildcard)
+	return best, what
+}
+
+func matches(l location, comps []string) bool {
+	if len(comps) < len(l.comps) || (!l.tree && len(comps) != len(l.comps)) {
+		return false
+	}
+	for i, c := range l.comps {
+		if c != "*" && c != comps[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// homeOffsets returns the component offsets at which a home directory ends
+// in comps: the user's home, the homes in env.UserHomes, and the
+// conventional /root, /home/NAME, /Users/NAME and /var/root. lower is the
+// lower-cased path that comps split. The offsets are appended to out in
+// ascending order, so the judgement does not depend on map order.
+func homeOffsets(lower string, comps []string, env Env, out []int) []int {
+	add := func(off int) {
+		i := 0
+		for i < len(out) && out[i] < off {
+			i++
+		}
+		if i < len(out) && out[i] == off {
+			return
+		}
+		out = append(out, 0)
+		copy(out[i+1:], out[i:])
+		out[i] = off
+	}
+	if off, ok := offsetOf(lower, env.Home); ok {
+		add(off)
+	}
+	for _, h := range env.UserHomes {
+		if off, ok := offsetOf(lower, h); ok {
+			add(off)
+		}
+	}
+	switch {
+	case comps[0] == "root":
+		add(1)
+	case (comps[0] == "home" || comps[0] == "users") && len(comps) > 1:
+		add(2)
+	case comps[0] == "var" && len(comps) > 1 && comps[1] == "root":
+		add(2)
+	}
+	return out
+}
+
+// offsetOf returns the number of components of dir when lower lies within it.
+func offsetOf(lower, dir string) (int, bool) {
+	if dir == "" || dir[0] != '/' || !withinFold(lower, dir) {
+		return 0, false
+	}
+	if dir == "/" {
+		return 0, true
+	}
+	return strings.Count(dir, "/") - boolInt(strings.HasSuffix(dir, "/")), true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// split appends the components of a clean absolute path to buf. Past
+// maxComps it keeps only the last component, so a name-based judgement
+// still sees the file name.
+func split(p string, buf []string) []string {
+	start := -1
+	last := ""
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if start >= 0 && i > start {
+				if len(buf) < maxComps-1 {
+					buf = append(buf, p[start:i])
+				} else {
+					last = p[start:i]
+				}
+			}
+			start = i + 1
+		}
+	}
+	if last != "" {
+		buf = append(buf, last)
+	}
+	return buf
+}

@@ -1,0 +1,235 @@
+package pathrisk_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+var env = pathrisk.Env{
+	Cwd:       "/home/u/proj",
+	Home:      "/home/u",
+	UserHomes: map[string]string{"bob": "/home/bob", "u": "/home/u"},
+}
+
+func TestCanonical(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, raw, want string
+		ok              bool
+	}{
+		{"relative", "src/main.go", "/home/u/proj/src/main.go", true},
+		{"dot", ".", "/home/u/proj", true},
+		{"dotdot", "../other/x", "/home/u/other/x", true},
+		{"dotdot above root", "/../../etc/passwd", "/etc/passwd", true},
+		{"double slash", "//etc//passwd", "/etc/passwd", true},
+		{"trailing slash", "/tmp/x/", "/tmp/x", true},
+		{"tilde", "~", "/home/u", true},
+		{"tilde slash", "~/.ssh/id_rsa", "/home/u/.ssh/id_rsa", true},
+		{"tilde user", "~bob/.aws/credentials", "/home/bob/.aws/credentials", true},
+		{"tilde unknown user", "~mallory/.ssh", "", false},
+		{"HOME", "$HOME/.netrc", "/home/u/.netrc", true},
+		{"braced HOME", "${HOME}/.netrc", "/home/u/.netrc", true},
+		{"HOME alone", "$HOME", "/home/u", true},
+		{"other variable", "$HOMEDIR/x", "", false},
+		{"empty", "", "", false},
+		{"clean absolute", "/usr/bin/env", "/usr/bin/env", true},
+		{"dot segment", "/a/./b/../c", "/a/c", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := pathrisk.Canonical(tc.raw, env)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("Canonical(%q) = %q, %v; want %q, %v", tc.raw, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestCanonicalUnknownHome(t *testing.T) {
+	t.Parallel()
+	if _, ok := pathrisk.Canonical("~/.ssh", pathrisk.Env{Cwd: "/p"}); ok {
+		t.Error("~ with no home must be unknown")
+	}
+	if _, ok := pathrisk.Canonical("x", pathrisk.Env{}); ok {
+		t.Error("relative path with no cwd must be unknown")
+	}
+}
+
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		p, dir string
+		want   bool
+	}{
+		{"/home/u/proj", "/home/u/proj", true},
+		{"/home/u/proj/a", "/home/u/proj", true},
+		{"/home/u/proj_backup/.env", "/home/u/proj", false},
+		{"/home/u/projx", "/home/u/proj", false},
+		{"/home/u", "/home/u/proj", false},
+		{"/x", "/", true},
+		{"", "/", false},
+	}
+	for _, tc := range tests {
+		if got := pathrisk.Within(tc.p, tc.dir); got != tc.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tc.p, tc.dir, got, tc.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		facts    pathrisk.PathFacts
+		want     risk.Level
+		whyHas   string // a word the explanation must contain; "" = no explanation
+		noReason bool
+	}{
+		{name: "read in cwd", facts: pathrisk.PathFacts{Raw: "README.md"}, want: risk.Read, noReason: true},
+		{name: "write in cwd", facts: pathrisk.PathFacts{Raw: "src/a.go", Write: true}, want: risk.Write, noReason: true},
+		{name: "cwd itself", facts: pathrisk.PathFacts{Raw: "."}, want: risk.Read, noReason: true},
+		{name: "read outside cwd", facts: pathrisk.PathFacts{Raw: "/tmp/x"}, want: risk.Write, whyHas: "outside"},
+		{name: "write outside cwd", facts: pathrisk.PathFacts{Raw: "/tmp/x", Write: true}, want: risk.Execute, whyHas: "outside"},
+		{name: "sibling with shared prefix", facts: pathrisk.PathFacts{Raw: "/home/u/proj_backup/notes.txt"}, want: risk.Write, whyHas: "outside"},
+		{name: "sibling .env", facts: pathrisk.PathFacts{Raw: "/home/u/proj_backup/.env"}, want: risk.Credential, whyHas: "environment"},
+		{name: "escape by dotdot", facts: pathrisk.PathFacts{Raw: "../../../etc/shadow"}, want: risk.Credential, whyHas: "/etc"},
+		{name: "etc passwd", facts: pathrisk.PathFacts{Raw: "/etc/passwd"}, want: risk.Credential, whyHas: "/etc"},
+		{name: "etc upper case", facts: pathrisk.PathFacts{Raw: "/ETC/passwd"}, want: risk.Credential},
+		{name: "ssh dir", facts: pathrisk.PathFacts{Raw: "~/.ssh"}, want: risk.Credential, whyHas: "SSH"},
+		{name: "ssh key", facts: pathrisk.PathFacts{Raw: "~/.ssh/id_ed25519"}, want: risk.Credential},
+		{name: "ssh upper case", facts: pathrisk.PathFacts{Raw: "~/.SSH/config"}, want: risk.Credential},
+		{name: "ssh via HOME", facts: pathrisk.PathFacts{Raw: "${HOME}/.ssh/id_rsa"}, want: risk.Credential},
+		{name: "other user's ssh", facts: pathrisk.PathFacts{Raw: "~bob/.ssh/id_rsa"}, want: risk.Credential},
+		{name: "root ssh", facts: pathrisk.PathFacts{Raw: "/root/.ssh/authorized_keys"}, want: risk.Credential},
+		{name: "mac ssh", facts: pathrisk.PathFacts{Raw: "/Users/x/.ssh/known_hosts"}, want: risk.Credential},
+		{name: "unknown user", facts: pathrisk.PathFacts{Raw: "~mallory/notes"}, want: risk.Write, whyHas: "cannot be resolved"},
+		{name: "aws", facts: pathrisk.PathFacts{Raw: "~/.aws/credentials"}, want: risk.Credential},
+		{name: "gcloud", facts: pathrisk.PathFacts{Raw: "~/.config/gcloud/application_default_credentials.json"}, want: risk.Credential},
+		{name: "azure", facts: pathrisk.PathFacts{Raw: "~/.azure/accessTokens.json"}, want: risk.Credential},
+		{name: "kube", facts: pathrisk.PathFacts{Raw: "~/.kube/config"}, want: risk.Credential},
+		{name: "docker config", facts: pathrisk.PathFacts{Raw: "~/.docker/config.json"}, want: risk.Credential},
+		{name: "docker other file", facts: pathrisk.PathFacts{Raw: "~/.docker/daemon.json"}, want: risk.Write},
+		{name: "netrc", facts: pathrisk.PathFacts{Raw: "~/.netrc"}, want: risk.Credential},
+		{name: "home npmrc", facts: pathrisk.PathFacts{Raw: "~/.npmrc"}, want: risk.Credential},
+		{name: "pypirc", facts: pathrisk.PathFacts{Raw: "~/.pypirc"}, want: risk.Credential},
+		{name: "git credentials", facts: pathrisk.PathFacts{Raw: "~/.git-credentials"}, want: risk.Credential},
+		{name: "gnupg", facts: pathrisk.PathFacts{Raw: "~/.gnupg/private-keys-v1.d/x.key"}, want: risk.Credential},
+		{name: "dotenv", facts: pathrisk.PathFacts{Raw: ".env"}, want: risk.Credential},
+		{name: "dotenv local", facts: pathrisk.PathFacts{Raw: "config/.env.local"}, want: risk.Credential},
+		{name: "dotenv example", facts: pathrisk.PathFacts{Raw: ".env.example"}, want: risk.Credential},
+		{name: "dotenv upper", facts: pathrisk.PathFacts{Raw: ".ENV"}, want: risk.Credential},
+		{name: "envrc read", facts: pathrisk.PathFacts{Raw: "envfile.txt"}, want: risk.Read},
+		{name: "firefox", facts: pathrisk.PathFacts{Raw: "~/.mozilla/firefox/abc.default/cookies.sqlite"}, want: risk.Credential},
+		{name: "chrome linux", facts: pathrisk.PathFacts{Raw: "~/.config/google-chrome/Default/Cookies"}, want: risk.Credential},
+		{name: "chrome mac", facts: pathrisk.PathFacts{Raw: "~/Library/Application Support/Google/Chrome/Default/Login Data"}, want: risk.Credential},
+		{name: "cookies anywhere", facts: pathrisk.PathFacts{Raw: "/tmp/profile/Cookies"}, want: risk.Credential},
+		{name: "keychain", facts: pathrisk.PathFacts{Raw: "~/Library/Keychains/login.keychain-db"}, want: risk.Credential},
+		{name: "keyring", facts: pathrisk.PathFacts{Raw: "~/.local/share/keyrings/login.keyring"}, want: risk.Credential},
+		{name: "proc environ", facts: pathrisk.PathFacts{Raw: "/proc/self/environ"}, want: risk.Credential},
+		{name: "proc pid environ", facts: pathrisk.PathFacts{Raw: "/proc/1234/environ"}, want: risk.Credential},
+		{name: "proc cpuinfo", facts: pathrisk.PathFacts{Raw: "/proc/cpuinfo"}, want: risk.Write, whyHas: "outside"},
+		{name: "private key in repo", facts: pathrisk.PathFacts{Raw: "deploy/id_rsa"}, want: risk.Credential},
+		{name: "pem in repo", facts: pathrisk.PathFacts{Raw: "certs/server.pem"}, want: risk.Credential},
+		{name: "symlink to ssh", facts: pathrisk.PathFacts{Raw: "link", Resolved: "/home/u/.ssh/id_rsa"}, want: risk.Credential, whyHas: "symbolic link"},
+		{name: "symlink out of cwd", facts: pathrisk.PathFacts{Raw: "link", Resolved: "/tmp/other"}, want: risk.Write, whyHas: "outside"},
+		{name: "symlink inside cwd", facts: pathrisk.PathFacts{Raw: "link", Resolved: "/home/u/proj/real"}, want: risk.Read, noReason: true},
+		{name: "git hook write", facts: pathrisk.PathFacts{Raw: ".git/hooks/pre-commit", Write: true}, want: risk.Execute, whyHas: "hook"},
+		{name: "git hook read", facts: pathrisk.PathFacts{Raw: ".git/hooks/pre-commit"}, want: risk.Read},
+		{name: "git hook upper", facts: pathrisk.PathFacts{Raw: ".GIT/Hooks/post-checkout", Write: true}, want: risk.Execute},
+		{name: "git config write", facts: pathrisk.PathFacts{Raw: ".git/config", Write: true}, want: risk.Execute},
+		{name: "git object write", facts: pathrisk.PathFacts{Raw: ".git/objects/ab/cd", Write: true}, want: risk.Write},
+		{name: "bashrc write", facts: pathrisk.PathFacts{Raw: "~/.bashrc", Write: true}, want: risk.Execute},
+		{name: "zshrc write", facts: pathrisk.PathFacts{Raw: "$HOME/.zshrc", Write: true}, want: risk.Execute},
+		{name: "profile write", facts: pathrisk.PathFacts{Raw: "~/.profile", Write: true}, want: risk.Execute},
+		{name: "fish write", facts: pathrisk.PathFacts{Raw: "~/.config/fish/config.fish", Write: true}, want: risk.Execute},
+		{name: "autostart write", facts: pathrisk.PathFacts{Raw: "~/.config/autostart/x.desktop", Write: true}, want: risk.Execute},
+		{name: "systemd user write", facts: pathrisk.PathFacts{Raw: "~/.config/systemd/user/x.service", Write: true}, want: risk.Execute},
+		{name: "cron write", facts: pathrisk.PathFacts{Raw: "/var/spool/cron/crontabs/u", Write: true}, want: risk.Execute},
+		{name: "launch agent write", facts: pathrisk.PathFacts{Raw: "~/Library/LaunchAgents/x.plist", Write: true}, want: risk.Execute},
+		{name: "vscode write", facts: pathrisk.PathFacts{Raw: ".vscode/tasks.json", Write: true}, want: risk.Execute, whyHas: ".vscode"},
+		{name: "vscode read", facts: pathrisk.PathFacts{Raw: ".vscode/settings.json"}, want: risk.Read},
+		{name: "VSCode mixed case", facts: pathrisk.PathFacts{Raw: ".VSCode/settings.json", Write: true}, want: risk.Execute},
+		{name: "idea write", facts: pathrisk.PathFacts{Raw: ".idea/workspace.xml", Write: true}, want: risk.Execute},
+		{name: "claude write", facts: pathrisk.PathFacts{Raw: ".claude/settings.json", Write: true}, want: risk.Execute},
+		{name: "cursor write", facts: pathrisk.PathFacts{Raw: ".cursor/mcp.json", Write: true}, want: risk.Execute},
+		{name: "gemini write", facts: pathrisk.PathFacts{Raw: ".gemini/settings.json", Write: true}, want: risk.Execute},
+		{name: "codex write", facts: pathrisk.PathFacts{Raw: ".codex/config.toml", Write: true}, want: risk.Execute},
+		{name: "mcp json write", facts: pathrisk.PathFacts{Raw: ".mcp.json", Write: true}, want: risk.Execute},
+		{name: "envrc write", facts: pathrisk.PathFacts{Raw: ".envrc", Write: true}, want: risk.Execute},
+		{name: "project npmrc write", facts: pathrisk.PathFacts{Raw: ".npmrc", Write: true}, want: risk.Execute},
+		{name: "project npmrc read", facts: pathrisk.PathFacts{Raw: ".npmrc"}, want: risk.Read},
+		{name: "Makefile write", facts: pathrisk.PathFacts{Raw: "Makefile", Write: true}, want: risk.Write},
+		{name: "own project policy write", facts: pathrisk.PathFacts{Raw: ".custom-agent/policy.json", Write: true}, want: risk.Credential, whyHas: "own"},
+		{name: "own project policy read", facts: pathrisk.PathFacts{Raw: ".custom-agent/policy.json"}, want: risk.Read},
+		{name: "own user policy write", facts: pathrisk.PathFacts{Raw: "~/.config/custom-agent/policy.json", Write: true}, want: risk.Credential},
+		{name: "own data write", facts: pathrisk.PathFacts{Raw: "~/.local/share/custom-agent/events.db", Write: true}, want: risk.Credential},
+		{name: "symlink write to hook", facts: pathrisk.PathFacts{Raw: "hook", Resolved: "/home/u/proj/.git/hooks/pre-push", Write: true}, want: risk.Execute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, why := pathrisk.Classify(tc.facts, env)
+			if got != tc.want {
+				t.Errorf("Classify(%+v) = %v (%s), want %v", tc.facts, got, why, tc.want)
+			}
+			if tc.noReason && why != "" {
+				t.Errorf("Classify(%+v) explains %q, want no explanation", tc.facts, why)
+			}
+			if tc.whyHas != "" && !strings.Contains(why, tc.whyHas) {
+				t.Errorf("Classify(%+v) explains %q, want it to mention %q", tc.facts, why, tc.whyHas)
+			}
+		})
+	}
+}
+
+func TestClassifyXDGConfigHome(t *testing.T) {
+	t.Parallel()
+	e := env
+	e.ConfigHome = "/home/u/cfg"
+	got, _ := pathrisk.Classify(pathrisk.PathFacts{Raw: "/home/u/cfg/custom-agent/policy.json", Write: true}, e)
+	if got != risk.Credential {
+		t.Errorf("write to $XDG_CONFIG_HOME/custom-agent = %v, want credential", got)
+	}
+}
+
+func TestIsCredential(t *testing.T) {
+	t.Parallel()
+	if !pathrisk.IsCredential("/home/u/.ssh/id_rsa", env) {
+		t.Error("~/.ssh/id_rsa is a credential")
+	}
+	if pathrisk.IsCredential("/home/u/proj/README.md", env) {
+		t.Error("README.md is not a credential")
+	}
+}
+
+func FuzzClassify(f *testing.F) {
+	for _, s := range []string{"", "~", "~/.ssh", "../../etc", "//a//b/", "$HOME", "${HOME}/x", "~bob/x", ".env.local", "/proc/1/environ", strings.Repeat("a/", 100)} {
+		f.Add(s, "", false)
+	}
+	f.Fuzz(func(t *testing.T, raw, resolved string, write bool) {
+		if len(raw) > 64<<10 || len(resolved) > 64<<10 {
+			t.Skip()
+		}
+		if resolved != "" && resolved[0] != '/' {
+			resolved = "/" + resolved
+		}
+		l, why := pathrisk.Classify(pathrisk.PathFacts{Raw: raw, Resolved: resolved, Write: write}, env)
+		if l < risk.Read || l > risk.Credential {
+			t.Fatalf("level %v out of range", l)
+		}
+		if write && l < risk.Write {
+			t.Fatalf("a write judged %v", l)
+		}
+		if l > risk.Write && why == "" {
+			t.Fatalf("raised to %v without a reason", l)
+		}
+		c, ok := pathrisk.Canonical(raw, env)
+		if ok && (c == "" || c[0] != '/') {
+			t.Fatalf("canonical %q not absolute", c)
+		}
+	})
+}

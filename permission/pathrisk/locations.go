@@ -1,0 +1,184 @@
+package pathrisk
+
+import "github.com/custom-agent/custom-agent/permission/risk"
+
+// A location is a place in the file system with a risk of its own. Its
+// components are lower case; "*" matches any one component. A location that
+// is a directory (tree) covers everything beneath it as well.
+type location struct {
+	comps     []string
+	tree      bool
+	level     risk.Level
+	writeOnly bool   // judged only when the access writes
+	what      string // completes "`path` is …"
+}
+
+func loc(p string, tree bool, l risk.Level, writeOnly bool, what string) location {
+	return location{comps: splitAll(p), tree: tree, level: l, writeOnly: writeOnly, what: what}
+}
+
+// splitAll splits a slash-separated relative pattern; used only to build the
+// tables below.
+func splitAll(p string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if i > start {
+				out = append(out, p[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+const (
+	cred = risk.Credential
+	execute = risk.Execute
+)
+
+// rootLocations are anchored at /.
+var rootLocations = index([]location{
+	loc("etc", true, cred, false, "under /etc, which holds system secrets and configuration"),
+	loc("proc/*/environ", false, cred, false, "a process environment, which holds its secrets"),
+	loc("proc/*/mem", false, cred, false, "a process's memory"),
+	loc("proc/*/cmdline", false, cred, false, "a process's command line, which may hold secrets"),
+	loc("run/secrets", true, cred, false, "a container secret store"),
+	loc("var/run/secrets", true, cred, false, "a container or Kubernetes secret store"),
+	loc("var/spool/cron", true, execute, true, "a cron table, which runs commands later"),
+	loc("library/keychains", true, cred, false, "a keychain"),
+	loc("library/launchagents", true, execute, true, "a launchd agent, which runs at login"),
+	loc("library/launchdaemons", true, execute, true, "a launchd daemon, which runs at boot"),
+})
+
+// homeLocations are anchored at a home directory: the user's, any user's in
+// Env.UserHomes, and /root, /home/*, /Users/*.
+var homeLocations = index([]location{
+	loc(".ssh", true, cred, false, "in ~/.ssh, where SSH keys live"),
+	loc(".aws", true, cred, false, "in ~/.aws, where AWS credentials live"),
+	loc(".config/gcloud", true, cred, false, "in ~/.config/gcloud, where Google Cloud credentials live"),
+	loc(".azure", true, cred, false, "in ~/.azure, where Azure credentials live"),
+	loc(".kube", true, cred, false, "in ~/.kube, where Kubernetes credentials live"),
+	loc(".docker/config.json", false, cred, false, "the Docker credential file"),
+	loc(".netrc", false, cred, false, "~/.netrc, which holds passwords"),
+	loc(".npmrc", false, cred, false, "~/.npmrc, which holds registry tokens"),
+	loc(".yarnrc.yml", false, cred, false, "~/.yarnrc.yml, which holds registry tokens"),
+	loc(".pypirc", false, cred, false, "~/.pypirc, which holds registry passwords"),
+	loc(".gem/credentials", false, cred, false, "the RubyGems credential file"),
+	loc(".cargo/credentials", false, cred, false, "the Cargo credential file"),
+	loc(".cargo/credentials.toml", false, cred, false, "the Cargo credential file"),
+	loc(".git-credentials", false, cred, false, "~/.git-credentials, which holds passwords"),
+	loc(".config/git/credentials", false, cred, false, "the git credential store"),
+	loc(".config/gh", true, cred, false, "in ~/.config/gh, where GitHub CLI tokens live"),
+	loc(".config/hub", false, cred, false, "the hub token file"),
+	loc(".gnupg", true, cred, false, "in ~/.gnupg, where GPG keys live"),
+	loc(".password-store", true, cred, false, "a pass password store"),
+	loc(".vault-token", false, cred, false, "a Vault token"),
+	loc(".terraform.d/credentials.tfrc.json", false, cred, false, "the Terraform credential file"),
+	loc(".pgpass", false, cred, false, "~/.pgpass, which holds database passwords"),
+	loc(".my.cnf", false, cred, false, "~/.my.cnf, which holds database passwords"),
+	loc(".bash_history", false, cred, false, "a shell history, where typed secrets remain"),
+	loc(".zsh_history", false, cred, false, "a shell history, where typed secrets remain"),
+	loc(".mozilla", true, cred, false, "a Firefox profile, with cookies and saved passwords"),
+	loc(".config/google-chrome", true, cred, false, "a Chrome profile, with cookies and saved passwords"),
+	loc(".config/chromium", true, cred, false, "a Chromium profile, with cookies and saved passwords"),
+	loc(".config/bravesoftware", true, cred, false, "a Brave profile, with cookies and saved passwords"),
+	loc(".config/microsoft-edge", true, cred, false, "an Edge profile, with cookies and saved passwords"),
+	loc("library/application support/google/chrome", true, cred, false, "a Chrome profile, with cookies and saved passwords"),
+	loc("library/application support/firefox", true, cred, false, "a Firefox profile, with cookies and saved passwords"),
+	loc("library/cookies", true, cred, false, "a cookie store"),
+	loc("library/keychains", true, cred, false, "a keychain"),
+	loc(".local/share/keyrings", true, cred, false, "a keyring"),
+	loc(".config/custom-agent", true, cred, true, "custom-agent's own configuration; the agent must not change its own rights"),
+	loc(".local/share/custom-agent", true, cred, true, "custom-agent's own data and event log"),
+	loc(".bashrc", false, execute, true, "a shell startup file, which runs in every new shell"),
+	loc(".bash_profile", false, execute, true, "a shell startup file, which runs at login"),
+	loc(".bash_login", false, execute, true, "a shell startup file, which runs at login"),
+	loc(".bash_logout", false, execute, true, "a shell file, which runs at logout"),
+	loc(".profile", false, execute, true, "a shell startup file, which runs at login"),
+	loc(".zshrc", false, execute, true, "a shell startup file, which runs in every new shell"),
+	loc(".zshenv", false, execute, true, "a shell startup file, which runs in every zsh"),
+	loc(".zprofile", false, execute, true, "a shell startup file, which runs at login"),
+	loc(".zlogin", false, execute, true, "a shell startup file, which runs at login"),
+	loc(".config/fish", true, execute, true, "a fish configuration, which runs in every new shell"),
+	loc(".config/autostart", true, execute, true, "an autostart entry, which runs at login"),
+	loc(".config/systemd", true, execute, true, "a systemd user unit, which runs as a service"),
+	loc("library/launchagents", true, execute, true, "a launchd agent, which runs at login"),
+	loc(".gitconfig", false, execute, true, "the git configuration, whose aliases and hooks run commands"),
+	loc(".config/git", true, execute, true, "the git configuration, whose aliases and hooks run commands"),
+	loc(".vimrc", false, execute, true, "an editor startup file, which runs code"),
+	loc(".config/nvim", true, execute, true, "an editor configuration, which runs code"),
+	loc(".emacs", false, execute, true, "an editor startup file, which runs code"),
+	loc(".emacs.d", true, execute, true, "an editor configuration, which runs code"),
+})
+
+// anyLocations match at any depth: in the project, in home, anywhere.
+var anyLocations = index([]location{
+	loc(".ssh", true, cred, false, "in an .ssh directory, where SSH keys live"),
+	loc(".gnupg", true, cred, false, "in a .gnupg directory, where GPG keys live"),
+	loc(".aws/credentials", false, cred, false, "an AWS credential file"),
+	loc(".git-credentials", false, cred, false, "a git credential file"),
+	loc(".custom-agent", true, cred, true, "custom-agent's own policy and configuration; the agent must not change its own rights"),
+	loc(".git/hooks", true, execute, true, "a git hook, which git runs later"),
+	loc(".git/config", false, execute, true, "the repository's git configuration, which can name commands git runs"),
+	loc(".git/info/attributes", false, execute, true, "git attributes, which can name filters git runs"),
+	loc(".husky", true, execute, true, "a husky git hook, which runs later"),
+	loc(".github/workflows", true, execute, true, "a CI workflow, which runs code"),
+	loc(".devcontainer", true, execute, true, "a dev container definition, which runs code when opened"),
+	loc(".vscode", true, execute, true, "an editor configuration (.vscode), whose tasks and settings run code"),
+	loc(".idea", true, execute, true, "an editor configuration (.idea), whose run configurations run code"),
+	loc(".zed", true, execute, true, "an editor configuration (.zed), whose tasks run code"),
+	loc(".claude", true, execute, true, "an agent configuration (.claude), whose hooks run code"),
+	loc(".cursor", true, execute, true, "an agent configuration (.cursor), whose hooks and MCP servers run code"),
+	loc(".gemini", true, execute, true, "an agent configuration (.gemini), whose hooks and MCP servers run code"),
+	loc(".codex", true, execute, true, "an agent configuration (.codex), which runs code"),
+	loc(".mcp.json", false, execute, true, "an MCP server list, whose servers run as programs"),
+	loc(".envrc", false, execute, true, "an .envrc, which direnv runs on entering the directory"),
+	loc(".npmrc", false, execute, true, "an .npmrc, which can name scripts and registries npm uses"),
+	loc(".pre-commit-config.yaml", false, execute, true, "a pre-commit configuration, which runs hooks"),
+})
+
+// indexed holds a table by its first component for quick lookup.
+type indexed struct {
+	byFirst  map[string][]location
+	wildcard []location // first component is "*"
+}
+
+func index(ls []location) indexed {
+	ix := indexed{byFirst: make(map[string][]location)}
+	for _, l := range ls {
+		if l.comps[0] == "*" {
+			ix.wildcard = append(ix.wildcard, l)
+			continue
+		}
+		ix.byFirst[l.comps[0]] = append(ix.byFirst[l.comps[0]], l)
+	}
+	return ix
+}
+
+// privateKeyNames are file names that hold private keys wherever they are.
+var privateKeyNames = map[string]bool{
+	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
+	"id_ecdsa_sk": true, "id_ed25519_sk": true, "identity": true,
+}
+
+// secretExts are file name extensions of key and secret stores.
+var secretExts = map[string]string{
+	".pem":      "a PEM key or certificate file",
+	".key":      "a private key file",
+	".p12":      "a PKCS#12 key store",
+	".pfx":      "a PKCS#12 key store",
+	".jks":      "a Java key store",
+	".keystore": "a key store",
+	".kdbx":     "a KeePass password database",
+	".ppk":      "a PuTTY private key",
+	".tfstate":  "a Terraform state file, which holds secrets in plain text",
+}
+
+// cookieNames are browser cookie and password stores, wherever they are.
+var cookieNames = map[string]bool{
+	"cookies": true, "cookies.sqlite": true, "cookies.binarycookies": true,
+	"login data": true, "logins.json": true, "key3.db": true, "key4.db": true,
+	"web data": true,
+}
