@@ -34,7 +34,7 @@ func splitAll(p string) []string {
 }
 
 const (
-	cred = risk.Credential
+	cred    = risk.Credential
 	execute = risk.Execute
 )
 
