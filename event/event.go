@@ -1,0 +1,183 @@
+// Package event defines the versioned envelope and the typed payloads of every
+// event custom-agent records, and the canonical encoding their hash chain is
+// computed over. It is pure: no I/O, no clock (callers pass the time in).
+//
+// An Event is immutable once it has a Hash. The event log (package eventlog)
+// assigns Seq, PrevHash and Hash; everything else comes from a Draft.
+package event
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Version is the envelope version written in every event's "v" field.
+// Readers refuse events of a version they do not know.
+const Version = 1
+
+// GenesisHash is the PrevHash of the first event of every session.
+const GenesisHash = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// Event is one entry of a session's log, encoded as JSON in camelCase as in
+// the spec's §5 worked example.
+type Event struct {
+	V         int             `json:"v"`
+	Seq       uint64          `json:"seq"`
+	SessionID string          `json:"sessionId"`
+	TurnID    string          `json:"turnId,omitempty"`
+	Type      Type            `json:"type"`
+	TS        time.Time       `json:"ts"`
+	Payload   json.RawMessage `json:"payload"`
+	PrevHash  string          `json:"prevHash"`
+	Hash      string          `json:"hash"`
+}
+
+// Draft is an event before the log has placed it: the log assigns Seq (unless
+// the caller names the Seq it expects, which makes a retried append
+// idempotent), PrevHash and Hash.
+type Draft struct {
+	SessionID string
+	TurnID    string
+	TS        time.Time
+	// Seq, when non-zero, is the sequence number the caller expects this
+	// event to get. An append of a Draft whose Seq is already stored with
+	// identical content returns the stored event instead of a duplicate.
+	Seq     uint64
+	Type    Type
+	Payload json.RawMessage // canonical JSON, as produced by NewDraft
+}
+
+// NewDraft validates p and encodes it canonically.
+func NewDraft(sessionID, turnID string, ts time.Time, p Payload) (Draft, error) {
+	if sessionID == "" {
+		return Draft{}, errors.New("event: empty session id")
+	}
+	if err := p.Validate(); err != nil {
+		return Draft{}, fmt.Errorf("event %s: %w", p.EventType(), err)
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return Draft{}, fmt.Errorf("event %s: encoding payload: %w", p.EventType(), err)
+	}
+	can, err := Canonical(raw)
+	if err != nil {
+		return Draft{}, fmt.Errorf("event %s: %w", p.EventType(), err)
+	}
+	return Draft{SessionID: sessionID, TurnID: turnID, TS: ts, Type: p.EventType(), Payload: can}, nil
+}
+
+// Seal turns a draft into the event at seq after prev, computing its hash.
+// The timestamp is normalised to UTC with microsecond precision so that it
+// survives every store's round trip byte for byte.
+func Seal(d Draft, seq uint64, prevHash string) (Event, error) {
+	if !d.Type.Known() {
+		return Event{}, fmt.Errorf("event: unknown type %q", d.Type)
+	}
+	payload, err := Canonical(d.Payload)
+	if err != nil {
+		return Event{}, fmt.Errorf("event %s: %w", d.Type, err)
+	}
+	e := Event{
+		V:         Version,
+		Seq:       seq,
+		SessionID: d.SessionID,
+		TurnID:    d.TurnID,
+		Type:      d.Type,
+		TS:        NormalizeTime(d.TS),
+		Payload:   payload,
+		PrevHash:  prevHash,
+	}
+	e.Hash = e.ComputeHash()
+	return e, nil
+}
+
+// NormalizeTime returns t in UTC, truncated to microseconds, without a
+// monotonic clock reading.
+func NormalizeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// hashInput is the envelope without its hash, in a fixed field order.
+type hashInput struct {
+	V         int             `json:"v"`
+	Seq       uint64          `json:"seq"`
+	SessionID string          `json:"sessionId"`
+	TurnID    string          `json:"turnId"`
+	Type      Type            `json:"type"`
+	TS        string          `json:"ts"`
+	Payload   json.RawMessage `json:"payload"`
+	PrevHash  string          `json:"prevHash"`
+}
+
+// CanonicalBytes is the encoding the hash is computed over: the envelope's
+// fields except hash, in a fixed order, compact, no HTML escaping, with the
+// payload in canonical form.
+func (e Event) CanonicalBytes() []byte {
+	payload, err := Canonical(e.Payload)
+	if err != nil {
+		// A payload that is not JSON cannot have been sealed; hash its
+		// bytes as a JSON string so that Verify reports a mismatch
+		// instead of panicking on tampered data.
+		payload, _ = json.Marshal(string(e.Payload))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(hashInput{
+		V: e.V, Seq: e.Seq, SessionID: e.SessionID, TurnID: e.TurnID, Type: e.Type,
+		TS: e.TS.UTC().Format(TimeFormat), Payload: payload, PrevHash: e.PrevHash,
+	})
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// TimeFormat is how ts is written in canonical bytes: RFC 3339, UTC, with
+// exactly six fractional digits.
+const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
+
+// ComputeHash returns the hex SHA-256 of the event's canonical bytes.
+func (e Event) ComputeHash() string {
+	sum := sha256.Sum256(e.CanonicalBytes())
+	return hex.EncodeToString(sum[:])
+}
+
+// MarshalJSON writes the event with ts in TimeFormat, so a log exported as
+// JSONL reads back byte for byte.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	return marshalNoEscape(struct {
+		plain
+		TS string `json:"ts"`
+	}{plain(e), e.TS.UTC().Format(TimeFormat)})
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Canonical returns the canonical form of a JSON value: object keys sorted,
+// no insignificant whitespace, no HTML escaping, numbers as written. It is a
+// fixed point: Canonical(Canonical(x)) == Canonical(x).
+func Canonical(raw []byte) (json.RawMessage, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("empty JSON value")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("invalid JSON: trailing data")
+	}
+	return marshalNoEscape(v)
+}

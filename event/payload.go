@@ -1,0 +1,343 @@
+package event
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Type names an event type. The set is closed: Seal refuses unknown types.
+type Type string
+
+// The event types of DESIGN.md §3.
+const (
+	SessionStarted         Type = "session.started"
+	TurnStarted            Type = "turn.started"
+	UserMessage            Type = "user.message"
+	ContextBuilt           Type = "context.built"
+	ModelDelta             Type = "model.delta"
+	ModelToolCallRequested Type = "model.tool_call_requested"
+	PermissionRequested    Type = "permission.requested"
+	PermissionResolved     Type = "permission.resolved"
+	ToolStarted            Type = "tool.started"
+	ToolCompleted          Type = "tool.completed"
+	ToolFailed             Type = "tool.failed"
+	TurnCompleted          Type = "turn.completed"
+	PolicyChanged          Type = "policy.changed"
+)
+
+// Types lists every event type in the order a turn usually emits them.
+var Types = []Type{
+	SessionStarted, TurnStarted, UserMessage, ContextBuilt, ModelDelta,
+	ModelToolCallRequested, PermissionRequested, PermissionResolved,
+	ToolStarted, ToolCompleted, ToolFailed, TurnCompleted, PolicyChanged,
+}
+
+// Known reports whether t is one of Types.
+func (t Type) Known() bool {
+	_, ok := newPayload[t]
+	return ok
+}
+
+// Payload is the typed body of an event.
+type Payload interface {
+	EventType() Type
+	// Validate reports a missing required field; a payload that fails it
+	// is a programmer error and never reaches the log.
+	Validate() error
+}
+
+// Actor says who caused an event: the user, the model, the policy (a
+// decision made without a person), a tool, or the system (timeouts,
+// restarts, cancellation, bookkeeping).
+type Actor string
+
+const (
+	ActorUser   Actor = "user"
+	ActorModel  Actor = "model"
+	ActorPolicy Actor = "policy"
+	ActorTool   Actor = "tool"
+	ActorSystem Actor = "system"
+)
+
+type (
+	// SessionStartedPayload opens a session.
+	SessionStartedPayload struct {
+		Cwd   string `json:"cwd"`
+		Mode  string `json:"mode"`
+		Model string `json:"model"`
+	}
+	// TurnStartedPayload opens a turn; it has no fields.
+	TurnStartedPayload struct{}
+	// UserMessagePayload is what the person typed.
+	UserMessagePayload struct {
+		Content string `json:"content"`
+	}
+	// ContextBuiltPayload records what the ContextBuilder sent the model.
+	ContextBuiltPayload struct {
+		MessageCount        int `json:"messageCount"`
+		ToolResultsIncluded int `json:"toolResultsIncluded"`
+	}
+	// ModelDeltaPayload is streamed model text (deltas may be coalesced).
+	ModelDeltaPayload struct {
+		Text string `json:"text"`
+	}
+	// ModelToolCallRequestedPayload is a tool call whose streamed arguments
+	// are complete.
+	ModelToolCallRequestedPayload struct {
+		ToolCallID string          `json:"toolCallId"`
+		Tool       string          `json:"tool"`
+		Args       json.RawMessage `json:"args"`
+	}
+	// PermissionRequestedPayload is an ask put to a person.
+	PermissionRequestedPayload struct {
+		ToolCallID        string          `json:"toolCallId"`
+		Tool              string          `json:"tool"`
+		Args              json.RawMessage `json:"args"`
+		RiskAtDecision    risk.Level      `json:"riskAtDecision"`
+		SourcedFrom       string          `json:"sourcedFrom"`
+		SuggestedDecision string          `json:"suggestedDecision"`
+		Reason            string          `json:"reason"`
+		Findings          []risk.Finding  `json:"findings,omitempty"`
+		Options           []string        `json:"options"`
+		TimeoutMs         int64           `json:"timeoutMs"`
+	}
+	// PermissionResolvedPayload is the final decision for a tool call.
+	PermissionResolvedPayload struct {
+		ToolCallID     string         `json:"toolCallId"`
+		Decision       string         `json:"decision"`
+		Reason         string         `json:"reason"`
+		Actor          Actor          `json:"actor"`
+		RiskAtDecision risk.Level     `json:"riskAtDecision"`
+		SourcedFrom    string         `json:"sourcedFrom"`
+		Option         string         `json:"option,omitempty"`
+		Findings       []risk.Finding `json:"findings,omitempty"`
+	}
+	// ToolStartedPayload marks the moment a tool began to run.
+	ToolStartedPayload struct {
+		ToolCallID string          `json:"toolCallId"`
+		Tool       string          `json:"tool"`
+		Args       json.RawMessage `json:"args"`
+	}
+	// ToolCompletedPayload is a tool that ran to the end (a non-zero exit
+	// code is still a completion).
+	ToolCompletedPayload struct {
+		ToolCallID    string     `json:"toolCallId"`
+		ExitCode      *int       `json:"exitCode,omitempty"`
+		StdoutBytes   int64      `json:"stdoutBytes"`
+		StderrBytes   int64      `json:"stderrBytes"`
+		DurationMs    int64      `json:"durationMs"`
+		StdoutPreview string     `json:"stdoutPreview"`
+		StderrPreview string     `json:"stderrPreview,omitempty"`
+		Artifacts     []Artifact `json:"artifacts"`
+		Injection     *Injection `json:"injection,omitempty"`
+	}
+	// ToolFailedPayload is a call that could not be resolved, validated or
+	// run.
+	ToolFailedPayload struct {
+		ToolCallID string `json:"toolCallId"`
+		Stage      string `json:"stage"`
+		Error      string `json:"error"`
+		DurationMs int64  `json:"durationMs"`
+	}
+	// TurnCompletedPayload closes a turn.
+	TurnCompletedPayload struct {
+		StopReason string `json:"stopReason"`
+		Error      string `json:"error,omitempty"`
+	}
+	// PolicyChangedPayload records a rule added or removed.
+	PolicyChangedPayload struct {
+		Level string          `json:"level"`
+		Op    string          `json:"op"`
+		Rule  json.RawMessage `json:"rule"`
+	}
+)
+
+// Artifact names a blob in the artifact store holding a tool's whole output.
+type Artifact struct {
+	Name   string `json:"name"` // "stdout", "stderr", …
+	Digest string `json:"digest"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// Injection is what the prompt-injection scanner found in a tool's output.
+type Injection struct {
+	Patterns []string `json:"patterns"`
+}
+
+// Values a few fields may take.
+const (
+	StageResolve  = "resolve"
+	StageValidate = "validate"
+	StageExecute  = "execute"
+
+	StopFinal     = "final"
+	StopCancelled = "cancelled"
+	StopError     = "error"
+	StopMaxSteps  = "max_steps"
+)
+
+var newPayload = map[Type]func() Payload{
+	SessionStarted:         func() Payload { return &SessionStartedPayload{} },
+	TurnStarted:            func() Payload { return &TurnStartedPayload{} },
+	UserMessage:            func() Payload { return &UserMessagePayload{} },
+	ContextBuilt:           func() Payload { return &ContextBuiltPayload{} },
+	ModelDelta:             func() Payload { return &ModelDeltaPayload{} },
+	ModelToolCallRequested: func() Payload { return &ModelToolCallRequestedPayload{} },
+	PermissionRequested:    func() Payload { return &PermissionRequestedPayload{} },
+	PermissionResolved:     func() Payload { return &PermissionResolvedPayload{} },
+	ToolStarted:            func() Payload { return &ToolStartedPayload{} },
+	ToolCompleted:          func() Payload { return &ToolCompletedPayload{} },
+	ToolFailed:             func() Payload { return &ToolFailedPayload{} },
+	TurnCompleted:          func() Payload { return &TurnCompletedPayload{} },
+	PolicyChanged:          func() Payload { return &PolicyChangedPayload{} },
+}
+
+// Decode returns the event's typed payload (a pointer to one of the
+// *Payload structs of this package).
+func (e Event) Decode() (Payload, error) {
+	if e.V != Version {
+		return nil, fmt.Errorf("event seq %d: envelope version %d is not supported (want %d)", e.Seq, e.V, Version)
+	}
+	mk, ok := newPayload[e.Type]
+	if !ok {
+		return nil, fmt.Errorf("event seq %d: unknown type %q", e.Seq, e.Type)
+	}
+	p := mk()
+	if err := json.Unmarshal(e.Payload, p); err != nil {
+		return nil, fmt.Errorf("event seq %d (%s): %w", e.Seq, e.Type, err)
+	}
+	return p, nil
+}
+
+// Actor returns who caused the event.
+func (e Event) Actor() Actor {
+	switch e.Type {
+	case UserMessage:
+		return ActorUser
+	case ModelDelta, ModelToolCallRequested:
+		return ActorModel
+	case PermissionRequested:
+		return ActorPolicy
+	case PermissionResolved:
+		var p struct {
+			Actor Actor `json:"actor"`
+		}
+		if json.Unmarshal(e.Payload, &p) == nil && p.Actor != "" {
+			return p.Actor
+		}
+		return ActorSystem
+	case ToolStarted, ToolCompleted, ToolFailed:
+		return ActorTool
+	case PolicyChanged:
+		return ActorUser
+	}
+	return ActorSystem
+}
+
+var errMissing = errors.New("missing required field")
+
+func required(fields ...[2]string) error {
+	for _, f := range fields {
+		if f[1] == "" {
+			return fmt.Errorf("%w %q", errMissing, f[0])
+		}
+	}
+	return nil
+}
+
+func oneOf(field, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("field %q: %q is not one of %v", field, v, allowed)
+}
+
+func requireArgs(args json.RawMessage) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w %q", errMissing, "args")
+	}
+	return nil
+}
+
+func (SessionStartedPayload) EventType() Type         { return SessionStarted }
+func (TurnStartedPayload) EventType() Type            { return TurnStarted }
+func (UserMessagePayload) EventType() Type            { return UserMessage }
+func (ContextBuiltPayload) EventType() Type           { return ContextBuilt }
+func (ModelDeltaPayload) EventType() Type             { return ModelDelta }
+func (ModelToolCallRequestedPayload) EventType() Type { return ModelToolCallRequested }
+func (PermissionRequestedPayload) EventType() Type    { return PermissionRequested }
+func (PermissionResolvedPayload) EventType() Type     { return PermissionResolved }
+func (ToolStartedPayload) EventType() Type            { return ToolStarted }
+func (ToolCompletedPayload) EventType() Type          { return ToolCompleted }
+func (ToolFailedPayload) EventType() Type             { return ToolFailed }
+func (TurnCompletedPayload) EventType() Type          { return TurnCompleted }
+func (PolicyChangedPayload) EventType() Type          { return PolicyChanged }
+
+func (p SessionStartedPayload) Validate() error {
+	return required([2]string{"cwd", p.Cwd}, [2]string{"mode", p.Mode})
+}
+func (TurnStartedPayload) Validate() error  { return nil }
+func (UserMessagePayload) Validate() error  { return nil }
+func (ContextBuiltPayload) Validate() error { return nil }
+func (ModelDeltaPayload) Validate() error   { return nil }
+func (p ModelToolCallRequestedPayload) Validate() error {
+	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"tool", p.Tool}); err != nil {
+		return err
+	}
+	return requireArgs(p.Args)
+}
+func (p PermissionRequestedPayload) Validate() error {
+	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"tool", p.Tool},
+		[2]string{"reason", p.Reason}, [2]string{"sourcedFrom", p.SourcedFrom}); err != nil {
+		return err
+	}
+	if p.RiskAtDecision == risk.Unknown {
+		return fmt.Errorf("%w %q", errMissing, "riskAtDecision")
+	}
+	if err := oneOf("suggestedDecision", p.SuggestedDecision, "ask"); err != nil {
+		return err
+	}
+	return requireArgs(p.Args)
+}
+func (p PermissionResolvedPayload) Validate() error {
+	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"reason", p.Reason},
+		[2]string{"sourcedFrom", p.SourcedFrom}); err != nil {
+		return err
+	}
+	if p.RiskAtDecision == risk.Unknown {
+		return fmt.Errorf("%w %q", errMissing, "riskAtDecision")
+	}
+	if err := oneOf("decision", p.Decision, "allow", "deny"); err != nil {
+		return err
+	}
+	return oneOf("actor", string(p.Actor), string(ActorUser), string(ActorPolicy), string(ActorSystem))
+}
+func (p ToolStartedPayload) Validate() error {
+	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"tool", p.Tool}); err != nil {
+		return err
+	}
+	return requireArgs(p.Args)
+}
+func (p ToolCompletedPayload) Validate() error {
+	return required([2]string{"toolCallId", p.ToolCallID})
+}
+func (p ToolFailedPayload) Validate() error {
+	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"error", p.Error}); err != nil {
+		return err
+	}
+	return oneOf("stage", p.Stage, StageResolve, StageValidate, StageExecute)
+}
+func (p TurnCompletedPayload) Validate() error {
+	return oneOf("stopReason", p.StopReason, StopFinal, StopCancelled, StopError, StopMaxSteps)
+}
+func (p PolicyChangedPayload) Validate() error {
+	if err := required([2]string{"level", p.Level}, [2]string{"op", p.Op}); err != nil {
+		return err
+	}
+	return requireArgs(p.Rule)
+}

@@ -1,0 +1,69 @@
+package event
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Summary returns a one-line, human-readable description of the event for
+// timelines. It never fails: an undecodable payload is summarised as such.
+func (e Event) Summary() string {
+	p, err := e.Decode()
+	if err != nil {
+		return "(undecodable: " + err.Error() + ")"
+	}
+	switch p := p.(type) {
+	case *SessionStartedPayload:
+		return fmt.Sprintf("cwd=%s mode=%s model=%s", p.Cwd, p.Mode, p.Model)
+	case *TurnStartedPayload:
+		return ""
+	case *UserMessagePayload:
+		return quote(p.Content)
+	case *ContextBuiltPayload:
+		return fmt.Sprintf("%d messages, %d tool results", p.MessageCount, p.ToolResultsIncluded)
+	case *ModelDeltaPayload:
+		return quote(p.Text)
+	case *ModelToolCallRequestedPayload:
+		return fmt.Sprintf("%s %s %s", p.ToolCallID, p.Tool, clip(string(p.Args)))
+	case *PermissionRequestedPayload:
+		return fmt.Sprintf("%s %s risk=%s ask: %s", p.ToolCallID, p.Tool, p.RiskAtDecision, p.Reason)
+	case *PermissionResolvedPayload:
+		return fmt.Sprintf("%s %s risk=%s from=%s: %s", p.ToolCallID, p.Decision, p.RiskAtDecision, p.SourcedFrom, p.Reason)
+	case *ToolStartedPayload:
+		return fmt.Sprintf("%s %s %s", p.ToolCallID, p.Tool, clip(string(p.Args)))
+	case *ToolCompletedPayload:
+		exit := "-"
+		if p.ExitCode != nil {
+			exit = fmt.Sprint(*p.ExitCode)
+		}
+		return fmt.Sprintf("%s exit=%s stdout=%dB stderr=%dB %dms", p.ToolCallID, exit, p.StdoutBytes, p.StderrBytes, p.DurationMs)
+	case *ToolFailedPayload:
+		return fmt.Sprintf("%s stage=%s: %s", p.ToolCallID, p.Stage, clip(p.Error))
+	case *TurnCompletedPayload:
+		if p.Error != "" {
+			return p.StopReason + ": " + clip(p.Error)
+		}
+		return p.StopReason
+	case *PolicyChangedPayload:
+		return fmt.Sprintf("%s %s %s", p.Level, p.Op, clip(string(p.Rule)))
+	}
+	return ""
+}
+
+const summaryMax = 100
+
+func quote(s string) string {
+	return strconv.Quote(clip(s))
+}
+
+// clip shortens s to one line of at most summaryMax runes.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= summaryMax {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:summaryMax-1]) + "…"
+}
