@@ -1,6 +1,7 @@
 package eventlog
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/custom-agent/custom-agent/event"
@@ -46,6 +47,9 @@ func (c *ChainChecker) Next(e event.Event) *ChainError {
 	}
 	if e.PrevHash != c.prevHash {
 		return c.fail(e.Seq, "prevHash does not match the hash of seq %d", e.Seq-1)
+	}
+	if can, err := event.Canonical(e.Payload); err != nil || !bytes.Equal(can, e.Payload) {
+		return c.fail(e.Seq, "payload is not stored in canonical form (edited)")
 	}
 	if got := e.ComputeHash(); got != e.Hash {
 		return c.fail(e.Seq, "content does not match its hash (edited)")

@@ -138,7 +138,7 @@ func checkFile(path string, readOnly bool) error {
 		}
 		return nil
 	case err != nil:
-		return fmt.Errorf("event log %s: %w", path, err)
+		return fmt.Errorf("event log %s: %w (set --data-dir or CUSTOM_AGENT_DATA_DIR to a usable directory)", path, err)
 	case st.IsDir():
 		return fmt.Errorf("event log %s is a directory, not a database file", path)
 	}
