@@ -143,14 +143,27 @@ func (e Event) ComputeHash() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// MarshalJSON writes the event with ts in TimeFormat, so a log exported as
-// JSONL reads back byte for byte.
+// wire is the JSON form of an Event, fields in envelope order, ts as text.
+type wire struct {
+	V         int             `json:"v"`
+	Seq       uint64          `json:"seq"`
+	SessionID string          `json:"sessionId"`
+	TurnID    string          `json:"turnId,omitempty"`
+	Type      Type            `json:"type"`
+	TS        string          `json:"ts"`
+	Payload   json.RawMessage `json:"payload"`
+	PrevHash  string          `json:"prevHash"`
+	Hash      string          `json:"hash"`
+}
+
+// MarshalJSON writes the event with its fields in envelope order and ts in
+// TimeFormat, without HTML escaping, so a log exported as JSONL reads back
+// byte for byte.
 func (e Event) MarshalJSON() ([]byte, error) {
-	type plain Event
-	return marshalNoEscape(struct {
-		plain
-		TS string `json:"ts"`
-	}{plain(e), e.TS.UTC().Format(TimeFormat)})
+	return marshalNoEscape(wire{
+		V: e.V, Seq: e.Seq, SessionID: e.SessionID, TurnID: e.TurnID, Type: e.Type,
+		TS: e.TS.UTC().Format(TimeFormat), Payload: e.Payload, PrevHash: e.PrevHash, Hash: e.Hash,
+	})
 }
 
 func marshalNoEscape(v any) ([]byte, error) {

@@ -1,0 +1,240 @@
+package event
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.FixedZone("CET", 3600))
+
+func TestCanonical(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, want string }{
+		{"sorted keys", `{"b":1,"a":{"d":2,"c":3}}`, `{"a":{"c":3,"d":2},"b":1}`},
+		{"whitespace", " { \"a\" : [ 1 , 2 ] } ", `{"a":[1,2]}`},
+		{"no html escaping", `{"a":"<b>&</b>"}`, `{"a":"<b>&</b>"}`},
+		{"unicode kept", `{"a":"把测试跑一遍"}`, `{"a":"把测试跑一遍"}`},
+		{"escapes normalised", `{"a":"\u0041\/"}`, `{"a":"A/"}`},
+		{"numbers as written", `{"a":1.50,"b":1e3}`, `{"a":1.50,"b":1e3}`},
+		{"big integers exact", `{"a":12345678901234567890}`, `{"a":12345678901234567890}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Canonical([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("Canonical(%s) = %s, want %s", tc.in, got, tc.want)
+			}
+			again, _ := Canonical(got)
+			if string(again) != string(got) {
+				t.Fatalf("not a fixed point: %s -> %s", got, again)
+			}
+		})
+	}
+	for _, bad := range []string{``, `{`, `{"a":1} {}`, `nope`} {
+		if _, err := Canonical([]byte(bad)); err == nil {
+			t.Errorf("Canonical(%q) accepted invalid JSON", bad)
+		}
+	}
+}
+
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":2}`, `[1,"x",null,true]`, `"\u00e9\ud83d\ude00"`, `{"a":"\xff"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c, err := Canonical(in)
+		if err != nil {
+			return
+		}
+		again, err := Canonical(c)
+		if err != nil || string(again) != string(c) {
+			t.Fatalf("not a fixed point: %q -> %q (%v)", c, again, err)
+		}
+	})
+}
+
+func TestSealAndHash(t *testing.T) {
+	t.Parallel()
+	d, err := NewDraft("s", "t", t0, UserMessagePayload{Content: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Seal(d, 1, GenesisHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.TS.Location() != time.UTC || e.TS.Nanosecond() != 123456000 {
+		t.Fatalf("ts not normalised to UTC microseconds: %v", e.TS)
+	}
+	if e.Hash != e.ComputeHash() || len(e.Hash) != 64 {
+		t.Fatalf("hash %q", e.Hash)
+	}
+	// Every field is covered by the hash.
+	mutations := map[string]func(*Event){
+		"v":         func(e *Event) { e.V = 2 },
+		"seq":       func(e *Event) { e.Seq = 2 },
+		"sessionId": func(e *Event) { e.SessionID = "s2" },
+		"turnId":    func(e *Event) { e.TurnID = "t2" },
+		"type":      func(e *Event) { e.Type = ModelDelta },
+		"ts":        func(e *Event) { e.TS = e.TS.Add(time.Microsecond) },
+		"payload":   func(e *Event) { e.Payload = json.RawMessage(`{"content":"ho"}`) },
+		"prevHash":  func(e *Event) { e.PrevHash = strings.Repeat("1", 64) },
+	}
+	for field, mutate := range mutations {
+		m := e
+		mutate(&m)
+		if m.ComputeHash() == e.Hash {
+			t.Errorf("changing %s does not change the hash", field)
+		}
+	}
+	// JSON round trip is byte-identical.
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := json.Marshal(back)
+	if string(b) != string(b2) || back.ComputeHash() != e.Hash {
+		t.Fatalf("round trip changed the event:\n%s\n%s", b, b2)
+	}
+}
+
+func TestSealRefusesUnknownType(t *testing.T) {
+	t.Parallel()
+	_, err := Seal(Draft{SessionID: "s", TS: t0, Type: "tool.exploded", Payload: json.RawMessage(`{}`)}, 1, GenesisHash)
+	if err == nil {
+		t.Fatal("sealed an unknown type")
+	}
+}
+
+func TestEveryTypeDecodes(t *testing.T) {
+	t.Parallel()
+	zero := 0
+	valid := map[Type]Payload{
+		SessionStarted:         SessionStartedPayload{Cwd: "/p", Mode: "default", Model: "m"},
+		TurnStarted:            TurnStartedPayload{},
+		UserMessage:            UserMessagePayload{Content: "c"},
+		ContextBuilt:           ContextBuiltPayload{MessageCount: 3, ToolResultsIncluded: 1},
+		ModelDelta:             ModelDeltaPayload{Text: "t"},
+		ModelToolCallRequested: ModelToolCallRequestedPayload{ToolCallID: "tc", Tool: "shell", Args: json.RawMessage(`{"command":"ls"}`)},
+		PermissionRequested:    PermissionRequestedPayload{ToolCallID: "tc", Tool: "shell", Args: json.RawMessage(`{}`), RiskAtDecision: 3, SourcedFrom: "default", SuggestedDecision: "ask", Reason: "r", Options: []string{"deny"}, TimeoutMs: 30000},
+		PermissionResolved:     PermissionResolvedPayload{ToolCallID: "tc", Decision: "deny", Reason: "r", Actor: ActorSystem, RiskAtDecision: 5, SourcedFrom: "default"},
+		ToolStarted:            ToolStartedPayload{ToolCallID: "tc", Tool: "shell", Args: json.RawMessage(`{}`)},
+		ToolCompleted:          ToolCompletedPayload{ToolCallID: "tc", ExitCode: &zero, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 2}}},
+		ToolFailed:             ToolFailedPayload{ToolCallID: "tc", Stage: StageValidate, Error: "e"},
+		TurnCompleted:          TurnCompletedPayload{StopReason: StopMaxSteps},
+		PolicyChanged:          PolicyChangedPayload{Level: "session", Op: "add", Rule: json.RawMessage(`{"id":"r"}`)},
+	}
+	if len(valid) != len(Types) {
+		t.Fatalf("test covers %d types, package has %d", len(valid), len(Types))
+	}
+	for _, typ := range Types {
+		p := valid[typ]
+		d, err := NewDraft("s", "t", t0, p)
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		e, _ := Seal(d, 1, GenesisHash)
+		got, err := e.Decode()
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		if diff := cmp.Diff(p, deref(got)); diff != "" {
+			t.Errorf("%s round trip (-want +got):\n%s", typ, diff)
+		}
+		if e.Summary() == "" && typ != TurnStarted {
+			t.Errorf("%s has an empty summary", typ)
+		}
+	}
+}
+
+func deref(p Payload) Payload {
+	switch p := p.(type) {
+	case *SessionStartedPayload:
+		return *p
+	case *TurnStartedPayload:
+		return *p
+	case *UserMessagePayload:
+		return *p
+	case *ContextBuiltPayload:
+		return *p
+	case *ModelDeltaPayload:
+		return *p
+	case *ModelToolCallRequestedPayload:
+		return *p
+	case *PermissionRequestedPayload:
+		return *p
+	case *PermissionResolvedPayload:
+		return *p
+	case *ToolStartedPayload:
+		return *p
+	case *ToolCompletedPayload:
+		return *p
+	case *ToolFailedPayload:
+		return *p
+	case *TurnCompletedPayload:
+		return *p
+	case *PolicyChangedPayload:
+		return *p
+	}
+	panic(fmt.Sprintf("unhandled %T", p))
+}
+
+func TestValidateRefusesIncompletePayloads(t *testing.T) {
+	t.Parallel()
+	bad := map[string]Payload{
+		"session without cwd":        SessionStartedPayload{Mode: "default"},
+		"tool call without id":       ModelToolCallRequestedPayload{Tool: "shell", Args: json.RawMessage(`{}`)},
+		"tool call without args":     ModelToolCallRequestedPayload{ToolCallID: "tc", Tool: "shell"},
+		"resolved as ask":            PermissionResolvedPayload{ToolCallID: "tc", Decision: "ask", Reason: "r", Actor: ActorUser, RiskAtDecision: 3, SourcedFrom: "default"},
+		"resolved without reason":    PermissionResolvedPayload{ToolCallID: "tc", Decision: "deny", Actor: ActorUser, RiskAtDecision: 3, SourcedFrom: "default"},
+		"resolved by the model":      PermissionResolvedPayload{ToolCallID: "tc", Decision: "allow", Reason: "r", Actor: ActorModel, RiskAtDecision: 3, SourcedFrom: "default"},
+		"resolved without risk":      PermissionResolvedPayload{ToolCallID: "tc", Decision: "deny", Reason: "r", Actor: ActorUser, SourcedFrom: "default"},
+		"requested suggesting allow": PermissionRequestedPayload{ToolCallID: "tc", Tool: "shell", Args: json.RawMessage(`{}`), RiskAtDecision: 3, SourcedFrom: "default", SuggestedDecision: "allow", Reason: "r"},
+		"failed at unknown stage":    ToolFailedPayload{ToolCallID: "tc", Stage: "later", Error: "e"},
+		"turn without stop reason":   TurnCompletedPayload{},
+		"policy change without rule": PolicyChangedPayload{Level: "session", Op: "add"},
+	}
+	for name, p := range bad {
+		if _, err := NewDraft("s", "t", t0, p); err == nil {
+			t.Errorf("%s: NewDraft accepted it", name)
+		} else if name == "tool call without id" && !errors.Is(err, errMissing) {
+			t.Errorf("%s: %v does not wrap errMissing", name, err)
+		}
+	}
+	if _, err := NewDraft("", "t", t0, UserMessagePayload{}); err == nil {
+		t.Error("NewDraft accepted an empty session id")
+	}
+}
+
+func TestDecodeRefusesOtherVersions(t *testing.T) {
+	t.Parallel()
+	d, _ := NewDraft("s", "t", t0, UserMessagePayload{Content: "x"})
+	e, _ := Seal(d, 1, GenesisHash)
+	e.V = 2
+	if _, err := e.Decode(); err == nil {
+		t.Fatal("decoded an envelope of an unknown version")
+	}
+}
+
+func ExampleSeal() {
+	d, _ := NewDraft("sess-1", "turn-1", time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC),
+		UserMessagePayload{Content: "把测试跑一遍"})
+	e, _ := Seal(d, 1, GenesisHash)
+	fmt.Println(string(e.CanonicalBytes()))
+	// Output:
+	// {"v":1,"seq":1,"sessionId":"sess-1","turnId":"turn-1","type":"user.message","ts":"2026-11-30T09:00:00.000000Z","payload":{"content":"把测试跑一遍"},"prevHash":"0000000000000000000000000000000000000000000000000000000000000000"}
+}
