@@ -1,0 +1,227 @@
+package shellrisk
+
+import (
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// analyzer holds the state of one Analyze call. It is never shared.
+type analyzer struct {
+	src string // the command string as given; all spans index it
+	env Env
+	res Result
+
+	top, fr frame // the top-level frame and the one being walked
+	depth   int   // re-parse depth of fr
+
+	cwd      string // effective working directory; "" when unknown
+	vars     []variable
+	varsLost bool // too many variables to track: every lookup is unknown
+	commands int  // simple commands examined so far
+
+	net  mark // first network sink seen
+	cred mark // first credential source seen
+
+	argv []string // backing store for Command.Argv slices
+}
+
+// mark remembers the first occurrence of something the final flow check needs.
+type mark struct {
+	set  bool
+	sp   risk.Span
+	what string
+}
+
+// frame maps positions of the syntax tree being walked to spans of the
+// command string. The top-level tree maps exactly; a re-parsed string maps
+// exactly when its text appears verbatim in the command, else every node
+// maps to the span of the whole word it came from.
+type frame struct {
+	base  int
+	exact bool
+	outer risk.Span
+}
+
+// variable is a shell variable assigned in the command; known is false when
+// its value is only known at run time.
+type variable struct {
+	name  string
+	value string
+	known bool
+}
+
+// input is where a command's standard input comes from.
+type input struct {
+	kind inputKind
+	word *syntax.Word // here-document body or here-string
+}
+
+type inputKind uint8
+
+const (
+	inNone inputKind = iota // inherited from the caller
+	inPipe                  // the previous command of a pipeline
+	inHere                  // a here-document or here-string
+	inFile                  // a file redirected with <
+)
+
+// span maps a node to a span of the command string.
+func (a *analyzer) span(n syntax.Node) risk.Span {
+	return a.spanOf(n.Pos(), n.End())
+}
+
+func (a *analyzer) spanOf(p, e syntax.Pos) risk.Span {
+	if !a.fr.exact || !p.IsValid() || !e.IsValid() {
+		return a.fr.outer
+	}
+	s := risk.Span{Start: a.fr.base + int(p.Offset()), End: a.fr.base + int(e.Offset())}
+	if s.Start < a.fr.outer.Start || s.End > a.fr.outer.End || s.Start > s.End {
+		return a.fr.outer
+	}
+	return s
+}
+
+// text returns the bytes of sp in the command string.
+func (a *analyzer) text(sp risk.Span) string {
+	if sp.Start < 0 || sp.End > len(a.src) || sp.Start > sp.End {
+		return ""
+	}
+	return a.src[sp.Start:sp.End]
+}
+
+// find records a finding. Findings with the same risk, span and reason are
+// recorded once.
+func (a *analyzer) find(l risk.Level, sp risk.Span, why string) {
+	for _, f := range a.res.Findings {
+		if f.Risk == l && f.Span == sp && f.Why == why {
+			return
+		}
+	}
+	a.res.Findings = append(a.res.Findings, risk.Finding{Risk: l, Arg: "command", Span: sp, Text: a.text(sp), Why: why})
+}
+
+// opaque records that something cannot be decided statically.
+func (a *analyzer) opaque(sp risk.Span, why string) {
+	a.res.Opaque = true
+	a.find(risk.Execute, sp, why)
+}
+
+// network records a network sink.
+func (a *analyzer) network(sp risk.Span, what, why string) {
+	if !a.net.set {
+		a.net = mark{set: true, sp: sp, what: what}
+	}
+	a.find(risk.Network, sp, why)
+}
+
+// credential records a credential source that is not a file access, such as
+// dumping the environment.
+func (a *analyzer) credSource(sp risk.Span, what string) {
+	if !a.cred.set {
+		a.cred = mark{set: true, sp: sp, what: what}
+	}
+}
+
+// access records a file access and notes credential sources.
+func (a *analyzer) access(x arg, cwd string, write, del bool) {
+	p := ""
+	if !x.dyn {
+		p = resolve(x.s, cwd)
+	}
+	if isHarmlessDevice(p) {
+		return
+	}
+	ac := Access{Path: p, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Span: x.sp}
+	for _, o := range a.res.Accesses {
+		if o == ac {
+			return
+		}
+	}
+	a.res.Accesses = append(a.res.Accesses, ac)
+	if p != "" && !write && !del && a.isCredential(p, ac.Glob) {
+		a.credSource(x.sp, p)
+	}
+}
+
+// isCredential applies the injected classifier or the built-in list.
+func (a *analyzer) isCredential(p string, glob bool) bool {
+	if glob {
+		return globMayMatchCredential(p, a.env.Home)
+	}
+	if a.env.IsCredential != nil {
+		return a.env.IsCredential(p)
+	}
+	return BuiltinCredential(p, a.env.Home)
+}
+
+// command records a simple command that would run.
+func (a *analyzer) command(args []arg, sp risk.Span, dynamic bool) {
+	start := len(a.argv)
+	for i, x := range args {
+		s := x.s
+		if i == 0 {
+			s = argv0(s)
+		}
+		a.argv = append(a.argv, s)
+		dynamic = dynamic || x.dyn
+	}
+	argv := a.argv[start:len(a.argv):len(a.argv)]
+	a.res.Commands = append(a.res.Commands, Command{Argv: argv, Span: sp, Dynamic: dynamic})
+}
+
+// save and restore bracket a subshell: cd and assignments inside it do not
+// reach the commands after it.
+type saved struct {
+	cwd   string
+	nvars int
+	lost  bool
+}
+
+func (a *analyzer) save() saved { return saved{a.cwd, len(a.vars), a.varsLost} }
+
+func (a *analyzer) restore(s saved) {
+	a.cwd = s.cwd
+	a.vars = a.vars[:s.nvars]
+	a.varsLost = s.lost
+}
+
+// settle ends a part that may or may not run (an if branch, a loop body, the
+// right side of ||, a function body): whatever it changed is unknown after it.
+func (a *analyzer) settle(s saved) {
+	if a.cwd != s.cwd {
+		a.cwd = ""
+	}
+	for i := s.nvars; i < len(a.vars); i++ {
+		a.vars[i].known = false
+		a.vars[i].value = ""
+	}
+}
+
+// setVar records an assignment; known is false for run-time values.
+func (a *analyzer) setVar(name, value string, known bool) {
+	if len(a.vars) >= maxVars {
+		a.varsLost = true
+		return
+	}
+	a.vars = append(a.vars, variable{name, value, known})
+}
+
+// lookup returns the static value of a variable, if there is one.
+func (a *analyzer) lookup(name string) (string, bool) {
+	for i := len(a.vars) - 1; i >= 0; i-- {
+		if a.vars[i].name == name {
+			return a.vars[i].value, a.vars[i].known && !a.varsLost
+		}
+	}
+	if a.varsLost {
+		return "", false
+	}
+	switch name {
+	case "HOME":
+		return a.env.Home, a.env.Home != ""
+	case "PWD":
+		return a.cwd, a.cwd != ""
+	}
+	return "", false
+}

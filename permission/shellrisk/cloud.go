@@ -1,0 +1,236 @@
+package shellrisk
+
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// verbs returns the operands of a call (words not starting with -), skipping
+// the values of options written as separate words when known.
+func verbs(c *call) []arg {
+	var out []arg
+	for _, x := range c.args[1:] {
+		if !strings.HasPrefix(x.s, "-") {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func hasArg(c *call, pred func(string) bool) (arg, bool) {
+	for _, x := range c.args[1:] {
+		if pred(x.s) {
+			return x, true
+		}
+	}
+	return arg{}, false
+}
+
+// ruleKubectl: the cluster is remote; deleting and draining destroy.
+func ruleKubectl(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	a.network(c.sp, quote(name), name+" talks to a Kubernetes cluster over the network")
+	vs := verbs(c)
+	if len(vs) == 0 {
+		return
+	}
+	switch v := vs[0].s; v {
+	case "delete", "drain", "cordon", "taint", "uncordon":
+		a.find(risk.Destructive, c.sp, name+" "+v+" removes or disrupts workloads in the cluster")
+	case "replace", "apply", "patch", "rollout", "set", "edit", "label", "annotate", "create", "run", "expose", "autoscale":
+		if _, ok := hasArg(c, func(s string) bool { return s == "--force" || strings.HasPrefix(s, "--prune") }); ok {
+			a.find(risk.Destructive, c.sp, name+" "+v+" --force or --prune deletes and recreates resources")
+		}
+	case "scale":
+		if x, ok := hasArg(c, func(s string) bool { return s == "--replicas=0" }); ok {
+			a.find(risk.Destructive, x.sp, name+" scale --replicas=0 stops every instance of the workload")
+		}
+	case "exec", "attach", "debug", "cp", "port-forward", "proxy":
+		a.find(risk.Execute, c.sp, name+" "+v+" runs commands in or opens a channel into the cluster")
+	}
+}
+
+// ruleHelm: uninstalling and rolling back releases destroys state.
+func ruleHelm(a *analyzer, c *call) {
+	a.network(c.sp, "`helm`", "helm talks to a Kubernetes cluster and chart repositories over the network")
+	vs := verbs(c)
+	if len(vs) == 0 {
+		return
+	}
+	switch v := vs[0].s; v {
+	case "uninstall", "delete", "del", "un", "rollback":
+		a.find(risk.Destructive, c.sp, "helm "+v+" removes or reverts a release in the cluster")
+	case "upgrade", "install":
+		if _, ok := hasArg(c, func(s string) bool { return s == "--force" || s == "--reset-values" }); ok {
+			a.find(risk.Destructive, c.sp, "helm "+v+" --force recreates resources in the cluster")
+		}
+	}
+}
+
+// ruleTerraform: destroy, unattended apply and state surgery.
+func ruleTerraform(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	a.network(c.sp, quote(name), name+" talks to cloud providers over the network")
+	vs := verbs(c)
+	if len(vs) == 0 {
+		return
+	}
+	v := vs[0].s
+	switch v {
+	case "destroy":
+		a.find(risk.Destructive, c.sp, name+" destroy deletes the infrastructure it manages")
+	case "apply":
+		if x, ok := hasArg(c, func(s string) bool {
+			return s == "-destroy" || s == "--destroy" || s == "-auto-approve" || s == "--auto-approve"
+		}); ok {
+			a.find(risk.Destructive, x.sp, name+" apply "+x.s+" changes or deletes infrastructure without asking")
+		} else {
+			a.find(risk.Destructive, c.sp, name+" apply changes real infrastructure and may delete resources")
+		}
+	case "state", "workspace", "force-unlock", "taint", "import":
+		if len(vs) > 1 && (vs[1].s == "rm" || vs[1].s == "mv" || vs[1].s == "push" || vs[1].s == "delete" || vs[1].s == "replace-provider") || v == "force-unlock" || v == "taint" {
+			a.find(risk.Destructive, c.sp, name+" "+v+" rewrites the recorded state of the infrastructure")
+		}
+	}
+}
+
+// ruleDocker: removing containers, images and volumes; privileged runs.
+func ruleDocker(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	vs := verbs(c)
+	if len(vs) == 0 {
+		return
+	}
+	v := vs[0].s
+	obj := ""
+	if len(vs) > 1 {
+		obj = vs[1].s
+	}
+	switch {
+	case v == "rm" || v == "rmi" || v == "kill" || v == "prune" || obj == "rm" || obj == "prune" || obj == "remove" || obj == "kill":
+		a.find(risk.Destructive, c.sp, name+" "+v+" deletes containers, images, volumes or networks")
+	case v == "compose" && (obj == "down" || obj == "rm"):
+		if _, ok := hasArg(c, func(s string) bool { return s == "-v" || s == "--volumes" || strings.HasPrefix(s, "--rmi") || obj == "rm" }); ok {
+			a.find(risk.Destructive, c.sp, name+" compose "+obj+" deletes containers together with their volumes or images")
+		}
+	case v == "push" || v == "login":
+		a.network(c.sp, quote(name+" "+v), name+" "+v+" sends data to a registry")
+	case v == "pull" || v == "build" || v == "search":
+		a.network(c.sp, quote(name+" "+v), name+" "+v+" downloads images over the network")
+	case v == "run" || v == "create" || v == "exec" || v == "compose":
+		a.dockerRun(c, name, v)
+	}
+}
+
+// dockerRun judges options that give a container power over the host.
+func (a *analyzer) dockerRun(c *call, name, v string) {
+	a.network(c.sp, quote(name+" "+v), name+" "+v+" may pull images and gives the container network access")
+	args := c.args
+	for i := 1; i < len(args); i++ {
+		s := args[i].s
+		switch {
+		case s == "--privileged" || strings.HasPrefix(s, "--cap-add") || s == "--pid=host" || s == "--pid" ||
+			s == "--ipc=host" || s == "--userns=host" || strings.HasPrefix(s, "--security-opt") || strings.HasPrefix(s, "--device"):
+			a.find(risk.Execute, args[i].sp, name+" "+s+" gives the container power over the host")
+		case s == "-v" || s == "--volume" || s == "--mount" || strings.HasPrefix(s, "--volume=") || strings.HasPrefix(s, "--mount="):
+			spec := ""
+			sp := args[i].sp
+			if k, val, ok := strings.Cut(s, "="); ok && strings.HasPrefix(k, "--") {
+				spec = val
+			} else if i+1 < len(args) {
+				i++
+				spec, sp = args[i].s, args[i].sp
+			}
+			a.dockerMount(c, spec, sp, args[i].dyn)
+		}
+	}
+}
+
+// dockerMount records a bind mount's host path as a write: the container
+// can change what it mounts.
+func (a *analyzer) dockerMount(c *call, spec string, sp risk.Span, dyn bool) {
+	host := ""
+	if strings.Contains(spec, "source=") || strings.Contains(spec, "src=") {
+		for _, kv := range strings.Split(spec, ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok && (k == "source" || k == "src") {
+				host = v
+			}
+		}
+	} else if h, _, ok := strings.Cut(spec, ":"); ok {
+		host = h
+	}
+	if host == "" || !(strings.HasPrefix(host, "/") || strings.HasPrefix(host, ".") || strings.HasPrefix(host, "~")) {
+		return // a named volume
+	}
+	a.access(arg{s: host, dyn: dyn, sp: sp}, c.cwd, true, false)
+	a.find(risk.Execute, sp, "the container can read and change the host directory "+quote(host))
+}
+
+// ruleCloud: cloud CLIs talk to the network; verbs that delete destroy.
+func ruleCloud(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	a.network(c.sp, quote(name), name+" talks to a cloud provider over the network")
+	for _, x := range verbs(c) {
+		if isDestroyVerb(x.s) {
+			a.find(risk.Destructive, x.sp, name+" "+x.s+" deletes cloud resources or data")
+			return
+		}
+	}
+	if x, ok := hasArg(c, func(s string) bool { return s == "--delete" || s == "--delete-removed" }); ok {
+		a.find(risk.Destructive, x.sp, name+" sync "+x.s+" deletes files at the destination")
+	}
+}
+
+func isDestroyVerb(s string) bool {
+	switch s {
+	case "rm", "rb", "delete", "destroy", "remove", "terminate", "purge", "wipe", "drop", "uninstall", "mv", "apps:destroy", "down":
+		return true
+	}
+	for _, p := range [...]string{"delete-", "terminate-", "remove-", "deregister-", "purge-", "destroy", "disable-"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return strings.HasSuffix(s, ":delete") || strings.HasSuffix(s, ":destroy") || strings.HasSuffix(s, ":disable")
+}
+
+// ruleRsync: --delete removes files at the destination, -e runs a program,
+// host:path goes over the network.
+func ruleRsync(a *analyzer, c *call) {
+	os, ops := opts{short: "eBfT", long: []string{"rsh", "rsync-path", "filter", "exclude", "include", "exclude-from", "include-from",
+		"files-from", "temp-dir", "compare-dest", "copy-dest", "link-dest", "backup-dir", "suffix", "chmod", "chown", "log-file", "password-file", "partial-dir"}}.scan(c.args)
+	for _, o := range os {
+		switch {
+		case strings.HasPrefix(o.name, "--del") || o.name == "--remove-source-files":
+			a.find(risk.Destructive, o.x.sp, "rsync "+o.name+" deletes files, which cannot be undone")
+		case o.name == "-e" || o.name == "--rsh" || o.name == "--rsync-path":
+			a.find(risk.Execute, o.x.sp, "rsync "+o.name+" runs the given program")
+		}
+	}
+	for i, x := range ops {
+		if isRemote(x.s) || strings.HasPrefix(x.s, "rsync://") {
+			a.network(x.sp, "rsync", "rsync copies to or from another machine over the network")
+			continue
+		}
+		a.access(x, c.cwd, i == len(ops)-1 && len(ops) > 1, false)
+	}
+}
+
+// ruleCrontab: installing a crontab persists code; -r deletes it.
+func ruleCrontab(a *analyzer, c *call) {
+	os, ops := opts{short: "u"}.scan(c.args)
+	switch {
+	case has(os, "-r"):
+		a.find(risk.Destructive, c.sp, "crontab -r deletes every scheduled job of the user")
+	case has(os, "-l"):
+	case has(os, "-e") || len(ops) > 0 || c.in.kind != inNone:
+		for _, x := range ops {
+			a.access(x, c.cwd, false, false)
+		}
+		a.find(risk.Execute, c.sp, "crontab installs jobs that run code later, on a schedule")
+		if c.in.kind == inPipe || len(ops) > 0 && ops[0].s == "-" {
+			a.res.Opaque = true
+		}
+	}
+}

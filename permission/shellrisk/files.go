@@ -1,0 +1,614 @@
+package shellrisk
+
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// ruleRm: deleting is irreversible, whatever the flags.
+func ruleRm(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	os, ops := opts{long: []string{"interactive", "preserve-root", "one-file-system", "iterations", "size", "remove", "random-source"}, short: "ns"}.scan(c.args)
+	if name != "shred" && name != "wipe" && name != "srm" {
+		os, ops = opts{}.scan(c.args) // rm, unlink and rmdir take no option values
+	}
+	recursive := false
+	for _, o := range os {
+		if o.name == "-r" || o.name == "-R" || (strings.HasPrefix(o.name, "--") && longOpt(o.name, "--recursive", 5)) {
+			recursive = true
+		}
+	}
+	del := name != "shred" || has(os, "-u", "--remove") || hasPrefixOpt(os, "--remove")
+	for _, x := range ops {
+		a.access(x, c.cwd, !del, del)
+	}
+	targets := a.operandText(ops)
+	var why string
+	switch {
+	case name == "shred" || name == "wipe" || name == "srm":
+		why = name + " overwrites " + targets + " so it can never be recovered"
+	case recursive:
+		why = "rm -r deletes " + targets + " and everything below, which cannot be undone"
+	case name == "rmdir":
+		why = "rmdir deletes the directory " + targets + ", which cannot be undone"
+	default:
+		why = name + " deletes " + targets + ", which cannot be undone"
+	}
+	a.find(risk.Destructive, c.sp, why)
+}
+
+func hasPrefixOpt(os []opt, prefix string) bool {
+	for _, o := range os {
+		if strings.HasPrefix(o.name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// operandText names the operands of a command for a Why sentence.
+func (a *analyzer) operandText(ops []arg) string {
+	switch len(ops) {
+	case 0:
+		return "files"
+	case 1:
+		return quote(a.text(ops[0].sp))
+	}
+	return quote(a.text(ops[0].sp)) + " and other files"
+}
+
+// ruleFind: -delete deletes, -exec runs a command, -fprint writes.
+func ruleFind(a *analyzer, c *call) {
+	args := c.args[1:]
+	// Leading -H -L -P -O3 -D opts, then start points up to the expression.
+	for len(args) > 0 && (args[0].s == "-H" || args[0].s == "-L" || args[0].s == "-P" || strings.HasPrefix(args[0].s, "-O")) {
+		args = args[1:]
+	}
+	if len(args) > 0 && args[0].s == "-D" {
+		args = args[min(2, len(args)):]
+	}
+	var roots []arg
+	for len(args) > 0 && !args[0].dyn && !isFindExpr(args[0].s) {
+		roots = append(roots, args[0])
+		args = args[1:]
+	}
+	if len(roots) == 0 {
+		roots = []arg{{s: ".", sp: c.args[0].sp}}
+	}
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		switch x.s {
+		case "-delete":
+			for _, r := range roots {
+				a.access(r, c.cwd, false, true)
+			}
+			a.find(risk.Destructive, x.sp, "find -delete deletes every file it matches under "+a.operandText(roots)+", which cannot be undone")
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].s != ";" && args[j].s != "+" {
+				j++
+			}
+			cwd := c.cwd
+			if x.s == "-execdir" || x.s == "-okdir" {
+				cwd = "" // the directory of each match
+			}
+			a.inner(c, markDyn(args[i+1:j], "{}"), cwd, true)
+			i = j
+		case "-fprint", "-fprint0", "-fls", "-fprintf":
+			if i+1 < len(args) {
+				a.access(args[i+1], c.cwd, true, false)
+				i++
+			}
+		}
+	}
+	if len(roots) > 0 {
+		for _, r := range roots {
+			if !has1(args, "-delete") {
+				a.access(r, c.cwd, false, false)
+			}
+		}
+	}
+}
+
+func has1(args []arg, s string) bool {
+	for _, x := range args {
+		if x.s == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isFindExpr(s string) bool {
+	return strings.HasPrefix(s, "-") || s == "(" || s == "!" || s == ")" || s == ","
+}
+
+// ruleSed: -i edits files in place; the script's e command and e flag run
+// shell commands, its w command and w flag write files.
+func ruleSed(a *analyzer, c *call) {
+	os, ops := opts{short: "efl", long: []string{"expression", "file", "line-length"}}.scan(c.args)
+	inPlace := false
+	var scripts []arg
+	for _, o := range os {
+		switch {
+		case o.name == "-i" || strings.HasPrefix(o.name, "--in-place") || (strings.HasPrefix(o.name, "--") && longOpt(o.name, "--in-place", 4)):
+			inPlace = true
+		case o.name == "-e" || o.name == "--expression":
+			scripts = append(scripts, o.val)
+		case o.name == "-f" || o.name == "--file":
+			a.access(o.val, c.cwd, false, false)
+			a.find(risk.Execute, o.val.sp, "sed runs a script from a file, which may run commands")
+		}
+	}
+	if len(scripts) == 0 && len(ops) > 0 {
+		scripts, ops = ops[:1], ops[1:]
+	}
+	for _, s := range scripts {
+		if s.dyn {
+			a.opaque(s.sp, "the sed script is built at run time and may run commands")
+			continue
+		}
+		a.sedScript(s, c.cwd)
+	}
+	for _, x := range ops {
+		a.access(x, c.cwd, inPlace, false)
+	}
+}
+
+// sedScript finds the commands of a sed script that run code or write.
+func (a *analyzer) sedScript(s arg, cwd string) {
+	for _, cmd := range sedCommands(s.s) {
+		switch cmd.op {
+		case 'e':
+			a.find(risk.Execute, s.sp, "the sed script runs shell commands (e)")
+			if cmd.arg != "" {
+				a.reparse(cmd.arg, s.sp, false)
+			} else {
+				a.res.Opaque = true
+			}
+		case 'w', 'W':
+			if isHarmlessDevice(cmd.arg) {
+				continue
+			}
+			a.access(arg{s: cmd.arg, sp: s.sp}, cwd, true, false)
+			a.find(risk.Write, s.sp, "the sed script writes to the file "+quote(cmd.arg))
+		}
+	}
+}
+
+// sedCmd is a sed command that matters: e, w or W, or s/// with the e or w
+// flag (reported as 'e' or 'w').
+type sedCmd struct {
+	op  byte
+	arg string
+}
+
+// sedCommands scans a sed script well enough to find e and w. It errs towards
+// finding them: a letter it cannot place is looked at as a command.
+func sedCommands(s string) []sedCmd {
+	var out []sedCmd
+	i := 0
+	skipAddr := func() {
+		for i < len(s) {
+			switch ch := s[i]; {
+			case ch >= '0' && ch <= '9', ch == '$', ch == ',', ch == '~', ch == '+', ch == ' ', ch == '\t', ch == '!':
+				i++
+			case ch == '/' || ch == '\\':
+				delim := byte('/')
+				if ch == '\\' && i+1 < len(s) {
+					i++
+					delim = s[i]
+				}
+				i++
+				for i < len(s) && s[i] != delim {
+					if s[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				i++
+				for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+					i++
+				}
+			default:
+				return
+			}
+		}
+	}
+	restOfLine := func() string {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			j = len(s) - i
+		}
+		v := strings.TrimSpace(s[i : i+j])
+		i += j
+		return v
+	}
+	for i < len(s) {
+		skipAddr()
+		if i >= len(s) {
+			break
+		}
+		ch := s[i]
+		i++
+		switch ch {
+		case 'e', 'w', 'W':
+			out = append(out, sedCmd{op: ch, arg: restOfLine()})
+		case 'r', 'R', 'a', 'i', 'c', 'b', 't', 'T', ':', '#', 'q', 'Q', 'l', 'L':
+			if ch == 'a' || ch == 'i' || ch == 'c' || ch == ':' || ch == '#' || ch == 'r' || ch == 'R' || ch == 'b' || ch == 't' || ch == 'T' {
+				restOfLine()
+			}
+		case 's', 'y':
+			if i >= len(s) {
+				break
+			}
+			delim := s[i]
+			i++
+			for part := 0; part < 2 && i < len(s); part++ {
+				for i < len(s) && s[i] != delim {
+					if s[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				i++
+			}
+			if ch == 'y' {
+				break
+			}
+			for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
+				f := s[i]
+				i++
+				if f == 'e' {
+					out = append(out, sedCmd{op: 'e'})
+				}
+				if f == 'w' || f == 'W' {
+					out = append(out, sedCmd{op: 'w', arg: restOfLine()})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ruleAwk: system(), pipes to commands and output redirection inside the
+// program cannot be judged without an awk parser; the program is Opaque.
+func ruleAwk(a *analyzer, c *call) {
+	os, ops := opts{short: "fvFE", long: []string{"file", "assign", "field-separator", "exec", "include", "load"}}.scan(c.args)
+	name := programName(c.args[0].s)
+	if f, ok := val(os, "-f", "--file", "-E", "--exec", "--include", "-i"); ok {
+		a.access(f, c.cwd, false, false)
+		a.find(risk.Execute, f.sp, name+" runs a program from a file, which may run commands")
+		for _, x := range ops {
+			a.awkOperand(x, c.cwd)
+		}
+		return
+	}
+	if len(ops) == 0 {
+		return
+	}
+	prog := ops[0]
+	switch {
+	case prog.dyn:
+		a.opaque(prog.sp, "the "+name+" program is built at run time and may run commands")
+	case awkRuns(prog.s):
+		a.opaque(prog.sp, "the "+name+" program runs commands or writes files (system, pipes or redirection), which is not analysed")
+	}
+	for _, x := range ops[1:] {
+		a.awkOperand(x, c.cwd)
+	}
+}
+
+func (a *analyzer) awkOperand(x arg, cwd string) {
+	if !x.dyn && isAssignment(x.s) {
+		return
+	}
+	a.access(x, cwd, false, false)
+}
+
+// awkRuns reports whether an awk program may run commands or write files.
+// It looks for system, getline from a command, and print/printf redirected
+// with > or |, outside string literals.
+func awkRuns(p string) bool {
+	inStr := false
+	for i := 0; i < len(p); i++ {
+		ch := p[i]
+		if inStr {
+			if ch == '\\' {
+				i++
+			} else if ch == '"' {
+				inStr = false
+			}
+			continue
+		}
+		switch ch {
+		case '"':
+			inStr = true
+		case '|':
+			if i+1 < len(p) && p[i+1] == '|' {
+				i++
+				continue
+			}
+			return true
+		case '>':
+			if i+1 < len(p) && p[i+1] == '=' {
+				continue
+			}
+			if awkInPrint(p[:i]) {
+				return true
+			}
+		}
+	}
+	return strings.Contains(p, "system") || strings.Contains(p, "@load") || strings.Contains(p, "ENVIRON") && strings.Contains(p, "getline")
+}
+
+// awkInPrint reports whether a > is inside a print or printf statement, where
+// it redirects output instead of comparing.
+func awkInPrint(before string) bool {
+	j := strings.LastIndexAny(before, ";{}\n")
+	stmt := strings.TrimSpace(before[j+1:])
+	return strings.HasPrefix(stmt, "print")
+}
+
+// ruleWrite: programs whose operands or of= are written.
+func ruleWrite(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	switch name {
+	case "dd":
+		for _, x := range c.args[1:] {
+			k, v, ok := strings.Cut(x.s, "=")
+			if !ok {
+				continue
+			}
+			y := arg{s: v, dyn: x.dyn, sp: x.sp, w: x.w}
+			switch k {
+			case "if":
+				a.access(y, c.cwd, false, false)
+			case "of":
+				a.access(y, c.cwd, true, false)
+				if p := resolve(v, c.cwd); isBlockDevice(p) && !x.dyn {
+					a.find(risk.Destructive, x.sp, "dd writes straight to the disk "+p+", destroying what is on it")
+				}
+			}
+		}
+		return
+	case "truncate":
+		os, ops := opts{short: "sr", long: []string{"size", "reference"}}.scan(c.args)
+		for _, x := range ops {
+			a.access(x, c.cwd, true, false)
+		}
+		if s, ok := val(os, "-s", "--size"); ok && (s.s == "0" || strings.HasPrefix(s.s, "-") || strings.HasPrefix(s.s, "<") || strings.HasPrefix(s.s, "/")) {
+			a.find(risk.Destructive, c.sp, "truncate empties or shortens "+a.operandText(ops)+", losing the data cut off")
+		}
+		return
+	case "tee":
+		_, ops := opts{long: []string{"output-error"}}.scan(c.args)
+		for _, x := range ops {
+			a.access(x, c.cwd, true, false)
+		}
+		return
+	case "touch", "mkdir":
+		_, ops := opts{short: "rdtm", long: []string{"reference", "date", "time", "mode", "context"}}.scan(c.args)
+		for _, x := range ops {
+			a.access(x, c.cwd, true, false)
+		}
+		return
+	case "patch":
+		os, ops := opts{short: "pdDiorBbFVYzgx", long: []string{"input", "output", "directory", "strip", "reject-file", "prefix"}}.scan(c.args)
+		if f, ok := val(os, "-i", "--input"); ok {
+			a.access(f, c.cwd, false, false)
+		}
+		for _, x := range ops {
+			a.access(x, c.cwd, true, false)
+		}
+		a.find(risk.Write, c.sp, "patch modifies files in the working tree")
+		return
+	}
+	// cp, mv, ln, install: the last operand (or -t DIR) is written; mv also
+	// removes its sources.
+	os, ops := opts{short: "tSmogZ", long: []string{"target-directory", "suffix", "mode", "owner", "group", "backup", "reflink", "sparse", "preserve", "no-preserve", "context"}}.scan(c.args)
+	target, hasT := val(os, "-t", "--target-directory")
+	if !hasT {
+		if len(ops) == 0 {
+			return
+		}
+		target, ops = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	for _, x := range ops {
+		a.access(x, c.cwd, name == "mv", name == "mv")
+	}
+	a.access(target, c.cwd, true, false)
+}
+
+// ruleChmod: recursive permission changes on a home or root directory are
+// hard to undo; any change is a write.
+func ruleChmod(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	os, ops := opts{long: []string{"reference", "from"}}.scan(c.args)
+	if name != "chattr" && name != "setfacl" && len(ops) > 0 {
+		ops = ops[1:] // the mode or owner
+	}
+	recursive := has(os, "-R", "--recursive") || hasPrefixOpt(os, "--recur")
+	for _, x := range ops {
+		a.access(x, c.cwd, true, false)
+		p := resolve(x.s, c.cwd)
+		if recursive && (x.dyn || p == "/" || p == a.env.Home || p == "" || isSystemDir(p)) {
+			a.find(risk.Destructive, c.sp, name+" -R on "+quote(a.text(x.sp))+" changes every file below it and cannot easily be undone")
+		}
+	}
+	if recursive {
+		a.find(risk.Write, c.sp, name+" -R changes every file below "+a.operandText(ops))
+	}
+}
+
+func isSystemDir(p string) bool {
+	switch p {
+	case "/usr", "/etc", "/bin", "/sbin", "/lib", "/var", "/home", "/root", "/opt", "/boot", "/Users", "/System", "/Library":
+		return true
+	}
+	return false
+}
+
+// ruleDisk: filesystem and partition tools destroy what is on the device.
+func ruleDisk(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	if name == "fdisk" || name == "sfdisk" || name == "parted" {
+		for _, x := range c.args[1:] {
+			if x.s == "-l" || x.s == "--list" || x.s == "print" {
+				return
+			}
+		}
+	}
+	a.find(risk.Destructive, c.sp, name+" rewrites a disk or filesystem, destroying the data on it")
+}
+
+func isMkfs(name string) bool {
+	return strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "mke2fs") || name == "newfs"
+}
+
+// ruleTar: extraction overwrites files; several options run programs.
+func ruleTar(a *analyzer, c *call) {
+	extract := false
+	for i, x := range c.args[1:] {
+		s := x.s
+		cluster := ""
+		if strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") {
+			cluster = s[1:]
+		} else if i == 0 && !strings.HasPrefix(s, "-") {
+			cluster = s // old style: tar xzf file
+		}
+		for _, long := range [...]string{"--checkpoint-action", "--to-command", "--use-compress-program",
+			"--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"} {
+			if strings.HasPrefix(s, long) {
+				a.find(risk.Execute, x.sp, "tar "+long+" runs another program")
+			}
+		}
+		if strings.ContainsAny(cluster, "IF") {
+			a.find(risk.Execute, x.sp, "tar -I and -F run another program")
+		}
+		if strings.ContainsRune(cluster, 'x') || s == "--extract" || s == "--get" {
+			extract = true
+		}
+	}
+	if !extract {
+		return
+	}
+	a.find(risk.Write, c.sp, "tar extraction creates and overwrites files")
+	dir := arg{s: ".", sp: c.sp}
+	for i, x := range c.args {
+		if (x.s == "-C" || x.s == "--directory") && i+1 < len(c.args) {
+			dir = c.args[i+1]
+		} else if strings.HasPrefix(x.s, "--directory=") {
+			dir = arg{s: x.s[len("--directory="):], dyn: x.dyn, sp: x.sp}
+		}
+	}
+	a.access(dir, c.cwd, true, false)
+}
+
+// ruleZip: -T with -TT/--unzip-command runs a program.
+func ruleZip(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	for _, x := range c.args[1:] {
+		if name == "zip" && (x.s == "-TT" || strings.HasPrefix(x.s, "--unzip-command") || strings.HasPrefix(x.s, "-TT")) {
+			a.find(risk.Execute, x.sp, "zip -TT runs the given command to test the archive")
+		}
+	}
+	if name == "unzip" {
+		a.find(risk.Write, c.sp, "unzip creates and may overwrite files")
+	}
+}
+
+// ruleRg: --pre runs a program on every file searched.
+func ruleRg(a *analyzer, c *call) {
+	for _, x := range c.args[1:] {
+		if x.s == "--pre" || strings.HasPrefix(x.s, "--pre=") {
+			a.find(risk.Execute, x.sp, "rg --pre runs a program on every file it searches")
+		}
+	}
+	ruleRead(a, c)
+}
+
+// readsOperands lists programs that only read their operands.
+func readsOperands(name string) bool {
+	switch name {
+	case "cat", "tac", "less", "more", "head", "tail", "nl", "wc", "od", "hexdump", "strings", "file", "stat",
+		"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum", "cut", "paste", "diff", "cmp", "comm",
+		"ls", "tree", "du", "readlink", "realpath", "bat", "batcat", "view", "grep", "egrep", "fgrep", "ag", "ack",
+		"jq", "yq", "column", "fold", "fmt", "expand", "unexpand", "rev", "sort", "uniq", "tr", "look", "zcat", "bzcat", "xzcat",
+		"zless", "zgrep", "lsattr", "getfacl", "identify", "exiftool", "pr", "iconv", "dos2unix", "unix2dos", "split", "csplit":
+		return true
+	}
+	return false
+}
+
+// ruleRead records the operands of a reading program as reads. Programs
+// whose first operand is a pattern or filter skip it.
+func ruleRead(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	o := opts{}
+	skip := 0
+	switch name {
+	case "grep", "egrep", "fgrep", "zgrep", "rg", "ripgrep", "ag", "ack":
+		o = opts{short: "efmABCdDg", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
+			"context", "glob", "type", "type-not", "pre", "pre-glob", "color", "colors", "sort", "max-depth", "threads", "replace", "encoding"}}
+		skip = 1
+	case "jq", "yq":
+		o = opts{long: []string{"arg", "argjson", "slurpfile", "rawfile", "indent", "from-file"}}
+		skip = 1
+	case "head", "tail":
+		o = opts{short: "nc", long: []string{"lines", "bytes", "pid", "sleep-interval", "max-unchanged-stats"}}
+	case "cut":
+		o = opts{short: "dfbc", long: []string{"delimiter", "fields", "bytes", "characters", "output-delimiter"}}
+	case "sort":
+		o = opts{short: "koSTt", long: []string{"key", "output", "buffer-size", "temporary-directory", "field-separator", "parallel", "files0-from"}}
+	case "tr":
+		return
+	case "split", "csplit":
+		o = opts{short: "lbnaCdpf", long: []string{"lines", "bytes", "number", "suffix-length", "line-bytes", "prefix"}}
+	case "ls", "tree", "du", "diff":
+		o = opts{short: "ILPX", long: []string{"ignore", "hide", "exclude", "block-size", "format", "time-style", "color", "sort", "width", "tabsize"}}
+	case "uniq":
+		o = opts{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars"}}
+	case "od", "hexdump", "xxd":
+		o = opts{short: "AjNtwnsleC", long: []string{"address-radix", "skip-bytes", "read-bytes", "format", "width"}}
+	}
+	os, ops := o.scan(c.args)
+	if skip > 0 && (has(os, "-e", "-f", "--regexp", "--file") || name == "jq" && has(os, "--from-file")) {
+		skip = 0
+	}
+	if skip > len(ops) {
+		skip = len(ops)
+	}
+	for _, x := range ops[skip:] {
+		a.access(x, c.cwd, false, false)
+	}
+	if f, ok := val(os, "-o", "--output"); ok && name == "sort" {
+		a.access(f, c.cwd, true, false)
+	}
+	if f, ok := val(os, "-f", "--file"); ok && skip == 0 && name != "cut" {
+		a.access(f, c.cwd, false, false)
+	}
+	if name == "uniq" && len(ops) == 2 {
+		a.access(ops[1], c.cwd, true, false)
+	}
+}
+
+// isHarmlessDevice reports special files that neither store nor leak data.
+func isHarmlessDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+}
+
+// isBlockDevice reports disk devices, which a write destroys.
+func isBlockDevice(p string) bool {
+	for _, pre := range [...]string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk", "/dev/rdisk", "/dev/md", "/dev/dm-", "/dev/mapper/", "/dev/loop", "/dev/mem", "/dev/kmem", "/dev/port"} {
+		if strings.HasPrefix(p, pre) {
+			return true
+		}
+	}
+	return false
+}

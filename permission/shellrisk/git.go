@@ -1,0 +1,422 @@
+package shellrisk
+
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// gitGlobal reads git's options before the subcommand. It returns the index
+// of the subcommand and the working directory git will use.
+func (a *analyzer) gitGlobal(c *call) (int, string) {
+	cwd := c.cwd
+	args := c.args
+	i := 1
+	for ; i < len(args); i++ {
+		x := args[i]
+		s := x.s
+		if x.dyn {
+			a.opaque(x.sp, "git is given an option built at run time")
+			return len(args), cwd
+		}
+		if !strings.HasPrefix(s, "-") {
+			break
+		}
+		next := func() (arg, bool) {
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return arg{}, false
+		}
+		switch {
+		case s == "-C":
+			if d, ok := next(); ok {
+				cwd = a.chdir(d, cwd)
+			}
+		case s == "-c":
+			if kv, ok := next(); ok {
+				a.gitConfig(kv, kv.s, true)
+			}
+		case strings.HasPrefix(s, "-c") && len(s) > 2:
+			a.gitConfig(x, s[2:], true)
+		case strings.HasPrefix(s, "--config-env"):
+			a.find(risk.Execute, x.sp, "git --config-env sets configuration from the environment, which can make git run programs")
+			if !strings.Contains(s, "=") {
+				next()
+			}
+		case strings.HasPrefix(s, "--exec-path="):
+			a.find(risk.Execute, x.sp, "git --exec-path makes git run its subcommands from another directory")
+		case s == "--git-dir" || s == "--work-tree" || s == "--namespace" || s == "--super-prefix" || s == "--list-cmds":
+			d, _ := next()
+			if s == "--work-tree" {
+				cwd = a.chdir(d, cwd)
+			}
+		case strings.HasPrefix(s, "--work-tree="):
+			cwd = a.chdir(arg{s: s[len("--work-tree="):], sp: x.sp}, cwd)
+		}
+	}
+	return i, cwd
+}
+
+// gitConfig judges a configuration key=value given to git -c or set with
+// git config. Many keys name programs git runs.
+func (a *analyzer) gitConfig(x arg, kv string, transient bool) {
+	key, value, _ := strings.Cut(kv, "=")
+	key = strings.ToLower(key)
+	how := "git -c " + quote(key)
+	if !transient {
+		how = "setting " + quote(key)
+	}
+	if x.dyn {
+		a.opaque(x.sp, how+" with a value built at run time can make git run anything")
+		return
+	}
+	switch {
+	case strings.HasPrefix(key, "alias.") && strings.HasPrefix(strings.TrimSpace(value), "!"):
+		a.find(risk.Execute, x.sp, how+" defines an alias that runs a shell command")
+		a.reparse(strings.TrimSpace(value)[1:], x.sp, false)
+		return
+	case gitRunsKey(key):
+		a.find(risk.Execute, x.sp, how+" makes git run the program "+quote(value))
+		return
+	}
+	if transient {
+		a.find(risk.Execute, x.sp, "git -c changes git's configuration for this command, which can change what it runs")
+	}
+}
+
+// gitRunsKey reports configuration keys whose value is a program git runs
+// or a place it loads code from.
+func gitRunsKey(key string) bool {
+	switch key {
+	case "core.sshcommand", "core.pager", "core.editor", "core.fsmonitor", "core.hookspath", "core.askpass",
+		"core.gitproxy", "core.worktree", "diff.external", "sequence.editor", "credential.helper",
+		"gpg.program", "gpg.ssh.program", "gpg.x509.program", "interactive.difffilter", "pager.log", "pager.diff",
+		"protocol.allow", "protocol.ext.allow", "uploadpack.packobjectshook", "include.path", "web.browser",
+		"http.proxy", "https.proxy", "remote.origin.uploadpack", "remote.origin.receivepack", "ssh.variant",
+		"init.templatedir", "safe.directory", "receive.procreceiverefs":
+		return true
+	}
+	for _, suffix := range [...]string{".command", ".textconv", ".clean", ".smudge", ".process", ".cmd",
+		".uploadpack", ".receivepack", ".proxy", ".helper", ".tool", ".path", ".program", ".sshcommand"} {
+		if strings.HasSuffix(key, suffix) {
+			return true
+		}
+	}
+	return strings.HasPrefix(key, "pager.") || strings.HasPrefix(key, "includeif.") || strings.HasPrefix(key, "hook.")
+}
+
+// gopt reports whether s spells the long option full, accepting the unique
+// prefixes git's option parser accepts (at least min bytes, dashes included).
+func gopt(s, full string, min int) bool {
+	if !strings.HasPrefix(s, "--") {
+		return false
+	}
+	return longOpt(s, full, min)
+}
+
+// gitShort reports whether a short-option cluster like -fdx holds letter.
+func gitShort(s string, letter byte) bool {
+	return len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.IndexByte(s[1:], letter) >= 0
+}
+
+// ruleGit judges git by its subcommand and options.
+func ruleGit(a *analyzer, c *call) {
+	i, cwd := a.gitGlobal(c)
+	if i >= len(c.args) {
+		return
+	}
+	sub := c.args[i].s
+	rest := c.args[i+1:]
+	g := gitCall{a: a, c: c, sub: sub, rest: rest, cwd: cwd}
+	for _, x := range rest {
+		if x.dyn && (sub == "push" || sub == "reset" || sub == "clean" || sub == "branch" || sub == "checkout" || sub == "config") {
+			a.opaque(x.sp, "git "+sub+" is given an argument built at run time, which could be an option that destroys work")
+		}
+		switch {
+		case gopt(x.s, "--output", 5), x.s == "-o" && (sub == "diff" || sub == "log" || sub == "show" || sub == "format-patch" || sub == "archive"):
+			if v, ok := strings.CutPrefix(x.s, "--output="); ok {
+				a.access(arg{s: v, sp: x.sp}, cwd, true, false)
+			}
+			a.find(risk.Write, x.sp, "git "+sub+" --output writes a file")
+		case gopt(x.s, "--upload-pack", 4), gopt(x.s, "--receive-pack", 4), x.s == "--exec" || strings.HasPrefix(x.s, "--exec="),
+			x.s == "-u" && (sub == "clone" || sub == "fetch" || sub == "ls-remote" || sub == "archive"):
+			a.find(risk.Execute, x.sp, "git "+sub+" "+x.s+" runs a program on the remote side or locally")
+		case gopt(x.s, "--ext-diff", 5), strings.HasPrefix(x.s, "--extcmd"), gopt(x.s, "--template", 5) && sub == "clone",
+			x.s == "--config" || x.s == "-c" && sub == "clone":
+			a.find(risk.Execute, x.sp, "git "+sub+" "+x.s+" can make git run another program")
+		case strings.HasPrefix(x.s, "ext::") || strings.HasPrefix(x.s, "fd::"):
+			a.find(risk.Execute, x.sp, "the git URL "+quote(x.s)+" runs a command instead of connecting to a server")
+			a.res.Opaque = true
+		}
+	}
+	g.judge()
+}
+
+type gitCall struct {
+	a    *analyzer
+	c    *call
+	sub  string
+	rest []arg
+	cwd  string
+}
+
+func (g gitCall) destroy(sp risk.Span, why string) { g.a.find(risk.Destructive, sp, why) }
+func (g gitCall) write(why string)                 { g.a.find(risk.Write, g.c.sp, why) }
+func (g gitCall) net() {
+	g.a.network(g.c.sp, "git "+g.sub, "git "+g.sub+" talks to a remote repository over the network")
+}
+
+func (g gitCall) has(pred func(s string) bool) (arg, bool) {
+	for _, x := range g.rest {
+		if x.s == "--" {
+			break
+		}
+		if pred(x.s) {
+			return x, true
+		}
+	}
+	return arg{}, false
+}
+
+func (g gitCall) judge() {
+	a, c := g.a, g.c
+	switch g.sub {
+	case "push":
+		g.net()
+		g.push()
+	case "fetch", "pull", "clone", "ls-remote", "send-email", "request-pull":
+		g.net()
+		if g.sub == "pull" {
+			g.write("git pull merges remote changes into the working tree")
+		}
+	case "submodule":
+		if len(g.rest) > 0 {
+			switch g.rest[0].s {
+			case "update", "add", "sync", "init":
+				g.net()
+			case "foreach":
+				g.net()
+				a.shellWords(c, g.rest[1:])
+			case "deinit":
+				g.destroy(c.sp, "git submodule deinit removes the submodule's working tree")
+			}
+		}
+	case "remote":
+		if len(g.rest) > 0 && (g.rest[0].s == "update" || g.rest[0].s == "prune" || g.rest[0].s == "show") {
+			g.net()
+		}
+	case "archive":
+		if _, ok := g.has(func(s string) bool { return gopt(s, "--remote", 5) }); ok {
+			g.net()
+		}
+	case "reset":
+		if x, ok := g.has(func(s string) bool { return gopt(s, "--hard", 4) || gopt(s, "--merge", 4) || gopt(s, "--keep", 4) }); ok {
+			g.destroy(x.sp, "git reset "+x.s+" throws away uncommitted changes in the working tree")
+		}
+	case "clean":
+		if _, dry := g.has(func(s string) bool { return gitShort(s, 'n') || gopt(s, "--dry-run", 4) }); !dry {
+			g.destroy(c.sp, "git clean deletes untracked files, which are in no commit and cannot be recovered")
+		}
+	case "branch":
+		force := false
+		del := false
+		for _, x := range g.rest {
+			s := x.s
+			if gitShort(s, 'D') || gitShort(s, 'M') || gitShort(s, 'C') || gitShort(s, 'f') || gopt(s, "--force", 4) {
+				force = true
+			}
+			if gitShort(s, 'd') || gitShort(s, 'D') || gopt(s, "--delete", 4) {
+				del = true
+			}
+		}
+		switch {
+		case force:
+			g.destroy(c.sp, "git branch with force deletes or overwrites a branch even if its commits are not merged")
+		case del:
+			g.write("git branch -d deletes a branch")
+		}
+	case "checkout":
+		g.checkout()
+	case "switch":
+		if x, ok := g.has(func(s string) bool {
+			return gitShort(s, 'f') || gopt(s, "--force", 4) || gopt(s, "--discard-changes", 4)
+		}); ok {
+			g.destroy(x.sp, "git switch "+x.s+" throws away uncommitted changes")
+		} else {
+			g.write("git switch changes the files in the working tree")
+		}
+	case "restore":
+		staged, worktree := false, false
+		for _, x := range g.rest {
+			if gitShort(x.s, 'S') || gopt(x.s, "--staged", 5) {
+				staged = true
+			}
+			if gitShort(x.s, 'W') || gopt(x.s, "--worktree", 4) {
+				worktree = true
+			}
+		}
+		if staged && !worktree {
+			g.write("git restore --staged changes the index")
+		} else {
+			g.destroy(c.sp, "git restore overwrites files in the working tree, throwing away uncommitted changes")
+		}
+	case "stash":
+		if len(g.rest) > 0 && (g.rest[0].s == "drop" || g.rest[0].s == "clear") {
+			g.destroy(c.sp, "git stash "+g.rest[0].s+" deletes stashed changes")
+		} else {
+			g.write("git stash changes the working tree")
+		}
+	case "filter-branch", "filter-repo":
+		g.destroy(c.sp, "git "+g.sub+" rewrites the history of the repository")
+	case "reflog":
+		if len(g.rest) > 0 && (g.rest[0].s == "expire" || g.rest[0].s == "delete") {
+			g.destroy(c.sp, "git reflog "+g.rest[0].s+" deletes the records needed to recover lost commits")
+		}
+	case "gc", "prune":
+		if x, ok := g.has(func(s string) bool { return strings.HasPrefix(s, "--prune") || gopt(s, "--aggressive", 4) }); ok || g.sub == "prune" {
+			if !ok {
+				x = g.c.args[0]
+				x.sp = c.sp
+			}
+			g.destroy(x.sp, "git "+g.sub+" deletes unreachable commits for good")
+		}
+	case "update-ref":
+		if _, ok := g.has(func(s string) bool { return s == "-d" || gopt(s, "--stdin", 4) }); ok {
+			g.destroy(c.sp, "git update-ref can delete or move refs, losing commits")
+		} else {
+			g.write("git update-ref moves a ref")
+		}
+	case "worktree":
+		if len(g.rest) > 0 && (g.rest[0].s == "remove" || g.rest[0].s == "prune") {
+			g.destroy(c.sp, "git worktree "+g.rest[0].s+" deletes a working tree")
+		}
+	case "rm":
+		if _, cached := g.has(func(s string) bool { return gopt(s, "--cached", 4) }); cached {
+			g.write("git rm --cached removes files from the index")
+		} else {
+			g.destroy(c.sp, "git rm deletes files from the working tree")
+		}
+	case "rebase":
+		if x, ok := g.has(func(s string) bool { return gitShort(s, 'x') || gopt(s, "--exec", 4) }); ok {
+			a.find(risk.Execute, x.sp, "git rebase --exec runs a shell command after each commit")
+		}
+		g.write("git rebase rewrites commits of the current branch")
+	case "bisect":
+		if len(g.rest) > 1 && g.rest[0].s == "run" {
+			a.inner(c, g.rest[1:], g.cwd, false)
+		}
+	case "config":
+		g.config()
+	case "credential", "credential-store", "credential-cache":
+		a.credSource(c.sp, "git credentials")
+		a.find(risk.Credential, c.sp, "git "+g.sub+" reads or stores stored passwords and tokens")
+	case "daemon", "instaweb", "http-backend":
+		a.network(c.sp, "git "+g.sub, "git "+g.sub+" serves the repository over the network")
+	case "difftool", "mergetool", "hook":
+		a.find(risk.Execute, c.sp, "git "+g.sub+" runs a configured external program")
+	case "commit", "merge", "cherry-pick", "revert", "am", "apply", "add", "mv", "tag", "notes", "init", "replace", "mktag", "commit-tree", "read-tree", "checkout-index", "update-index", "sparse-checkout":
+		g.write("git " + g.sub + " changes the repository or working tree")
+		if g.sub == "tag" || g.sub == "replace" || g.sub == "notes" {
+			if x, ok := g.has(func(s string) bool { return gitShort(s, 'f') || gopt(s, "--force", 4) }); ok {
+				g.destroy(x.sp, "git "+g.sub+" --force overwrites existing refs")
+			}
+		}
+	}
+}
+
+// push: forcing, deleting and mirroring rewrite or remove remote history.
+func (g gitCall) push() {
+	_, ops := opts{short: "o", long: []string{"push-option", "repo", "receive-pack", "exec", "signed", "recurse-submodules"}}.scan(append([]arg{{}}, g.rest...))
+	for _, x := range g.rest {
+		s := x.s
+		if s == "--" {
+			break
+		}
+		switch {
+		case gitShort(s, 'f') && !strings.HasPrefix(s, "-o"), gopt(s, "--force", 4), gopt(s, "--force-with-lease", 4), gopt(s, "--force-if-includes", 4):
+			g.destroy(x.sp, "git push "+s+" overwrites the remote branch's history")
+		case gitShort(s, 'd') && !strings.HasPrefix(s, "-o"), gopt(s, "--delete", 4):
+			g.destroy(x.sp, "git push "+s+" deletes remote branches or tags")
+		case gopt(s, "--mirror", 4), gopt(s, "--prune", 4):
+			g.destroy(x.sp, "git push "+s+" deletes remote refs that do not exist locally")
+		}
+	}
+	for i, x := range ops {
+		if i == 0 || x.dyn {
+			continue // the remote
+		}
+		switch {
+		case strings.HasPrefix(x.s, "+"):
+			g.destroy(x.sp, "the refspec "+quote(x.s)+" force-pushes, overwriting the remote branch's history")
+		case strings.HasPrefix(x.s, ":"):
+			g.destroy(x.sp, "the refspec "+quote(x.s)+" deletes the remote branch")
+		}
+	}
+}
+
+// checkout: restoring paths overwrites uncommitted changes; switching
+// branches only changes files git can restore.
+func (g gitCall) checkout() {
+	a, c := g.a, g.c
+	if x, ok := g.has(func(s string) bool {
+		return gitShort(s, 'f') || gitShort(s, 'B') || gopt(s, "--force", 4) || gopt(s, "--patch", 4) ||
+			gopt(s, "--theirs", 4) || gopt(s, "--ours", 4) || gopt(s, "--pathspec-from-file", 4)
+	}); ok {
+		g.destroy(x.sp, "git checkout "+x.s+" overwrites files or a branch, throwing away uncommitted changes")
+		return
+	}
+	_, ops := opts{short: "bB", long: []string{"orphan", "conflict", "pathspec-from-file"}}.scan(append([]arg{{}}, g.rest...))
+	dashdash := false
+	for _, x := range g.rest {
+		if x.s == "--" {
+			dashdash = true
+		}
+	}
+	if dashdash || len(ops) > 1 || (len(ops) == 1 && looksLikePath(ops[0].s)) {
+		for _, x := range ops {
+			a.access(x, g.cwd, true, false)
+		}
+		g.destroy(c.sp, "git checkout of paths overwrites them with the committed version, throwing away uncommitted changes")
+		return
+	}
+	g.write("git checkout changes the files in the working tree")
+}
+
+func looksLikePath(s string) bool {
+	if s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "/") || strings.ContainsAny(s, "*?[") {
+		return true
+	}
+	base := s[strings.LastIndexByte(s, '/')+1:]
+	dot := strings.LastIndexByte(base, '.')
+	return dot > 0 && dot < len(base)-1 && !strings.ContainsAny(base[dot:], "0123456789")
+}
+
+// config: setting keys that name programs is execute.
+func (g gitCall) config() {
+	var ops []arg
+	for _, x := range g.rest {
+		if strings.HasPrefix(x.s, "-") {
+			switch x.s {
+			case "--get", "--get-all", "--get-regexp", "-l", "--list", "--get-urlmatch", "--show-origin", "--name-only":
+				return
+			}
+			continue
+		}
+		ops = append(ops, x)
+	}
+	if len(ops) > 0 && (ops[0].s == "get" || ops[0].s == "list") {
+		return
+	}
+	if len(ops) > 0 && (ops[0].s == "set" || ops[0].s == "unset") {
+		ops = ops[1:]
+	}
+	if len(ops) >= 2 {
+		kv := ops[0]
+		kv.s = ops[0].s + "=" + ops[1].s
+		kv.dyn = ops[0].dyn || ops[1].dyn
+		g.a.gitConfig(kv, kv.s, false)
+		g.write("git config changes git's configuration")
+	}
+}

@@ -1,0 +1,344 @@
+package shellrisk
+
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// shellStdin judges a shell that reads its code from standard input.
+func (a *analyzer) shellStdin(c *call, what string) {
+	switch c.in.kind {
+	case inHere:
+		x := a.arg(c.in.word)
+		if x.dyn {
+			a.opaque(x.sp, what+" runs code built at run time from a here-document")
+			return
+		}
+		a.reparse(x.s, x.sp, false)
+	case inPipe:
+		a.opaque(c.sp, what+" runs code that arrives through a pipe, which cannot be checked before it runs")
+	case inFile:
+		a.find(risk.Execute, c.sp, what+" runs a script read from a file, whose contents are not checked")
+	}
+}
+
+// ruleShell judges bash, sh and the other shells: -c strings are re-parsed,
+// scripts are named, code from standard input is re-parsed or Opaque.
+func ruleShell(a *analyzer, c *call) {
+	args := c.args
+	name := programName(args[0].s)
+	if name == "busybox" {
+		if len(args) < 2 || args[1].dyn {
+			return
+		}
+		if args[1].s != "sh" && args[1].s != "ash" {
+			a.inner(c, args[1:], c.cwd, false) // busybox rm ... is rm
+			return
+		}
+		args = args[1:]
+	}
+	cflag := false
+	i := 1
+	for ; i < len(args); i++ {
+		s := args[i].s
+		if args[i].dyn {
+			a.opaque(args[i].sp, name+" is given an option built at run time")
+			return
+		}
+		if s == "--" || s == "-" {
+			i++
+			break
+		}
+		if len(s) < 2 || (s[0] != '-' && s[0] != '+') {
+			break
+		}
+		switch s {
+		case "-o", "+o", "-O", "+O", "--rcfile", "--init-file":
+			i++
+			continue
+		}
+		if s[1] != '-' && strings.IndexByte(s[1:], 'c') >= 0 {
+			cflag = true
+		}
+	}
+	rest := args[min(i, len(args)):]
+	switch {
+	case cflag:
+		if len(rest) == 0 {
+			return
+		}
+		if rest[0].dyn {
+			a.opaque(rest[0].sp, name+" -c runs code built at run time")
+			return
+		}
+		a.reparse(rest[0].s, rest[0].sp, false)
+	case len(rest) > 0:
+		script := rest[0]
+		if script.dyn {
+			a.opaque(script.sp, name+" runs a script whose name is only known at run time")
+			return
+		}
+		a.access(script, c.cwd, false, false)
+		a.find(risk.Execute, c.sp, name+" runs the script "+quote(script.s)+", whose contents are not checked")
+	default:
+		a.shellStdin(c, name)
+	}
+}
+
+// ruleEval re-parses the words eval joins into code.
+func ruleEval(a *analyzer, c *call) {
+	if len(c.args) < 2 {
+		return
+	}
+	var code strings.Builder
+	for i, x := range c.args[1:] {
+		if x.dyn {
+			a.opaque(x.sp, "eval runs code built at run time")
+			return
+		}
+		if i > 0 {
+			code.WriteByte(' ')
+		}
+		code.WriteString(x.s)
+	}
+	sp := risk.Span{Start: c.args[1].sp.Start, End: c.args[len(c.args)-1].sp.End}
+	if sp.End < sp.Start {
+		sp = c.sp
+	}
+	a.reparse(code.String(), sp, true)
+}
+
+// ruleSource: a sourced file can change anything about the shell that runs
+// the commands after it, so nothing after it can be judged.
+func ruleSource(a *analyzer, c *call) {
+	if len(c.args) < 2 {
+		return
+	}
+	a.access(c.args[1], c.cwd, false, false)
+	a.opaque(c.sp, "sourcing "+quote(a.text(c.args[1].sp))+" runs a file's code in this shell, which can change what every later command does")
+}
+
+// ruleAlias: with expand_aliases an alias body runs as code; judge it.
+func ruleAlias(a *analyzer, c *call) {
+	for _, x := range c.args[1:] {
+		_, body, ok := strings.Cut(x.s, "=")
+		if !ok {
+			continue
+		}
+		if x.dyn {
+			a.opaque(x.sp, "an alias defined from a value built at run time")
+			continue
+		}
+		a.reparse(body, x.sp, false)
+	}
+}
+
+// ruleTrap: the trap's action is code run later.
+func ruleTrap(a *analyzer, c *call) {
+	if len(c.args) < 3 || strings.HasPrefix(c.args[1].s, "-") {
+		return
+	}
+	x := c.args[1]
+	if x.dyn {
+		a.opaque(x.sp, "trap runs code built at run time")
+		return
+	}
+	a.reparse(x.s, x.sp, false)
+}
+
+// interpreterRule returns the rule of a language interpreter.
+func interpreterRule(name string) rule {
+	switch {
+	case strings.HasPrefix(name, "python"), strings.HasPrefix(name, "pypy"),
+		name == "node", name == "nodejs", name == "deno", name == "bun",
+		strings.HasPrefix(name, "perl"), strings.HasPrefix(name, "ruby"),
+		strings.HasPrefix(name, "php"), strings.HasPrefix(name, "lua"), name == "luajit",
+		name == "Rscript", name == "R", name == "osascript", name == "pwsh", name == "powershell",
+		name == "tclsh", name == "wish", name == "jshell", name == "irb", name == "groovy", name == "scala",
+		name == "julia", name == "elixir", name == "erl", name == "swift", name == "guile", name == "racket",
+		name == "sbcl", name == "ghci", name == "runghc", name == "expect", name == "gdb", name == "vim",
+		name == "nvim", name == "emacs", name == "ed", name == "ex":
+		return ruleInterpreter
+	}
+	return nil
+}
+
+// isInline reports whether an interpreter option hands it code inline:
+// python -c, node -e/-p/--eval, perl -e/-ne, ruby -e, php -r, pwsh -Command,
+// deno eval, vim +cmd / -c, emacs --eval, gdb -ex...
+func isInline(name, s string) bool {
+	switch s {
+	case "--eval", "--print", "-Command", "-command", "-EncodedCommand", "-enc", "-ec", "--command",
+		"-ex", "--eval-command", "-batch", "--batch", "-x", "eval", "-eval":
+		return true
+	}
+	if strings.HasPrefix(s, "--eval=") || strings.HasPrefix(s, "--print=") || strings.HasPrefix(s, "--command=") {
+		return true
+	}
+	if (name == "vim" || name == "nvim" || name == "ex") && strings.HasPrefix(s, "+") {
+		return true
+	}
+	if len(s) < 2 || s[0] != '-' || s[1] == '-' || len(s) > 6 || strings.Contains(s, "=") {
+		return false
+	}
+	letters := "ceEr"
+	if name == "node" || name == "nodejs" || name == "bun" {
+		letters = "ceErp"
+	}
+	return strings.ContainsAny(s[1:], letters)
+}
+
+// ruleInterpreter: code handed inline to an interpreter cannot be judged,
+// nor can code read from a pipe; a script file is named as such.
+func ruleInterpreter(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	for i, x := range c.args[1:] {
+		s := x.s
+		if x.dyn && i == 0 {
+			a.opaque(x.sp, name+" is given arguments built at run time")
+			return
+		}
+		inline := isInline(name, s)
+		if inline {
+			a.opaque(c.sp, name+" is handed code inline ("+quote(a.text(x.sp))+"), which is not analysed")
+			return
+		}
+		if s == "-" {
+			break
+		}
+		if !strings.HasPrefix(s, "-") {
+			a.access(x, c.cwd, false, false)
+			a.find(risk.Execute, c.sp, name+" runs "+quote(s)+", whose code is not checked")
+			return
+		}
+	}
+	switch c.in.kind {
+	case inPipe:
+		a.opaque(c.sp, name+" runs code that arrives through a pipe, which cannot be checked before it runs")
+	case inHere:
+		a.opaque(c.sp, name+" runs code from a here-document, which is not analysed")
+	case inFile:
+		a.find(risk.Execute, c.sp, name+" runs a script read from a file, whose contents are not checked")
+	}
+}
+
+// ruleDecode: decoders are harmless alone; a decoded payload is only a
+// danger when it is run, which the shell reading a pipe makes Opaque.
+func ruleDecode(a *analyzer, c *call) {
+	_, operands := opts{short: "io", long: []string{"input", "output"}}.scan(c.args)
+	name := programName(c.args[0].s)
+	if name == "openssl" || name == "gpg" {
+		if len(operands) > 0 && !operands[0].dyn && (operands[0].s == "s_client" || operands[0].s == "s_server") {
+			a.network(c.sp, "openssl", "openssl "+operands[0].s+" opens a network connection")
+		}
+		return
+	}
+	for _, x := range operands {
+		a.access(x, c.cwd, false, false)
+	}
+}
+
+// ruleCd moves the effective working directory for the commands after it.
+func ruleCd(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	_, ops := opts{}.scan(c.args)
+	if c.cwd != a.cwd {
+		return // cd inside a wrapper or -C does not move the shell
+	}
+	switch {
+	case name == "popd" || len(ops) > 0 && (ops[0].s == "-" || strings.HasPrefix(ops[0].s, "+") || strings.HasPrefix(ops[0].s, "-")):
+		a.cwd = ""
+	case len(ops) == 0:
+		if name == "cd" {
+			a.cwd = a.env.Home
+		}
+	case ops[0].dyn:
+		a.cwd = ""
+		a.find(risk.Execute, ops[0].sp, name+" moves to a directory known only at run time, so later relative paths cannot be judged")
+	default:
+		a.cwd = resolve(ops[0].s, a.cwd)
+	}
+}
+
+// ruleEnvDump: env, printenv, set and compgen print variables.
+func ruleEnvDump(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	dumps := false
+	switch name {
+	case "printenv":
+		dumps = true
+	case "env":
+		dumps = true // only reached when wrapEnv found no command
+	case "set":
+		dumps = len(c.args) == 1
+	case "compgen":
+		for _, x := range c.args[1:] {
+			if x.s == "-v" || x.s == "-e" || x.s == "-A" {
+				dumps = true
+			}
+		}
+	}
+	if dumps {
+		a.credSource(c.sp, "the environment")
+		a.find(risk.Credential, c.sp, name+" prints environment variables, which may hold secrets")
+	}
+}
+
+// rulePs: ps e and ps -E show the environment of other processes.
+func rulePs(a *analyzer, c *call) {
+	for _, x := range c.args[1:] {
+		if !strings.HasPrefix(x.s, "-") && strings.ContainsRune(x.s, 'e') || x.s == "-E" {
+			a.credSource(c.sp, "process environments")
+			a.find(risk.Credential, c.sp, "ps with e shows the environment of running processes, which may hold secrets")
+			return
+		}
+	}
+}
+
+// ruleSystem: stopping services and processes or the machine.
+func ruleSystem(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	switch name {
+	case "shutdown", "reboot", "halt", "poweroff":
+		a.find(risk.Destructive, c.sp, name+" stops the machine and everything running on it")
+	case "systemctl", "service", "launchctl":
+		for _, x := range c.args[1:] {
+			switch x.s {
+			case "stop", "disable", "mask", "kill", "poweroff", "reboot", "halt", "isolate", "unload", "bootout", "remove":
+				a.find(risk.Destructive, c.sp, name+" "+x.s+" stops or removes a system service")
+				return
+			}
+		}
+	}
+}
+
+// dangerousVar flags assignments to variables that change what runs.
+func (a *analyzer) dangerousVar(name string, sp risk.Span) {
+	why := ""
+	switch {
+	case name == "PATH":
+		why = "setting PATH changes which programs the names in the command run"
+	case strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_"):
+		why = "setting " + name + " makes programs load other code"
+	case name == "BASH_ENV" || name == "ENV" || name == "PROMPT_COMMAND" || name == "PS4" || name == "SHELLOPTS" ||
+		name == "BASHOPTS" || name == "IFS" || name == "CDPATH" || name == "GLOBIGNORE" || strings.HasPrefix(name, "BASH_FUNC_"):
+		why = "setting " + name + " changes how the shell runs code"
+	case name == "GIT_SSH_COMMAND" || name == "GIT_SSH" || name == "GIT_EXTERNAL_DIFF" || name == "GIT_EXEC_PATH" ||
+		name == "GIT_PAGER" || name == "GIT_EDITOR" || name == "GIT_ASKPASS" || name == "GIT_PROXY_COMMAND" ||
+		name == "GIT_SEQUENCE_EDITOR" || strings.HasPrefix(name, "GIT_CONFIG") || name == "GIT_DIR" || name == "GIT_WORK_TREE" ||
+		name == "GIT_TEMPLATE_DIR":
+		why = "setting " + name + " makes git run other programs or use other configuration"
+	case name == "PAGER" || name == "EDITOR" || name == "VISUAL" || name == "MANPAGER" || name == "LESSOPEN" ||
+		name == "LESSCLOSE" || name == "SSH_ASKPASS" || name == "SUDO_ASKPASS" || name == "BROWSER":
+		why = "setting " + name + " names a program that other programs run"
+	case name == "PYTHONPATH" || name == "PYTHONSTARTUP" || name == "PYTHONHOME" || name == "NODE_OPTIONS" ||
+		name == "NODE_PATH" || name == "PERL5OPT" || name == "PERL5LIB" || name == "PERLLIB" || name == "RUBYOPT" ||
+		name == "RUBYLIB" || name == "JAVA_TOOL_OPTIONS" || name == "_JAVA_OPTIONS" || name == "GCONV_PATH" ||
+		name == "npm_config_script_shell" || name == "MAKEFLAGS":
+		why = "setting " + name + " makes an interpreter load other code"
+	}
+	if why != "" {
+		a.find(risk.Execute, sp, why)
+	}
+}

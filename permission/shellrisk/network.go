@@ -1,0 +1,245 @@
+package shellrisk
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// networkRule returns the rule of a program that talks to the network.
+func networkRule(name string) rule {
+	switch name {
+	case "curl", "wget", "wget2", "http", "https", "xh", "aria2c", "lynx", "w3m", "links":
+		return ruleHTTP
+	case "nc", "ncat", "netcat", "socat", "telnet", "ftp", "tftp", "sftp", "lftp", "ssh", "scp", "mosh",
+		"openvpn", "websocat", "grpcurl", "ldapsearch", "smbclient", "rclone", "s3cmd", "mail", "sendmail", "mutt", "ssh-copy-id":
+		return ruleNetTool
+	case "dig", "nslookup", "host", "ping", "ping6", "traceroute", "tracepath", "whois", "mtr", "drill":
+		return ruleDNS
+	case "npm", "pnpm", "yarn", "bun", "pip", "pip3", "pipx", "uv", "poetry", "pdm", "go", "cargo", "gem", "bundle",
+		"apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak",
+		"composer", "mvn", "gradle", "dotnet", "nuget", "conda", "mamba", "nix", "nix-env", "deno", "npx", "bunx", "uvx", "cpan", "cpanm":
+		return rulePackage
+	}
+	return nil
+}
+
+// netArgs judges what a network command sends: files it uploads are read
+// accesses, and run-time values in its arguments may carry secrets.
+func (a *analyzer) netArgs(c *call, what string) {
+	for _, x := range c.args[1:] {
+		if x.w == nil || !x.dyn {
+			continue
+		}
+		if v, ok := secretVar(x.w); ok {
+			a.credSource(x.sp, "the variable $"+v)
+			a.find(risk.Credential, x.sp, what+" sends the value of $"+v+", which may be a secret")
+		}
+	}
+}
+
+// secretVar reports a parameter expansion in w of a variable that may hold
+// a secret: anything but a short list of well-known harmless ones.
+func secretVar(w *syntax.Word) (string, bool) {
+	var found string
+	var walk func(ps []syntax.WordPart)
+	walk = func(ps []syntax.WordPart) {
+		for _, p := range ps {
+			switch p := p.(type) {
+			case *syntax.DblQuoted:
+				walk(p.Parts)
+			case *syntax.ParamExp:
+				if p.Param != nil && found == "" && !harmlessVar(p.Param.Value) {
+					found = p.Param.Value
+				}
+			}
+		}
+	}
+	walk(w.Parts)
+	return found, found != ""
+}
+
+func harmlessVar(name string) bool {
+	switch name {
+	case "HOME", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "HOSTNAME", "TMPDIR", "PATH",
+		"RANDOM", "LINENO", "SECONDS", "UID", "EUID", "PPID", "$", "!", "?", "#", "@", "*", "0", "1", "2", "3",
+		"4", "5", "6", "7", "8", "9", "_", "BASH_VERSION", "OSTYPE", "HOSTTYPE", "MACHTYPE":
+		return true
+	}
+	return false
+}
+
+// ruleHTTP: curl and wget fetch and send; the files they upload are read.
+func ruleHTTP(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	a.network(c.sp, quote(name), name+" transfers data over the network")
+	a.netArgs(c, name)
+	args := c.args
+	for i := 1; i < len(args); i++ {
+		s := args[i].s
+		val := func() (arg, bool) {
+			if k, v, ok := strings.Cut(s, "="); ok && strings.HasPrefix(k, "--") {
+				x := args[i]
+				x.s = v
+				return x, true
+			}
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return arg{}, false
+		}
+		switch {
+		case s == "-d" || s == "--data" || s == "--data-binary" || s == "--data-urlencode" || s == "--data-raw" ||
+			s == "--json" || s == "-F" || s == "--form" || s == "--form-string" ||
+			strings.HasPrefix(s, "--data") || strings.HasPrefix(s, "--json=") || strings.HasPrefix(s, "--form="):
+			if v, ok := val(); ok && s != "--data-raw" && s != "--form-string" {
+				a.uploadData(v, c.cwd)
+			}
+		case s == "-T" || s == "--upload-file" || strings.HasPrefix(s, "--upload-file="),
+			s == "--post-file" || strings.HasPrefix(s, "--post-file=") || s == "--body-file" || strings.HasPrefix(s, "--body-file="):
+			if v, ok := val(); ok {
+				a.access(v, c.cwd, false, false)
+			}
+		case s == "-o" || s == "--output" || s == "-O" && name == "wget" || s == "--output-document" ||
+			strings.HasPrefix(s, "--output=") || strings.HasPrefix(s, "--output-document="):
+			if v, ok := val(); ok && v.s != "-" {
+				a.access(v, c.cwd, true, false)
+			}
+		case s == "-K" || s == "--config" || s == "--netrc-file" || s == "-E" || s == "--cert" || s == "--key":
+			if v, ok := val(); ok {
+				a.access(v, c.cwd, false, false)
+			}
+		}
+	}
+	if c.in.kind == inPipe {
+		for _, x := range args[1:] {
+			if strings.Contains(x.s, "@-") || x.s == "-T" || x.s == "--upload-file" || strings.HasPrefix(x.s, "--post-file") {
+				a.find(risk.Network, c.sp, name+" uploads what the command before it prints")
+			}
+		}
+	}
+}
+
+// uploadData handles curl data arguments: @file and name=@file read a file;
+// <file in forms too.
+func (a *analyzer) uploadData(v arg, cwd string) {
+	s := v.s
+	if _, after, ok := strings.Cut(s, "=@"); ok {
+		s = "@" + after
+	} else if _, after, ok := strings.Cut(s, "=<"); ok {
+		s = "@" + after
+	}
+	if !strings.HasPrefix(s, "@") || s == "@-" {
+		return
+	}
+	file, _, _ := strings.Cut(s[1:], ";")
+	a.access(arg{s: file, dyn: v.dyn, glob: v.glob, sp: v.sp, w: v.w}, cwd, false, false)
+}
+
+// ruleNetTool: raw sockets, remote shells and copies.
+func ruleNetTool(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	a.network(c.sp, quote(name), name+" connects to another machine over the network")
+	a.netArgs(c, name)
+	switch name {
+	case "scp", "rclone", "sftp":
+		// Local operands (no host:) are read or written.
+		_, ops := opts{short: "cFiJlLoPS", long: nil}.scan(c.args)
+		for i, x := range ops {
+			if isRemote(x.s) || name == "rclone" && i == 0 {
+				continue
+			}
+			a.access(x, c.cwd, i == len(ops)-1 && len(ops) > 1, false)
+		}
+	case "ssh":
+		os, ops := opts{short: "BbcDEeFIiJLlmOoPpQRSWw"}.scan(c.args)
+		if f, ok := val(os, "-i"); ok {
+			a.access(f, c.cwd, false, false)
+		}
+		for _, o := range os {
+			if o.name == "-o" && (strings.HasPrefix(strings.ToLower(o.val.s), "proxycommand") || strings.HasPrefix(strings.ToLower(o.val.s), "localcommand")) {
+				a.find(risk.Execute, o.val.sp, "ssh -o "+quote(o.val.s)+" runs a local command")
+			}
+		}
+		if len(ops) > 1 {
+			a.find(risk.Execute, c.sp, "ssh runs a command on the remote machine")
+		}
+	case "nc", "ncat", "netcat", "socat":
+		for _, x := range c.args[1:] {
+			if x.s == "-e" || x.s == "-c" || x.s == "--exec" || x.s == "--sh-exec" || strings.Contains(x.s, "EXEC:") || strings.Contains(x.s, "SYSTEM:") {
+				a.find(risk.Execute, x.sp, name+" hands a shell or program to the network connection")
+			}
+		}
+	}
+}
+
+func isRemote(s string) bool {
+	i := strings.IndexByte(s, ':')
+	return i > 0 && !strings.ContainsRune(s[:i], '/')
+}
+
+// ruleDNS: lookups of names built at run time can carry data out.
+func ruleDNS(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	for _, x := range c.args[1:] {
+		if x.dyn {
+			a.network(x.sp, quote(name), name+" looks up a name built at run time, which can carry data out through DNS")
+			a.netArgs(c, name)
+			return
+		}
+	}
+	a.network(c.sp, quote(name), name+" sends packets over the network")
+}
+
+// rulePackage: installing packages downloads code and usually runs its
+// install scripts.
+func rulePackage(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	if len(c.args) < 2 {
+		return
+	}
+	sub := ""
+	for _, x := range c.args[1:] {
+		if !strings.HasPrefix(x.s, "-") {
+			sub = x.s
+			break
+		}
+	}
+	switch name {
+	case "npx", "bunx", "uvx", "pipx":
+		if name != "pipx" || sub == "run" || sub == "install" {
+			a.network(c.sp, quote(name), name+" downloads a package and runs it")
+			return
+		}
+	}
+	if name == "go" {
+		switch sub {
+		case "get", "install", "mod":
+			a.network(c.sp, "go "+sub, "go "+sub+" downloads modules from the network")
+		case "run", "generate":
+			a.find(risk.Execute, c.sp, "go "+sub+" runs code from the working tree")
+		}
+		return
+	}
+	if name == "cargo" && sub == "run" || name == "deno" && sub == "run" {
+		return
+	}
+	switch sub {
+	case "install", "i", "add", "ci", "update", "upgrade", "up", "get", "fetch", "sync", "dlx", "exec", "x", "create", "init",
+		"download", "restore", "publish", "login", "pull", "push", "require", "remove", "uninstall", "dist-upgrade",
+		"full-upgrade", "refresh", "tap", "lock", "clone", "global":
+		a.network(c.sp, quote(name+" "+sub), name+" "+sub+" downloads or uploads packages over the network and may run their install scripts")
+		if sub == "publish" || sub == "push" {
+			a.find(risk.Destructive, c.sp, name+" "+sub+" publishes a package, which cannot be taken back")
+		}
+	}
+	if name == "npm" || name == "pnpm" || name == "yarn" || name == "bun" {
+		for _, x := range c.args[1:] {
+			if strings.HasPrefix(x.s, "--script-shell") {
+				a.find(risk.Execute, x.sp, name+" --script-shell runs scripts with another program")
+			}
+		}
+	}
+}

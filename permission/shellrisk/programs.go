@@ -1,0 +1,248 @@
+package shellrisk
+
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// call is one simple command about to be judged.
+type call struct {
+	args []arg     // args[0] is the program
+	sp   risk.Span // the whole simple command, wrappers included
+	in   input     // where its standard input comes from
+	cwd  string    // its working directory ("" when unknown)
+	dyn  bool      // more arguments are added at run time (xargs, find -exec)
+}
+
+// rule judges one program. args[0] of the call is the program.
+type rule func(a *analyzer, c *call)
+
+// run judges a simple command: it sees through wrappers and applies the
+// program's rule.
+func (a *analyzer) run(c *call) {
+	if len(c.args) == 0 {
+		return
+	}
+	a.commands++
+	if a.commands > maxCommands {
+		if a.commands == maxCommands+1 {
+			a.opaque(c.sp, "the command holds too many simple commands to check them all")
+		}
+		return
+	}
+	prog := c.args[0]
+	if prog.dyn || prog.glob {
+		a.command(c.args, c.sp, true)
+		a.opaque(prog.sp, "the program "+quote(a.text(prog.sp))+" is only known at run time")
+		return
+	}
+	name := programName(prog.s)
+	if w := wrapperFor(name); w != nil {
+		w(a, c)
+		return
+	}
+	a.command(c.args, c.sp, c.dyn)
+	if r := ruleFor(name); r != nil {
+		r(a, c)
+	}
+}
+
+// inner runs the command a wrapper hands args to.
+func (a *analyzer) inner(c *call, args []arg, cwd string, dyn bool) {
+	if len(args) == 0 {
+		return
+	}
+	a.run(&call{args: args, sp: c.sp, in: c.in, cwd: cwd, dyn: c.dyn || dyn})
+}
+
+// ruleFor returns the rule of a program that runs itself (not a wrapper).
+func ruleFor(name string) rule {
+	switch name {
+	case "cd", "pushd", "popd":
+		return ruleCd
+	case "rm", "unlink", "rmdir", "shred", "srm", "wipe":
+		return ruleRm
+	case "find":
+		return ruleFind
+	case "sed", "gsed":
+		return ruleSed
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		return ruleAwk
+	case "cp", "mv", "ln", "install", "touch", "mkdir", "tee", "truncate", "dd", "patch":
+		return ruleWrite
+	case "chmod", "chown", "chgrp", "chattr", "setfacl":
+		return ruleChmod
+	case "mkfs", "fdisk", "sfdisk", "cfdisk", "parted", "wipefs", "blkdiscard", "mkswap", "sgdisk":
+		return ruleDisk
+	case "tar", "gtar", "bsdtar":
+		return ruleTar
+	case "zip", "unzip":
+		return ruleZip
+	case "rsync":
+		return ruleRsync
+	case "rg", "ripgrep":
+		return ruleRg
+	case "git":
+		return ruleGit
+	case "psql", "mysql", "mariadb", "sqlite3", "sqlite", "mongo", "mongosh", "redis-cli", "clickhouse-client", "cqlsh", "duckdb":
+		return ruleSQL
+	case "kubectl", "oc":
+		return ruleKubectl
+	case "helm":
+		return ruleHelm
+	case "terraform", "tofu", "terragrunt":
+		return ruleTerraform
+	case "docker", "podman", "nerdctl":
+		return ruleDocker
+	case "aws", "gcloud", "gsutil", "az", "doctl", "flyctl", "heroku", "vercel", "netlify", "firebase", "pulumi":
+		return ruleCloud
+	case "crontab":
+		return ruleCrontab
+	case "env", "printenv", "set", "compgen":
+		return ruleEnvDump
+	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox", "csh", "tcsh", "yash":
+		return ruleShell
+	case "eval":
+		return ruleEval
+	case "source", ".":
+		return ruleSource
+	case "alias":
+		return ruleAlias
+	case "trap":
+		return ruleTrap
+	case "base64", "xxd", "uudecode", "openssl", "gpg":
+		return ruleDecode
+	case "ps":
+		return rulePs
+	case "systemctl", "service", "launchctl", "shutdown", "reboot", "halt", "poweroff", "kill", "killall", "pkill":
+		return ruleSystem
+	}
+	if r := networkRule(name); r != nil {
+		return r
+	}
+	if r := interpreterRule(name); r != nil {
+		return r
+	}
+	if isMkfs(name) {
+		return ruleDisk
+	}
+	if readsOperands(name) {
+		return ruleRead
+	}
+	return nil
+}
+
+// quote puts s in backquotes for a Why sentence, shortening long text.
+func quote(s string) string {
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return "`" + s + "`"
+}
+
+// cmdText is the text of a call for Why sentences.
+func (a *analyzer) cmdText(c *call) string { return quote(a.text(c.sp)) }
+
+// opts describes a program's options for scanOpts.
+type opts struct {
+	short string   // short options that take a value ("u" for -u root)
+	long  []string // long options that take a value, without "--"
+	// stop is set for programs whose options end at the first operand (the
+	// wrappers); others allow options after operands, as GNU programs do.
+	stop bool
+}
+
+// opt is one option found by scanOpts.
+type opt struct {
+	name string // "-f" or "--force"; a cluster "-rf" yields "-r" and "-f"
+	val  arg    // its value, if it takes one
+	x    arg    // the word the option came from
+}
+
+// scan splits args[1:] into options and operands. A word that is built at
+// run time in an option position is returned as an operand with dyn set, so
+// rules can treat it as "could be anything".
+func (o opts) scan(args []arg) (os []opt, operands []arg) {
+	for i := 1; i < len(args); i++ {
+		x := args[i]
+		s := x.s
+		switch {
+		case x.dyn || len(s) < 2 || s[0] != '-':
+			if o.stop {
+				return os, append(operands, args[i:]...)
+			}
+			operands = append(operands, x)
+		case s == "--":
+			return os, append(operands, args[i+1:]...)
+		case strings.HasPrefix(s, "--"):
+			name, val, hasVal := strings.Cut(s, "=")
+			op := opt{name: name, x: x}
+			if hasVal {
+				op.val = arg{s: val, sp: x.sp, w: x.w}
+			} else if o.takesLong(name[2:]) && i+1 < len(args) {
+				i++
+				op.val = args[i]
+			}
+			os = append(os, op)
+		default:
+			for j := 1; j < len(s); j++ {
+				op := opt{name: "-" + s[j:j+1], x: x}
+				if strings.IndexByte(o.short, s[j]) >= 0 {
+					if j+1 < len(s) {
+						op.val = arg{s: s[j+1:], sp: x.sp, w: x.w}
+					} else if i+1 < len(args) {
+						i++
+						op.val = args[i]
+					}
+					os = append(os, op)
+					break
+				}
+				os = append(os, op)
+			}
+		}
+	}
+	return os, operands
+}
+
+func (o opts) takesLong(name string) bool {
+	for _, l := range o.long {
+		if l == name {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether any of the option names was given.
+func has(os []opt, names ...string) bool {
+	for _, o := range os {
+		for _, n := range names {
+			if o.name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// val returns the value of the last of the named options given.
+func val(os []opt, names ...string) (arg, bool) {
+	for i := len(os) - 1; i >= 0; i-- {
+		for _, n := range names {
+			if os[i].name == n {
+				return os[i].val, true
+			}
+		}
+	}
+	return arg{}, false
+}
+
+// longOpt reports whether s abbreviates the long option full: GNU getopt
+// and git accept any unique prefix, so "--forc" is "--force". min is the
+// shortest prefix treated as meaning full, to keep apart options sharing a
+// start.
+func longOpt(s, full string, min int) bool {
+	s, _, _ = strings.Cut(s, "=")
+	return len(s) >= min && len(s) <= len(full) && strings.HasPrefix(full, s)
+}

@@ -1,0 +1,177 @@
+package shellrisk
+
+import (
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Limits that keep Analyze bounded on any input. Passing one makes the result
+// Opaque rather than silently incomplete.
+const (
+	// MaxInput is the longest command analysed; longer ones are Opaque.
+	MaxInput = 64 << 10
+	// maxDepth bounds re-parsing of strings handed to shells (bash -c, eval,
+	// here-documents fed to sh, ...).
+	maxDepth = 4
+	// maxCommands bounds the simple commands examined, re-parsed ones included.
+	maxCommands = 2048
+	// maxBraceWords bounds the words one brace expansion may produce.
+	maxBraceWords = 64
+	// maxVars bounds the shell variables whose static values are tracked.
+	maxVars = 128
+)
+
+// Env is what Analyze knows about the environment the command would run in.
+// It is a value: Analyze never looks anything up.
+type Env struct {
+	// Cwd is the absolute working directory of the command. If it is empty or
+	// relative, relative paths cannot be resolved and their Access.Path is "".
+	Cwd string
+	// Home is $HOME, used for ~ and $HOME. Empty means unknown.
+	Home string
+	// UserHomes maps a user name to its home directory for ~user. A ~user not
+	// in the map makes the path unknown.
+	UserHomes map[string]string
+	// IsCredential reports whether an absolute, cleaned path is a credential
+	// location (a secret a command should not send anywhere). The engine
+	// injects its own classifier so that there is one list; nil means the
+	// package's built-in minimal list (see BuiltinCredential). It must be
+	// pure and safe for concurrent use. Glob patterns are always also checked
+	// against the built-in list, since a predicate on one path cannot say what
+	// a pattern might match.
+	IsCredential func(abs string) bool
+}
+
+// Access is a file a command reads, writes or deletes.
+type Access struct {
+	// Path is absolute and lexically cleaned (~, ~user, $HOME, ${HOME} and
+	// variables assigned earlier in the command expanded, joined with the
+	// effective working directory, "..", "." and "//" cleaned; symlinks are
+	// not resolved). It is "" when it cannot be known statically; callers
+	// must then treat the location as unknown, never as inside the cwd.
+	Path string `json:"path"`
+	// Raw is the word as written in the command.
+	Raw string `json:"raw"`
+	// Write is set for files the command creates, truncates or modifies.
+	Write bool `json:"write,omitempty"`
+	// Delete is set for files the command removes.
+	Delete bool `json:"delete,omitempty"`
+	// Glob is set when Path still holds unquoted glob characters (* ? [),
+	// so it names every file the pattern matches.
+	Glob bool `json:"glob,omitempty"`
+	// Span is the bytes of the word in the command string.
+	Span risk.Span `json:"span"`
+}
+
+// Command is one simple command that would run, wrappers seen through.
+type Command struct {
+	// Argv holds the words after quote removal and brace and ANSI-C
+	// expansion. Argv[0] is the program; an absolute program path is reduced
+	// to its base name ("/usr/bin/rm" → "rm"). Words built at run time keep
+	// only their static text.
+	Argv []string `json:"argv"`
+	// Span is the bytes of the command in the command string.
+	Span risk.Span `json:"span"`
+	// Dynamic is set when the program name or some arguments are only known
+	// at run time ($x or $(...) words, xargs and find -exec arguments).
+	Dynamic bool `json:"dynamic,omitempty"`
+}
+
+// Result is what Analyze found. The zero Result is not a judgement: Analyze
+// always returns Risk ≥ risk.Execute.
+type Result struct {
+	// Findings are the program- and option-level risks, with Arg "command"
+	// and spans into the command string.
+	Findings []risk.Finding `json:"findings,omitempty"`
+	// Accesses are the files the command reads, writes or deletes. Judging
+	// their locations (credential, protected, outside cwd) is the caller's
+	// job; Analyze only uses them to see secrets flowing to the network.
+	Accesses []Access `json:"accesses,omitempty"`
+	// Commands are all simple commands that would run. A policy prefix rule
+	// that allows must match every one of them.
+	Commands []Command `json:"commands,omitempty"`
+	// Risk is the maximum of the findings' levels and at least risk.Execute.
+	Risk risk.Level `json:"risk"`
+	// Opaque is set when something cannot be decided statically. An Opaque
+	// command must never be allowed by an allow rule.
+	Opaque bool `json:"opaque,omitempty"`
+}
+
+// Analyze judges a shell command (bash syntax) without running anything.
+// It is pure and safe for concurrent use; it never panics and its work is
+// bounded for any input.
+func Analyze(command string, env Env) Result {
+	a := analyzer{src: command, env: env}
+	if strings.HasPrefix(env.Cwd, "/") {
+		a.cwd = cleanAbs(env.Cwd)
+	}
+	a.top = frame{exact: true, outer: risk.Span{End: len(command)}}
+	a.fr = a.top
+	a.res.Commands = make([]Command, 0, 8)
+	if len(command) > MaxInput {
+		a.opaque(risk.Span{End: len(command)}, "the command is longer than 64 KiB and was not analysed")
+		return a.finish()
+	}
+	a.parseAndWalk(command)
+	return a.finish()
+}
+
+// parserBox pairs a parser with the reader it reads from so both are reused.
+// The pool holds no semantic state: a parser is reset by every Parse.
+type parserBox struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+var parsers = sync.Pool{New: func() any {
+	return &parserBox{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+}}
+
+// parse parses src as bash. The returned file may be partial on error.
+func parse(src string) (*syntax.File, error) {
+	b := parsers.Get().(*parserBox)
+	b.r.Reset(src)
+	f, err := b.p.Parse(&b.r, "")
+	b.r.Reset("")
+	parsers.Put(b)
+	return f, err
+}
+
+// parseAndWalk parses src in the current frame and walks it.
+func (a *analyzer) parseAndWalk(src string) {
+	f, err := parse(src)
+	if err != nil {
+		a.opaque(a.fr.outer, "the command does not parse as a shell command, so what it runs cannot be known")
+	}
+	if f != nil {
+		a.stmts(f.Stmts, input{})
+	}
+}
+
+func (a *analyzer) finish() Result {
+	a.flows()
+	r := a.res
+	r.Risk = risk.Execute
+	for _, f := range r.Findings {
+		r.Risk = risk.Max(r.Risk, f.Risk)
+	}
+	if len(r.Commands) == 0 {
+		r.Commands = nil
+	}
+	return r
+}
+
+// flows raises to credential when the command both reads a secret and talks
+// to the network: the secret can reach the network through a pipe, a file,
+// an argument or the environment, and following each path is not worth the
+// risk of missing one.
+func (a *analyzer) flows() {
+	if !a.net.set || !a.cred.set {
+		return
+	}
+	a.find(risk.Credential, a.net.sp, a.net.what+" talks to the network in the same command that reads "+a.cred.what+", so the secret can be sent away")
+}

@@ -1,0 +1,396 @@
+package shellrisk
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// stmts walks a statement list in order; cd and assignments carry over from
+// one statement to the next, assuming each one succeeds.
+func (a *analyzer) stmts(list []*syntax.Stmt, in input) {
+	for _, s := range list {
+		a.stmt(s, in)
+	}
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt, in input) {
+	if s == nil {
+		return
+	}
+	var sv saved
+	if s.Background || s.Coprocess || s.Disown {
+		sv = a.save() // runs in a subshell
+	}
+	for _, r := range s.Redirs {
+		if r2, ok := a.redirect(r); ok {
+			in = r2
+		}
+	}
+	a.cmd(s.Cmd, in)
+	if s.Background || s.Coprocess || s.Disown {
+		a.restore(sv)
+	}
+}
+
+func (a *analyzer) cmd(c syntax.Command, in input) {
+	switch c := c.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		a.callExpr(c, in)
+	case *syntax.BinaryCmd:
+		a.binary(c, in)
+	case *syntax.Subshell:
+		sv := a.save()
+		a.stmts(c.Stmts, in)
+		a.restore(sv)
+	case *syntax.Block:
+		a.stmts(c.Stmts, in)
+	case *syntax.IfClause:
+		a.ifClause(c, in, true)
+	case *syntax.WhileClause:
+		sv := a.save()
+		a.stmts(c.Cond, in)
+		a.stmts(c.Do, in)
+		a.settle(sv)
+	case *syntax.ForClause:
+		a.forClause(c, in)
+	case *syntax.CaseClause:
+		a.words(c.Word)
+		for _, it := range c.Items {
+			a.words(it.Patterns...)
+			sv := a.save()
+			a.stmts(it.Stmts, in)
+			a.settle(sv)
+		}
+	case *syntax.FuncDecl:
+		sv := a.save()
+		a.stmt(c.Body, in)
+		a.settle(sv)
+	case *syntax.ArithmCmd:
+		a.arithm(c.X)
+	case *syntax.TestClause:
+		a.test(c.X)
+	case *syntax.DeclClause:
+		a.declClause(c)
+	case *syntax.LetClause:
+		for _, x := range c.Exprs {
+			a.arithm(x)
+		}
+	case *syntax.TimeClause:
+		a.stmt(c.Stmt, in)
+	case *syntax.CoprocClause:
+		sv := a.save()
+		a.stmt(c.Stmt, in)
+		a.restore(sv)
+	case *syntax.TestDecl:
+		a.stmt(c.Body, in)
+	default:
+		a.opaque(a.span(c), "this shell construct is not understood by the analyser")
+	}
+}
+
+func (a *analyzer) binary(c *syntax.BinaryCmd, in input) {
+	switch c.Op {
+	case syntax.Pipe, syntax.PipeAll:
+		// Every part of a pipeline runs in its own subshell.
+		sv := a.save()
+		a.stmt(c.X, in)
+		a.restore(sv)
+		a.stmt(c.Y, input{kind: inPipe})
+		a.restore(sv)
+	case syntax.AndStmt:
+		a.stmt(c.X, in)
+		a.stmt(c.Y, in)
+	default: // OrStmt: the right side may not run
+		a.stmt(c.X, in)
+		sv := a.save()
+		a.stmt(c.Y, in)
+		a.settle(sv)
+	}
+}
+
+func (a *analyzer) ifClause(c *syntax.IfClause, in input, first bool) {
+	sv := a.save()
+	a.stmts(c.Cond, in)
+	if first {
+		sv = a.save() // the first condition always runs
+	}
+	a.stmts(c.Then, in)
+	a.settle(sv)
+	if c.Else != nil {
+		sv = a.save()
+		a.ifClause(c.Else, in, false)
+		a.settle(sv)
+	}
+}
+
+func (a *analyzer) forClause(c *syntax.ForClause, in input) {
+	sv := a.save()
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		a.words(l.Items...)
+		if l.Name != nil {
+			a.setVar(l.Name.Value, "", false)
+		}
+	case *syntax.CStyleLoop:
+		a.arithm(l.Init)
+		a.arithm(l.Cond)
+		a.arithm(l.Post)
+	}
+	a.stmts(c.Do, in)
+	a.settle(sv)
+}
+
+// redirect records the file a redirection reads or writes and returns the
+// command's new standard input, if the redirection sets it.
+func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
+	a.words(r.Word)
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		a.words(r.Hdoc)
+		return input{kind: inHere, word: r.Hdoc}, true
+	case syntax.WordHdoc:
+		return input{kind: inHere, word: r.Word}, true
+	}
+	if r.Word == nil {
+		return input{}, false
+	}
+	x := a.arg(r.Word)
+	switch r.Op {
+	case syntax.RdrIn:
+		a.device(x, false)
+		a.access(x, a.cwd, false, false)
+		return input{kind: inFile}, true
+	case syntax.DplIn, syntax.DplOut:
+		if !x.dyn && (x.s == "-" || isDigits(strings.TrimSuffix(x.s, "-"))) {
+			return input{}, false // fd duplication or closing
+		}
+		if r.Op == syntax.DplIn {
+			return input{}, false
+		}
+	}
+	a.device(x, true)
+	a.access(x, a.cwd, true, false)
+	return input{}, false
+}
+
+// device judges redirections to special files: network sockets and disks.
+func (a *analyzer) device(x arg, write bool) {
+	if x.dyn {
+		return
+	}
+	p := resolve(x.s, a.cwd)
+	switch {
+	case strings.HasPrefix(p, "/dev/tcp/"), strings.HasPrefix(p, "/dev/udp/"):
+		a.network(x.sp, "the redirection to "+p, "the redirection to "+p+" opens a network connection")
+	case write && isBlockDevice(p):
+		a.find(risk.Destructive, x.sp, "writing to "+p+" overwrites a disk device and cannot be undone")
+	}
+}
+
+// words walks the command substitutions and other code inside words.
+func (a *analyzer) words(ws ...*syntax.Word) {
+	for _, w := range ws {
+		if w != nil {
+			a.parts(w.Parts)
+		}
+	}
+}
+
+func (a *analyzer) parts(ps []syntax.WordPart) {
+	for _, p := range ps {
+		switch p := p.(type) {
+		case *syntax.DblQuoted:
+			a.parts(p.Parts)
+		case *syntax.CmdSubst:
+			sv := a.save()
+			a.stmts(p.Stmts, input{})
+			a.restore(sv)
+		case *syntax.ProcSubst:
+			sv := a.save()
+			a.stmts(p.Stmts, input{})
+			a.restore(sv)
+		case *syntax.ArithmExp:
+			a.arithm(p.X)
+		case *syntax.ParamExp:
+			a.paramExp(p)
+		case *syntax.BraceExp:
+			a.words(p.Elems...)
+		}
+	}
+}
+
+func (a *analyzer) paramExp(p *syntax.ParamExp) {
+	if p.NestedParam != nil {
+		a.parts([]syntax.WordPart{p.NestedParam})
+	}
+	a.arithm(p.Index)
+	if p.Slice != nil {
+		a.arithm(p.Slice.Offset)
+		a.arithm(p.Slice.Length)
+	}
+	if p.Repl != nil {
+		a.words(p.Repl.Orig, p.Repl.With)
+	}
+	if p.Exp != nil {
+		a.words(p.Exp.Word)
+	}
+}
+
+func (a *analyzer) arithm(x syntax.ArithmExpr) {
+	switch x := x.(type) {
+	case *syntax.BinaryArithm:
+		a.arithm(x.X)
+		a.arithm(x.Y)
+	case *syntax.UnaryArithm:
+		a.arithm(x.X)
+	case *syntax.ParenArithm:
+		a.arithm(x.X)
+	case *syntax.FlagsArithm:
+		a.arithm(x.X)
+	case *syntax.Word:
+		a.words(x)
+	}
+}
+
+func (a *analyzer) test(x syntax.TestExpr) {
+	switch x := x.(type) {
+	case *syntax.BinaryTest:
+		a.test(x.X)
+		a.test(x.Y)
+	case *syntax.UnaryTest:
+		a.test(x.X)
+	case *syntax.ParenTest:
+		a.test(x.X)
+	case *syntax.Word:
+		a.words(x)
+	}
+}
+
+// callExpr handles a simple command with its assignments.
+func (a *analyzer) callExpr(c *syntax.CallExpr, in input) {
+	for _, as := range c.Assigns {
+		a.assignWords(as)
+	}
+	a.words(c.Args...)
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			a.assign(as, true)
+		}
+		return
+	}
+	for _, as := range c.Assigns {
+		a.assign(as, false)
+	}
+	args := a.args(c.Args)
+	a.run(&call{args: args, sp: a.span(c), in: in, cwd: a.cwd})
+}
+
+func (a *analyzer) assignWords(as *syntax.Assign) {
+	a.arithm(as.Index)
+	a.words(as.Value)
+	if as.Array != nil {
+		for _, e := range as.Array.Elems {
+			a.arithm(e.Index)
+			a.words(e.Value)
+		}
+	}
+}
+
+// assign judges an assignment. A bare one (no command after it) also sets a
+// shell variable for the rest of the command.
+func (a *analyzer) assign(as *syntax.Assign, bare bool) {
+	if as.Name == nil {
+		return
+	}
+	name := as.Name.Value
+	a.dangerousVar(name, a.span(as))
+	if !bare {
+		return
+	}
+	if as.Value == nil || as.Array != nil || as.Index != nil || as.Append {
+		a.setVar(name, "", false)
+		return
+	}
+	x := a.arg(as.Value)
+	a.setVar(name, x.s, !x.dyn && !x.glob)
+}
+
+// declClause handles declare, export, local, readonly, typeset and nameref.
+func (a *analyzer) declClause(c *syntax.DeclClause) {
+	names, flags := 0, ""
+	for _, as := range c.Args {
+		a.assignWords(as)
+		if as.Naked && as.Name == nil && as.Value != nil {
+			x := a.arg(as.Value)
+			if x.dyn {
+				a.opaque(x.sp, c.Variant.Value+" with an argument built at run time can assign anything")
+			} else if strings.HasPrefix(x.s, "-") || strings.HasPrefix(x.s, "+") {
+				flags += x.s
+			} else {
+				names++
+			}
+			continue
+		}
+		names++
+		a.assign(as, true)
+	}
+	if names == 0 && dumpsEnv(c.Variant.Value, flags) {
+		sp := a.span(c)
+		a.credSource(sp, "the environment")
+		a.find(risk.Credential, sp, c.Variant.Value+" without names prints variables, which may hold secrets")
+	}
+}
+
+func dumpsEnv(variant, flags string) bool {
+	switch variant {
+	case "export", "readonly":
+		return true
+	case "declare", "typeset", "local":
+		return flags == "" || strings.ContainsAny(flags, "xp")
+	}
+	return false
+}
+
+// reparse analyses a string that a shell will run as code: a -c argument,
+// an eval, a here-document fed to sh. Nodes of the parsed string map to
+// exact bytes when the string appears verbatim at the start of the word (or
+// right after its opening quote), and to the word's span otherwise.
+//
+// sameShell is set for eval and source, whose cd and assignments stay.
+func (a *analyzer) reparse(code string, sp risk.Span, sameShell bool) {
+	if a.depth >= maxDepth {
+		a.opaque(sp, "shell code nested this deep is not analysed")
+		return
+	}
+	old, oldDepth := a.fr, a.depth
+	a.fr = frame{outer: sp}
+	for _, base := range [...]int{sp.Start, sp.Start + 1} {
+		if base >= 0 && base+len(code) <= sp.End && a.src[base:base+len(code)] == code {
+			a.fr = frame{base: base, exact: true, outer: sp}
+			break
+		}
+	}
+	a.depth++
+	sv := a.save()
+	a.parseAndWalk(code)
+	if !sameShell {
+		a.restore(sv)
+	}
+	a.fr, a.depth = old, oldDepth
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,473 @@
+package shellrisk
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// arg is one word of a command after expansion.
+type arg struct {
+	s    string // value after quote removal; for dynamic words only the static text
+	dyn  bool   // part of the value is only known at run time
+	glob bool   // holds unquoted glob characters
+	sp   risk.Span
+	w    *syntax.Word // the word it came from; nil for words made by a rule
+}
+
+// args expands the words of a command, brace expansion included.
+func (a *analyzer) args(ws []*syntax.Word) []arg {
+	out := make([]arg, 0, len(ws))
+	for _, w := range ws {
+		if hasBrace(w) && syntax.SplitBraces(w) {
+			out = a.braceArgs(out, w)
+			continue
+		}
+		out = append(out, a.arg(w))
+	}
+	return out
+}
+
+// arg expands one word without brace expansion.
+func (a *analyzer) arg(w *syntax.Word) arg {
+	x := arg{sp: a.span(w), w: w}
+	// Fast path: a plain literal word needs no copying.
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\~") {
+			x.s, x.glob = l.Value, hasGlob(l.Value)
+			return x
+		}
+	}
+	var b strings.Builder
+	for i, p := range w.Parts {
+		a.part(&b, &x, p, i == 0, len(w.Parts) > 1)
+	}
+	x.s = b.String()
+	return x
+}
+
+// part appends the value of one word part.
+func (a *analyzer) part(b *strings.Builder, x *arg, p syntax.WordPart, first, more bool) {
+	switch p := p.(type) {
+	case *syntax.Lit:
+		v := p.Value
+		if first && strings.HasPrefix(v, "~") {
+			var ok bool
+			if v, ok = a.tilde(v, more); !ok {
+				x.dyn = true
+			}
+		}
+		x.glob = x.glob || hasGlob(v)
+		b.WriteString(unescape(v))
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			b.WriteString(ansiC(p.Value))
+		} else {
+			b.WriteString(p.Value)
+		}
+	case *syntax.DblQuoted:
+		for _, q := range p.Parts {
+			if l, ok := q.(*syntax.Lit); ok {
+				b.WriteString(unescapeDbl(l.Value))
+				continue
+			}
+			a.part(b, x, q, false, true)
+		}
+	case *syntax.ParamExp:
+		if v, ok := a.param(p); ok {
+			b.WriteString(v)
+		} else {
+			x.dyn = true
+		}
+	case *syntax.ExtGlob:
+		x.glob = true
+		b.WriteString(p.Op.String())
+		b.WriteString(p.Pattern.Value)
+		b.WriteByte(')')
+	default: // command and process substitution, arithmetic
+		x.dyn = true
+	}
+}
+
+// param returns the static value of a simple parameter expansion.
+func (a *analyzer) param(p *syntax.ParamExp) (string, bool) {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil ||
+		p.Repl != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil || len(p.Modifiers) > 0 {
+		return "", false
+	}
+	v, ok := a.lookup(p.Param.Value)
+	if p.Exp != nil {
+		// ${X:-default} and the like give X when X is set and not empty.
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset,
+			syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+			return v, ok && v != ""
+		}
+		return "", false
+	}
+	return v, ok
+}
+
+// tilde expands a leading ~, ~user or ~+ in the first literal of a word.
+func (a *analyzer) tilde(v string, more bool) (string, bool) {
+	i := strings.IndexByte(v, '/')
+	if i < 0 {
+		if more {
+			return v, true // ~"x": a quoted part ends the prefix, no expansion
+		}
+		i = len(v)
+	}
+	user, rest := v[1:i], v[i:]
+	var home string
+	switch user {
+	case "":
+		home = a.env.Home
+	case "+":
+		home = a.cwd
+	case "-":
+		home = ""
+	default:
+		if strings.ContainsAny(user, "\\$`\"'") {
+			return v, true
+		}
+		home = a.env.UserHomes[user]
+	}
+	if home == "" {
+		return rest, false
+	}
+	return home + rest, true
+}
+
+// braceArgs appends the words a brace expansion produces. Expansions that
+// would produce too many words make the command Opaque.
+func (a *analyzer) braceArgs(out []arg, w *syntax.Word) []arg {
+	base := arg{sp: a.span(w), w: w}
+	vals := []arg{{}}
+	var b strings.Builder
+	for i, p := range w.Parts {
+		be, ok := p.(*syntax.BraceExp)
+		if !ok {
+			one := base
+			b.Reset()
+			a.part(&b, &one, p, i == 0, true)
+			for j := range vals {
+				vals[j].s += b.String()
+				vals[j].dyn = vals[j].dyn || one.dyn
+				vals[j].glob = vals[j].glob || one.glob
+			}
+			continue
+		}
+		alts, ok := a.braceAlts(be)
+		if !ok || len(vals)*len(alts) > maxBraceWords {
+			a.opaque(base.sp, "this brace expansion produces too many words to check")
+			return append(out, arg{s: a.text(base.sp), dyn: true, sp: base.sp, w: w})
+		}
+		next := make([]arg, 0, len(vals)*len(alts))
+		for _, v := range vals {
+			for _, e := range alts {
+				next = append(next, arg{s: v.s + e.s, dyn: v.dyn || e.dyn, glob: v.glob || e.glob})
+			}
+		}
+		vals = next
+	}
+	for _, v := range vals {
+		v.sp, v.w = base.sp, w
+		out = append(out, v)
+	}
+	return out
+}
+
+// braceAlts returns the alternatives of one brace expression.
+func (a *analyzer) braceAlts(be *syntax.BraceExp) ([]arg, bool) {
+	if be.Sequence {
+		return seqAlts(be)
+	}
+	var out []arg
+	for _, e := range be.Elems {
+		sub := a.braceWord(e)
+		if len(out)+len(sub) > maxBraceWords {
+			return nil, false
+		}
+		out = append(out, sub...)
+	}
+	return out, true
+}
+
+// braceWord expands one element of a brace expression, which may itself hold
+// brace expressions.
+func (a *analyzer) braceWord(w *syntax.Word) []arg {
+	tmp := a.braceArgs(nil, w)
+	return tmp
+}
+
+// seqAlts expands {x..y[..incr]} for numbers and single letters.
+func seqAlts(be *syntax.BraceExp) ([]arg, bool) {
+	if len(be.Elems) < 2 {
+		return nil, false
+	}
+	from, to := be.Elems[0].Lit(), be.Elems[1].Lit()
+	step := int64(1)
+	if len(be.Elems) > 2 {
+		s, err := strconv.ParseInt(be.Elems[2].Lit(), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		step = max(s, -s)
+	}
+	if step == 0 {
+		step = 1
+	}
+	x, err1 := strconv.ParseInt(from, 10, 64)
+	y, err2 := strconv.ParseInt(to, 10, 64)
+	if err1 != nil || err2 != nil {
+		if len(from) != 1 || len(to) != 1 {
+			return nil, false
+		}
+		x, y = int64(from[0]), int64(to[0])
+	}
+	n := (max(x, y) - min(x, y)) / step
+	if n < 0 || n >= maxBraceWords {
+		return nil, false
+	}
+	out := make([]arg, 0, n+1)
+	for i := int64(0); i <= n; i++ {
+		v := x + i*step
+		if y < x {
+			v = x - i*step
+		}
+		if err1 != nil {
+			out = append(out, arg{s: string(rune(v))})
+		} else {
+			out = append(out, arg{s: strconv.FormatInt(v, 10)})
+		}
+	}
+	return out, true
+}
+
+func hasBrace(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasGlob reports unescaped glob characters in an unquoted literal.
+func hasGlob(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
+// unescape removes backslashes from an unquoted literal.
+func unescape(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescapeDbl removes the backslashes that escape inside double quotes.
+func unescapeDbl(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// ansiC decodes the body of a $'...' string.
+func ansiC(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch c = s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			width := 2
+			if c == 'u' {
+				width = 4
+			} else if c == 'U' {
+				width = 8
+			}
+			n, j := hexRun(s[i+1:], width)
+			if j == 0 {
+				b.WriteByte('\\')
+				b.WriteByte(c)
+				continue
+			}
+			i += j
+			if c == 'x' {
+				b.WriteByte(byte(n))
+			} else if utf8.ValidRune(rune(n)) {
+				b.WriteRune(rune(n))
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			n, j := 0, 0
+			for j < 3 && i+j < len(s) && s[i+j] >= '0' && s[i+j] <= '7' {
+				n = n*8 + int(s[i+j]-'0')
+				j++
+			}
+			i += j - 1
+			b.WriteByte(byte(n))
+		default: // \\ \' \" \? and unknown escapes
+			if strings.IndexByte("\\'\"?", c) < 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// hexRun parses up to width hex digits and returns the value and count.
+func hexRun(s string, width int) (uint32, int) {
+	var n uint32
+	j := 0
+	for ; j < width && j < len(s); j++ {
+		d, ok := hexDigit(s[j])
+		if !ok {
+			break
+		}
+		n = n<<4 | uint32(d)
+	}
+	return n, j
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// resolve makes p absolute against cwd and cleans it; "" if it cannot.
+func resolve(p, cwd string) string {
+	if p == "" {
+		return ""
+	}
+	if strings.HasPrefix(p, "/") {
+		return cleanAbs(p)
+	}
+	if cwd == "" {
+		return ""
+	}
+	return cleanAbs(cwd + "/" + p)
+}
+
+// cleanAbs cleans an absolute path lexically.
+func cleanAbs(p string) string {
+	if !needsClean(p) {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// needsClean reports whether path.Clean would change p, without allocating.
+func needsClean(p string) bool {
+	if len(p) > 1 && p[len(p)-1] == '/' {
+		return true
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		if strings.HasPrefix(rest, "/") || rest == "." || strings.HasPrefix(rest, "./") ||
+			rest == ".." || strings.HasPrefix(rest, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// programName reduces a program path to the name rules are keyed by. Rules
+// apply to any path ending in a known name ("./x/rm -rf" is judged as rm),
+// which errs on the side of more risk.
+func programName(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 && i < len(s)-1 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// argv0 is the program as listed in Command.Argv: a program in a system
+// directory is reduced to its base name so that a policy rule for "rm"
+// matches "/usr/bin/rm", but "/tmp/x/ls" or "./ls" stay as written, so that
+// a rule allowing "ls" does not allow running some other file named ls.
+func argv0(s string) string {
+	i := strings.LastIndexByte(s, '/')
+	if i <= 0 || i == len(s)-1 {
+		return s
+	}
+	switch s[:i] {
+	case "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin",
+		"/opt/homebrew/bin", "/opt/local/bin", "/usr/libexec", "/run/current-system/sw/bin":
+		return s[i+1:]
+	}
+	return s
+}
