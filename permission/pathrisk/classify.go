@@ -19,6 +19,11 @@ type PathFacts struct {
 	Resolved string
 	// Write is set when the access creates, changes, truncates or deletes.
 	Write bool
+	// Unknown is set when the caller knows the location cannot be known
+	// statically (a shell word built at run time). Raw is then only named
+	// in the explanation, never resolved, and the access is judged as
+	// outside the working directory.
+	Unknown bool
 }
 
 // Classify returns the risk of the access p and a clause that explains it
@@ -33,6 +38,9 @@ func Classify(p PathFacts, env Env) (risk.Level, string) {
 	if p.Write {
 		base = risk.Write
 	}
+	if p.Unknown {
+		return risk.Raise(base), quote(p.Raw) + " names a location known only at run time, so it is treated as outside the working directory"
+	}
 	canon := p.Canonical
 	if canon == "" {
 		c, ok := Canonical(p.Raw, env)
@@ -42,14 +50,14 @@ func Classify(p PathFacts, env Env) (risk.Level, string) {
 		canon = c
 	}
 	level, what := locate(canon, env, p.Write)
-	via := ""
+	via := " is "
 	if r := p.Resolved; r != "" && r != canon {
 		if l, w := locate(r, env, p.Write); l > level {
-			level, what, via = l, w, " through a symbolic link to "+quote(r)
+			level, what, via = l, w, " resolves through a symbolic link to "+quote(r)+", which is "
 		}
 	}
 	if level > base {
-		return level, quote(p.Raw) + " is" + via + " " + what
+		return level, quote(p.Raw) + via + what
 	}
 	outside := !Within(canon, env.Cwd) || (p.Resolved != "" && !Within(p.Resolved, env.Cwd))
 	if outside {

@@ -1,0 +1,59 @@
+// Package resolve turns the canonical paths the permission engine will judge
+// into their symlink-resolved forms. It is the impure edge of the engine: it
+// reads the file system, so that permission stays pure and replayable. The
+// check command uses it now and the executor will use it the same way, so
+// the paths judged are the paths used.
+package resolve
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// maxLinks bounds the links followed while resolving one path.
+const maxLinks = 40
+
+// Path returns p with every symbolic link resolved. p must be clean and
+// absolute. The longest prefix of p that exists is resolved with
+// filepath.EvalSymlinks; the rest, which does not exist yet, is appended
+// lexically. A path that cannot be resolved at all is returned as it is.
+func Path(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	prefix, rest := p, ""
+	for i := 0; i < 4096; i++ {
+		r, err := filepath.EvalSymlinks(prefix)
+		if err == nil {
+			return filepath.Join(r, rest)
+		}
+		// The prefix does not exist, or a link in it dangles or loops. A
+		// dangling link is followed to its target lexically.
+		if t, lerr := os.Readlink(prefix); lerr == nil && i < maxLinks {
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(prefix), t)
+			}
+			prefix = filepath.Clean(t)
+			continue
+		}
+		dir, base := filepath.Split(prefix)
+		if dir == "" || prefix == "/" {
+			return p
+		}
+		rest = filepath.Join(base, rest)
+		prefix = filepath.Clean(dir)
+	}
+	return p
+}
+
+// Map resolves every path and returns canonical → resolved for those whose
+// resolved form differs.
+func Map(paths []string) map[string]string {
+	m := make(map[string]string)
+	for _, p := range paths {
+		if r := Path(p); r != p {
+			m[p] = r
+		}
+	}
+	return m
+}

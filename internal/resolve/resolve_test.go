@@ -1,0 +1,53 @@
+package resolve_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/custom-agent/custom-agent/internal/resolve"
+)
+
+func TestPath(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(dir, "home", ".ssh")
+	repo := filepath.Join(dir, "repo")
+	for _, d := range []string{secret, repo} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(secret, filepath.Join(repo, "keys")))
+	must(os.Symlink(filepath.Join(dir, "home", ".ssh", "id_new"), filepath.Join(repo, "dangling")))
+	must(os.Symlink("loop", filepath.Join(repo, "loop")))
+	tests := []struct{ name, in, want string }{
+		{"plain existing", repo, repo},
+		{"not existing", filepath.Join(repo, "a", "b"), filepath.Join(repo, "a", "b")},
+		{"link dir", filepath.Join(repo, "keys", "id_rsa"), filepath.Join(secret, "id_rsa")},
+		{"dangling link", filepath.Join(repo, "dangling"), filepath.Join(secret, "id_new")},
+		{"loop", filepath.Join(repo, "loop", "x"), filepath.Join(repo, "loop", "x")},
+		{"relative stays", "rel/x", "rel/x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := resolve.Path(tc.in); got != tc.want {
+				t.Errorf("Path(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+	m := resolve.Map([]string{repo, filepath.Join(repo, "keys")})
+	if len(m) != 1 || m[filepath.Join(repo, "keys")] != secret {
+		t.Errorf("Map = %v", m)
+	}
+}

@@ -1,0 +1,202 @@
+package permission
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Engine decides tool calls. The zero Engine is ready to use; it holds no
+// state and is safe for concurrent use.
+type Engine struct{}
+
+// Check decides one call. It is pure: the Decision depends on req alone,
+// and Check never blocks, panics on any input, or keeps anything of req.
+// A Decision is never unset.
+//
+// The steps, in order (spec §3 with DESIGN.md §4):
+//  1. Risk: the tool's base risk, raised by its arguments (shell commands,
+//     paths in both their forms, patch targets, URLs and headers).
+//  2. Skill: with a skill active, a tool not in its allowed tools is denied.
+//  3. Mode: a tool whose allowed modes lack the session's mode is denied; in
+//     plan mode any call above read risk is denied.
+//  4. Overrides: among all policy rules that match, deny beats ask beats
+//     allow. An allow rule loosens anything except destructive (which stays
+//     ask) and cannot allow an opaque call; a credential call is loosened
+//     only by an allow rule that names its arguments.
+//  5. Prior approval: a call the user approved earlier in the session, with
+//     byte-identical tool and canonical arguments, at a risk no lower than
+//     now, is allowed again — never a destructive one.
+//  6. Default table (spec §4): read allow; write, execute and network ask;
+//     credential deny; destructive ask.
+func (Engine) Check(req Request) Decision {
+	var j judge
+	j.run(&req)
+	return decide(&req, &j)
+}
+
+func decide(req *Request, j *judge) Decision {
+	d := Decision{RiskAtDecision: j.level, Findings: j.findings}
+	if req.AllowedTools != nil && !toolListed(req.AllowedTools, req.Tool.Name) {
+		d.Decision, d.SourcedFrom = Deny, FromSkill
+		d.Reason = "The active skill does not list " + quoteText(req.Tool.Name) + " among its allowed tools."
+		return d
+	}
+	if reason, ok := modeDenies(req, j.level); ok {
+		d.Decision, d.SourcedFrom, d.Reason = Deny, FromMode, reason
+		return d
+	}
+	m := req.Policy.match(j)
+	if r := m.rule; r != nil {
+		d.SourcedFrom, d.Rule = FromOverride, r.ref()
+		d.Decision = r.Decision
+		switch {
+		case r.Decision == Allow && j.level == risk.Destructive:
+			d.Decision = Ask
+			d.Reason = subject(req, j) + "; " + ruleName(r) + " allows it, but destructive calls are asked every time."
+		case r.Decision == Allow:
+			d.Reason = ruleName(r) + " allows this call" + riskClause(j) + "."
+		case r.Decision == Ask:
+			d.Reason = ruleName(r) + " asks before this call" + riskClause(j) + "."
+		default:
+			d.Reason = ruleName(r) + " denies this call" + riskClause(j) + "."
+		}
+		return d
+	}
+	d.SourcedFrom = FromDefault
+	switch j.level {
+	case risk.Read:
+		d.Decision = Allow
+		d.Reason = "The call only reads inside the working directory; reads are allowed by default."
+		if len(j.findings) > 0 {
+			d.Reason = subject(req, j) + "; reads are allowed by default."
+		}
+		return d
+	case risk.Write, risk.Execute, risk.Network:
+		d.Decision = Ask
+	case risk.Destructive:
+		d.Decision = Ask
+		d.Reason = subject(req, j) + "; destructive calls are asked every time."
+		return d
+	default:
+		d.Decision = Deny
+		d.Reason = subject(req, j) + "; credential calls are denied unless a policy rule that names them allows them."
+		if m.unfit != nil {
+			d.Reason += " " + ruleName(m.unfit) + " allows the tool but does not name this path, command or URL."
+		}
+		return d
+	}
+	if priorApproved(req, j.level) {
+		d.Decision, d.SourcedFrom = Allow, FromPrior
+		d.Reason = "The user approved this exact call earlier in the session" + riskClause(j) + "."
+		return d
+	}
+	d.Reason = subject(req, j) + "; " + j.level.String() + " calls are asked by default."
+	if m.unfit != nil && j.opaque {
+		d.Reason += " " + ruleName(m.unfit) + " would allow it, but what the call does cannot be judged statically."
+	}
+	return d
+}
+
+// modeDenies returns the reason the session's mode denies the call, if it
+// does.
+func modeDenies(req *Request, level risk.Level) (string, bool) {
+	mode := req.Mode
+	if !mode.Valid() {
+		return "The session mode " + quoteText(string(mode)) + " is unknown, so nothing is allowed.", true
+	}
+	if !req.Tool.AllowsMode(mode) {
+		return quoteText(req.Tool.Name) + " may not run in " + string(mode.orDefault()) + " mode.", true
+	}
+	if mode.orDefault() == ModePlan && level > risk.Read {
+		return "Plan mode allows only calls that read; this one is judged " + level.String() + ".", true
+	}
+	return "", false
+}
+
+// subject says what the call is judged as, naming the finding that raised
+// it most: "shell: `rm -rf dist` deletes recursively and cannot be undone".
+func subject(req *Request, j *judge) string {
+	if len(j.findings) == 0 {
+		return req.Tool.Name + " is a " + j.level.String() + " tool"
+	}
+	f := &j.findings[0]
+	s := req.Tool.Name + ": "
+	if f.Text != "" && !strings.Contains(f.Why, f.Text) {
+		s += quoteText(f.Text) + ": "
+	}
+	s += f.Why
+	if n := len(j.findings) - 1; n > 0 {
+		s += " (and " + strconv.Itoa(n) + " more finding" + plural(n) + ")"
+	}
+	return s
+}
+
+// riskClause adds the judged risk and top finding to a rule's reason.
+func riskClause(j *judge) string {
+	if len(j.findings) == 0 {
+		return " (judged " + j.level.String() + ")"
+	}
+	return " (judged " + j.level.String() + ": " + j.findings[0].Why + ")"
+}
+
+func ruleName(r *Rule) string {
+	s := "Rule " + quoteText(r.ID)
+	switch {
+	case r.Source != "" && r.Level != "":
+		s += " (" + string(r.Level) + ", " + r.Source + ")"
+	case r.Level != "":
+		s += " (" + string(r.Level) + ")"
+	}
+	return s
+}
+
+// toolListed reports whether a skill's allowed tools name the tool, by name
+// or glob.
+func toolListed(list []string, name string) bool {
+	for _, t := range list {
+		if t == name {
+			return true
+		}
+		if g, ok := compileGlob(t, false); ok && g.match(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// priorApproved reports whether the user approved this exact call earlier
+// in the session at a risk no lower than now. Destructive calls never reuse
+// an approval (spec §6).
+func priorApproved(req *Request, level risk.Level) bool {
+	if level >= risk.Destructive || len(req.History) == 0 {
+		return false
+	}
+	var args []byte
+	for i := range req.History {
+		p := &req.History[i]
+		if p.Tool != req.Tool.Name || p.Decision != Allow || !p.ByUser || p.Risk < level || p.Risk >= risk.Destructive {
+			continue
+		}
+		if args == nil {
+			b, err := CanonicalArgs(req.Args)
+			if err != nil {
+				return false
+			}
+			args = b
+		}
+		if bytes.Equal(p.Args, args) {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,205 @@
+package permission
+
+import (
+	"cmp"
+	"net/url"
+	"slices"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
+	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/permission/shellrisk"
+)
+
+// judge holds what step 2 of spec §3 learnt about a call's arguments: its
+// risk, the findings that raised it, and the facts rules are matched on.
+type judge struct {
+	req   *Request
+	env   pathrisk.Env
+	level risk.Level
+	// findings explain the raises, sorted highest first by finish.
+	findings []risk.Finding
+	// paths are every file system location the call touches.
+	paths []pathFact
+	pbuf  [2]pathFact
+	// shell is set for a call with a command argument; commands are its
+	// simple commands.
+	shell    bool
+	commands []shellrisk.Command
+	// opaque is set when something could not be judged statically: no allow
+	// rule may then allow the call.
+	opaque bool
+	url    *url.URL
+}
+
+// pathFact is one location a call touches.
+type pathFact struct {
+	arg      string
+	span     risk.Span
+	raw      string
+	canon    string // "" when unknown
+	resolved string // "" when the caller did not resolve it
+	write    bool
+}
+
+// run judges the request's arguments.
+func (j *judge) run(req *Request) {
+	j.req = req
+	j.env = pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
+	j.paths = j.pbuf[:0]
+	t := &req.Tool
+	j.level = t.Risk
+	if j.level == risk.Unknown || j.level > risk.Destructive {
+		j.level = risk.Destructive
+		j.find(risk.Destructive, "", risk.Span{}, "", "the tool declares no known risk level, so it is judged at the highest")
+	}
+	for i, name := range t.PathArgs {
+		v, ok := req.Args[name]
+		switch s, isStr := v.(string); {
+		case !ok && i == 0 && t.PathDefaultsToCwd:
+			j.addPath(name, risk.Span{}, ".", t.PathsWrite)
+		case !ok:
+		case isStr:
+			j.addPath(name, risk.Span{End: len(s)}, s, t.PathsWrite)
+		default:
+			j.notString(name)
+		}
+	}
+	if t.CommandArg != "" {
+		j.shellCall(t)
+	}
+	if t.PatchArg != "" {
+		j.patch(t.PatchArg)
+	}
+	if t.URLArg != "" {
+		switch s, ok := req.Args[t.URLArg].(string); {
+		case ok:
+			j.url = j.judgeURL(t.URLArg, s)
+		default:
+			j.notString(t.URLArg)
+		}
+	}
+	if t.HeadersArg != "" {
+		j.headers(t.HeadersArg, req.Args[t.HeadersArg])
+	}
+	j.judgePaths()
+	if len(j.findings) > 1 {
+		slices.SortStableFunc(j.findings, func(a, b risk.Finding) int { return cmp.Compare(b.Risk, a.Risk) })
+	}
+}
+
+// notString records an argument the engine must read but cannot.
+func (j *judge) notString(arg string) {
+	j.opaque = true
+	j.find(risk.Raise(j.req.Tool.Risk), arg, risk.Span{}, "", "the "+quoteText(arg)+" argument is missing or not a string, so the call cannot be judged")
+}
+
+// find records a finding and raises the level.
+func (j *judge) find(l risk.Level, arg string, sp risk.Span, text, why string) {
+	j.level = risk.Max(j.level, l)
+	j.findings = append(j.findings, risk.Finding{Risk: l, Arg: arg, Span: sp, Text: text, Why: why})
+}
+
+// addPath records a path written in an argument, made canonical.
+func (j *judge) addPath(arg string, sp risk.Span, raw string, write bool) {
+	c, _ := pathrisk.Canonical(raw, j.env)
+	j.paths = append(j.paths, pathFact{arg: arg, span: sp, raw: raw, canon: c, write: write})
+}
+
+// judgePaths classifies every path by both its forms.
+func (j *judge) judgePaths() {
+	for i := range j.paths {
+		p := &j.paths[i]
+		if p.canon != "" {
+			p.resolved = j.req.Resolved[p.canon]
+		}
+		l, why := pathrisk.Classify(pathrisk.PathFacts{
+			Raw: p.raw, Canonical: p.canon, Resolved: p.resolved, Write: p.write, Unknown: p.canon == "",
+		}, j.env)
+		if why != "" {
+			j.find(l, p.arg, p.span, p.raw, why)
+		}
+	}
+}
+
+// shellCall analyses the command with shellrisk.
+func (j *judge) shellCall(t *ToolInfo) {
+	j.shell = true
+	cmdText, ok := j.req.Args[t.CommandArg].(string)
+	if !ok {
+		j.notString(t.CommandArg)
+		return
+	}
+	cwd := j.req.Cwd
+	if t.CwdArg != "" {
+		if v, present := j.req.Args[t.CwdArg]; present {
+			s, isStr := v.(string)
+			if !isStr {
+				j.notString(t.CwdArg)
+				return
+			}
+			j.addPath(t.CwdArg, risk.Span{End: len(s)}, s, false)
+			cwd = j.paths[len(j.paths)-1].canon
+		}
+	}
+	env := j.env
+	res := shellrisk.Analyze(cmdText, shellrisk.Env{
+		Cwd: cwd, Home: j.req.Home, UserHomes: j.req.UserHomes,
+		IsCredential: func(abs string) bool { return pathrisk.IsCredential(abs, env) },
+	})
+	j.level = risk.Max(j.level, res.Risk)
+	j.findings = append(j.findings, res.Findings...)
+	j.opaque = j.opaque || res.Opaque
+	j.commands = res.Commands
+	for _, a := range res.Accesses {
+		j.paths = append(j.paths, pathFact{
+			arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete,
+		})
+		if a.Glob && a.Path != "" {
+			// A glob names every file it matches; judge the directory it
+			// starts from as well, so `~/.ss*/id_*` is judged under ~.
+			if dir := globRoot(a.Path); dir != a.Path {
+				j.paths = append(j.paths, pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: dir, write: a.Write || a.Delete})
+			}
+		}
+	}
+}
+
+// globRoot returns the longest leading directory of p free of glob
+// characters.
+func globRoot(p string) string {
+	last := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '/':
+			last = i
+		case '*', '?', '[':
+			if last == 0 {
+				return "/"
+			}
+			return p[:last]
+		}
+	}
+	return p
+}
+
+// patch judges every file a unified diff names as a write.
+func (j *judge) patch(arg string) {
+	s, ok := j.req.Args[arg].(string)
+	if !ok {
+		j.notString(arg)
+		return
+	}
+	pp := PatchPaths(s)
+	if len(pp) == 0 {
+		j.opaque = true
+		j.find(risk.Write, arg, risk.Span{End: len(s)}, "", "the patch names no file this engine can find, so what it changes cannot be known")
+		return
+	}
+	for _, p := range pp {
+		j.addPath(arg, p.Span, p.Path, true)
+	}
+}
+
+func quoteText(s string) string { return "`" + s + "`" }
+
+func sortStrings(s []string) { slices.Sort(s) }

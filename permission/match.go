@@ -1,0 +1,196 @@
+package permission
+
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// matched is the outcome of matching a policy against a judged call.
+type matched struct {
+	// rule is the strictest matching rule, nil if none matched.
+	rule *Rule
+	// unfit is an allow rule that matched the tool but could not loosen this
+	// call, kept so the reason can say why it did not apply.
+	unfit *Rule
+}
+
+// match applies the combining rule: among all rules that match, deny beats
+// ask beats allow, and between rules of the same decision the earlier wins.
+func (p *Policy) match(j *judge) matched {
+	var m matched
+	if p == nil || len(p.rules) == 0 {
+		return m
+	}
+	best := -1
+	name := j.req.Tool.Name
+	consider := func(i int) {
+		c := &p.rules[i]
+		if best >= 0 {
+			bs, cs := p.rules[best].rule.Decision.strictness(), c.rule.Decision.strictness()
+			if cs < bs || cs == bs && i > best {
+				return
+			}
+		}
+		switch c.matches(j) {
+		case matchYes:
+			best = i
+		case matchUnfit:
+			if m.unfit == nil {
+				m.unfit = &c.rule
+			}
+		}
+	}
+	for _, i := range p.byTool[name] {
+		consider(i)
+	}
+	for _, i := range p.wild {
+		if p.rules[i].tool.match(name) {
+			consider(i)
+		}
+	}
+	if best >= 0 {
+		m.rule = &p.rules[best].rule
+	}
+	return m
+}
+
+type matchOutcome uint8
+
+const (
+	matchNo matchOutcome = iota
+	matchYes
+	// matchUnfit: an allow rule matched by its matchers but may not loosen
+	// the call (opaque, or credential without naming the arguments).
+	matchUnfit
+)
+
+// matches reports whether the rule's matchers all match the call. The tool
+// name has been matched already.
+func (c *compiled) matches(j *judge) matchOutcome {
+	allow := c.rule.Decision == Allow
+	if allow && j.shell && len(c.cmd) == 0 && (c.rule.Path != "" || len(c.args) > 0) {
+		return matchNo
+	}
+	if len(c.cmd) > 0 && !c.matchCommand(j, allow) {
+		return matchNo
+	}
+	if c.rule.Path != "" && !c.matchPaths(j, allow) {
+		return matchNo
+	}
+	if c.url.set && (j.url == nil || !c.url.match(j.url)) {
+		return matchNo
+	}
+	for i := range c.args {
+		if !c.matchArg(j, &c.args[i]) {
+			return matchNo
+		}
+	}
+	if allow && (j.opaque || j.level >= risk.Credential && j.level < risk.Destructive && !c.rule.hasArgMatcher()) {
+		return matchUnfit
+	}
+	return matchYes
+}
+
+// matchCommand: an allow needs every simple command to match, a deny or
+// ask one of them.
+func (c *compiled) matchCommand(j *judge, allow bool) bool {
+	if !j.shell || len(j.commands) == 0 {
+		return false
+	}
+	for i := range j.commands {
+		cmd := &j.commands[i]
+		ok := hasWordPrefix(cmd.Argv, c.cmd, !allow)
+		if allow && (!ok || cmd.Dynamic) {
+			return false
+		}
+		if !allow && ok {
+			return true
+		}
+	}
+	return allow
+}
+
+// hasWordPrefix reports whether argv starts with the words of prefix, word
+// by word.
+func hasWordPrefix(argv, prefix []string, fold bool) bool {
+	if len(argv) < len(prefix) {
+		return false
+	}
+	for i, w := range prefix {
+		if argv[i] != w && !(fold && strings.EqualFold(argv[i], w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchPaths: an allow needs every path in both forms to match, a deny or
+// ask any path in either form.
+func (c *compiled) matchPaths(j *judge, allow bool) bool {
+	if len(j.paths) == 0 {
+		return false
+	}
+	for i := range j.paths {
+		p := &j.paths[i]
+		if allow {
+			if p.canon == "" || !c.matchPath(p.canon, j.req) || p.resolved != "" && !c.matchPath(p.resolved, j.req) {
+				return false
+			}
+			continue
+		}
+		if p.canon != "" && c.matchPath(p.canon, j.req) || p.resolved != "" && c.matchPath(p.resolved, j.req) {
+			return true
+		}
+	}
+	return allow
+}
+
+// matchPath matches one clean absolute path against the rule's path glob.
+func (c *compiled) matchPath(p string, req *Request) bool {
+	if c.path.fold {
+		p = strings.ToLower(p)
+	}
+	switch c.anchor {
+	case anchorHome, anchorCwd:
+		base := req.Home
+		if c.anchor == anchorCwd {
+			base = req.Cwd
+		}
+		if base == "" {
+			return false
+		}
+		if c.path.fold {
+			base = strings.ToLower(base)
+		}
+		rel, ok := relTo(p, base)
+		return ok && c.path.match(rel)
+	}
+	return c.path.match(p)
+}
+
+// relTo returns p relative to dir ("." for dir itself), if p is within it.
+func relTo(p, dir string) (string, bool) {
+	if !pathrisk.Within(p, dir) {
+		return "", false
+	}
+	if len(p) == len(dir) {
+		return ".", true
+	}
+	if dir == "/" {
+		return p[1:], true
+	}
+	return p[len(dir)+1:], true
+}
+
+func (c *compiled) matchArg(j *judge, a *argGlob) bool {
+	s, ok := j.req.Args[a.name].(string)
+	if !ok {
+		return false
+	}
+	if a.g.fold {
+		s = strings.ToLower(s)
+	}
+	return a.g.match(s)
+}

@@ -1,0 +1,105 @@
+package permission
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// PatchPath is a file a patch touches.
+type PatchPath struct {
+	// Path is the file as the patch names it, with git's a/ and b/ prefixes
+	// removed when the patch is in git's form.
+	Path string
+	// Span is the bytes of the name in the patch.
+	Span risk.Span
+	// Delete is set when the patch removes the file.
+	Delete bool
+}
+
+// PatchPaths returns every file a patch names, in order of first mention,
+// without duplicates. It understands unified diffs (---/+++ lines, with
+// git's "diff --git", rename and copy headers) and the "*** Add File:" form
+// of Codex-style patches. Names in ---/+++ lines lose git's a/ and b/
+// prefixes only when both sides use them (or one side is /dev/null), which
+// is what `git apply` and `patch -p1` do; otherwise names are taken as they
+// are. The tool that applies patches must use this same function, so that
+// the files judged are the files written.
+func PatchPaths(patch string) []PatchPath {
+	var out []PatchPath
+	add := func(name string, start int, del bool) {
+		if name == "" || name == "/dev/null" {
+			return
+		}
+		for i := range out {
+			if out[i].Path == name {
+				out[i].Delete = out[i].Delete || del
+				return
+			}
+		}
+		out = append(out, PatchPath{Path: name, Span: risk.Span{Start: start, End: start + len(name)}, Delete: del})
+	}
+	var minus struct {
+		name  string
+		start int
+	}
+	off := 0
+	for off < len(patch) {
+		end := strings.IndexByte(patch[off:], '\n')
+		if end < 0 {
+			end = len(patch)
+		} else {
+			end += off
+		}
+		line := strings.TrimSuffix(patch[off:end], "\r")
+		switch {
+		case strings.HasPrefix(line, "--- "):
+			minus.name, minus.start = headerName(line[4:]), off+4
+		case strings.HasPrefix(line, "+++ "):
+			plus, pstart := headerName(line[4:]), off+4
+			mname, mstart := minus.name, minus.start
+			gitForm := (strings.HasPrefix(mname, "a/") || mname == "/dev/null") &&
+				(strings.HasPrefix(plus, "b/") || plus == "/dev/null")
+			if gitForm {
+				if strings.HasPrefix(mname, "a/") {
+					mname, mstart = mname[2:], mstart+2
+				}
+				if strings.HasPrefix(plus, "b/") {
+					plus, pstart = plus[2:], pstart+2
+				}
+			}
+			add(mname, mstart, plus == "/dev/null")
+			add(plus, pstart, false)
+			minus.name = ""
+		case strings.HasPrefix(line, "rename from "), strings.HasPrefix(line, "copy from "):
+			_, name, _ := strings.Cut(line, " from ")
+			add(headerName(name), end-len(name), strings.HasPrefix(line, "rename"))
+		case strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy to "):
+			_, name, _ := strings.Cut(line, " to ")
+			add(headerName(name), end-len(name), false)
+		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "),
+			strings.HasPrefix(line, "*** Delete File: "), strings.HasPrefix(line, "*** Move to: "):
+			_, name, _ := strings.Cut(line, ": ")
+			add(strings.TrimSpace(name), off+strings.Index(line, ": ")+2, strings.HasPrefix(line, "*** Delete"))
+		}
+		off = end + 1
+	}
+	return out
+}
+
+// headerName returns the file name of a ---/+++ or rename header: a
+// C-quoted name is unquoted, and a tab (before a timestamp) ends the name.
+func headerName(s string) string {
+	if strings.HasPrefix(s, `"`) {
+		if q, err := strconv.QuotedPrefix(s); err == nil {
+			if u, err := strconv.Unquote(q); err == nil {
+				return u
+			}
+		}
+	}
+	if i := strings.IndexByte(s, '\t'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, " ")
+}

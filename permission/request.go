@@ -1,0 +1,72 @@
+package permission
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Request is everything a decision depends on. It is a value: the engine
+// reads it and never changes it, and the same Request always yields the same
+// Decision. There is deliberately no field for anything the model said.
+type Request struct {
+	// Tool is the metadata of the tool called, from the router.
+	Tool ToolInfo `json:"tool"`
+	// Args are the call's arguments as decoded from JSON (strings, float64,
+	// bool, nil, []any, map[string]any).
+	Args map[string]any `json:"args"`
+	// Cwd is the session's working directory, absolute and clean. Home is
+	// $HOME. Both may be empty when unknown, which makes paths relying on
+	// them unknown (and so judged as outside the working directory).
+	Cwd  string `json:"cwd"`
+	Home string `json:"home,omitempty"`
+	// ConfigHome is $XDG_CONFIG_HOME when it is set.
+	ConfigHome string `json:"configHome,omitempty"`
+	// UserHomes maps user names to home directories, for ~user paths.
+	UserHomes map[string]string `json:"userHomes,omitempty"`
+	// Resolved maps a canonical absolute path to the same path with symbolic
+	// links resolved. The caller fills it for every path PathsToResolve
+	// returns; a path missing from it is judged by its canonical form only.
+	Resolved map[string]string `json:"resolved,omitempty"`
+	// Mode is the session's mode; "" means ModeDefault.
+	Mode Mode `json:"mode,omitempty"`
+	// Policy holds the rules that apply, compiled; nil means no rules.
+	Policy *Policy `json:"policy,omitempty"`
+	// History holds the calls the user approved earlier in this session.
+	History []Prior `json:"history,omitempty"`
+	// AllowedTools is the active skill's allowed_tools: nil means no skill
+	// is active; non-nil (even empty) means only these tools may run. Each
+	// entry is a tool name or a glob over tool names.
+	AllowedTools []string `json:"allowedTools,omitempty"`
+}
+
+// Prior is a decision made earlier in the session.
+type Prior struct {
+	Tool string `json:"tool"`
+	// Args is CanonicalArgs of the call's arguments.
+	Args json.RawMessage `json:"args"`
+	// Risk is the risk the call was judged at then.
+	Risk risk.Level `json:"risk"`
+	// Decision is the final decision; only allow counts.
+	Decision Verdict `json:"decision"`
+	// ByUser is set when a person made the decision (actor "user"), not a
+	// rule or the system.
+	ByUser bool `json:"byUser"`
+}
+
+// CanonicalArgs encodes args in the canonical form Prior.Args holds: JSON
+// with object keys sorted and no HTML escaping, so that two calls are the
+// same exactly when their encodings are byte-identical.
+func CanonicalArgs(args map[string]any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if args == nil {
+		args = map[string]any{}
+	}
+	if err := enc.Encode(args); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,381 @@
+package permission
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// RuleLevel is where a rule comes from (spec §7).
+type RuleLevel string
+
+const (
+	LevelSession RuleLevel = "session"
+	LevelProject RuleLevel = "project"
+	LevelUser    RuleLevel = "user"
+	// LevelFlag is a rule given on the command line (check --policy).
+	LevelFlag RuleLevel = "flag"
+)
+
+// Rule is one policy rule as a value. It matches a call when its Tool glob
+// matches the tool's name and every matcher it sets matches the call's
+// arguments; a rule with no matcher matches every call of the tool.
+//
+// How matchers meet compound calls:
+//   - Command is a prefix of whole words ("npm test" matches
+//     `npm test -- --watch`, not `npm testx`), compared with every simple
+//     command the shell command would run. A deny or ask rule needs one of
+//     them to match; an allow rule needs all of them, and never matches a
+//     command that cannot be analysed statically (Opaque) or a simple
+//     command whose words are only known at run time.
+//   - Path is a doublestar glob over canonical absolute paths: "/abs/**",
+//     "~/rel/**" (under the user's home) or a relative glob (under the
+//     working directory; one that starts with "**/" matches anywhere). A deny
+//     or ask rule matches when any path of the call, lexical or resolved,
+//     matches, ignoring case; an allow rule only when every path in both
+//     forms matches, with case. An allow rule with a path matcher but no
+//     command matcher never matches a shell call: paths say nothing about
+//     what a command runs.
+//   - URL is "[scheme://]host[:port][/path-glob]"; a host "*.example.com"
+//     matches its subdomains (not example.com itself).
+//   - Args maps an argument name to a doublestar glob over its string value.
+//     Like Path, an allow rule with Args but no Command never matches a shell
+//     call.
+type Rule struct {
+	ID       string            `json:"id"`
+	Level    RuleLevel         `json:"level"`
+	Source   string            `json:"source,omitempty"`
+	Tool     string            `json:"tool"`
+	Command  string            `json:"command,omitempty"`
+	Path     string            `json:"path,omitempty"`
+	URL      string            `json:"url,omitempty"`
+	Args     map[string]string `json:"args,omitempty"`
+	Decision Verdict           `json:"decision"`
+}
+
+// hasArgMatcher reports whether the rule names the call's arguments, not
+// just the tool: only such an allow rule may loosen a credential call.
+func (r *Rule) hasArgMatcher() bool {
+	return r.Command != "" || r.Path != "" || r.URL != "" || len(r.Args) > 0
+}
+
+func (r *Rule) ref() *RuleRef {
+	return &RuleRef{ID: r.ID, Level: r.Level, Source: r.Source, Decision: r.Decision}
+}
+
+// RuleError reports a rule that cannot be compiled.
+type RuleError struct {
+	Index  int    // position in the list given to Compile
+	ID     string // the rule's ID
+	Source string // the rule's file, if any
+	Field  string // the JSON field at fault
+	Err    error
+}
+
+func (e *RuleError) Error() string {
+	where := fmt.Sprintf("rule %d", e.Index)
+	if e.ID != "" {
+		where = fmt.Sprintf("rule %q", e.ID)
+	}
+	if e.Source != "" {
+		where = e.Source + ": " + where
+	}
+	return fmt.Sprintf("%s: %s: %v", where, e.Field, e.Err)
+}
+
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// Policy is a compiled, immutable set of rules, safe for concurrent use.
+// The zero Policy and a nil *Policy hold no rules.
+type Policy struct {
+	rules  []compiled
+	byTool map[string][]int // rules whose tool glob is a literal name
+	wild   []int            // the others, in order
+}
+
+// Compile checks and prepares rules for matching. Rules are kept in order;
+// the order only breaks ties between rules of equal strictness, for the
+// reason and rule reference reported.
+func Compile(rules []Rule) (*Policy, error) {
+	p := &Policy{byTool: make(map[string][]int), rules: make([]compiled, 0, len(rules))}
+	for i, r := range rules {
+		c, err := compileRule(r)
+		if err != nil {
+			return nil, &RuleError{Index: i, ID: r.ID, Source: r.Source, Field: err.field, Err: err.err}
+		}
+		p.rules = append(p.rules, c)
+		if c.tool.kind == globLiteral {
+			p.byTool[c.tool.lit] = append(p.byTool[c.tool.lit], i)
+		} else {
+			p.wild = append(p.wild, i)
+		}
+	}
+	return p, nil
+}
+
+// Rules returns a copy of the rules the policy was compiled from.
+func (p *Policy) Rules() []Rule {
+	if p == nil {
+		return nil
+	}
+	out := make([]Rule, len(p.rules))
+	for i := range p.rules {
+		out[i] = p.rules[i].rule
+	}
+	return out
+}
+
+// Len returns the number of rules.
+func (p *Policy) Len() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.rules)
+}
+
+// MarshalJSON encodes the policy as its list of rules.
+func (p *Policy) MarshalJSON() ([]byte, error) { return json.Marshal(p.Rules()) }
+
+// UnmarshalJSON decodes a list of rules and compiles it.
+func (p *Policy) UnmarshalJSON(b []byte) error {
+	var rules []Rule
+	if err := json.Unmarshal(b, &rules); err != nil {
+		return err
+	}
+	c, err := Compile(rules)
+	if err != nil {
+		return err
+	}
+	*p = *c
+	return nil
+}
+
+type fieldErr struct {
+	field string
+	err   error
+}
+
+// compiled is a rule prepared for matching.
+type compiled struct {
+	rule Rule
+	tool glob
+	// cmd holds the words of Command.
+	cmd []string
+	// path is Path; anchor says what it is relative to.
+	path   glob
+	anchor anchor
+	url    urlPattern
+	args   []argGlob
+}
+
+type argGlob struct {
+	name string
+	g    glob
+}
+
+func compileRule(r Rule) (compiled, *fieldErr) {
+	c := compiled{rule: r}
+	if !r.Decision.Valid() {
+		return c, &fieldErr{"decision", fmt.Errorf("%q is not allow, ask or deny", r.Decision)}
+	}
+	switch r.Level {
+	case LevelSession, LevelProject, LevelUser, LevelFlag:
+	default:
+		return c, &fieldErr{"level", fmt.Errorf("%q is not session, project, user or flag", r.Level)}
+	}
+	if r.Tool == "" {
+		return c, &fieldErr{"tool", errors.New("a rule must name a tool or a tool glob such as \"*\"")}
+	}
+	var ok bool
+	if c.tool, ok = compileGlob(r.Tool, false); !ok {
+		return c, &fieldErr{"tool", fmt.Errorf("%q is not a valid glob", r.Tool)}
+	}
+	// Deny and ask rules ignore case so that `.ENV` cannot slip past a ban
+	// on `.env` on a case-insensitive file system; allow rules keep it.
+	fold := r.Decision != Allow
+	if r.Command != "" {
+		c.cmd = strings.Fields(r.Command)
+		if len(c.cmd) == 0 {
+			return c, &fieldErr{"command", errors.New("a command prefix needs at least one word")}
+		}
+	}
+	if r.Path != "" {
+		pat := r.Path
+		switch {
+		case strings.HasPrefix(pat, "/"):
+			c.anchor = anchorRoot
+		case pat == "~" || strings.HasPrefix(pat, "~/"):
+			c.anchor = anchorHome
+			pat = strings.TrimPrefix(strings.TrimPrefix(pat, "~"), "/")
+		case strings.HasPrefix(pat, "**/"):
+			c.anchor = anchorAnywhere
+		default:
+			c.anchor = anchorCwd
+			pat = strings.TrimPrefix(pat, "./")
+		}
+		if pat == "" {
+			pat = "."
+		}
+		if c.path, ok = compileGlob(pat, fold); !ok {
+			return c, &fieldErr{"path", fmt.Errorf("%q is not a valid glob", r.Path)}
+		}
+	}
+	if r.URL != "" {
+		u, err := compileURL(r.URL, fold)
+		if err != nil {
+			return c, &fieldErr{"url", err}
+		}
+		c.url = u
+	}
+	if len(r.Args) > 0 {
+		names := make([]string, 0, len(r.Args))
+		for k := range r.Args {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			g, ok := compileGlob(r.Args[k], fold)
+			if !ok {
+				return c, &fieldErr{"args." + k, fmt.Errorf("%q is not a valid glob", r.Args[k])}
+			}
+			c.args = append(c.args, argGlob{name: k, g: g})
+		}
+	}
+	return c, nil
+}
+
+// anchor is what a path glob is relative to.
+type anchor uint8
+
+const (
+	anchorRoot     anchor = iota // absolute
+	anchorHome                   // the user's home
+	anchorCwd                    // the working directory
+	anchorAnywhere               // "**/…": any absolute path
+)
+
+type globKind uint8
+
+const (
+	globLiteral globKind = iota // no metacharacters: equality
+	globTree                    // "lit/**": lit or anything beneath it
+	globAny                     // "*" or "**": everything
+	globPattern                 // anything else: doublestar
+)
+
+// glob is a compiled doublestar pattern, classified so that the common
+// shapes cost a comparison instead of a match.
+type glob struct {
+	kind globKind
+	lit  string // the literal, or the tree root
+	pat  string
+	fold bool // compare lower-cased
+}
+
+func compileGlob(pat string, fold bool) (glob, bool) {
+	if fold {
+		pat = strings.ToLower(pat)
+	}
+	if !doublestar.ValidatePattern(pat) {
+		return glob{}, false
+	}
+	g := glob{pat: pat, fold: fold}
+	switch {
+	case pat == "*" || pat == "**":
+		g.kind = globAny
+	case !hasMeta(pat):
+		g.kind, g.lit = globLiteral, pat
+	case strings.HasSuffix(pat, "/**") && !hasMeta(pat[:len(pat)-3]):
+		g.kind, g.lit = globTree, pat[:len(pat)-3]
+	default:
+		g.kind = globPattern
+	}
+	return g, true
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[]{}\`) }
+
+// match reports whether s matches. With fold set the caller must pass a
+// lower-cased s.
+func (g *glob) match(s string) bool {
+	switch g.kind {
+	case globAny:
+		return true
+	case globLiteral:
+		return s == g.lit
+	case globTree:
+		return s == g.lit || (len(s) > len(g.lit) && s[len(g.lit)] == '/' && s[:len(g.lit)] == g.lit) ||
+			(g.lit == "" && strings.HasPrefix(s, "/"))
+	}
+	return doublestar.MatchUnvalidated(g.pat, s)
+}
+
+// urlPattern is a compiled URL matcher.
+type urlPattern struct {
+	set    bool
+	scheme string // "" = http or https
+	host   string // lower case; "*.x" matches subdomains of x
+	port   string // "" = any
+	path   glob   // globAny when absent
+}
+
+func compileURL(s string, fold bool) (urlPattern, error) {
+	up := urlPattern{set: true}
+	rest := s
+	if i := strings.Index(rest, "://"); i >= 0 {
+		up.scheme = strings.ToLower(rest[:i])
+		rest = rest[i+3:]
+	}
+	hostport, p, hasPath := strings.Cut(rest, "/")
+	if hostport == "" {
+		return up, fmt.Errorf("%q names no host", s)
+	}
+	u, err := url.Parse("x://" + hostport)
+	if err != nil || u.User != nil {
+		return up, fmt.Errorf("%q is not host[:port]", hostport)
+	}
+	up.host, up.port = strings.ToLower(u.Hostname()), u.Port()
+	up.path = glob{kind: globAny}
+	if hasPath && p != "" {
+		g, ok := compileGlob("/"+p, fold)
+		if !ok {
+			return up, fmt.Errorf("%q is not a valid path glob", p)
+		}
+		up.path = g
+	}
+	return up, nil
+}
+
+func (up *urlPattern) match(u *url.URL) bool {
+	scheme := strings.ToLower(u.Scheme)
+	if up.scheme != "" && scheme != up.scheme {
+		return false
+	}
+	if up.scheme == "" && scheme != "http" && scheme != "https" {
+		return false
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if rest, ok := strings.CutPrefix(up.host, "*."); ok {
+		if !strings.HasSuffix(host, "."+rest) {
+			return false
+		}
+	} else if host != up.host {
+		return false
+	}
+	if up.port != "" && u.Port() != up.port {
+		return false
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if up.path.fold {
+		p = strings.ToLower(p)
+	}
+	return up.path.match(p)
+}

@@ -1,0 +1,134 @@
+package permission
+
+import (
+	"slices"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Mode is the session's mode. The zero value means ModeDefault.
+type Mode string
+
+const (
+	// ModeDefault decides every call by its risk and the policy.
+	ModeDefault Mode = "default"
+	// ModePlan lets the agent look but not touch: only calls whose risk,
+	// after the arguments are judged, is read are allowed; all others are
+	// denied, whatever the policy says.
+	ModePlan Mode = "plan"
+)
+
+// Valid reports whether m is a mode the engine knows. The empty mode is
+// valid and means ModeDefault.
+func (m Mode) Valid() bool { return m == "" || m == ModeDefault || m == ModePlan }
+
+func (m Mode) orDefault() Mode {
+	if m == "" {
+		return ModeDefault
+	}
+	return m
+}
+
+// ACP tool kinds (Agent Client Protocol, ToolKind), which editors use to
+// choose an icon and wording.
+const (
+	KindRead    = "read"
+	KindEdit    = "edit"
+	KindDelete  = "delete"
+	KindMove    = "move"
+	KindSearch  = "search"
+	KindExecute = "execute"
+	KindFetch   = "fetch"
+	KindOther   = "other"
+)
+
+// ToolInfo is a tool's metadata: what the router knows about it and the
+// engine judges by. The argument roles (PathArgs, CommandArg, …) tell the
+// engine which arguments to analyse; a tool that declares none is judged by
+// its base Risk alone. MCP tools may only raise Risk, never lower it.
+type ToolInfo struct {
+	// Name is the full name the model calls it by, e.g. "read_file" or
+	// "mcp__github__create_issue".
+	Name string `json:"name"`
+	// Namespace is "" for built-in tools and "mcp__<server>" for MCP tools.
+	Namespace string `json:"namespace,omitempty"`
+	// Risk is the base risk of any call (spec §3 step 1).
+	Risk risk.Level `json:"risk"`
+	// AllowedModes are the session modes the tool may run in; nil means
+	// every mode. Plan mode further allows only read-risk calls.
+	AllowedModes []Mode `json:"allowedModes,omitempty"`
+	// Kind is the ACP tool kind.
+	Kind string `json:"kind"`
+	// PathArgs name string arguments that are file system paths.
+	PathArgs []string `json:"pathArgs,omitempty"`
+	// PathsWrite is set when the tool writes the paths in PathArgs.
+	PathsWrite bool `json:"pathsWrite,omitempty"`
+	// PathDefaultsToCwd is set when an absent first path argument means the
+	// working directory (list_files, search_text, …).
+	PathDefaultsToCwd bool `json:"pathDefaultsToCwd,omitempty"`
+	// CommandArg names the argument holding a shell command, if any.
+	CommandArg string `json:"commandArg,omitempty"`
+	// CwdArg names the argument holding the command's working directory,
+	// judged like a path; absent means the session's cwd.
+	CwdArg string `json:"cwdArg,omitempty"`
+	// PatchArg names the argument holding a unified diff whose paths are
+	// judged as writes.
+	PatchArg string `json:"patchArg,omitempty"`
+	// URLArg names the argument holding a URL.
+	URLArg string `json:"urlArg,omitempty"`
+	// HeadersArg names the argument holding request headers (an object).
+	HeadersArg string `json:"headersArg,omitempty"`
+	// Schema is the JSON Schema (JSON text) of the arguments, used by the
+	// router to validate a call before it reaches the engine. The engine
+	// does not read it.
+	Schema string `json:"-"`
+}
+
+// AllowsMode reports whether the tool may run in mode m.
+func (t *ToolInfo) AllowsMode(m Mode) bool {
+	return t.AllowedModes == nil || slices.Contains(t.AllowedModes, m.orDefault())
+}
+
+var (
+	readModes  = []Mode{ModeDefault, ModePlan}
+	otherModes = []Mode{ModeDefault}
+)
+
+// builtins is the table of DESIGN.md §2, in its order.
+var builtins = [...]ToolInfo{
+	{Name: "read_file", Risk: risk.Read, AllowedModes: readModes, Kind: KindRead,
+		PathArgs: []string{"path"}, Schema: schemaReadFile},
+	{Name: "list_files", Risk: risk.Read, AllowedModes: readModes, Kind: KindSearch,
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaListFiles},
+	{Name: "search_text", Risk: risk.Read, AllowedModes: readModes, Kind: KindSearch,
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaSearchText},
+	{Name: "get_diagnostics", Risk: risk.Read, AllowedModes: readModes, Kind: KindRead,
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaGetDiagnostics},
+	{Name: "write_file", Risk: risk.Write, AllowedModes: otherModes, Kind: KindEdit,
+		PathArgs: []string{"path"}, PathsWrite: true, Schema: schemaWriteFile},
+	{Name: "apply_patch", Risk: risk.Write, AllowedModes: otherModes, Kind: KindEdit,
+		PatchArg: "patch", Schema: schemaApplyPatch},
+	{Name: "shell", Risk: risk.Execute, AllowedModes: otherModes, Kind: KindExecute,
+		CommandArg: "command", CwdArg: "cwd", Schema: schemaShell},
+	{Name: "run_tests", Risk: risk.Execute, AllowedModes: otherModes, Kind: KindExecute,
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaRunTests},
+	{Name: "http_get", Risk: risk.Network, AllowedModes: otherModes, Kind: KindFetch,
+		URLArg: "url", HeadersArg: "headers", Schema: schemaHTTPGet},
+	{Name: "http_post", Risk: risk.Network, AllowedModes: otherModes, Kind: KindFetch,
+		URLArg: "url", HeadersArg: "headers", Schema: schemaHTTPPost},
+}
+
+// Builtins returns the built-in tools in the order of DESIGN.md §2. The
+// slice is a fresh copy; its ToolInfo values share their slices with the
+// table, which callers must not modify.
+func Builtins() []ToolInfo { return slices.Clone(builtins[:]) }
+
+// Builtin returns the metadata of the built-in tool with the given name.
+func Builtin(name string) (ToolInfo, bool) {
+	for i := range builtins {
+		if builtins[i].Name == name {
+			return builtins[i], true
+		}
+	}
+	return ToolInfo{}, false
+}
