@@ -125,7 +125,7 @@ func subject(req *Request, j *judge) string {
 	f := &j.findings[0]
 	s := req.Tool.Name + ": "
 	if f.Text != "" && !strings.Contains(f.Why, f.Text) {
-		s += quoteText(f.Text) + ": "
+		s += quoteText(f.Text) + " "
 	}
 	s += f.Why
 	if n := len(j.findings) - 1; n > 0 {

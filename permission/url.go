@@ -16,7 +16,7 @@ func (j *judge) judgeURL(arg, raw string) *url.URL {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" && u.Scheme != "file" {
 		j.opaque = true
-		j.find(risk.Network, arg, sp, raw, "the URL "+quoteText(raw)+" cannot be parsed, so where it goes cannot be known")
+		j.find(risk.Network, arg, sp, raw, "cannot be parsed as a URL, so where it goes cannot be known")
 		return nil
 	}
 	scheme := strings.ToLower(u.Scheme)
@@ -26,24 +26,24 @@ func (j *judge) judgeURL(arg, raw string) *url.URL {
 		j.addPath(arg, sp, u.Path, false)
 		return u
 	default:
-		j.find(risk.Credential, arg, sp, raw, "the URL uses the "+quoteText(scheme)+" scheme; only http and https are expected, and others can reach internal services")
+		j.find(risk.Credential, arg, sp, raw, "uses the "+quoteText(scheme)+" scheme; only http and https are expected, and others can reach internal services")
 	}
 	if u.User != nil {
-		j.find(risk.Credential, arg, sp, raw, "the URL carries a user name or password")
+		j.find(risk.Credential, arg, sp, raw, "carries a user name or password")
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	switch addr, ok := hostAddr(host); {
 	case host == "metadata.google.internal" || host == "metadata" || host == "instance-data" ||
 		ok && isMetadata(addr):
-		j.find(risk.Credential, arg, sp, raw, quoteText(host)+" is a cloud metadata service, which hands out the machine's credentials")
+		j.find(risk.Credential, arg, sp, raw, "reaches a cloud metadata service ("+quoteText(host)+"), which hands out the machine's credentials")
 	case ok && (addr.IsLoopback() || addr.IsUnspecified()) || host == "localhost" || strings.HasSuffix(host, ".localhost"):
-		j.find(risk.Network, arg, sp, raw, quoteText(host)+" is this machine; local services may trust it")
+		j.find(risk.Network, arg, sp, raw, "reaches this machine ("+quoteText(host)+"), whose local services may trust it")
 	case ok && (addr.IsPrivate() || addr.IsLinkLocalUnicast()):
-		j.find(risk.Network, arg, sp, raw, quoteText(host)+" is on a private network")
+		j.find(risk.Network, arg, sp, raw, "reaches a private network address ("+quoteText(host)+")")
 	}
 	for k := range u.Query() {
 		if secretName(k) {
-			j.find(risk.Credential, arg, sp, raw, "the URL carries a secret in its "+quoteText(k)+" parameter")
+			j.find(risk.Credential, arg, sp, raw, "carries a secret in its "+quoteText(k)+" parameter")
 			break
 		}
 	}
@@ -63,7 +63,7 @@ func (j *judge) headers(arg string, v any) {
 	sortStrings(names)
 	for _, k := range names {
 		if secretName(k) {
-			j.find(risk.Credential, arg, risk.Span{}, k, "the request sends a credential in its "+quoteText(k)+" header")
+			j.find(risk.Credential, arg, risk.Span{}, k, "is a header that sends a credential")
 			return
 		}
 	}

@@ -28,6 +28,7 @@ anything runs.`,
 		"directory for the event log and artifacts (default $CUSTOM_AGENT_DATA_DIR, else $XDG_DATA_HOME/custom-agent, else ~/.local/share/custom-agent)")
 	root.AddCommand(
 		newVersionCmd(),
+		newCheckCmd(g),
 		newSessionsCmd(g),
 		newLogCmd(g),
 		newAuditCmd(g),

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/custom-agent/custom-agent/internal/resolve"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/policy"
+)
+
+type checkOptions struct {
+	tool     string
+	args     string
+	cwd      string
+	mode     string
+	policies []string
+	jsonl    bool
+}
+
+func newCheckCmd(_ *globalFlags) *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Decide a tool call as a fresh session would, and print the decision as JSON",
+		Long: `check runs the PermissionEngine on one tool call and prints its decision:
+allow, ask or deny, the risk it was judged at, where the decision came from,
+the findings that raised the risk, and the reason.
+
+With --jsonl it reads one request per line from standard input,
+  {"tool": "shell", "args": {"command": "npm test"}, "cwd": "/abs/dir"}
+and prints one decision per line in the same order. A line that cannot be
+decided prints {"error": "..."} and the rest go on; the exit status is then 1.
+
+Paths need not exist. Symbolic links in the paths a call touches are resolved
+the way the executor resolves them. HOME and XDG_CONFIG_HOME come from the
+environment.`,
+		Example: `  custom-agent check --tool read_file --args '{"path":"~/.ssh/id_rsa"}'
+  custom-agent check --tool shell --args '{"command":"rm -rf dist"}' --policy team.json
+  printf '%s\n' '{"tool":"shell","args":{"command":"ls"}}' | custom-agent check --jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCheck(cmd.InOrStdin(), cmd.OutOrStdout(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.tool, "tool", "", "name of the tool called, e.g. read_file or shell")
+	f.StringVar(&o.args, "args", "{}", "the call's arguments as a JSON object")
+	f.StringVar(&o.cwd, "cwd", "", "the session's working directory (default the current directory)")
+	f.StringVar(&o.mode, "mode", "default", "the session mode: default or plan")
+	f.StringArrayVar(&o.policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
+	f.BoolVar(&o.jsonl, "jsonl", false, "read one request per line from standard input")
+	return cmd
+}
+
+// checkLine is one --jsonl request.
+type checkLine struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+	Cwd  string          `json:"cwd"`
+	Mode string          `json:"mode"`
+}
+
+// checker holds what every request of one check run shares.
+type checker struct {
+	cwd, home, configHome string
+	mode                  permission.Mode
+	policy                *permission.Policy
+	engine                permission.Engine
+}
+
+func runCheck(in io.Reader, out io.Writer, o checkOptions) error {
+	c, err := newChecker(o)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	if !o.jsonl {
+		if o.tool == "" {
+			return errors.New("check: --tool is required (or use --jsonl)")
+		}
+		d, err := c.decide(checkLine{Tool: o.tool, Args: json.RawMessage(o.args)})
+		if err != nil {
+			if werr := enc.Encode(errorLine{Error: err.Error()}); werr != nil {
+				return werr
+			}
+			return &exitError{code: 1}
+		}
+		return enc.Encode(d)
+	}
+	failed := 0
+	r := bufio.NewReader(in)
+	for n := 1; ; n++ {
+		line, rerr := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			if err := c.line(enc, line, n); err != nil {
+				if !isDecideError(err) {
+					return err
+				}
+				failed++
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return fmt.Errorf("reading requests: %w", rerr)
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("check: %d of the requests could not be decided", failed)}
+	}
+	return nil
+}
+
+type errorLine struct {
+	Error string `json:"error"`
+}
+
+// decideError marks a request that could not be decided, as opposed to
+// output that could not be written.
+type decideError struct{ error }
+
+func isDecideError(err error) bool {
+	var de decideError
+	return errors.As(err, &de)
+}
+
+// line decides one --jsonl line and writes the decision or the error.
+func (c *checker) line(enc *json.Encoder, b []byte, n int) error {
+	var req checkLine
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&req)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	var d permission.Decision
+	if err == nil {
+		d, err = c.decide(req)
+	}
+	if err != nil {
+		if werr := enc.Encode(errorLine{Error: fmt.Sprintf("line %d: %v", n, err)}); werr != nil {
+			return werr
+		}
+		return decideError{err}
+	}
+	return enc.Encode(d)
+}
+
+func newChecker(o checkOptions) (*checker, error) {
+	c := &checker{home: os.Getenv("HOME"), configHome: os.Getenv("XDG_CONFIG_HOME"), mode: permission.Mode(o.mode)}
+	if !c.mode.Valid() {
+		return nil, fmt.Errorf("check: unknown --mode %q (want default or plan)", o.mode)
+	}
+	cwd := o.cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("check: %w", err)
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("check: --cwd: %w", err)
+	}
+	c.cwd = abs
+	if c.home != "" {
+		c.home = filepath.Clean(c.home)
+	}
+	if c.configHome != "" {
+		c.configHome = filepath.Clean(c.configHome)
+	}
+	var rules []permission.Rule
+	for _, p := range o.policies {
+		rs, err := policy.LoadFile(p, permission.LevelFlag)
+		if err != nil {
+			return nil, fmt.Errorf("check: %w", err)
+		}
+		rules = append(rules, rs...)
+	}
+	if c.policy, err = permission.Compile(rules); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	return c, nil
+}
+
+// decide builds a Request as a fresh session would and checks it.
+func (c *checker) decide(l checkLine) (permission.Decision, error) {
+	t, ok := permission.Builtin(l.Tool)
+	if !ok {
+		if l.Tool == "" {
+			return permission.Decision{}, errors.New(`missing "tool"`)
+		}
+		return permission.Decision{}, fmt.Errorf("unknown tool %q (built-in tools: %s)", l.Tool, builtinNames())
+	}
+	var args map[string]any
+	if len(l.Args) > 0 {
+		if err := json.Unmarshal(l.Args, &args); err != nil {
+			return permission.Decision{}, fmt.Errorf("args must be a JSON object: %w", err)
+		}
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	cwd := c.cwd
+	if l.Cwd != "" {
+		if !filepath.IsAbs(l.Cwd) {
+			return permission.Decision{}, fmt.Errorf("cwd %q is not absolute", l.Cwd)
+		}
+		cwd = filepath.Clean(l.Cwd)
+	}
+	mode := c.mode
+	if l.Mode != "" {
+		mode = permission.Mode(l.Mode)
+		if !mode.Valid() {
+			return permission.Decision{}, fmt.Errorf("unknown mode %q (want default or plan)", l.Mode)
+		}
+	}
+	req := permission.Request{
+		Tool: t, Args: args, Cwd: cwd, Home: c.home, ConfigHome: c.configHome,
+		Mode: mode, Policy: c.policy,
+	}
+	req.Resolved = resolve.Map(permission.PathsToResolve(req))
+	d := c.engine.Check(req)
+	if d.Findings == nil {
+		d.Findings = []risk.Finding{}
+	}
+	return d, nil
+}
+
+func builtinNames() string {
+	var b bytes.Buffer
+	for i, t := range permission.Builtins() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t.Name)
+	}
+	return b.String()
+}

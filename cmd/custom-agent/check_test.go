@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+// runCheckCLI runs the root command with args and stdin, returning stdout and
+// the error Execute returned.
+func runCheckCLI(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errOut bytes.Buffer
+	root.SetArgs(args)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err := root.Execute()
+	return out.String(), err
+}
+
+// decisionLine is the part of a printed decision the tests compare.
+type decisionLine struct {
+	Decision       string `json:"decision"`
+	RiskAtDecision string `json:"riskAtDecision"`
+	SourcedFrom    string `json:"sourcedFrom"`
+	Error          string `json:"error"`
+}
+
+func parseLines(t *testing.T, out string) ([]decisionLine, []map[string]any) {
+	t.Helper()
+	var ds []decisionLine
+	var raw []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var d decisionLine
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &d); err != nil {
+			t.Fatalf("output line %q is not JSON: %v", l, err)
+		}
+		_ = json.Unmarshal([]byte(l), &m)
+		if d.Error != "" {
+			d.Error = "error"
+		}
+		ds = append(ds, d)
+		raw = append(raw, m)
+	}
+	return ds, raw
+}
+
+// fakeHome makes a home directory with ~/.ssh and a project whose "keys"
+// entry is a symbolic link into it, and points HOME at it.
+func fakeHome(t *testing.T) (home, proj string) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home = filepath.Join(dir, "home")
+	proj = filepath.Join(home, "proj")
+	for _, d := range []string{filepath.Join(home, ".ssh"), proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(proj, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	return home, proj
+}
+
+func TestCheckSingle(t *testing.T) {
+	_, proj := fakeHome(t)
+	tests := []struct {
+		name string
+		args []string
+		want decisionLine
+	}{
+		{"read in cwd", []string{"--tool", "read_file", "--args", `{"path":"README.md"}`},
+			decisionLine{Decision: "allow", RiskAtDecision: "read", SourcedFrom: "default"}},
+		{"read ssh", []string{"--tool", "read_file", "--args", `{"path":"~/.ssh/id_rsa"}`},
+			decisionLine{Decision: "deny", RiskAtDecision: "credential", SourcedFrom: "default"}},
+		{"symlink to ssh resolved", []string{"--tool", "read_file", "--args", `{"path":"keys/id_rsa"}`},
+			decisionLine{Decision: "deny", RiskAtDecision: "credential", SourcedFrom: "default"}},
+		{"plan mode write", []string{"--tool", "write_file", "--args", `{"path":"a","content":""}`, "--mode", "plan"},
+			decisionLine{Decision: "deny", RiskAtDecision: "write", SourcedFrom: "mode"}},
+		{"shell", []string{"--tool", "shell", "--args", `{"command":"go test ./..."}`},
+			decisionLine{Decision: "ask", RiskAtDecision: "execute", SourcedFrom: "default"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := runCheckCLI(t, "", append([]string{"check", "--cwd", proj}, tc.args...)...)
+			if err != nil {
+				t.Fatalf("check: %v (output %q)", err, out)
+			}
+			got, raw := parseLines(t, out)
+			if diff := gocmp.Diff([]decisionLine{tc.want}, got); diff != "" {
+				t.Errorf("decision mismatch (-want +got):\n%s\n%s", diff, out)
+			}
+			for _, k := range []string{"decision", "riskAtDecision", "reason", "sourcedFrom", "findings"} {
+				if _, ok := raw[0][k]; !ok {
+					t.Errorf("output lacks %q: %s", k, out)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckPolicyFile(t *testing.T) {
+	_, proj := fakeHome(t)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(pol, []byte(`{"version":1,"rules":[{"id":"tests","tool":"shell","command":"go test","decision":"allow"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCheckCLI(t, "", "check", "--cwd", proj, "--policy", pol, "--tool", "shell", "--args", `{"command":"go test ./..."}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Decision string
+		Rule     struct{ ID, Level, Source string }
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Decision != "allow" || d.Rule.ID != "tests" || d.Rule.Level != "flag" || d.Rule.Source != pol {
+		t.Errorf("got %s", out)
+	}
+
+	if err := os.WriteFile(pol, []byte(`{"version":1,"rules":[{"id":"x","tool":"shell","decision":"maybe"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCheckCLI(t, "", "check", "--cwd", proj, "--policy", pol, "--tool", "shell", "--args", `{}`); err == nil || !strings.Contains(err.Error(), "decision") {
+		t.Errorf("a bad rule must fail with its field named, got %v", err)
+	}
+}
+
+func TestCheckJSONL(t *testing.T) {
+	_, proj := fakeHome(t)
+	in := strings.Join([]string{
+		`{"tool":"read_file","args":{"path":"README.md"}}`,
+		`{"tool":"shell","args":{"command":"ls"},"cwd":"` + proj + `"}`,
+		`not json`,
+		`{"tool":"nope","args":{}}`,
+		``,
+		`{"tool":"read_file","args":{"path":"keys/id_rsa"},"cwd":"` + proj + `"}`,
+		`{"tool":"read_file","args":["x"]}`,
+		`{"tool":"read_file","args":{"path":"/tmp/x"},"cwd":"/does/not/exist"}`,
+	}, "\n")
+	out, err := runCheckCLI(t, in, "check", "--jsonl", "--cwd", proj)
+	var ex *exitError
+	if !errors.As(err, &ex) || ex.code != 1 {
+		t.Fatalf("want exit status 1 after malformed lines, got %v", err)
+	}
+	got, _ := parseLines(t, out)
+	want := []decisionLine{
+		{Decision: "allow", RiskAtDecision: "read", SourcedFrom: "default"},
+		{Decision: "ask", RiskAtDecision: "execute", SourcedFrom: "default"},
+		{Error: "error"},
+		{Error: "error"},
+		{Decision: "deny", RiskAtDecision: "credential", SourcedFrom: "default"},
+		{Error: "error"},
+		{Decision: "ask", RiskAtDecision: "write", SourcedFrom: "default"},
+	}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("jsonl mismatch (-want +got):\n%s\n%s", diff, out)
+	}
+	if !strings.Contains(out, `unknown tool \"nope\"`) {
+		t.Errorf("the unknown tool line must name it: %s", out)
+	}
+}
+
+func TestCheckJSONLAllGood(t *testing.T) {
+	_, proj := fakeHome(t)
+	out, err := runCheckCLI(t, `{"tool":"list_files","args":{}}`+"\n", "check", "--jsonl", "--cwd", proj)
+	if err != nil {
+		t.Fatalf("check --jsonl: %v", err)
+	}
+	if got, _ := parseLines(t, out); len(got) != 1 || got[0].Decision != "allow" {
+		t.Errorf("got %s", out)
+	}
+}
+
+func TestCheckUnknownTool(t *testing.T) {
+	_, proj := fakeHome(t)
+	out, err := runCheckCLI(t, "", "check", "--cwd", proj, "--tool", "rm_everything")
+	var ex *exitError
+	if !errors.As(err, &ex) || ex.code != 1 || !strings.Contains(out, "unknown tool") {
+		t.Errorf("got %v, %q", err, out)
+	}
+}
