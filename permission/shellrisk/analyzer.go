@@ -53,8 +53,10 @@ type variable struct {
 
 // input is where a command's standard input comes from.
 type input struct {
-	kind inputKind
-	word *syntax.Word // here-document body or here-string
+	kind  inputKind
+	text  string    // the input, when known statically
+	known bool      // text is the whole input
+	sp    risk.Span // where the text comes from
 }
 
 type inputKind uint8

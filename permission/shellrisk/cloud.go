@@ -18,6 +18,19 @@ func verbs(c *call) []arg {
 	return out
 }
 
+// firstVerb returns the first operand that is one of the known verbs; the
+// values of options written as separate words cannot then be taken for one.
+func firstVerb(c *call, known ...string) string {
+	for _, x := range c.args[1:] {
+		for _, k := range known {
+			if x.s == k {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
 func hasArg(c *call, pred func(string) bool) (arg, bool) {
 	for _, x := range c.args[1:] {
 		if pred(x.s) {
@@ -31,11 +44,10 @@ func hasArg(c *call, pred func(string) bool) (arg, bool) {
 func ruleKubectl(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	a.network(c.sp, quote(name), name+" talks to a Kubernetes cluster over the network")
-	vs := verbs(c)
-	if len(vs) == 0 {
-		return
-	}
-	switch v := vs[0].s; v {
+	v := firstVerb(c, "delete", "drain", "cordon", "taint", "uncordon", "replace", "apply", "patch", "rollout", "set",
+		"edit", "label", "annotate", "create", "run", "expose", "autoscale", "scale", "exec", "attach", "debug", "cp",
+		"port-forward", "proxy")
+	switch v {
 	case "delete", "drain", "cordon", "taint", "uncordon":
 		a.find(risk.Destructive, c.sp, name+" "+v+" removes or disrupts workloads in the cluster")
 	case "replace", "apply", "patch", "rollout", "set", "edit", "label", "annotate", "create", "run", "expose", "autoscale":
@@ -54,11 +66,7 @@ func ruleKubectl(a *analyzer, c *call) {
 // ruleHelm: uninstalling and rolling back releases destroys state.
 func ruleHelm(a *analyzer, c *call) {
 	a.network(c.sp, "`helm`", "helm talks to a Kubernetes cluster and chart repositories over the network")
-	vs := verbs(c)
-	if len(vs) == 0 {
-		return
-	}
-	switch v := vs[0].s; v {
+	switch v := firstVerb(c, "uninstall", "delete", "del", "un", "rollback", "upgrade", "install"); v {
 	case "uninstall", "delete", "del", "un", "rollback":
 		a.find(risk.Destructive, c.sp, "helm "+v+" removes or reverts a release in the cluster")
 	case "upgrade", "install":
@@ -111,7 +119,9 @@ func ruleDocker(a *analyzer, c *call) {
 	case v == "rm" || v == "rmi" || v == "kill" || v == "prune" || obj == "rm" || obj == "prune" || obj == "remove" || obj == "kill":
 		a.find(risk.Destructive, c.sp, name+" "+v+" deletes containers, images, volumes or networks")
 	case v == "compose" && (obj == "down" || obj == "rm"):
-		if _, ok := hasArg(c, func(s string) bool { return s == "-v" || s == "--volumes" || strings.HasPrefix(s, "--rmi") || obj == "rm" }); ok {
+		if _, ok := hasArg(c, func(s string) bool {
+			return s == "-v" || s == "--volumes" || strings.HasPrefix(s, "--rmi") || obj == "rm"
+		}); ok {
 			a.find(risk.Destructive, c.sp, name+" compose "+obj+" deletes containers together with their volumes or images")
 		}
 	case v == "push" || v == "login":

@@ -367,8 +367,13 @@ func ruleWrite(a *analyzer, c *call) {
 				a.access(y, c.cwd, false, false)
 			case "of":
 				a.access(y, c.cwd, true, false)
-				if p := resolve(v, c.cwd); isBlockDevice(p) && !x.dyn {
+				p := resolve(v, c.cwd)
+				switch {
+				case isHarmlessDevice(p):
+				case isBlockDevice(p) && !x.dyn:
 					a.find(risk.Destructive, x.sp, "dd writes straight to the disk "+p+", destroying what is on it")
+				default:
+					a.find(risk.Destructive, x.sp, "dd overwrites "+quote(v)+" in place, destroying what was in it")
 				}
 			}
 		}
@@ -492,6 +497,14 @@ func ruleTar(a *analyzer, c *call) {
 		}
 	}
 	if !extract {
+		// Creating or listing: the operands are read.
+		_, ops := opts{short: "fCbTXgKLNV", long: []string{"file", "directory", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode"}}.scan(c.args)
+		for i, x := range ops {
+			if i == 0 && !strings.HasPrefix(c.args[1].s, "-") && x.sp == c.args[1].sp {
+				continue // old-style cluster
+			}
+			a.access(x, c.cwd, false, false)
+		}
 		return
 	}
 	a.find(risk.Write, c.sp, "tar extraction creates and overwrites files")

@@ -32,6 +32,7 @@ func (a *analyzer) gitGlobal(c *call) (int, string) {
 		switch {
 		case s == "-C":
 			if d, ok := next(); ok {
+				a.access(d, cwd, false, false)
 				cwd = a.chdir(d, cwd)
 			}
 		case s == "-c":
@@ -49,11 +50,18 @@ func (a *analyzer) gitGlobal(c *call) (int, string) {
 			a.find(risk.Execute, x.sp, "git --exec-path makes git run its subcommands from another directory")
 		case s == "--git-dir" || s == "--work-tree" || s == "--namespace" || s == "--super-prefix" || s == "--list-cmds":
 			d, _ := next()
+			if s == "--git-dir" || s == "--work-tree" {
+				a.access(d, cwd, false, false)
+			}
 			if s == "--work-tree" {
 				cwd = a.chdir(d, cwd)
 			}
+		case strings.HasPrefix(s, "--git-dir="):
+			a.access(arg{s: s[len("--git-dir="):], sp: x.sp}, cwd, false, false)
 		case strings.HasPrefix(s, "--work-tree="):
-			cwd = a.chdir(arg{s: s[len("--work-tree="):], sp: x.sp}, cwd)
+			d := arg{s: s[len("--work-tree="):], sp: x.sp}
+			a.access(d, cwd, false, false)
+			cwd = a.chdir(d, cwd)
 		}
 	}
 	return i, cwd

@@ -9,15 +9,12 @@ import (
 // shellStdin judges a shell that reads its code from standard input.
 func (a *analyzer) shellStdin(c *call, what string) {
 	switch c.in.kind {
-	case inHere:
-		x := a.arg(c.in.word)
-		if x.dyn {
-			a.opaque(x.sp, what+" runs code built at run time from a here-document")
+	case inHere, inPipe:
+		if !c.in.known {
+			a.opaque(c.sp, what+" runs code that is built at run time or arrives through a pipe, which cannot be checked before it runs")
 			return
 		}
-		a.reparse(x.s, x.sp, false)
-	case inPipe:
-		a.opaque(c.sp, what+" runs code that arrives through a pipe, which cannot be checked before it runs")
+		a.reparse(c.in.text, c.in.sp, false)
 	case inFile:
 		a.find(risk.Execute, c.sp, what+" runs a script read from a file, whose contents are not checked")
 	}

@@ -95,7 +95,7 @@ func ruleFor(name string) rule {
 		return ruleTerraform
 	case "docker", "podman", "nerdctl":
 		return ruleDocker
-	case "aws", "gcloud", "gsutil", "az", "doctl", "flyctl", "heroku", "vercel", "netlify", "firebase", "pulumi":
+	case "gh", "glab", "aws", "gcloud", "gsutil", "az", "doctl", "flyctl", "heroku", "vercel", "netlify", "firebase", "pulumi":
 		return ruleCloud
 	case "crontab":
 		return ruleCrontab

@@ -76,10 +76,13 @@ func ruleSQL(a *analyzer, c *call) {
 	}
 	if len(code) == 0 {
 		switch c.in.kind {
-		case inHere:
-			x := a.arg(c.in.word)
-			code = []arg{x}
-		case inPipe, inFile:
+		case inHere, inPipe:
+			if c.in.known {
+				code = []arg{{s: c.in.text, sp: c.in.sp}}
+				break
+			}
+			a.find(risk.Execute, c.sp, name+" runs statements read from its input, which are not checked")
+		case inFile:
 			a.find(risk.Execute, c.sp, name+" runs statements read from its input, which are not checked")
 		}
 	}

@@ -99,7 +99,7 @@ func (a *analyzer) binary(c *syntax.BinaryCmd, in input) {
 		sv := a.save()
 		a.stmt(c.X, in)
 		a.restore(sv)
-		a.stmt(c.Y, input{kind: inPipe})
+		a.stmt(c.Y, a.pipeInput(c.X))
 		a.restore(sv)
 	case syntax.AndStmt:
 		a.stmt(c.X, in)
@@ -151,9 +151,9 @@ func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
 		a.words(r.Hdoc)
-		return input{kind: inHere, word: r.Hdoc}, true
+		return a.hereInput(r.Hdoc, false), true
 	case syntax.WordHdoc:
-		return input{kind: inHere, word: r.Word}, true
+		return a.hereInput(r.Word, true), true
 	}
 	if r.Word == nil {
 		return input{}, false
@@ -175,6 +175,18 @@ func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 	a.device(x, true)
 	a.access(x, a.cwd, true, false)
 	return input{}, false
+}
+
+// hereInput is the standard input a here-document or here-string gives.
+func (a *analyzer) hereInput(w *syntax.Word, herestring bool) input {
+	if w == nil {
+		return input{kind: inHere, known: true}
+	}
+	x := a.arg(w)
+	if herestring {
+		x.s += "\n"
+	}
+	return input{kind: inHere, text: x.s, known: !x.dyn, sp: x.sp}
 }
 
 // device judges redirections to special files: network sockets and disks.
@@ -393,4 +405,102 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// pipeInput is what the left side of a pipe writes, when it is a plain echo,
+// printf or cat of a here-document whose output is known statically.
+func (a *analyzer) pipeInput(s *syntax.Stmt) input {
+	in := input{kind: inPipe}
+	ce, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return in
+	}
+	args := a.args(ce.Args)
+	for _, x := range args {
+		if x.dyn {
+			return in
+		}
+	}
+	sp := a.span(s)
+	switch programName(args[0].s) {
+	case "echo":
+		text, ok := echoText(args[1:])
+		return input{kind: inPipe, text: text, known: ok, sp: sp}
+	case "printf":
+		text, ok := printfText(args[1:])
+		return input{kind: inPipe, text: text, known: ok, sp: sp}
+	case "cat":
+		if len(args) > 1 {
+			return in
+		}
+		for _, r := range s.Redirs {
+			switch r.Op {
+			case syntax.Hdoc, syntax.DashHdoc:
+				h := a.hereInput(r.Hdoc, false)
+				h.kind = inPipe
+				return h
+			case syntax.WordHdoc:
+				h := a.hereInput(r.Word, true)
+				h.kind = inPipe
+				return h
+			}
+		}
+	}
+	return in
+}
+
+// echoText is what echo prints for static arguments.
+func echoText(args []arg) (string, bool) {
+	escapes := false
+	for len(args) > 0 && len(args[0].s) > 1 && args[0].s[0] == '-' && strings.Trim(args[0].s[1:], "neE") == "" {
+		escapes = escapes || strings.ContainsRune(args[0].s, 'e')
+		args = args[1:]
+	}
+	var b strings.Builder
+	for i, x := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if escapes {
+			b.WriteString(ansiC(x.s))
+		} else {
+			b.WriteString(x.s)
+		}
+	}
+	return b.String(), true
+}
+
+// printfText is what printf prints for a format using only %s, %b and %%.
+func printfText(args []arg) (string, bool) {
+	if len(args) == 0 {
+		return "", false
+	}
+	format, rest := ansiC(args[0].s), args[1:]
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			b.WriteByte(format[i])
+			continue
+		}
+		if i+1 >= len(format) {
+			return "", false
+		}
+		i++
+		switch format[i] {
+		case '%':
+			b.WriteByte('%')
+		case 's', 'b':
+			if len(rest) > 0 {
+				v := rest[0].s
+				if format[i] == 'b' {
+					v = ansiC(v)
+				}
+				b.WriteString(v)
+				rest = rest[1:]
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), len(rest) == 0
 }

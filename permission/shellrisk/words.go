@@ -24,6 +24,10 @@ type arg struct {
 func (a *analyzer) args(ws []*syntax.Word) []arg {
 	out := make([]arg, 0, len(ws))
 	for _, w := range ws {
+		if a.hasIFS(w) {
+			out = a.ifsSplit(out, w)
+			continue
+		}
 		if hasBrace(w) && syntax.SplitBraces(w) {
 			out = a.braceArgs(out, w)
 			continue
@@ -80,6 +84,7 @@ func (a *analyzer) part(b *strings.Builder, x *arg, p syntax.WordPart, first, mo
 		}
 	case *syntax.ParamExp:
 		if v, ok := a.param(p); ok {
+			x.glob = x.glob || v == "*"
 			b.WriteString(v)
 		} else {
 			x.dyn = true
@@ -99,6 +104,12 @@ func (a *analyzer) param(p *syntax.ParamExp) (string, bool) {
 	if p.Param == nil || p.Excl || p.Length || p.Width || p.Index != nil || p.Slice != nil ||
 		p.Repl != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil || len(p.Modifiers) > 0 {
 		return "", false
+	}
+	switch p.Param.Value {
+	case "$", "BASHPID", "PPID", "!":
+		if p.Exp == nil {
+			return "*", true // some process id: judged as any
+		}
 	}
 	v, ok := a.lookup(p.Param.Value)
 	if p.Exp != nil {
@@ -247,6 +258,44 @@ func seqAlts(be *syntax.BraceExp) ([]arg, bool) {
 		}
 	}
 	return out, true
+}
+
+// hasIFS reports an unquoted $IFS in a word while IFS has its default value:
+// the shell splits the word there, so rm${IFS}-rf${IFS}x is rm -rf x.
+func (a *analyzer) hasIFS(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if pe, ok := p.(*syntax.ParamExp); ok && isIFS(pe) {
+			for _, v := range a.vars {
+				if v.name == "IFS" {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func isIFS(pe *syntax.ParamExp) bool {
+	return pe.Param != nil && pe.Param.Value == "IFS" && pe.Exp == nil && pe.Repl == nil && pe.Slice == nil &&
+		pe.Index == nil && !pe.Length && !pe.Excl
+}
+
+// ifsSplit appends the fields of a word split at its unquoted $IFS parts.
+func (a *analyzer) ifsSplit(out []arg, w *syntax.Word) []arg {
+	start := 0
+	for i := 0; i <= len(w.Parts); i++ {
+		if i < len(w.Parts) {
+			if pe, ok := w.Parts[i].(*syntax.ParamExp); !ok || !isIFS(pe) {
+				continue
+			}
+		}
+		if i > start {
+			out = append(out, a.arg(&syntax.Word{Parts: w.Parts[start:i]}))
+		}
+		start = i + 1
+	}
+	return out
 }
 
 func hasBrace(w *syntax.Word) bool {
