@@ -212,7 +212,7 @@ func TestCheck(t *testing.T) {
 			want: outcome{permission.Ask, risk.Destructive, permission.FromOverride, "all-shell"}, reasonHas: "destructive calls are asked every time"},
 		{name: "deny tightens destructive", req: newReq(t, "shell", args{"command": "rm -rf dist"}, withRules(t, permission.Rule{ID: "no-rm", Tool: "shell", Command: "rm", Decision: permission.Deny})),
 			want: outcome{permission.Deny, risk.Destructive, permission.FromOverride, "no-rm"}},
-		{name: "allow cannot allow opaque", req: newReq(t, "shell", args{"command": "eval x"}, withRules(t, allowShell)),
+		{name: "allow cannot allow opaque", req: newReq(t, "shell", args{"command": "eval \"$X\""}, withRules(t, allowShell)),
 			want: outcome{permission.Ask, risk.Execute, permission.FromDefault, ""}, reasonHas: "cannot be judged statically"},
 		{name: "allow cannot allow parse failure", req: newReq(t, "shell", args{"command": "npm test (("}, withRules(t, allowShell)),
 			want: outcome{permission.Ask, risk.Execute, permission.FromDefault, ""}},

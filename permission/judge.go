@@ -64,6 +64,9 @@ func (j *judge) run(req *Request) {
 			j.notString(name)
 		}
 	}
+	if t.GlobArg != "" {
+		j.glob(t)
+	}
 	if t.CommandArg != "" {
 		j.shellCall(t)
 	}
@@ -80,6 +83,13 @@ func (j *judge) run(req *Request) {
 	}
 	if t.HeadersArg != "" {
 		j.headers(t.HeadersArg, req.Args[t.HeadersArg])
+	}
+	if t.BodyArg != "" {
+		if s, ok := req.Args[t.BodyArg].(string); ok {
+			if start, end, what, found := findSecret(s); found {
+				j.find(risk.Credential, t.BodyArg, risk.Span{Start: start, End: end}, "", "the body contains "+what+", which would leave the machine")
+			}
+		}
 	}
 	j.judgePaths()
 	if len(j.findings) > 1 {
@@ -161,6 +171,43 @@ func (j *judge) shellCall(t *ToolInfo) {
 				j.paths = append(j.paths, pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: dir, write: a.Write || a.Delete})
 			}
 		}
+	}
+}
+
+// glob judges a file-name glob under the first path argument: a glob aimed
+// at credential files is credential, and the directory it starts from is
+// judged like a path ("../../.ssh/*" starts in ~/.ssh).
+func (j *judge) glob(t *ToolInfo) {
+	v, ok := j.req.Args[t.GlobArg]
+	if !ok {
+		return
+	}
+	g, isStr := v.(string)
+	if !isStr {
+		j.notString(t.GlobArg)
+		return
+	}
+	sp := risk.Span{End: len(g)}
+	if name, hit := pathrisk.GlobTargetsCredential(g); hit {
+		j.find(risk.Credential, t.GlobArg, sp, g, "matches credential files such as "+quoteText(name))
+	}
+	root := pathrisk.GlobRoot(g)
+	if root == "" || len(t.PathArgs) == 0 {
+		return
+	}
+	base := "."
+	if s, ok := j.req.Args[t.PathArgs[0]].(string); ok {
+		base = s
+	}
+	dir, ok := pathrisk.Canonical(base, j.env)
+	if !ok {
+		return
+	}
+	if root[0] != '/' {
+		root = dir + "/" + root
+	}
+	if c, ok := pathrisk.Canonical(root, j.env); ok {
+		j.paths = append(j.paths, pathFact{arg: t.GlobArg, span: sp, raw: g, canon: c})
 	}
 }
 

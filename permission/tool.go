@@ -78,6 +78,13 @@ type ToolInfo struct {
 	URLArg string `json:"urlArg,omitempty"`
 	// HeadersArg names the argument holding request headers (an object).
 	HeadersArg string `json:"headersArg,omitempty"`
+	// BodyArg names the argument holding data sent away; secrets in it
+	// make the call credential.
+	BodyArg string `json:"bodyArg,omitempty"`
+	// GlobArg names an argument holding a glob of file names under the
+	// first path argument (list_files, search_text); the files it may match
+	// are judged like paths.
+	GlobArg string `json:"globArg,omitempty"`
 	// Schema is the JSON Schema (JSON text) of the arguments, used by the
 	// router to validate a call before it reaches the engine. The engine
 	// does not read it.
@@ -99,9 +106,9 @@ var builtins = [...]ToolInfo{
 	{Name: "read_file", Risk: risk.Read, AllowedModes: readModes, Kind: KindRead,
 		PathArgs: []string{"path"}, Schema: schemaReadFile},
 	{Name: "list_files", Risk: risk.Read, AllowedModes: readModes, Kind: KindSearch,
-		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaListFiles},
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, GlobArg: "glob", Schema: schemaListFiles},
 	{Name: "search_text", Risk: risk.Read, AllowedModes: readModes, Kind: KindSearch,
-		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaSearchText},
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, GlobArg: "glob", Schema: schemaSearchText},
 	{Name: "get_diagnostics", Risk: risk.Read, AllowedModes: readModes, Kind: KindRead,
 		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaGetDiagnostics},
 	{Name: "write_file", Risk: risk.Write, AllowedModes: otherModes, Kind: KindEdit,
@@ -115,7 +122,7 @@ var builtins = [...]ToolInfo{
 	{Name: "http_get", Risk: risk.Network, AllowedModes: otherModes, Kind: KindFetch,
 		URLArg: "url", HeadersArg: "headers", Schema: schemaHTTPGet},
 	{Name: "http_post", Risk: risk.Network, AllowedModes: otherModes, Kind: KindFetch,
-		URLArg: "url", HeadersArg: "headers", Schema: schemaHTTPPost},
+		URLArg: "url", HeadersArg: "headers", BodyArg: "body", Schema: schemaHTTPPost},
 }
 
 // Builtins returns the built-in tools in the order of DESIGN.md §2. The

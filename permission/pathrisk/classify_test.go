@@ -233,3 +233,23 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+func TestGlobTargetsCredential(t *testing.T) {
+	t.Parallel()
+	for glob, want := range map[string]bool{
+		".env*": true, "**/.env": true, "**/id_*": true, "*.pem": true, "*.{go,env}": true, "*.{go,ts}": false,
+		"{.env,x}": true, "*": false, "**": false, "**/*.go": false, "src/*.ts": false,
+		"*rc": true, "secrets/*.KEY": true,
+	} {
+		if _, got := pathrisk.GlobTargetsCredential(glob); got != want {
+			t.Errorf("GlobTargetsCredential(%q) = %v, want %v", glob, got, want)
+		}
+	}
+	for glob, want := range map[string]string{
+		"*.go": "", "../../.ssh/*": "../../.ssh", "src/**/x": "src", "a/b": "a/b",
+	} {
+		if got := pathrisk.GlobRoot(glob); got != want {
+			t.Errorf("GlobRoot(%q) = %q, want %q", glob, got, want)
+		}
+	}
+}
