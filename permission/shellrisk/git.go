@@ -307,8 +307,15 @@ func (g gitCall) judge() {
 			g.destroy(c.sp, "git rm deletes files from the working tree")
 		}
 	case "rebase":
-		if x, ok := g.has(func(s string) bool { return gitShort(s, 'x') || gopt(s, "--exec", 4) }); ok {
-			a.find(risk.Execute, x.sp, "git rebase --exec runs a shell command after each commit")
+		for i, x := range g.rest {
+			if x.s == "-x" || x.s == "--exec" || strings.HasPrefix(x.s, "--exec=") {
+				a.find(risk.Execute, x.sp, "git rebase --exec runs a shell command after each commit")
+				code := arg{s: strings.TrimPrefix(x.s, "--exec="), sp: x.sp, dyn: x.dyn}
+				if !strings.HasPrefix(x.s, "--exec=") && i+1 < len(g.rest) {
+					code = g.rest[i+1]
+				}
+				a.shellWords(c, []arg{code})
+			}
 		}
 		g.write("git rebase rewrites commits of the current branch")
 	case "bisect":
