@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -92,25 +93,13 @@ func Seal(d Draft, seq uint64, prevHash string) (Event, error) {
 		Payload:   payload,
 		PrevHash:  prevHash,
 	}
-	e.Hash = e.ComputeHash()
+	e.Hash = hashOf(e.canonicalBytes(payload))
 	return e, nil
 }
 
 // NormalizeTime returns t in UTC, truncated to microseconds, without a
 // monotonic clock reading.
 func NormalizeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
-
-// hashInput is the envelope without its hash, in a fixed field order.
-type hashInput struct {
-	V         int             `json:"v"`
-	Seq       uint64          `json:"seq"`
-	SessionID string          `json:"sessionId"`
-	TurnID    string          `json:"turnId"`
-	Type      Type            `json:"type"`
-	TS        string          `json:"ts"`
-	Payload   json.RawMessage `json:"payload"`
-	PrevHash  string          `json:"prevHash"`
-}
 
 // CanonicalBytes is the encoding the hash is computed over: the envelope's
 // fields except hash, in a fixed order, compact, no HTML escaping, with the
@@ -123,14 +112,36 @@ func (e Event) CanonicalBytes() []byte {
 		// instead of panicking on tampered data.
 		payload, _ = json.Marshal(string(e.Payload))
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(hashInput{
-		V: e.V, Seq: e.Seq, SessionID: e.SessionID, TurnID: e.TurnID, Type: e.Type,
-		TS: e.TS.UTC().Format(TimeFormat), Payload: payload, PrevHash: e.PrevHash,
-	})
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return e.canonicalBytes(payload)
+}
+
+// canonicalBytes encodes the envelope around an already canonical payload.
+func (e Event) canonicalBytes(payload json.RawMessage) []byte {
+	b := make([]byte, 0, 256+len(payload))
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(e.V), 10)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, e.Seq, 10)
+	b = append(b, `,"sessionId":`...)
+	b = appendJSONString(b, e.SessionID)
+	b = append(b, `,"turnId":`...)
+	b = appendJSONString(b, e.TurnID)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, string(e.Type))
+	b = append(b, `,"ts":"`...)
+	b = e.TS.UTC().AppendFormat(b, TimeFormat)
+	b = append(b, `","payload":`...)
+	b = append(b, payload...)
+	b = append(b, `,"prevHash":`...)
+	b = appendJSONString(b, e.PrevHash)
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json does
+// with HTML escaping off (so a canonical payload and the envelope agree).
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := marshalNoEscape(s)
+	return append(b, q...)
 }
 
 // TimeFormat is how ts is written in canonical bytes: RFC 3339, UTC, with
@@ -138,8 +149,10 @@ func (e Event) CanonicalBytes() []byte {
 const TimeFormat = "2006-01-02T15:04:05.000000Z07:00"
 
 // ComputeHash returns the hex SHA-256 of the event's canonical bytes.
-func (e Event) ComputeHash() string {
-	sum := sha256.Sum256(e.CanonicalBytes())
+func (e Event) ComputeHash() string { return hashOf(e.CanonicalBytes()) }
+
+func hashOf(b []byte) string {
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 

@@ -52,6 +52,38 @@ type Store struct {
 	mu      sync.RWMutex // guards closed against sends on reqs
 	closed  bool
 	writerD chan struct{}
+
+	// Owned by the writer goroutine.
+	stmts       writerStmts
+	heads       map[string]head // session heads as of dataVersion
+	dataVersion int64
+}
+
+// writerStmts are prepared once on the writer connection: parsing SQL on
+// every append would cost more than the insert itself.
+type writerStmts struct {
+	insert, upsertSession, head, dataVersion, stored *sql.Stmt
+}
+
+func (s *Store) prepareStmts(ctx context.Context) error {
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&s.stmts.insert, `INSERT INTO events (session_id, seq, v, turn_id, type, ts, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?)`},
+		{&s.stmts.upsertSession, `INSERT INTO sessions (session_id, created_at, updated_at, last_seq, head_hash) VALUES (?,?,?,?,?)
+			ON CONFLICT (session_id) DO UPDATE SET updated_at = excluded.updated_at, last_seq = excluded.last_seq, head_hash = excluded.head_hash`},
+		{&s.stmts.head, `SELECT last_seq, head_hash, created_at FROM sessions WHERE session_id = ?`},
+		{&s.stmts.dataVersion, `PRAGMA data_version`},
+		{&s.stmts.stored, `SELECT ` + columns + ` FROM events WHERE session_id = ? AND seq = ?`},
+	} {
+		st, err := s.w.PrepareContext(ctx, p.q)
+		if err != nil {
+			return explain(s.path, "preparing event log statements", err)
+		}
+		*p.dst = st
+	}
+	return nil
 }
 
 var _ eventlog.Store = (*Store)(nil)
@@ -98,6 +130,10 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		s.w.SetConnMaxLifetime(0)
 		s.w.SetConnMaxIdleTime(0)
 		if err := s.prepare(ctx); err != nil {
+			s.w.Close()
+			return nil, err
+		}
+		if err := s.prepareStmts(ctx); err != nil {
 			s.w.Close()
 			return nil, err
 		}
@@ -314,7 +350,6 @@ type head struct {
 	seq     uint64
 	hash    string
 	created string
-	known   bool // a row exists in sessions
 	dirty   bool
 }
 
@@ -338,6 +373,17 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 		return fail(err)
 	}
 	defer tx.Rollback()
+	// Under the write lock: if another connection (another process) has
+	// committed since our last commit, our cached heads may be stale.
+	var dv int64
+	if err := tx.StmtContext(ctx, s.stmts.dataVersion).QueryRowContext(ctx).Scan(&dv); err != nil {
+		return fail(err)
+	}
+	if dv != s.dataVersion || s.heads == nil {
+		s.heads = map[string]head{}
+		s.dataVersion = dv
+	}
+	insert := tx.StmtContext(ctx, s.stmts.insert)
 	heads := map[string]*head{}
 	var committed []event.Event
 	var fresh []int // indexes of results that are new events
@@ -359,8 +405,7 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 			results[i] = appendRes{err: fmt.Errorf("append: %w", err)}
 			continue
 		}
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO events (session_id, seq, v, turn_id, type, ts, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?)`,
+		if _, err := insert.ExecContext(ctx,
 			e.SessionID, e.Seq, e.V, e.TurnID, string(e.Type), e.TS.Format(event.TimeFormat), []byte(e.Payload), e.PrevHash, e.Hash); err != nil {
 			return fail(err)
 		}
@@ -373,6 +418,7 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 		fresh = append(fresh, i)
 	}
 	now := ""
+	upsert := tx.StmtContext(ctx, s.stmts.upsertSession)
 	for id, h := range heads {
 		if !h.dirty {
 			continue
@@ -380,10 +426,7 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 		if now == "" {
 			now = event.NormalizeTime(time.Now()).Format(event.TimeFormat)
 		}
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO sessions (session_id, created_at, updated_at, last_seq, head_hash) VALUES (?,?,?,?,?)
-			 ON CONFLICT (session_id) DO UPDATE SET updated_at = excluded.updated_at, last_seq = excluded.last_seq, head_hash = excluded.head_hash`,
-			id, h.created, now, h.seq, h.hash); err != nil {
+		if _, err := upsert.ExecContext(ctx, id, h.created, now, h.seq, h.hash); err != nil {
 			return fail(err)
 		}
 	}
@@ -391,25 +434,31 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 		for _, i := range fresh {
 			results[i] = appendRes{}
 		}
+		s.heads = nil // unknown state: re-read heads next time
 		return fail(err)
+	}
+	for id, h := range heads {
+		h.dirty = false
+		s.heads[id] = *h
 	}
 	return results, committed
 }
 
-// head returns the session's current head, read under the write lock so
-// that appends from other processes are chained correctly.
+// head returns the session's current head: from the cache when no other
+// connection has committed since, else read under the write lock, so that
+// appends from other processes are chained correctly.
 func (s *Store) head(ctx context.Context, tx *sql.Tx, heads map[string]*head, id string) (*head, error) {
 	if h, ok := heads[id]; ok {
 		return h, nil
 	}
+	if h, ok := s.heads[id]; ok {
+		heads[id] = &h
+		return &h, nil
+	}
 	h := &head{hash: event.GenesisHash}
-	err := tx.QueryRowContext(ctx, `SELECT last_seq, head_hash, created_at FROM sessions WHERE session_id = ?`, id).Scan(&h.seq, &h.hash, &h.created)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
+	err := tx.StmtContext(ctx, s.stmts.head).QueryRowContext(ctx, id).Scan(&h.seq, &h.hash, &h.created)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
-	default:
-		h.known = true
 	}
 	heads[id] = h
 	return h, nil
@@ -417,7 +466,7 @@ func (s *Store) head(ctx context.Context, tx *sql.Tx, heads map[string]*head, id
 
 // idempotent answers a retried append whose seq is already stored.
 func (s *Store) idempotent(ctx context.Context, tx *sql.Tx, d event.Draft) appendRes {
-	row := tx.QueryRowContext(ctx, `SELECT `+columns+` FROM events WHERE session_id = ? AND seq = ?`, d.SessionID, d.Seq)
+	row := tx.StmtContext(ctx, s.stmts.stored).QueryRowContext(ctx, d.SessionID, d.Seq)
 	stored, err := scanEvent(row, d.SessionID)
 	if err != nil {
 		return appendRes{err: fmt.Errorf("append retry of seq %d: %w", d.Seq, err)}
@@ -565,6 +614,11 @@ func (s *Store) Close() error {
 	<-s.writerD
 	s.hub.CloseAll()
 	var errs []error
+	for _, st := range []*sql.Stmt{s.stmts.insert, s.stmts.upsertSession, s.stmts.head, s.stmts.dataVersion, s.stmts.stored} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
 	if s.w != nil {
 		errs = append(errs, s.w.Close())
 	}

@@ -3,6 +3,7 @@ package sqlitestore_test
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/custom-agent/custom-agent/eventlog"
@@ -21,4 +22,58 @@ func openTemp(t testing.TB) *sqlitestore.Store {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) eventlog.Store { return openTemp(t) })
+}
+
+// TestTwoWritersShareOneFile is two processes' stores on one file: each must
+// see the other's appends and keep one gap-free chain per session.
+func TestTwoWritersShareOneFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "events.db")
+	a, err := sqlitestore.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := sqlitestore.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	stores := []*sqlitestore.Store{a, b}
+	for i := 1; i <= 6; i++ {
+		e, err := stores[i%2].Append(context.Background(), storetest.Draft(t, "s", "x", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Seq != uint64(i) {
+			t.Fatalf("append %d by store %d got seq %d", i, i%2, e.Seq)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, s := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				if _, err := s.Append(context.Background(), storetest.Draft(t, "s", "y", i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := a.Verify(context.Background(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range b.Read(context.Background(), "s", 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 106 {
+		t.Fatalf("stored %d events, want 106", n)
+	}
 }

@@ -1,0 +1,182 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+)
+
+// payload1KB makes a user.message whose sealed event is about 1 KB.
+func payload1KB() event.Payload {
+	return event.UserMessagePayload{Content: strings.Repeat("x", 700)}
+}
+
+func reportLatency(b *testing.B, lat []time.Duration, elapsed time.Duration) {
+	slices.Sort(lat)
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkAppend measures durable appends of 1 KB events by 1, 16 and 64
+// concurrent appenders, each on its own session. Compare events/s and p99
+// with BenchmarkFileFdatasync, the floor: the same bytes appended to a plain
+// file with fdatasync after each.
+func BenchmarkAppend(b *testing.B) {
+	for _, n := range []int{1, 16, 64} {
+		b.Run(fmt.Sprintf("appenders=%d", n), func(b *testing.B) {
+			s, err := sqlitestore.Open(context.Background(), filepath.Join(b.TempDir(), "events.db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			drafts := make([]event.Draft, n)
+			for i := range drafts {
+				drafts[i], err = event.NewDraft(fmt.Sprintf("bench-%d", i), "t", time.Now(), payload1KB())
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			lat := make([]time.Duration, b.N)
+			var wg sync.WaitGroup
+			b.ResetTimer()
+			start := time.Now()
+			for a := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := a; i < b.N; i += n {
+						t := time.Now()
+						if _, err := s.Append(context.Background(), drafts[a]); err != nil {
+							b.Error(err)
+							return
+						}
+						lat[i] = time.Since(t)
+					}
+				}()
+			}
+			wg.Wait()
+			elapsed := time.Since(start)
+			b.StopTimer()
+			reportLatency(b, lat, elapsed)
+			b.SetBytes(1024)
+		})
+	}
+}
+
+// BenchmarkFileFdatasync is the floor for one appender: the JSON of a 1 KB
+// event appended to a plain file, with fdatasync after each write.
+func BenchmarkFileFdatasync(b *testing.B) {
+	d, _ := event.NewDraft("bench", "t", time.Now(), payload1KB())
+	e, _ := event.Seal(d, 1, event.GenesisHash)
+	line, _ := json.Marshal(e)
+	line = append(line, '\n')
+	f, err := os.OpenFile(filepath.Join(b.TempDir(), "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	lat := make([]time.Duration, b.N)
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		t := time.Now()
+		if _, err := f.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		if err := syscall.Fdatasync(int(f.Fd())); err != nil {
+			b.Fatal(err)
+		}
+		lat[i] = time.Since(t)
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	reportLatency(b, lat, elapsed)
+	b.SetBytes(int64(len(line)))
+}
+
+var (
+	replayOnce sync.Once
+	replayPath string
+	replayErr  error
+)
+
+// replayFixture builds, once per benchmark binary, a log of 50,000 events in
+// which one session ("replay") has 10,000.
+func replayFixture(b *testing.B) string {
+	replayOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "custom-agent-replay-")
+		if err != nil {
+			replayErr = err
+			return
+		}
+		replayPath = filepath.Join(dir, "events.db")
+		s, err := sqlitestore.Open(context.Background(), replayPath, nil)
+		if err != nil {
+			replayErr = err
+			return
+		}
+		defer s.Close()
+		var wg sync.WaitGroup
+		errs := make(chan error, 5)
+		for w := range 5 { // 5 sessions × 10,000 events
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				id := fmt.Sprintf("other-%d", w)
+				if w == 0 {
+					id = "replay"
+				}
+				for i := 0; i < 10000; i++ {
+					d, _ := event.NewDraft(id, "t", time.Now(), event.ModelDeltaPayload{Text: fmt.Sprintf("delta %d of a streamed answer", i)})
+					if _, err := s.Append(context.Background(), d); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		replayErr = <-errs
+	})
+	if replayErr != nil {
+		b.Fatal(replayErr)
+	}
+	return replayPath
+}
+
+// BenchmarkReplay reads a 10,000-event session among 50,000, warm.
+func BenchmarkReplay(b *testing.B) {
+	path := replayFixture(b)
+	s, err := sqlitestore.Open(context.Background(), path, &sqlitestore.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ResetTimer()
+	for range b.N {
+		n := 0
+		for _, err := range s.Read(context.Background(), "replay", 1) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 10000 {
+			b.Fatalf("replayed %d events", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/replay")
+}
