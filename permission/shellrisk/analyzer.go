@@ -23,7 +23,16 @@ type analyzer struct {
 	net  mark // first network sink seen
 	cred mark // first credential source seen
 
-	argv []string // backing store for Command.Argv slices
+	// Arenas spare allocations: slices handed out are capped at their
+	// length, so growing an arena never changes them.
+	argv      []string // backing store for Command.Argv slices
+	argArena  []arg
+	optArena  []opt
+	callArena []call
+	argvBuf   [48]string
+	argBuf    [48]arg
+	optBuf    [16]opt
+	callBuf   [8]call
 }
 
 // mark remembers the first occurrence of something the final flow check needs.
@@ -70,6 +79,9 @@ const (
 
 // span maps a node to a span of the command string.
 func (a *analyzer) span(n syntax.Node) risk.Span {
+	if w, ok := n.(*syntax.Word); ok && len(w.Parts) == 0 {
+		return a.fr.outer // a word without parts has no position
+	}
 	return a.spanOf(n.Pos(), n.End())
 }
 

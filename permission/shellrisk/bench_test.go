@@ -77,7 +77,6 @@ docker build -t "app:$VERSION" .
 log "done"
 `
 
-
 func BenchmarkAnalyze(b *testing.B) {
 	for _, bc := range []struct{ name, cmd string }{{"compound100", compound100}, {"script2KB", script2KB}} {
 		b.Run(bc.name, func(b *testing.B) {

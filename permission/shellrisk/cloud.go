@@ -208,8 +208,8 @@ func isDestroyVerb(s string) bool {
 // ruleRsync: --delete removes files at the destination, -e runs a program,
 // host:path goes over the network.
 func ruleRsync(a *analyzer, c *call) {
-	os, ops := opts{short: "eBfT", long: []string{"rsh", "rsync-path", "filter", "exclude", "include", "exclude-from", "include-from",
-		"files-from", "temp-dir", "compare-dest", "copy-dest", "link-dest", "backup-dir", "suffix", "chmod", "chown", "log-file", "password-file", "partial-dir"}}.scan(c.args)
+	os, ops := a.scan(opts{short: "eBfT", long: []string{"rsh", "rsync-path", "filter", "exclude", "include", "exclude-from", "include-from",
+		"files-from", "temp-dir", "compare-dest", "copy-dest", "link-dest", "backup-dir", "suffix", "chmod", "chown", "log-file", "password-file", "partial-dir"}}, c.args)
 	for _, o := range os {
 		switch {
 		case strings.HasPrefix(o.name, "--del") || o.name == "--remove-source-files":
@@ -229,7 +229,7 @@ func ruleRsync(a *analyzer, c *call) {
 
 // ruleCrontab: installing a crontab persists code; -r deletes it.
 func ruleCrontab(a *analyzer, c *call) {
-	os, ops := opts{short: "u"}.scan(c.args)
+	os, ops := a.scan(opts{short: "u"}, c.args)
 	switch {
 	case has(os, "-r"):
 		a.find(risk.Destructive, c.sp, "crontab -r deletes every scheduled job of the user")

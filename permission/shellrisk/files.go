@@ -9,9 +9,9 @@ import (
 // ruleRm: deleting is irreversible, whatever the flags.
 func ruleRm(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
-	os, ops := opts{long: []string{"interactive", "preserve-root", "one-file-system", "iterations", "size", "remove", "random-source"}, short: "ns"}.scan(c.args)
+	os, ops := a.scan(opts{long: []string{"interactive", "preserve-root", "one-file-system", "iterations", "size", "remove", "random-source"}, short: "ns"}, c.args)
 	if name != "shred" && name != "wipe" && name != "srm" {
-		os, ops = opts{}.scan(c.args) // rm, unlink and rmdir take no option values
+		os, ops = a.scan(opts{}, c.args) // rm, unlink and rmdir take no option values
 	}
 	recursive := false
 	for _, o := range os {
@@ -127,7 +127,7 @@ func isFindExpr(s string) bool {
 // ruleSed: -i edits files in place; the script's e command and e flag run
 // shell commands, its w command and w flag write files.
 func ruleSed(a *analyzer, c *call) {
-	os, ops := opts{short: "efl", long: []string{"expression", "file", "line-length"}}.scan(c.args)
+	os, ops := a.scan(opts{short: "efl", long: []string{"expression", "file", "line-length"}}, c.args)
 	inPlace := false
 	var scripts []arg
 	for _, o := range os {
@@ -275,7 +275,7 @@ func sedCommands(s string) []sedCmd {
 // ruleAwk: system(), pipes to commands and output redirection inside the
 // program cannot be judged without an awk parser; the program is Opaque.
 func ruleAwk(a *analyzer, c *call) {
-	os, ops := opts{short: "fvFE", long: []string{"file", "assign", "field-separator", "exec", "include", "load"}}.scan(c.args)
+	os, ops := a.scan(opts{short: "fvFE", long: []string{"file", "assign", "field-separator", "exec", "include", "load"}}, c.args)
 	name := programName(c.args[0].s)
 	if f, ok := val(os, "-f", "--file", "-E", "--exec", "--include", "-i"); ok {
 		a.access(f, c.cwd, false, false)
@@ -379,7 +379,7 @@ func ruleWrite(a *analyzer, c *call) {
 		}
 		return
 	case "truncate":
-		os, ops := opts{short: "sr", long: []string{"size", "reference"}}.scan(c.args)
+		os, ops := a.scan(opts{short: "sr", long: []string{"size", "reference"}}, c.args)
 		for _, x := range ops {
 			a.access(x, c.cwd, true, false)
 		}
@@ -388,19 +388,19 @@ func ruleWrite(a *analyzer, c *call) {
 		}
 		return
 	case "tee":
-		_, ops := opts{long: []string{"output-error"}}.scan(c.args)
+		_, ops := a.scan(opts{long: []string{"output-error"}}, c.args)
 		for _, x := range ops {
 			a.access(x, c.cwd, true, false)
 		}
 		return
 	case "touch", "mkdir":
-		_, ops := opts{short: "rdtm", long: []string{"reference", "date", "time", "mode", "context"}}.scan(c.args)
+		_, ops := a.scan(opts{short: "rdtm", long: []string{"reference", "date", "time", "mode", "context"}}, c.args)
 		for _, x := range ops {
 			a.access(x, c.cwd, true, false)
 		}
 		return
 	case "patch":
-		os, ops := opts{short: "pdDiorBbFVYzgx", long: []string{"input", "output", "directory", "strip", "reject-file", "prefix"}}.scan(c.args)
+		os, ops := a.scan(opts{short: "pdDiorBbFVYzgx", long: []string{"input", "output", "directory", "strip", "reject-file", "prefix"}}, c.args)
 		if f, ok := val(os, "-i", "--input"); ok {
 			a.access(f, c.cwd, false, false)
 		}
@@ -412,7 +412,7 @@ func ruleWrite(a *analyzer, c *call) {
 	}
 	// cp, mv, ln, install: the last operand (or -t DIR) is written; mv also
 	// removes its sources.
-	os, ops := opts{short: "tSmogZ", long: []string{"target-directory", "suffix", "mode", "owner", "group", "backup", "reflink", "sparse", "preserve", "no-preserve", "context"}}.scan(c.args)
+	os, ops := a.scan(opts{short: "tSmogZ", long: []string{"target-directory", "suffix", "mode", "owner", "group", "backup", "reflink", "sparse", "preserve", "no-preserve", "context"}}, c.args)
 	target, hasT := val(os, "-t", "--target-directory")
 	if !hasT {
 		if len(ops) == 0 {
@@ -430,7 +430,7 @@ func ruleWrite(a *analyzer, c *call) {
 // hard to undo; any change is a write.
 func ruleChmod(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
-	os, ops := opts{long: []string{"reference", "from"}}.scan(c.args)
+	os, ops := a.scan(opts{long: []string{"reference", "from"}}, c.args)
 	if name != "chattr" && name != "setfacl" && len(ops) > 0 {
 		ops = ops[1:] // the mode or owner
 	}
@@ -498,7 +498,7 @@ func ruleTar(a *analyzer, c *call) {
 	}
 	if !extract {
 		// Creating or listing: the operands are read.
-		_, ops := opts{short: "fCbTXgKLNV", long: []string{"file", "directory", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode"}}.scan(c.args)
+		_, ops := a.scan(opts{short: "fCbTXgKLNV", long: []string{"file", "directory", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode"}}, c.args)
 		for i, x := range ops {
 			if i == 0 && !strings.HasPrefix(c.args[1].s, "-") && x.sp == c.args[1].sp {
 				continue // old-style cluster
@@ -586,7 +586,7 @@ func ruleRead(a *analyzer, c *call) {
 	case "od", "hexdump", "xxd":
 		o = opts{short: "AjNtwnsleC", long: []string{"address-radix", "skip-bytes", "read-bytes", "format", "width"}}
 	}
-	os, ops := o.scan(c.args)
+	os, ops := a.scan(o, c.args)
 	if skip > 0 && (has(os, "-e", "-f", "--regexp", "--file") || name == "jq" && has(os, "--from-file")) {
 		skip = 0
 	}

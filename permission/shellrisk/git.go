@@ -343,7 +343,7 @@ func (g gitCall) judge() {
 
 // push: forcing, deleting and mirroring rewrite or remove remote history.
 func (g gitCall) push() {
-	_, ops := opts{short: "o", long: []string{"push-option", "repo", "receive-pack", "exec", "signed", "recurse-submodules"}}.scan(append([]arg{{}}, g.rest...))
+	_, ops := g.a.scan(opts{short: "o", long: []string{"push-option", "repo", "receive-pack", "exec", "signed", "recurse-submodules"}}, append([]arg{{}}, g.rest...))
 	for _, x := range g.rest {
 		s := x.s
 		if s == "--" {
@@ -382,7 +382,7 @@ func (g gitCall) checkout() {
 		g.destroy(x.sp, "git checkout "+x.s+" overwrites files or a branch, throwing away uncommitted changes")
 		return
 	}
-	_, ops := opts{short: "bB", long: []string{"orphan", "conflict", "pathspec-from-file"}}.scan(append([]arg{{}}, g.rest...))
+	_, ops := a.scan(opts{short: "bB", long: []string{"orphan", "conflict", "pathspec-from-file"}}, append([]arg{{}}, g.rest...))
 	dashdash := false
 	for _, x := range g.rest {
 		if x.s == "--" {

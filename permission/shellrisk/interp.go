@@ -223,7 +223,7 @@ func ruleInterpreter(a *analyzer, c *call) {
 // ruleDecode: decoders are harmless alone; a decoded payload is only a
 // danger when it is run, which the shell reading a pipe makes Opaque.
 func ruleDecode(a *analyzer, c *call) {
-	_, operands := opts{short: "io", long: []string{"input", "output"}}.scan(c.args)
+	_, operands := a.scan(opts{short: "io", long: []string{"input", "output"}}, c.args)
 	name := programName(c.args[0].s)
 	if name == "openssl" || name == "gpg" {
 		if len(operands) > 0 && !operands[0].dyn && (operands[0].s == "s_client" || operands[0].s == "s_server") {
@@ -239,7 +239,7 @@ func ruleDecode(a *analyzer, c *call) {
 // ruleCd moves the effective working directory for the commands after it.
 func ruleCd(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
-	_, ops := opts{}.scan(c.args)
+	_, ops := a.scan(opts{}, c.args)
 	if c.cwd != a.cwd {
 		return // cd inside a wrapper or -C does not move the shell
 	}

@@ -146,7 +146,7 @@ func ruleNetTool(a *analyzer, c *call) {
 	switch name {
 	case "scp", "rclone", "sftp":
 		// Local operands (no host:) are read or written.
-		_, ops := opts{short: "cFiJlLoPS", long: nil}.scan(c.args)
+		_, ops := a.scan(opts{short: "cFiJlLoPS", long: nil}, c.args)
 		for i, x := range ops {
 			if isRemote(x.s) || name == "rclone" && i == 0 {
 				continue
@@ -154,7 +154,7 @@ func ruleNetTool(a *analyzer, c *call) {
 			a.access(x, c.cwd, i == len(ops)-1 && len(ops) > 1, false)
 		}
 	case "ssh":
-		os, ops := opts{short: "BbcDEeFIiJLlmOoPpQRSWw"}.scan(c.args)
+		os, ops := a.scan(opts{short: "BbcDEeFIiJLlmOoPpQRSWw"}, c.args)
 		if f, ok := val(os, "-i"); ok {
 			a.access(f, c.cwd, false, false)
 		}

@@ -53,7 +53,13 @@ func (a *analyzer) inner(c *call, args []arg, cwd string, dyn bool) {
 	if len(args) == 0 {
 		return
 	}
-	a.run(&call{args: args, sp: c.sp, in: c.in, cwd: cwd, dyn: c.dyn || dyn})
+	a.run(a.newCall(call{args: args, sp: c.sp, in: c.in, cwd: cwd, dyn: c.dyn || dyn}))
+}
+
+// newCall places a call in the analyzer's arena to spare an allocation.
+func (a *analyzer) newCall(c call) *call {
+	a.callArena = append(a.callArena, c)
+	return &a.callArena[len(a.callArena)-1]
 }
 
 // ruleFor returns the rule of a program that runs itself (not a wrapper).
@@ -162,8 +168,17 @@ type opt struct {
 
 // scan splits args[1:] into options and operands. A word that is built at
 // run time in an option position is returned as an operand with dyn set, so
-// rules can treat it as "could be anything".
-func (o opts) scan(args []arg) (os []opt, operands []arg) {
+// rules can treat it as "could be anything". The slices come from the
+// analyzer's arenas and must not be appended to in place (their capacity is
+// their length, so append copies).
+func (a *analyzer) scan(o opts, args []arg) ([]opt, []arg) {
+	o0, a0 := len(a.optArena), len(a.argArena)
+	os, operands := o.scanInto(a.optArena, a.argArena, args)
+	a.optArena, a.argArena = os, operands
+	return os[o0:len(os):len(os)], operands[a0:len(operands):len(operands)]
+}
+
+func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg) {
 	for i := 1; i < len(args); i++ {
 		x := args[i]
 		s := x.s

@@ -105,7 +105,8 @@ type Result struct {
 // It is pure and safe for concurrent use; it never panics and its work is
 // bounded for any input.
 func Analyze(command string, env Env) Result {
-	a := analyzer{src: command, env: env}
+	a := &analyzer{src: command, env: env}
+	a.argv, a.argArena, a.optArena, a.callArena = a.argvBuf[:0], a.argBuf[:0], a.optBuf[:0], a.callBuf[:0]
 	if strings.HasPrefix(env.Cwd, "/") {
 		a.cwd = cleanAbs(env.Cwd)
 	}

@@ -17,14 +17,14 @@ func ruleSQL(a *analyzer, c *call) {
 	var code []arg
 	switch name {
 	case "psql":
-		os, _ := opts{short: "cfdhpUvoLPTFRzS", long: []string{"command", "file", "dbname", "host", "port", "username", "set", "variable", "output", "log-file", "pset"}}.scan(c.args)
+		os, _ := a.scan(opts{short: "cfdhpUvoLPTFRzS", long: []string{"command", "file", "dbname", "host", "port", "username", "set", "variable", "output", "log-file", "pset"}}, c.args)
 		code = vals(os, "-c", "--command")
 		a.sqlFiles(c, os, "-f", "--file")
 		if f, ok := val(os, "-o", "--output"); ok {
 			a.access(f, c.cwd, true, false)
 		}
 	case "mysql", "mariadb":
-		os, _ := opts{short: "eDhPuSpC", long: []string{"execute", "database", "host", "port", "user", "socket", "init-command"}}.scan(c.args)
+		os, _ := a.scan(opts{short: "eDhPuSpC", long: []string{"execute", "database", "host", "port", "user", "socket", "init-command"}}, c.args)
 		code = vals(os, "-e", "--execute", "--init-command")
 	case "sqlite3", "sqlite", "duckdb":
 		// Options are spelled with one dash (-cmd, -init); the first operand
@@ -56,10 +56,10 @@ func ruleSQL(a *analyzer, c *call) {
 			code = append(code, o[1:]...)
 		}
 	case "mongo", "mongosh":
-		os, _ := opts{long: []string{"eval", "host", "port", "username", "password", "file"}}.scan(c.args)
+		os, _ := a.scan(opts{long: []string{"eval", "host", "port", "username", "password", "file"}}, c.args)
 		code = vals(os, "--eval")
 	case "redis-cli":
-		_, o := opts{short: "hpansuc", long: []string{"user", "pass", "tls", "cacert", "cert", "key", "sni"}}.scan(c.args)
+		_, o := a.scan(opts{short: "hpansuc", long: []string{"user", "pass", "tls", "cacert", "cert", "key", "sni"}}, c.args)
 		if len(o) > 0 {
 			var b strings.Builder
 			for i, x := range o {
@@ -71,7 +71,7 @@ func ruleSQL(a *analyzer, c *call) {
 			code = []arg{{s: b.String(), sp: c.sp}}
 		}
 	case "clickhouse-client", "cqlsh":
-		os, _ := opts{short: "qehpud", long: []string{"query", "execute", "host", "port", "user", "database"}}.scan(c.args)
+		os, _ := a.scan(opts{short: "qehpud", long: []string{"query", "execute", "host", "port", "user", "database"}}, c.args)
 		code = vals(os, "-q", "--query", "-e", "--execute")
 	}
 	if len(code) == 0 {

@@ -298,7 +298,7 @@ func (a *analyzer) callExpr(c *syntax.CallExpr, in input) {
 		a.assign(as, false)
 	}
 	args := a.args(c.Args)
-	a.run(&call{args: args, sp: a.span(c), in: in, cwd: a.cwd})
+	a.run(a.newCall(call{args: args, sp: a.span(c), in: in, cwd: a.cwd}))
 }
 
 func (a *analyzer) assignWords(as *syntax.Assign) {

@@ -22,19 +22,24 @@ type arg struct {
 
 // args expands the words of a command, brace expansion included.
 func (a *analyzer) args(ws []*syntax.Word) []arg {
-	out := make([]arg, 0, len(ws))
+	start := len(a.argArena)
+	out := a.argArena
 	for _, w := range ws {
 		if a.hasIFS(w) {
 			out = a.ifsSplit(out, w)
 			continue
 		}
-		if hasBrace(w) && syntax.SplitBraces(w) {
-			out = a.braceArgs(out, w)
-			continue
+		if hasBrace(w) {
+			// Split a copy: the tree must keep its positions.
+			if cp := (&syntax.Word{Parts: w.Parts}); syntax.SplitBraces(cp) {
+				out = a.braceArgs(out, cp, a.span(w))
+				continue
+			}
 		}
 		out = append(out, a.arg(w))
 	}
-	return out
+	a.argArena = out
+	return out[start:len(out):len(out)]
 }
 
 // arg expands one word without brace expansion.
@@ -156,8 +161,11 @@ func (a *analyzer) tilde(v string, more bool) (string, bool) {
 
 // braceArgs appends the words a brace expansion produces. Expansions that
 // would produce too many words make the command Opaque.
-func (a *analyzer) braceArgs(out []arg, w *syntax.Word) []arg {
-	base := arg{sp: a.span(w), w: w}
+//
+// sp is the span of the word before SplitBraces: the words of an expansion
+// may be empty and have no position.
+func (a *analyzer) braceArgs(out []arg, w *syntax.Word, sp risk.Span) []arg {
+	base := arg{sp: sp, w: w}
 	vals := []arg{{}}
 	var b strings.Builder
 	for i, p := range w.Parts {
@@ -200,20 +208,13 @@ func (a *analyzer) braceAlts(be *syntax.BraceExp) ([]arg, bool) {
 	}
 	var out []arg
 	for _, e := range be.Elems {
-		sub := a.braceWord(e)
+		sub := a.braceArgs(nil, e, a.fr.outer)
 		if len(out)+len(sub) > maxBraceWords {
 			return nil, false
 		}
 		out = append(out, sub...)
 	}
 	return out, true
-}
-
-// braceWord expands one element of a brace expression, which may itself hold
-// brace expressions.
-func (a *analyzer) braceWord(w *syntax.Word) []arg {
-	tmp := a.braceArgs(nil, w)
-	return tmp
 }
 
 // seqAlts expands {x..y[..incr]} for numbers and single letters.

@@ -66,7 +66,7 @@ func simpleOpts(name string) (opts, int) {
 func wrapSimple(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	o, skip := simpleOpts(name)
-	os, rest := o.scan(c.args)
+	os, rest := a.scan(o, c.args)
 	if name == "ionice" && has(os, "-p", "-P", "-u", "--pid", "--pgid", "--uid") {
 		a.command(c.args, c.sp, false)
 		return
@@ -87,7 +87,7 @@ func wrapSimple(a *analyzer, c *call) {
 func wrapSudo(a *analyzer, c *call) {
 	o := opts{short: "ugCDhprtUTR", long: []string{"user", "group", "close-from", "chdir", "host", "prompt",
 		"role", "type", "other-user", "command-timeout", "chroot"}, stop: true}
-	os, rest := o.scan(c.args)
+	os, rest := a.scan(o, c.args)
 	a.command(c.args, c.sp, false)
 	name := programName(c.args[0].s)
 	a.find(risk.Execute, c.sp, name+" runs the command as another user, root by default")
@@ -115,7 +115,7 @@ func wrapSudo(a *analyzer, c *call) {
 
 func wrapEnv(a *analyzer, c *call) {
 	o := opts{short: "uCSP", long: []string{"unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"}, stop: true}
-	os, rest := o.scan(c.args)
+	os, rest := a.scan(o, c.args)
 	cwd := c.cwd
 	if d, ok := val(os, "-C", "--chdir"); ok {
 		cwd = a.chdir(d, cwd)
@@ -171,7 +171,7 @@ func wrapBuiltin(a *analyzer, c *call) {
 	default:
 		o = opts{stop: true}
 	}
-	os, rest := o.scan(c.args)
+	os, rest := a.scan(o, c.args)
 	if name == "command" && has(os, "-v", "-V") {
 		a.command(c.args, c.sp, false) // only looks the name up
 		return
@@ -180,7 +180,7 @@ func wrapBuiltin(a *analyzer, c *call) {
 }
 
 func wrapTime(a *analyzer, c *call) {
-	os, rest := opts{short: "fo", long: []string{"format", "output"}, stop: true}.scan(c.args)
+	os, rest := a.scan(opts{short: "fo", long: []string{"format", "output"}, stop: true}, c.args)
 	if f, ok := val(os, "-o", "--output"); ok {
 		a.access(f, c.cwd, true, false)
 	}
@@ -190,7 +190,7 @@ func wrapTime(a *analyzer, c *call) {
 func wrapXargs(a *analyzer, c *call) {
 	o := opts{short: "aEILnPsd", long: []string{"arg-file", "delimiter", "eof", "max-lines", "max-args",
 		"max-procs", "max-chars", "process-slot-var"}, stop: true}
-	os, rest := o.scan(c.args)
+	os, rest := a.scan(o, c.args)
 	if f, ok := val(os, "-a", "--arg-file"); ok {
 		a.access(f, c.cwd, false, false)
 	}
@@ -228,7 +228,7 @@ func markDyn(args []arg, placeholder string) []arg {
 }
 
 func wrapParallel(a *analyzer, c *call) {
-	os, rest := opts{short: "jSaIEdnNX", long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "eof", "max-args", "workdir", "sshloginfile"}, stop: true}.scan(c.args)
+	os, rest := a.scan(opts{short: "jSaIEdnNX", long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "eof", "max-args", "workdir", "sshloginfile"}, stop: true}, c.args)
 	if has(os, "-S", "--sshlogin", "--sshloginfile") {
 		a.network(c.sp, "parallel", "parallel -S runs the jobs on other hosts over ssh")
 	}
@@ -255,7 +255,7 @@ func wrapParallel(a *analyzer, c *call) {
 }
 
 func wrapWatch(a *analyzer, c *call) {
-	os, rest := opts{short: "n", long: []string{"interval"}, stop: true}.scan(c.args)
+	os, rest := a.scan(opts{short: "n", long: []string{"interval"}, stop: true}, c.args)
 	if has(os, "-x", "--exec") {
 		a.inner(c, rest, c.cwd, false)
 		return
@@ -292,7 +292,7 @@ func (a *analyzer) shellWords(c *call, words []arg) {
 }
 
 func wrapFlock(a *analyzer, c *call) {
-	os, rest := opts{short: "wEc", long: []string{"timeout", "wait", "conflict-exit-code", "command"}, stop: true}.scan(c.args)
+	os, rest := a.scan(opts{short: "wEc", long: []string{"timeout", "wait", "conflict-exit-code", "command"}, stop: true}, c.args)
 	a.command(c.args, c.sp, false)
 	if len(rest) == 0 {
 		return
@@ -308,7 +308,7 @@ func wrapFlock(a *analyzer, c *call) {
 }
 
 func wrapStrace(a *analyzer, c *call) {
-	os, rest := opts{short: "abeEIoOpPsSuUX", long: []string{"output", "attach", "user", "env", "trace"}, stop: true}.scan(c.args)
+	os, rest := a.scan(opts{short: "abeEIoOpPsSuUX", long: []string{"output", "attach", "user", "env", "trace"}, stop: true}, c.args)
 	a.command(c.args, c.sp, false)
 	if f, ok := val(os, "-o", "--output"); ok {
 		a.access(f, c.cwd, true, false)
@@ -320,7 +320,7 @@ func wrapStrace(a *analyzer, c *call) {
 }
 
 func wrapChroot(a *analyzer, c *call) {
-	_, rest := opts{long: []string{"userspec", "groups"}, stop: true}.scan(c.args)
+	_, rest := a.scan(opts{long: []string{"userspec", "groups"}, stop: true}, c.args)
 	a.command(c.args, c.sp, false)
 	a.find(risk.Execute, c.sp, "chroot runs a command with a different root directory")
 	if len(rest) == 0 {
@@ -335,7 +335,7 @@ func wrapChroot(a *analyzer, c *call) {
 }
 
 func wrapSu(a *analyzer, c *call) {
-	os, rest := opts{short: "cgGsuwC", long: []string{"command", "group", "supp-group", "shell", "user", "whitelist-environment", "session-command"}, stop: true}.scan(c.args)
+	os, rest := a.scan(opts{short: "cgGsuwC", long: []string{"command", "group", "supp-group", "shell", "user", "whitelist-environment", "session-command"}, stop: true}, c.args)
 	a.command(c.args, c.sp, false)
 	name := programName(c.args[0].s)
 	a.find(risk.Execute, c.sp, name+" runs a command as another user")
