@@ -33,8 +33,8 @@ type Engine struct{}
 //     credential deny; destructive ask.
 func (Engine) Check(req Request) Decision {
 	var j judge
-	j.run(&req)
-	return decide(&req, &j)
+	j.run(req)
+	return decide(&j.req, &j)
 }
 
 func decide(req *Request, j *judge) Decision {

@@ -13,14 +13,13 @@ import (
 // judge holds what step 2 of spec §3 learnt about a call's arguments: its
 // risk, the findings that raised it, and the facts rules are matched on.
 type judge struct {
-	req   *Request
+	req   Request // a copy, so that no pointer to the caller's value escapes
 	env   pathrisk.Env
 	level risk.Level
 	// findings explain the raises, sorted highest first by finish.
 	findings []risk.Finding
 	// paths are every file system location the call touches.
 	paths []pathFact
-	pbuf  [2]pathFact
 	// shell is set for a call with a command argument; commands are its
 	// simple commands.
 	shell    bool
@@ -42,10 +41,9 @@ type pathFact struct {
 }
 
 // run judges the request's arguments.
-func (j *judge) run(req *Request) {
+func (j *judge) run(req Request) {
 	j.req = req
 	j.env = pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
-	j.paths = j.pbuf[:0]
 	t := &req.Tool
 	j.level = t.Risk
 	if j.level == risk.Unknown || j.level > risk.Destructive {

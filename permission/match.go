@@ -135,12 +135,12 @@ func (c *compiled) matchPaths(j *judge, allow bool) bool {
 	for i := range j.paths {
 		p := &j.paths[i]
 		if allow {
-			if p.canon == "" || !c.matchPath(p.canon, j.req) || p.resolved != "" && !c.matchPath(p.resolved, j.req) {
+			if p.canon == "" || !c.matchPath(p.canon, &j.req) || p.resolved != "" && !c.matchPath(p.resolved, &j.req) {
 				return false
 			}
 			continue
 		}
-		if p.canon != "" && c.matchPath(p.canon, j.req) || p.resolved != "" && c.matchPath(p.resolved, j.req) {
+		if p.canon != "" && c.matchPath(p.canon, &j.req) || p.resolved != "" && c.matchPath(p.resolved, &j.req) {
 			return true
 		}
 	}

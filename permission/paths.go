@@ -7,7 +7,7 @@ package permission
 // req.Resolved before calling Check. It is pure, like Check.
 func PathsToResolve(req Request) []string {
 	var j judge
-	j.run(&req)
+	j.run(req)
 	var out []string
 	seen := make(map[string]bool, len(j.paths))
 	for _, p := range j.paths {

@@ -264,6 +264,7 @@ type globKind uint8
 const (
 	globLiteral globKind = iota // no metacharacters: equality
 	globTree                    // "lit/**": lit or anything beneath it
+	globPrefix                  // "lit*": lit and more, within one path component
 	globAny                     // "*" or "**": everything
 	globPattern                 // anything else: doublestar
 )
@@ -292,6 +293,8 @@ func compileGlob(pat string, fold bool) (glob, bool) {
 		g.kind, g.lit = globLiteral, pat
 	case strings.HasSuffix(pat, "/**") && !hasMeta(pat[:len(pat)-3]):
 		g.kind, g.lit = globTree, pat[:len(pat)-3]
+	case strings.HasSuffix(pat, "*") && !strings.HasSuffix(pat, "**") && !hasMeta(pat[:len(pat)-1]):
+		g.kind, g.lit = globPrefix, pat[:len(pat)-1]
 	default:
 		g.kind = globPattern
 	}
@@ -308,6 +311,8 @@ func (g *glob) match(s string) bool {
 		return true
 	case globLiteral:
 		return s == g.lit
+	case globPrefix:
+		return strings.HasPrefix(s, g.lit) && !strings.Contains(s[len(g.lit):], "/")
 	case globTree:
 		return s == g.lit || (len(s) > len(g.lit) && s[len(g.lit)] == '/' && s[:len(g.lit)] == g.lit) ||
 			(g.lit == "" && strings.HasPrefix(s, "/"))
