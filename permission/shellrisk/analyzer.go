@@ -19,6 +19,7 @@ type analyzer struct {
 	vars     []variable
 	varsLost bool // too many variables to track: every lookup is unknown
 	commands int  // simple commands examined so far
+	expanded int  // bytes produced by variable expansion so far
 
 	net  mark // first network sink seen
 	cred mark // first credential source seen
@@ -217,6 +218,9 @@ func (a *analyzer) setVar(name, value string, known bool) {
 	if len(a.vars) >= maxVars {
 		a.varsLost = true
 		return
+	}
+	if len(value) > maxVarLen {
+		value, known = "", false
 	}
 	a.vars = append(a.vars, variable{name, value, known})
 }

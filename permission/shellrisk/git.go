@@ -87,6 +87,7 @@ func (a *analyzer) gitConfig(x arg, kv string, transient bool) {
 		return
 	case gitRunsKey(key):
 		a.find(risk.Execute, x.sp, how+" makes git run the program "+quote(value))
+		a.reparse(value, x.sp, false) // most of these values are shell commands
 		return
 	}
 	if transient {

@@ -204,6 +204,14 @@ func ruleInterpreter(a *analyzer, c *call) {
 		if s == "-" {
 			break
 		}
+		if s == "-m" && i+2 < len(c.args) {
+			mod := c.args[i+2]
+			if mod.s == "pip" || mod.s == "ensurepip" || mod.s == "http.server" {
+				a.network(c.sp, quote(name+" -m "+mod.s), name+" -m "+mod.s+" may download or serve over the network")
+			}
+			a.find(risk.Execute, c.sp, name+" runs the module "+quote(mod.s)+", whose code is not checked")
+			return
+		}
 		if !strings.HasPrefix(s, "-") {
 			a.access(x, c.cwd, false, false)
 			a.find(risk.Execute, c.sp, name+" runs "+quote(s)+", whose code is not checked")
@@ -310,8 +318,25 @@ func ruleSystem(a *analyzer, c *call) {
 	}
 }
 
-// dangerousVar flags assignments to variables that change what runs.
-func (a *analyzer) dangerousVar(name string, sp risk.Span) {
+// varCode judges the value of a variable that other programs run as a
+// shell command (GIT_SSH_COMMAND, PAGER, PROMPT_COMMAND, ...).
+func (a *analyzer) varCode(name string, x arg, sp risk.Span) {
+	switch name {
+	case "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND",
+		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER":
+	default:
+		return
+	}
+	if x.dyn {
+		a.opaque(sp, name+" is set to a command built at run time")
+		return
+	}
+	a.reparse(strings.TrimLeft(x.s, "|"), sp, false)
+}
+
+// dangerousVar flags assignments to variables that change what runs and
+// reports whether it did.
+func (a *analyzer) dangerousVar(name string, sp risk.Span) bool {
 	why := ""
 	switch {
 	case name == "PATH":
@@ -335,7 +360,9 @@ func (a *analyzer) dangerousVar(name string, sp risk.Span) {
 		name == "npm_config_script_shell" || name == "MAKEFLAGS":
 		why = "setting " + name + " makes an interpreter load other code"
 	}
-	if why != "" {
-		a.find(risk.Execute, sp, why)
+	if why == "" {
+		return false
 	}
+	a.find(risk.Execute, sp, why)
+	return true
 }

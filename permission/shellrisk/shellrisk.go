@@ -23,6 +23,11 @@ const (
 	maxBraceWords = 64
 	// maxVars bounds the shell variables whose static values are tracked.
 	maxVars = 128
+	// maxVarLen bounds the value of a tracked variable, and maxExpand the
+	// bytes all variable expansions may produce: a=$a$a repeated would
+	// otherwise double without end.
+	maxVarLen = 4 << 10
+	maxExpand = 256 << 10
 )
 
 // Env is what Analyze knows about the environment the command would run in.

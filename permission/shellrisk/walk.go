@@ -161,8 +161,9 @@ func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 	x := a.arg(r.Word)
 	switch r.Op {
 	case syntax.RdrIn:
-		a.device(x, false)
-		a.access(x, a.cwd, false, false)
+		if !a.device(x, false) {
+			a.access(x, a.cwd, false, false)
+		}
 		return input{kind: inFile}, true
 	case syntax.DplIn, syntax.DplOut:
 		if !x.dyn && (x.s == "-" || isDigits(strings.TrimSuffix(x.s, "-"))) {
@@ -172,7 +173,9 @@ func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 			return input{}, false
 		}
 	}
-	a.device(x, true)
+	if a.device(x, true) {
+		return input{}, false
+	}
 	a.access(x, a.cwd, true, false)
 	return input{}, false
 }
@@ -190,17 +193,20 @@ func (a *analyzer) hereInput(w *syntax.Word, herestring bool) input {
 }
 
 // device judges redirections to special files: network sockets and disks.
-func (a *analyzer) device(x arg, write bool) {
+// It reports whether the target is a socket, which is no file access.
+func (a *analyzer) device(x arg, write bool) bool {
 	if x.dyn {
-		return
+		return false
 	}
 	p := resolve(x.s, a.cwd)
 	switch {
 	case strings.HasPrefix(p, "/dev/tcp/"), strings.HasPrefix(p, "/dev/udp/"):
 		a.network(x.sp, "the redirection to "+p, "the redirection to "+p+" opens a network connection")
+		return true
 	case write && isBlockDevice(p):
 		a.find(risk.Destructive, x.sp, "writing to "+p+" overwrites a disk device and cannot be undone")
 	}
+	return false
 }
 
 // words walks the command substitutions and other code inside words.
@@ -319,7 +325,10 @@ func (a *analyzer) assign(as *syntax.Assign, bare bool) {
 		return
 	}
 	name := as.Name.Value
-	a.dangerousVar(name, a.span(as))
+	sp := a.span(as)
+	if a.dangerousVar(name, sp) && as.Value != nil {
+		a.varCode(name, a.arg(as.Value), sp)
+	}
 	if !bare {
 		return
 	}

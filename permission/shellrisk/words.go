@@ -36,7 +36,9 @@ func (a *analyzer) args(ws []*syntax.Word) []arg {
 				continue
 			}
 		}
-		out = append(out, a.arg(w))
+		x := a.arg(w)
+		x.dyn = x.dyn || a.ifsSplits(w)
+		out = append(out, x)
 	}
 	a.argArena = out
 	return out[start:len(out):len(out)]
@@ -88,7 +90,8 @@ func (a *analyzer) part(b *strings.Builder, x *arg, p syntax.WordPart, first, mo
 			a.part(b, x, q, false, true)
 		}
 	case *syntax.ParamExp:
-		if v, ok := a.param(p); ok {
+		if v, ok := a.param(p); ok && a.expanded+len(v) <= maxExpand {
+			a.expanded += len(v)
 			x.glob = x.glob || v == "*"
 			b.WriteString(v)
 		} else {
@@ -259,6 +262,25 @@ func seqAlts(be *syntax.BraceExp) ([]arg, bool) {
 		}
 	}
 	return out, true
+}
+
+// ifsSplits reports a word the shell splits at run time because IFS was
+// changed: where it splits cannot be known.
+func (a *analyzer) ifsSplits(w *syntax.Word) bool {
+	changed := false
+	for _, v := range a.vars {
+		changed = changed || v.name == "IFS"
+	}
+	if !changed {
+		return false
+	}
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp:
+			return true
+		}
+	}
+	return false
 }
 
 // hasIFS reports an unquoted $IFS in a word while IFS has its default value:

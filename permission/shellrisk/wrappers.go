@@ -121,8 +121,10 @@ func wrapEnv(a *analyzer, c *call) {
 		cwd = a.chdir(d, cwd)
 	}
 	for len(rest) > 0 && !rest[0].dyn && isAssignment(rest[0].s) {
-		name, _, _ := strings.Cut(rest[0].s, "=")
-		a.dangerousVar(name, rest[0].sp)
+		name, value, _ := strings.Cut(rest[0].s, "=")
+		if a.dangerousVar(name, rest[0].sp) {
+			a.varCode(name, arg{s: value, sp: rest[0].sp}, rest[0].sp)
+		}
 		rest = rest[1:]
 	}
 	if s, ok := val(os, "-S", "--split-string"); ok {
