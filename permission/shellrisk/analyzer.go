@@ -1,6 +1,8 @@
 package shellrisk
 
 import (
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -113,7 +115,21 @@ func (a *analyzer) find(l risk.Level, sp risk.Span, why string) {
 			return
 		}
 	}
+	if n := len(a.res.Findings); n >= maxListed {
+		// The last slot keeps the highest of the findings that did not fit,
+		// so Risk stays the maximum of all.
+		a.tooMany()
+		if l > a.res.Findings[n-1].Risk {
+			a.res.Findings[n-1] = risk.Finding{Risk: l, Arg: "command", Span: sp, Text: a.text(sp), Why: why}
+		}
+		return
+	}
 	a.res.Findings = append(a.res.Findings, risk.Finding{Risk: l, Arg: "command", Span: sp, Text: a.text(sp), Why: why})
+}
+
+// tooMany marks a result whose lists were cut short.
+func (a *analyzer) tooMany() {
+	a.res.Opaque = true
 }
 
 // opaque records that something cannot be decided statically.
@@ -140,18 +156,28 @@ func (a *analyzer) credSource(sp risk.Span, what string) {
 
 // access records a file access and notes credential sources.
 func (a *analyzer) access(x arg, cwd string, write, del bool) {
-	p := ""
+	p, joined := "", ""
 	if !x.dyn {
 		p = resolve(x.s, cwd)
+		if p != "" && strings.Contains(x.s, "..") {
+			joined = x.s
+			if !strings.HasPrefix(joined, "/") {
+				joined = cwd + "/" + joined
+			}
+		}
 	}
 	if isHarmlessDevice(p) {
 		return
 	}
-	ac := Access{Path: p, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Span: x.sp}
+	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Span: x.sp}
 	for _, o := range a.res.Accesses {
 		if o == ac {
 			return
 		}
+	}
+	if len(a.res.Accesses) >= maxListed {
+		a.tooMany()
+		return
 	}
 	a.res.Accesses = append(a.res.Accesses, ac)
 	if p != "" && !write && !del && a.isCredential(p, ac.Glob) {

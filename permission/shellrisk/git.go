@@ -332,12 +332,42 @@ func (g gitCall) judge() {
 		a.network(c.sp, "git "+g.sub, "git "+g.sub+" serves the repository over the network")
 	case "difftool", "mergetool", "hook":
 		a.find(risk.Execute, c.sp, "git "+g.sub+" runs a configured external program")
+	case "diff", "show", "log", "cat-file", "blame", "annotate", "grep", "whatchanged", "format-patch":
+		g.reads()
 	case "commit", "merge", "cherry-pick", "revert", "am", "apply", "add", "mv", "tag", "notes", "init", "replace", "mktag", "commit-tree", "read-tree", "checkout-index", "update-index", "sparse-checkout":
 		g.write("git " + g.sub + " changes the repository or working tree")
 		if g.sub == "tag" || g.sub == "replace" || g.sub == "notes" {
 			if x, ok := g.has(func(s string) bool { return gitShort(s, 'f') || gopt(s, "--force", 4) }); ok {
 				g.destroy(x.sp, "git "+g.sub+" --force overwrites existing refs")
 			}
+		}
+	}
+}
+
+// reads records the files git reads for show, diff, log and the like: paths
+// after --, the path of REV:path, and both operands of diff --no-index.
+// Committed files are read from the repository, where a secret may have been
+// committed, so they count as reads of the path in the working tree.
+func (g gitCall) reads() {
+	noIndex := false
+	after := false
+	for _, x := range g.rest {
+		switch {
+		case x.s == "--":
+			after = true
+		case x.s == "--no-index":
+			noIndex = true
+		case after || noIndex && !strings.HasPrefix(x.s, "-"):
+			g.a.access(x, g.cwd, false, false)
+		case !strings.HasPrefix(x.s, "-") && strings.Contains(x.s, ":"):
+			_, p, _ := strings.Cut(x.s, ":")
+			if p != "" && !strings.Contains(p, "://") {
+				y := x
+				y.s = strings.TrimPrefix(p, "./")
+				g.a.access(y, g.cwd, false, false)
+			}
+		case !strings.HasPrefix(x.s, "-") && looksLikePath(x.s):
+			g.a.access(x, g.cwd, false, false)
 		}
 	}
 }

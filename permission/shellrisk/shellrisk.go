@@ -27,6 +27,8 @@ const (
 	// bytes all variable expansions may produce: a=$a$a repeated would
 	// otherwise double without end.
 	maxVarLen = 4 << 10
+	// maxListed bounds Findings and Accesses; more make the result Opaque.
+	maxListed = 512
 	maxExpand = 256 << 10
 )
 
@@ -59,6 +61,10 @@ type Access struct {
 	// not resolved). It is "" when it cannot be known statically; callers
 	// must then treat the location as unknown, never as inside the cwd.
 	Path string `json:"path"`
+	// Joined is the path made absolute but with its ".." components kept,
+	// set only when it differs from Path: a caller that resolves symbolic
+	// links needs it, since l/.. is not the cwd when l is a link.
+	Joined string `json:"joined,omitempty"`
 	// Raw is the word as written in the command.
 	Raw string `json:"raw"`
 	// Write is set for files the command creates, truncates or modifies.
