@@ -24,8 +24,9 @@ type Engine struct{}
 //     plan mode any call above read risk is denied.
 //  4. Overrides: among all policy rules that match, deny beats ask beats
 //     allow. An allow rule loosens anything except destructive (which stays
-//     ask) and cannot allow an opaque call; a credential call is loosened
-//     only by an allow rule that names its arguments.
+//     ask) and cannot allow an opaque call; a credential call, or a write
+//     where code runs later, is loosened only by an allow rule that names
+//     its arguments (see Rule).
 //  5. Prior approval: a call the user approved earlier in the session, with
 //     byte-identical tool and canonical arguments, at a risk no lower than
 //     now, is allowed again — never a destructive one.
@@ -94,8 +95,11 @@ func decide(req *Request, j *judge) Decision {
 		return d
 	}
 	d.Reason = subject(req, j) + "; " + j.level.String() + " calls are asked by default."
-	if m.unfit != nil && j.opaque {
+	switch {
+	case m.unfit != nil && j.opaque:
 		d.Reason += " " + ruleName(m.unfit) + " would allow it, but what the call does cannot be judged statically."
+	case m.unfit != nil:
+		d.Reason += " " + ruleName(m.unfit) + " would allow it, but it does not name the file written, where code runs later."
 	}
 	return d
 }
@@ -120,18 +124,17 @@ func modeDenies(req *Request, level risk.Level) (string, bool) {
 // it most: "shell: `rm -rf dist` deletes recursively and cannot be undone".
 func subject(req *Request, j *judge) string {
 	if len(j.findings) == 0 {
-		return req.Tool.Name + " is a " + j.level.String() + " tool"
+		return req.Tool.Name + " has base risk " + j.level.String() + " and nothing in its arguments raised it"
 	}
 	f := &j.findings[0]
-	s := req.Tool.Name + ": "
+	text, more := "", ""
 	if f.Text != "" && !strings.Contains(f.Why, f.Text) {
-		s += quoteText(f.Text) + " "
+		text = "`" + f.Text + "` "
 	}
-	s += f.Why
 	if n := len(j.findings) - 1; n > 0 {
-		s += " (and " + strconv.Itoa(n) + " more finding" + plural(n) + ")"
+		more = " (and " + strconv.Itoa(n) + " more finding" + plural(n) + ")"
 	}
-	return s
+	return req.Tool.Name + ": " + text + f.Why + more
 }
 
 // riskClause adds the judged risk and top finding to a rule's reason.

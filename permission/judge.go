@@ -27,7 +27,10 @@ type judge struct {
 	// opaque is set when something could not be judged statically: no allow
 	// rule may then allow the call.
 	opaque bool
-	url    *url.URL
+	// protected is set when the call writes where code runs later (a git
+	// hook, a shell rc file) or custom-agent's own configuration.
+	protected bool
+	url       *url.URL
 }
 
 // pathFact is one location a call touches.
@@ -36,8 +39,10 @@ type pathFact struct {
 	span     risk.Span
 	raw      string
 	canon    string // "" when unknown
+	abs      string // canon before cleaning, when it has ".." (else "")
 	resolved string // "" when the caller did not resolve it
 	write    bool
+	deep     bool // everything beneath the path is read
 }
 
 // run judges the request's arguments.
@@ -55,9 +60,11 @@ func (j *judge) run(req Request) {
 		switch s, isStr := v.(string); {
 		case !ok && i == 0 && t.PathDefaultsToCwd:
 			j.addPath(name, risk.Span{}, ".", t.PathsWrite)
+			j.paths[len(j.paths)-1].deep = t.PathsRecursive
 		case !ok:
 		case isStr:
 			j.addPath(name, risk.Span{End: len(s)}, s, t.PathsWrite)
+			j.paths[len(j.paths)-1].deep = t.PathsRecursive
 		default:
 			j.notString(name)
 		}
@@ -110,21 +117,40 @@ func (j *judge) find(l risk.Level, arg string, sp risk.Span, text, why string) {
 // addPath records a path written in an argument, made canonical.
 func (j *judge) addPath(arg string, sp risk.Span, raw string, write bool) {
 	c, _ := pathrisk.Canonical(raw, j.env)
-	j.paths = append(j.paths, pathFact{arg: arg, span: sp, raw: raw, canon: c, write: write})
+	pf := pathFact{arg: arg, span: sp, raw: raw, canon: c, write: write}
+	if c != "" && hasDotDot(raw) {
+		pf.abs, _ = pathrisk.Absolute(raw, j.env)
+	}
+	j.paths = append(j.paths, pf)
+}
+
+// key returns the form of p the caller resolves: the uncleaned absolute
+// path when it has "..", so links before the ".." are followed physically.
+func (p *pathFact) key() string {
+	if p.abs != "" {
+		return p.abs
+	}
+	return p.canon
 }
 
 // judgePaths classifies every path by both its forms.
 func (j *judge) judgePaths() {
 	for i := range j.paths {
 		p := &j.paths[i]
-		if p.canon != "" {
-			p.resolved = j.req.Resolved[p.canon]
+		if p.canon != "" && len(j.req.Resolved) > 0 {
+			if r, ok := j.req.Resolved[p.key()]; ok {
+				p.resolved = r
+			} else if r := physical(p.key(), j.req.Resolved); r != p.canon {
+				p.resolved = r
+			}
 		}
-		l, why := pathrisk.Classify(pathrisk.PathFacts{
-			Raw: p.raw, Canonical: p.canon, Resolved: p.resolved, Write: p.write, Unknown: p.canon == "",
-		}, j.env)
+		pf := pathrisk.PathFacts{
+			Raw: p.raw, Canonical: p.canon, Resolved: p.resolved, Write: p.write, Recursive: p.deep, Unknown: p.canon == "",
+		}
+		l, why := pathrisk.Classify(pf, j.env)
 		if why != "" {
 			j.find(l, p.arg, p.span, p.raw, why)
+			j.protected = j.protected || l >= risk.Execute && pathrisk.Protected(pf, j.env)
 		}
 	}
 }
@@ -155,13 +181,25 @@ func (j *judge) shellCall(t *ToolInfo) {
 		IsCredential: func(abs string) bool { return pathrisk.IsCredential(abs, env) },
 	})
 	j.level = risk.Max(j.level, res.Risk)
-	j.findings = append(j.findings, res.Findings...)
+	if j.findings == nil {
+		j.findings = res.Findings // Analyze's result is ours to keep
+	} else {
+		j.findings = append(j.findings, res.Findings...)
+	}
 	j.opaque = j.opaque || res.Opaque
 	j.commands = res.Commands
+	j.paths = slices.Grow(j.paths, len(res.Accesses))
 	for _, a := range res.Accesses {
-		j.paths = append(j.paths, pathFact{
-			arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete,
-		})
+		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete}
+		if a.Path != "" && a.Joined != "" {
+			pf.abs = a.Joined
+		}
+		j.paths = append(j.paths, pf)
+		if a.Glob {
+			if name, hit := pathrisk.GlobTargetsCredential(a.Raw); hit {
+				j.find(risk.Credential, t.CommandArg, a.Span, a.Raw, "matches credential files such as "+quoteText(name))
+			}
+		}
 		if a.Glob && a.Path != "" {
 			// A glob names every file it matches; judge the directory it
 			// starts from as well, so `~/.ss*/id_*` is judged under ~.

@@ -87,7 +87,7 @@ func (c *compiled) matches(j *judge) matchOutcome {
 			return matchNo
 		}
 	}
-	if allow && (j.opaque || j.level >= risk.Credential && j.level < risk.Destructive && !c.rule.hasArgMatcher()) {
+	if allow && (j.opaque || (j.protected || j.level >= risk.Credential && j.level < risk.Destructive) && !c.namesCall(j)) {
 		return matchUnfit
 	}
 	return matchYes
@@ -193,4 +193,24 @@ func (c *compiled) matchArg(j *judge, a *argGlob) bool {
 		s = strings.ToLower(s)
 	}
 	return a.g.match(s)
+}
+
+// namesCall reports whether the rule names the call's arguments closely
+// enough to loosen a credential call or a protected write: by a path, URL or argument matcher,
+// or by a command prefix that spells out every simple command whole. A
+// prefix of the program name alone ("cat") says nothing about which file is
+// read, so it does not let `cat ~/.ssh/id_rsa` through.
+func (c *compiled) namesCall(j *judge) bool {
+	if c.rule.Path != "" || c.url.set || len(c.args) > 0 {
+		return true
+	}
+	if len(c.cmd) == 0 || len(j.commands) == 0 {
+		return false
+	}
+	for i := range j.commands {
+		if len(j.commands[i].Argv) != len(c.cmd) {
+			return false
+		}
+	}
+	return true
 }

@@ -54,6 +54,13 @@ func PatchPaths(patch string) []PatchPath {
 		}
 		line := strings.TrimSuffix(patch[off:end], "\r")
 		switch {
+		case strings.HasPrefix(line, "diff --git "):
+			// Binary and mode-only changes have no ---/+++ lines; the
+			// names are only here.
+			rest := line[len("diff --git "):]
+			a, b, bAt := gitDiffNames(rest)
+			add(a, off+len("diff --git ")+2, false)
+			add(b, off+len("diff --git ")+bAt, false)
 		case strings.HasPrefix(line, "--- "):
 			minus.name, minus.start = headerName(line[4:]), off+4
 		case strings.HasPrefix(line, "+++ "):
@@ -86,6 +93,41 @@ func PatchPaths(patch string) []PatchPath {
 		off = end + 1
 	}
 	return out
+}
+
+// gitDiffNames splits the "a/X b/Y" of a diff --git line into X and Y, and
+// returns where Y starts in rest. Names with spaces are ambiguous there; the
+// split that gives equal names is preferred, else the last " b/".
+func gitDiffNames(rest string) (a, b string, bAt int) {
+	if strings.HasPrefix(rest, `"`) {
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return "", "", 0
+		}
+		a = strings.TrimPrefix(headerName(q), "a/")
+		tail := strings.TrimPrefix(rest[len(q):], " ")
+		return a, strings.TrimPrefix(headerName(tail), "b/"), len(rest) - len(tail) + 2
+	}
+	if !strings.HasPrefix(rest, "a/") {
+		return "", "", 0
+	}
+	best := -1
+	for i := 0; ; {
+		j := strings.Index(rest[i:], " b/")
+		if j < 0 {
+			break
+		}
+		i += j
+		best = i
+		if rest[2:i] == rest[i+3:] {
+			break
+		}
+		i++
+	}
+	if best < 0 {
+		return "", "", 0
+	}
+	return rest[2:best], rest[best+3:], best + 3
 }
 
 // headerName returns the file name of a ---/+++ or rename header: a

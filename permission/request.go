@@ -25,9 +25,12 @@ type Request struct {
 	ConfigHome string `json:"configHome,omitempty"`
 	// UserHomes maps user names to home directories, for ~user paths.
 	UserHomes map[string]string `json:"userHomes,omitempty"`
-	// Resolved maps a canonical absolute path to the same path with symbolic
-	// links resolved. The caller fills it for every path PathsToResolve
-	// returns; a path missing from it is judged by its canonical form only.
+	// Resolved maps an absolute path to the same path with symbolic links
+	// resolved. The caller fills it for every path PathsToResolve returns
+	// (entries for parent directories work too: the engine walks a path's
+	// components through the map the way the kernel walks links, so
+	// "link/../x" is judged where it really leads). A path with no entry
+	// for it or its parents is judged by its canonical form only.
 	Resolved map[string]string `json:"resolved,omitempty"`
 	// Mode is the session's mode; "" means ModeDefault.
 	Mode Mode `json:"mode,omitempty"`

@@ -46,6 +46,10 @@ const (
 //   - Args maps an argument name to a doublestar glob over its string value.
 //     Like Path, an allow rule with Args but no Command never matches a shell
 //     call.
+//
+// An allow rule loosens a credential call, or a write where code runs later
+// (a git hook, a shell rc file), only when it names the call's arguments: by Path, URL or Args, or by a Command that spells out every
+// simple command whole ("cat .env", not "cat").
 type Rule struct {
 	ID       string            `json:"id"`
 	Level    RuleLevel         `json:"level"`
@@ -56,12 +60,6 @@ type Rule struct {
 	URL      string            `json:"url,omitempty"`
 	Args     map[string]string `json:"args,omitempty"`
 	Decision Verdict           `json:"decision"`
-}
-
-// hasArgMatcher reports whether the rule names the call's arguments, not
-// just the tool: only such an allow rule may loosen a credential call.
-func (r *Rule) hasArgMatcher() bool {
-	return r.Command != "" || r.Path != "" || r.URL != "" || len(r.Args) > 0
 }
 
 func (r *Rule) ref() *RuleRef {

@@ -63,6 +63,9 @@ type ToolInfo struct {
 	PathArgs []string `json:"pathArgs,omitempty"`
 	// PathsWrite is set when the tool writes the paths in PathArgs.
 	PathsWrite bool `json:"pathsWrite,omitempty"`
+	// PathsRecursive is set when the tool reads every file beneath the
+	// paths in PathArgs (search_text).
+	PathsRecursive bool `json:"pathsRecursive,omitempty"`
 	// PathDefaultsToCwd is set when an absent first path argument means the
 	// working directory (list_files, search_text, …).
 	PathDefaultsToCwd bool `json:"pathDefaultsToCwd,omitempty"`
@@ -108,7 +111,7 @@ var builtins = [...]ToolInfo{
 	{Name: "list_files", Risk: risk.Read, AllowedModes: readModes, Kind: KindSearch,
 		PathArgs: []string{"path"}, PathDefaultsToCwd: true, GlobArg: "glob", Schema: schemaListFiles},
 	{Name: "search_text", Risk: risk.Read, AllowedModes: readModes, Kind: KindSearch,
-		PathArgs: []string{"path"}, PathDefaultsToCwd: true, GlobArg: "glob", Schema: schemaSearchText},
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, PathsRecursive: true, GlobArg: "glob", Schema: schemaSearchText},
 	{Name: "get_diagnostics", Risk: risk.Read, AllowedModes: readModes, Kind: KindRead,
 		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaGetDiagnostics},
 	{Name: "write_file", Risk: risk.Write, AllowedModes: otherModes, Kind: KindEdit,

@@ -69,7 +69,13 @@ func fakeHome(t *testing.T) (home, proj string) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.MkdirAll(filepath.Join(home, ".aws", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(proj, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".aws", "sub"), filepath.Join(proj, "deep")); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", home)
@@ -89,6 +95,10 @@ func TestCheckSingle(t *testing.T) {
 		{"read ssh", []string{"--tool", "read_file", "--args", `{"path":"~/.ssh/id_rsa"}`},
 			decisionLine{Decision: "deny", RiskAtDecision: "credential", SourcedFrom: "default"}},
 		{"symlink to ssh resolved", []string{"--tool", "read_file", "--args", `{"path":"keys/id_rsa"}`},
+			decisionLine{Decision: "deny", RiskAtDecision: "credential", SourcedFrom: "default"}},
+		{"dotdot after a link is physical", []string{"--tool", "read_file", "--args", `{"path":"deep/../config"}`},
+			decisionLine{Decision: "deny", RiskAtDecision: "credential", SourcedFrom: "default"}},
+		{"dotdot after a link in shell", []string{"--tool", "shell", "--args", `{"command":"cat deep/../credentials"}`},
 			decisionLine{Decision: "deny", RiskAtDecision: "credential", SourcedFrom: "default"}},
 		{"plan mode write", []string{"--tool", "write_file", "--args", `{"path":"a","content":""}`, "--mode", "plan"},
 			decisionLine{Decision: "deny", RiskAtDecision: "write", SourcedFrom: "mode"}},

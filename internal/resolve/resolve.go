@@ -13,8 +13,9 @@ import (
 // maxLinks bounds the links followed while resolving one path.
 const maxLinks = 40
 
-// Path returns p with every symbolic link resolved. p must be clean and
-// absolute. The longest prefix of p that exists is resolved with
+// Path returns p with every symbolic link resolved. p must be absolute; it
+// may hold ".." components, which are resolved physically (after the link
+// before them, as the kernel does). The longest prefix of p that exists is resolved with
 // filepath.EvalSymlinks; the rest, which does not exist yet, is appended
 // lexically. A path that cannot be resolved at all is returned as it is.
 func Path(p string) string {
@@ -36,12 +37,17 @@ func Path(p string) string {
 			prefix = filepath.Clean(t)
 			continue
 		}
+		// Strip the last component without cleaning: a ".." must stay
+		// after the link it climbs out of.
 		dir, base := filepath.Split(prefix)
 		if dir == "" || prefix == "/" {
 			return p
 		}
 		rest = filepath.Join(base, rest)
-		prefix = filepath.Clean(dir)
+		prefix = dir
+		if len(prefix) > 1 {
+			prefix = prefix[:len(prefix)-1]
+		}
 	}
 	return p
 }

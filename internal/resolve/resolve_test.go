@@ -35,6 +35,8 @@ func TestPath(t *testing.T) {
 		{"not existing", filepath.Join(repo, "a", "b"), filepath.Join(repo, "a", "b")},
 		{"link dir", filepath.Join(repo, "keys", "id_rsa"), filepath.Join(secret, "id_rsa")},
 		{"dangling link", filepath.Join(repo, "dangling"), filepath.Join(secret, "id_new")},
+		{"dotdot after link", filepath.Join(repo, "keys") + "/../x", filepath.Join(dir, "home", "x")},
+		{"dotdot in missing dir", filepath.Join(repo, "nope") + "/../x", filepath.Join(repo, "x")},
 		{"loop", filepath.Join(repo, "loop", "x"), filepath.Join(repo, "loop", "x")},
 		{"relative stays", "rel/x", "rel/x"},
 	}

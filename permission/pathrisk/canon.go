@@ -27,6 +27,19 @@ type Env struct {
 // without running something: an unknown user, an unknown home or cwd, or an
 // empty path. It never touches the file system, so symlinks are not resolved.
 func Canonical(raw string, env Env) (string, bool) {
+	return absolute(raw, env, true)
+}
+
+// Absolute is Canonical without the cleaning: `~`, `~user`, `$HOME` and
+// `${HOME}` are expanded and a relative path is joined to env.Cwd, but `..`
+// stays where it was written. The kernel resolves a symbolic link before the
+// `..` that follows it, so "link/../x" is only found by resolving this form,
+// never the cleaned one.
+func Absolute(raw string, env Env) (string, bool) {
+	return absolute(raw, env, false)
+}
+
+func absolute(raw string, env Env, clean bool) (string, bool) {
 	if raw == "" {
 		return "", false
 	}
@@ -43,26 +56,26 @@ func Canonical(raw string, env Env) (string, bool) {
 		if home == "" || home[0] != '/' {
 			return "", false
 		}
-		p = joinAbs(home, rest)
+		p = joinAbs(home, rest, clean)
 	case strings.HasPrefix(p, "$HOME"):
 		rest, ok := afterVar(p, len("$HOME"))
 		if !ok || env.Home == "" || env.Home[0] != '/' {
 			return "", false
 		}
-		p = joinAbs(env.Home, rest)
+		p = joinAbs(env.Home, rest, clean)
 	case strings.HasPrefix(p, "${HOME}"):
 		rest, ok := afterVar(p, len("${HOME}"))
 		if !ok || env.Home == "" || env.Home[0] != '/' {
 			return "", false
 		}
-		p = joinAbs(env.Home, rest)
+		p = joinAbs(env.Home, rest, clean)
 	case p[0] != '/':
 		if env.Cwd == "" || env.Cwd[0] != '/' {
 			return "", false
 		}
-		p = joinAbs(env.Cwd, p)
+		p = joinAbs(env.Cwd, p, clean)
 	default:
-		if !isClean(p) {
+		if clean && !isClean(p) {
 			p = path.Clean(p)
 		}
 	}
@@ -81,11 +94,14 @@ func afterVar(p string, i int) (string, bool) {
 	return p[i+1:], true
 }
 
-func joinAbs(base, rest string) string {
-	if rest == "" {
+func joinAbs(base, rest string, clean bool) string {
+	if rest != "" {
+		base = base + "/" + rest
+	}
+	if clean {
 		return path.Clean(base)
 	}
-	return path.Clean(base + "/" + rest)
+	return base
 }
 
 // isClean reports whether an absolute path is already in path.Clean form,

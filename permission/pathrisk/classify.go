@@ -19,6 +19,10 @@ type PathFacts struct {
 	Resolved string
 	// Write is set when the access creates, changes, truncates or deletes.
 	Write bool
+	// Recursive is set when the access reads everything beneath the path
+	// (a recursive search): a directory that holds home directories or
+	// credential stores is then a credential read.
+	Recursive bool
 	// Unknown is set when the caller knows the location cannot be known
 	// statically (a shell word built at run time). Raw is then only named
 	// in the explanation, never resolved, and the access is judged as
@@ -56,6 +60,13 @@ func Classify(p PathFacts, env Env) (risk.Level, string) {
 			level, what, via = l, w, " resolves through a symbolic link to "+quote(r)+", which is "
 		}
 	}
+	if p.Recursive && level < risk.Credential {
+		for _, f := range [...]string{canon, p.Resolved} {
+			if f != "" && holdsSecrets(f, env) {
+				return risk.Credential, quote(p.Raw) + " holds home directories or system secrets, and the call reads everything beneath it"
+			}
+		}
+	}
 	if level > base {
 		return level, quote(p.Raw) + via + what
 	}
@@ -64,6 +75,32 @@ func Classify(p PathFacts, env Env) (risk.Level, string) {
 		return risk.Raise(base), quote(p.Raw) + " is outside the working directory"
 	}
 	return base, ""
+}
+
+// Protected reports whether writing the path (either form) would plant code
+// that runs later or change custom-agent's own rights: the locations that
+// make a write at least execute regardless of the working directory. A
+// policy should loosen such a write only when it names the file.
+func Protected(p PathFacts, env Env) bool {
+	if !p.Write || p.Unknown {
+		return false
+	}
+	canon := p.Canonical
+	if canon == "" {
+		c, ok := Canonical(p.Raw, env)
+		if !ok {
+			return false
+		}
+		canon = c
+	}
+	if l, _ := locate(canon, env, true); l >= risk.Execute {
+		return true
+	}
+	if p.Resolved != "" && p.Resolved != canon {
+		l, _ := locate(p.Resolved, env, true)
+		return l >= risk.Execute
+	}
+	return false
 }
 
 // IsCredential reports whether the path, in its canonical form, is a
@@ -253,4 +290,27 @@ func split(p string, buf []string) []string {
 		buf = append(buf, last)
 	}
 	return buf
+}
+
+// holdsSecrets reports whether the directory dir contains a home directory
+// or /etc: the root, /home, /Users, /root, a home or one of its ancestors.
+func holdsSecrets(dir string, env Env) bool {
+	if dir == "/" || Within(env.Home, dir) {
+		return true
+	}
+	for _, h := range env.UserHomes {
+		if Within(h, dir) {
+			return true
+		}
+	}
+	lower := strings.ToLower(dir)
+	var buf [4]string
+	comps := split(lower, buf[:0])
+	switch {
+	case len(comps) == 1:
+		return comps[0] == "home" || comps[0] == "users" || comps[0] == "root"
+	case len(comps) == 2:
+		return comps[0] == "home" || comps[0] == "users" || comps[0] == "var" && comps[1] == "root"
+	}
+	return false
 }

@@ -167,6 +167,13 @@ func TestClassify(t *testing.T) {
 		{name: "own project policy read", facts: pathrisk.PathFacts{Raw: ".custom-agent/policy.json"}, want: risk.Read},
 		{name: "own user policy write", facts: pathrisk.PathFacts{Raw: "~/.config/custom-agent/policy.json", Write: true}, want: risk.Credential},
 		{name: "own data write", facts: pathrisk.PathFacts{Raw: "~/.local/share/custom-agent/events.db", Write: true}, want: risk.Credential},
+		{name: "recursive read of home", facts: pathrisk.PathFacts{Raw: "~", Recursive: true}, want: risk.Credential, whyHas: "beneath"},
+		{name: "recursive read of root", facts: pathrisk.PathFacts{Raw: "/", Recursive: true}, want: risk.Credential},
+		{name: "recursive read of /home", facts: pathrisk.PathFacts{Raw: "/home", Recursive: true}, want: risk.Credential},
+		{name: "recursive read of other home", facts: pathrisk.PathFacts{Raw: "/Users/x", Recursive: true}, want: risk.Credential},
+		{name: "recursive read of project", facts: pathrisk.PathFacts{Raw: ".", Recursive: true}, want: risk.Read},
+		{name: "recursive read of /usr", facts: pathrisk.PathFacts{Raw: "/usr/share", Recursive: true}, want: risk.Write},
+		{name: "plain read of home", facts: pathrisk.PathFacts{Raw: "~"}, want: risk.Write},
 		{name: "symlink write to hook", facts: pathrisk.PathFacts{Raw: "hook", Resolved: "/home/u/proj/.git/hooks/pre-push", Write: true}, want: risk.Execute},
 	}
 	for _, tc := range tests {
