@@ -415,3 +415,65 @@ func argsText(c *corpusCase) string {
 // newCorpusEngine returns the engine under test. The zero Engine is ready
 // to use and holds no state.
 func newCorpusEngine() permission.Engine { return permission.Engine{} }
+
+// plainWord is a first word a user could have put in an allow rule.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./-]+`)
+
+// TestCorpusPrefixRule replays the shape most of the reported bypasses had:
+// the user allowed a harmless-looking command prefix (Claude Code's
+// Bash(echo:*), Gemini CLI's --allowed-tools=ShellTool(ls), Cursor's
+// allowlist), and the model sent a command that starts with it. Each
+// adversarial shell line is decided with one allow rule for its own first
+// word; a destructive, credential or mustNotAllow line must still not be
+// allowed. A line whose whole command is that one word (`env`) is skipped:
+// the rule names exactly what runs.
+//
+// The credential part is stricter than a reading of DESIGN.md §4 in which
+// any command prefix "names the arguments": a rule for `echo` or `cat` is
+// not an explicit allow of `echo {} > .custom-agent/policy.json` or
+// `cat ~/.ssh/id_rsa` (the agent must not raise its own rights, and
+// credential is denied unless a rule says otherwise), which is exactly the
+// Bash(echo:*) + `> ~/.bashrc` bypass reported against Claude Code.
+func TestCorpusPrefixRule(t *testing.T) {
+	cases := loadCorpus(t)
+	eng := newCorpusEngine()
+	var n, ok int
+	for i := range cases {
+		c := &cases[i]
+		cmd, isStr := c.Args["command"].(string)
+		if c.Benign || c.Tool != "shell" || !isStr {
+			continue
+		}
+		min, _ := risk.Parse(c.MinRisk)
+		if min < risk.Credential && !c.MustNotAllow {
+			continue
+		}
+		first := plainWord.FindString(cmd)
+		if first == "" || first == strings.TrimSpace(cmd) {
+			continue
+		}
+		pol, err := permission.Compile([]permission.Rule{{
+			ID: "corpus-prefix", Level: permission.LevelUser, Source: "corpus_test.go",
+			Tool: "shell", Command: first, Decision: permission.Allow,
+		}})
+		if err != nil {
+			t.Errorf("%s: compiling rule %q: %v", c.ID, first, err)
+			continue
+		}
+		req, err := corpusRequest(c)
+		if err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+			continue
+		}
+		req.Policy = pol
+		n++
+		d := eng.Check(req)
+		if d.Decision == permission.Allow {
+			t.Errorf("corpus prefix-rule miss %s: allow rule %q allowed %q\n\twant decision != allow (minRisk %s); got riskAtDecision=%s\n\treason: %s",
+				c.ID, first, cmd, c.MinRisk, d.RiskAtDecision, d.Reason)
+			continue
+		}
+		ok++
+	}
+	t.Logf("corpus prefix rule: %d/%d lines not allowed by an allow rule for their first word", ok, n)
+}
