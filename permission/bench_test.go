@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/custom-agent/custom-agent/permission"
 )
 
@@ -162,5 +164,24 @@ func TestNoRetainedMemory(t *testing.T) {
 	t.Logf("heap before %d B, after 10⁶ decisions %d B", before, after)
 	if after > before+256<<10 {
 		t.Errorf("heap grew by %d B over 10⁶ decisions", after-before)
+	}
+}
+
+// BenchmarkParse measures the mvdan/sh parse alone for the shell cases of
+// BenchmarkCheck, so the engine's own share can be read off.
+func BenchmarkParse(b *testing.B) {
+	for _, c := range []struct{ name, src string }{
+		{"compound100", benchCompound},
+		{"script2KB", benchScript},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := p.Parse(strings.NewReader(c.src), ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
