@@ -3,6 +3,7 @@ package shellrisk
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -19,7 +20,11 @@ func FuzzAnalyze(f *testing.F) {
 		if len(cmd) > MaxInput+1 {
 			cmd = cmd[:MaxInput+1]
 		}
+		start := time.Now()
 		r := Analyze(cmd, testEnv)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("Analyze(%q) took %v", cmd, d)
+		}
 		checkInvariants(t, cmd, r)
 		if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), ""); err != nil && !r.Opaque {
 			t.Errorf("Analyze(%q) is not Opaque but the command does not parse: %v", cmd, err)
