@@ -142,6 +142,9 @@ var cases = []analyzeCase{
 	{name: "su -c", cmd: "su -c 'rm -rf x' root", min: D},
 	{name: "wrapper chain", cmd: "sudo env FOO=1 timeout 5 nice rm -rf x", min: D, argv: []string{"rm", "-rf", "x"}},
 	{name: "busybox", cmd: "busybox rm -rf x", min: D},
+	{name: "unshare", cmd: "unshare -r rm -rf x", min: D},
+	{name: "systemd-run", cmd: "systemd-run --user rm -rf x", min: D},
+	{name: "fd exec", cmd: "fd -t d node_modules -x rm -rf", min: D},
 
 	// Spelling tricks.
 	{name: "absolute path", cmd: "/bin/rm -rf x", min: D, argv: []string{"rm", "-rf", "x"}},
@@ -299,6 +302,11 @@ var cases = []analyzeCase{
 	{name: "kubectl drain", cmd: "kubectl drain node-1", min: D},
 	{name: "kubectl scale zero", cmd: "kubectl scale deploy/web --replicas=0", min: D},
 	{name: "kubectl get", cmd: "kubectl get pods", min: N},
+	{name: "kubectl delete dry run", cmd: "kubectl delete --dry-run=client -f job.yaml", min: N},
+	{name: "kubectl raw config", cmd: "kubectl config view --raw", min: C},
+	{name: "gh auth token", cmd: "gh auth token", min: C},
+	{name: "keychain", cmd: "security find-generic-password -w -s github", min: C},
+	{name: "gh gist env", cmd: "gh gist create --public .env", min: C},
 	{name: "helm uninstall", cmd: "helm uninstall web", min: D},
 	{name: "terraform destroy", cmd: "terraform destroy", min: D},
 	{name: "terraform apply auto", cmd: "terraform apply -auto-approve", min: D},

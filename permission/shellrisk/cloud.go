@@ -48,7 +48,15 @@ func ruleKubectl(a *analyzer, c *call) {
 		"edit", "label", "annotate", "create", "run", "expose", "autoscale", "scale", "exec", "attach", "debug", "cp",
 		"port-forward", "proxy")
 	switch v {
+	case "config":
+		if _, ok := hasArg(c, func(s string) bool { return s == "--raw" || s == "--flatten" }); ok {
+			a.credSource(c.sp, "cluster credentials")
+			a.find(risk.Credential, c.sp, name+" config view --raw prints the cluster's credentials")
+		}
 	case "delete", "drain", "cordon", "taint", "uncordon":
+		if _, dry := hasArg(c, func(s string) bool { return strings.HasPrefix(s, "--dry-run") && s != "--dry-run=none" }); dry {
+			return
+		}
 		a.find(risk.Destructive, c.sp, name+" "+v+" removes or disrupts workloads in the cluster")
 	case "replace", "apply", "patch", "rollout", "set", "edit", "label", "annotate", "create", "run", "expose", "autoscale":
 		if _, ok := hasArg(c, func(s string) bool { return s == "--force" || strings.HasPrefix(s, "--prune") }); ok {
@@ -181,6 +189,18 @@ func (a *analyzer) dockerMount(c *call, spec string, sp risk.Span, dyn bool) {
 func ruleCloud(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	a.network(c.sp, quote(name), name+" talks to a cloud provider over the network")
+	if printsToken(c) {
+		a.credSource(c.sp, "a cloud token")
+		a.find(risk.Credential, c.sp, name+" prints an access token or secret")
+	}
+	for i, x := range c.args[1:] {
+		// Local files a CLI uploads (gh gist create f, aws s3 cp f s3://..., --body-file f).
+		prev := c.args[i].s
+		if !x.dyn && (strings.HasPrefix(x.s, "/") || strings.HasPrefix(x.s, "./") || strings.HasPrefix(x.s, "~") ||
+			looksLikePath(x.s) && !strings.Contains(x.s, "://") || strings.HasSuffix(prev, "-file") || prev == "-F") {
+			a.access(x, c.cwd, false, false)
+		}
+	}
 	for _, x := range verbs(c) {
 		if isDestroyVerb(x.s) {
 			a.find(risk.Destructive, x.sp, name+" "+x.s+" deletes cloud resources or data")
@@ -241,6 +261,55 @@ func ruleCrontab(a *analyzer, c *call) {
 		a.find(risk.Execute, c.sp, "crontab installs jobs that run code later, on a schedule")
 		if c.in.kind == inPipe || len(ops) > 0 && ops[0].s == "-" {
 			a.res.Opaque = true
+		}
+	}
+}
+
+// printsToken reports CLI calls that print credentials: gh auth token,
+// gcloud auth print-access-token, aws configure get, az account get-access-token.
+func printsToken(c *call) bool {
+	for _, x := range c.args[1:] {
+		switch x.s {
+		case "token", "print-access-token", "print-identity-token", "get-access-token", "get-login-password",
+			"get-session-token", "get-authorization-token":
+			return true
+		case "get":
+			if firstVerb(c, "configure") != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ruleSecretStore: password managers and keychains print secrets.
+func ruleSecretStore(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	for _, x := range c.args[1:] {
+		switch x.s {
+		case "find-generic-password", "find-internet-password", "dump-keychain", "lookup", "show", "read", "get",
+			"item", "export", "cat", "kv", "unlock":
+			a.credSource(c.sp, "a password store")
+			a.find(risk.Credential, c.sp, name+" "+x.s+" reads secrets from a password store")
+			return
+		}
+	}
+	if name == "pass" || name == "gopass" {
+		a.credSource(c.sp, "a password store")
+		a.find(risk.Credential, c.sp, name+" prints secrets from the password store")
+	}
+}
+
+// ruleFd: fd -x/--exec and -X/--exec-batch run a command on each match.
+func ruleFd(a *analyzer, c *call) {
+	for i, x := range c.args {
+		if x.s == "-x" || x.s == "--exec" || x.s == "-X" || x.s == "--exec-batch" {
+			end := i + 1
+			for end < len(c.args) && c.args[end].s != ";" {
+				end++
+			}
+			a.inner(c, markDyn(c.args[i+1:end], "{"), c.cwd, true)
+			return
 		}
 	}
 }

@@ -16,6 +16,8 @@ func networkRule(name string) rule {
 	case "nc", "ncat", "netcat", "socat", "telnet", "ftp", "tftp", "sftp", "lftp", "ssh", "scp", "mosh",
 		"openvpn", "websocat", "grpcurl", "ldapsearch", "smbclient", "rclone", "s3cmd", "mail", "sendmail", "mutt", "ssh-copy-id":
 		return ruleNetTool
+	case "ngrok", "cloudflared", "localtunnel", "lt", "bore", "frpc":
+		return ruleNetTool
 	case "dig", "nslookup", "host", "ping", "ping6", "traceroute", "tracepath", "whois", "mtr", "drill":
 		return ruleDNS
 	case "npm", "pnpm", "yarn", "bun", "pip", "pip3", "pipx", "uv", "poetry", "pdm", "go", "cargo", "gem", "bundle",

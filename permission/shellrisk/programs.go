@@ -101,7 +101,7 @@ func ruleFor(name string) rule {
 		return ruleTerraform
 	case "docker", "podman", "nerdctl":
 		return ruleDocker
-	case "gh", "glab", "aws", "gcloud", "gsutil", "az", "doctl", "flyctl", "heroku", "vercel", "netlify", "firebase", "pulumi":
+	case "gh", "glab", "kind", "minikube", "k3d", "eksctl", "aws", "gcloud", "gsutil", "az", "doctl", "flyctl", "heroku", "vercel", "netlify", "firebase", "pulumi":
 		return ruleCloud
 	case "crontab":
 		return ruleCrontab
@@ -121,6 +121,10 @@ func ruleFor(name string) rule {
 		return ruleDecode
 	case "ps":
 		return rulePs
+	case "security", "secret-tool", "pass", "op", "bw", "vault", "gopass", "keyring":
+		return ruleSecretStore
+	case "fd", "fdfind":
+		return ruleFd
 	case "systemctl", "service", "launchctl", "shutdown", "reboot", "halt", "poweroff", "kill", "killall", "pkill":
 		return ruleSystem
 	}

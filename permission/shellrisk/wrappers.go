@@ -17,7 +17,7 @@ func wrapperFor(name string) rule {
 	case "env":
 		return wrapEnv
 	case "nice", "ionice", "timeout", "gtimeout", "nohup", "stdbuf", "setsid", "unbuffer",
-		"chrt", "taskset", "torsocks", "proxychains", "proxychains4", "caffeinate", "catchsegv":
+		"chrt", "taskset", "torsocks", "proxychains", "proxychains4", "caffeinate", "catchsegv", "unshare", "systemd-run", "firejail", "bwrap":
 		return wrapSimple
 	case "command", "builtin", "exec":
 		return wrapBuiltin
@@ -59,6 +59,10 @@ func simpleOpts(name string) (opts, int) {
 		return opts{stop: true}, 1
 	case "caffeinate":
 		return opts{short: "tw", stop: true}, 0
+	case "unshare":
+		return opts{short: "SGRwt", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group"}, stop: true}, 0
+	case "systemd-run":
+		return opts{short: "pEM", long: []string{"unit", "property", "description", "slice", "setenv", "working-directory", "uid", "gid", "on-calendar", "machine"}, stop: true}, 0
 	}
 	return opts{stop: true}, 0
 }
