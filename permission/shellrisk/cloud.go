@@ -44,7 +44,7 @@ func hasArg(c *call, pred func(string) bool) (arg, bool) {
 func ruleKubectl(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	a.network(c.sp, quote(name), name+" talks to a Kubernetes cluster over the network")
-	v := firstVerb(c, "delete", "drain", "cordon", "taint", "uncordon", "replace", "apply", "patch", "rollout", "set",
+	v := firstVerb(c, "config", "delete", "drain", "cordon", "taint", "uncordon", "replace", "apply", "patch", "rollout", "set",
 		"edit", "label", "annotate", "create", "run", "expose", "autoscale", "scale", "exec", "attach", "debug", "cp",
 		"port-forward", "proxy")
 	switch v {
@@ -196,7 +196,7 @@ func ruleCloud(a *analyzer, c *call) {
 	for i, x := range c.args[1:] {
 		// Local files a CLI uploads (gh gist create f, aws s3 cp f s3://..., --body-file f).
 		prev := c.args[i].s
-		if !x.dyn && (strings.HasPrefix(x.s, "/") || strings.HasPrefix(x.s, "./") || strings.HasPrefix(x.s, "~") ||
+		if !x.dyn && (strings.HasPrefix(x.s, "/") || strings.HasPrefix(x.s, ".") || strings.HasPrefix(x.s, "~") ||
 			looksLikePath(x.s) && !strings.Contains(x.s, "://") || strings.HasSuffix(prev, "-file") || prev == "-F") {
 			a.access(x, c.cwd, false, false)
 		}
