@@ -76,25 +76,52 @@ func NewDraft(sessionID, turnID string, ts time.Time, p Payload) (Draft, error) 
 // The timestamp is normalised to UTC with microsecond precision so that it
 // survives every store's round trip byte for byte.
 func Seal(d Draft, seq uint64, prevHash string) (Event, error) {
+	p, err := Prepare(d)
+	if err != nil {
+		return Event{}, err
+	}
+	return p.Seal(seq, prevHash), nil
+}
+
+// Prepared is a draft whose type is known and whose payload is canonical:
+// all that is left to seal it is its place in the chain. Stores prepare
+// drafts in the appending goroutine so that their single writer only
+// hashes. The zero value is not valid; use Prepare.
+type Prepared struct {
+	d Draft
+}
+
+// Prepare checks the draft and canonicalises its payload.
+func Prepare(d Draft) (Prepared, error) {
 	if !d.Type.Known() {
-		return Event{}, fmt.Errorf("event: unknown type %q", d.Type)
+		return Prepared{}, fmt.Errorf("event: unknown type %q", d.Type)
 	}
 	payload, err := Canonical(d.Payload)
 	if err != nil {
-		return Event{}, fmt.Errorf("event %s: %w", d.Type, err)
+		return Prepared{}, fmt.Errorf("event %s: %w", d.Type, err)
 	}
+	d.Payload = payload
+	d.TS = NormalizeTime(d.TS)
+	return Prepared{d: d}, nil
+}
+
+// Draft returns the prepared draft (payload canonical, time normalised).
+func (p Prepared) Draft() Draft { return p.d }
+
+// Seal places the prepared draft at seq after prevHash and hashes it.
+func (p Prepared) Seal(seq uint64, prevHash string) Event {
 	e := Event{
 		V:         Version,
 		Seq:       seq,
-		SessionID: d.SessionID,
-		TurnID:    d.TurnID,
-		Type:      d.Type,
-		TS:        NormalizeTime(d.TS),
-		Payload:   payload,
+		SessionID: p.d.SessionID,
+		TurnID:    p.d.TurnID,
+		Type:      p.d.Type,
+		TS:        p.d.TS,
+		Payload:   p.d.Payload,
 		PrevHash:  prevHash,
 	}
-	e.Hash = hashOf(e.canonicalBytes(payload))
-	return e, nil
+	e.Hash = hashOf(e.canonicalBytes(e.Payload))
+	return e
 }
 
 // NormalizeTime returns t in UTC, truncated to microseconds, without a

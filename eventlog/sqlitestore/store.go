@@ -89,7 +89,8 @@ func (s *Store) prepareStmts(ctx context.Context) error {
 var _ eventlog.Store = (*Store)(nil)
 
 type appendReq struct {
-	d    event.Draft
+	d    event.Draft    // as given
+	p    event.Prepared // canonicalised by the appender, not the writer
 	done chan appendRes
 }
 
@@ -297,7 +298,11 @@ func (s *Store) Append(ctx context.Context, d event.Draft) (event.Event, error) 
 	if d.TS.IsZero() {
 		return event.Event{}, errors.New("append: draft has no timestamp")
 	}
-	req := &appendReq{d: d, done: make(chan appendRes, 1)}
+	p, err := event.Prepare(d)
+	if err != nil {
+		return event.Event{}, fmt.Errorf("append: %w", err)
+	}
+	req := &appendReq{d: d, p: p, done: make(chan appendRes, 1)}
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -393,18 +398,14 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 			return fail(err)
 		}
 		if r.d.Seq != 0 && r.d.Seq <= h.seq {
-			results[i] = s.idempotent(ctx, tx, r.d)
+			results[i] = s.idempotent(ctx, tx, r.p)
 			continue
 		}
 		if r.d.Seq != 0 && r.d.Seq > h.seq+1 {
 			results[i] = appendRes{err: fmt.Errorf("append seq %d to session %s (next is %d): %w", r.d.Seq, r.d.SessionID, h.seq+1, eventlog.ErrSeqGap)}
 			continue
 		}
-		e, err := event.Seal(r.d, h.seq+1, h.hash)
-		if err != nil {
-			results[i] = appendRes{err: fmt.Errorf("append: %w", err)}
-			continue
-		}
+		e := r.p.Seal(h.seq+1, h.hash)
 		if _, err := insert.ExecContext(ctx,
 			e.SessionID, e.Seq, e.V, e.TurnID, string(e.Type), e.TS.Format(event.TimeFormat), []byte(e.Payload), e.PrevHash, e.Hash); err != nil {
 			return fail(err)
@@ -465,17 +466,14 @@ func (s *Store) head(ctx context.Context, tx *sql.Tx, heads map[string]*head, id
 }
 
 // idempotent answers a retried append whose seq is already stored.
-func (s *Store) idempotent(ctx context.Context, tx *sql.Tx, d event.Draft) appendRes {
+func (s *Store) idempotent(ctx context.Context, tx *sql.Tx, p event.Prepared) appendRes {
+	d := p.Draft()
 	row := tx.StmtContext(ctx, s.stmts.stored).QueryRowContext(ctx, d.SessionID, d.Seq)
 	stored, err := scanEvent(row, d.SessionID)
 	if err != nil {
 		return appendRes{err: fmt.Errorf("append retry of seq %d: %w", d.Seq, err)}
 	}
-	want, err := event.Seal(d, stored.Seq, stored.PrevHash)
-	if err != nil {
-		return appendRes{err: fmt.Errorf("append: %w", err)}
-	}
-	if want.Hash != stored.Hash {
+	if want := p.Seal(stored.Seq, stored.PrevHash); want.Hash != stored.Hash {
 		return appendRes{err: fmt.Errorf("append seq %d to session %s: %w", d.Seq, d.SessionID, eventlog.ErrSeqConflict)}
 	}
 	return appendRes{e: stored}
