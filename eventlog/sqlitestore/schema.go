@@ -26,6 +26,7 @@ var migrations = []string{
 		updated_at TEXT    NOT NULL,
 		last_seq   INTEGER NOT NULL,
 		head_hash  TEXT    NOT NULL
-	) WITHOUT ROWID;
-	CREATE INDEX sessions_by_update ON sessions (updated_at DESC, session_id);`,
+	) WITHOUT ROWID;`,
+	// No index on sessions.updated_at: listing sorts a small table, and
+	// an index would add a page to every append's commit.
 }
