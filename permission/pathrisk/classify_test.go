@@ -123,6 +123,23 @@ func TestClassify(t *testing.T) {
 		{name: "dotenv example", facts: pathrisk.PathFacts{Raw: ".env.example"}, want: risk.Credential},
 		{name: "dotenv upper", facts: pathrisk.PathFacts{Raw: ".ENV"}, want: risk.Credential},
 		{name: "envrc read", facts: pathrisk.PathFacts{Raw: "envfile.txt"}, want: risk.Read},
+		{name: "rclone config", facts: pathrisk.PathFacts{Raw: "~/.config/rclone/rclone.conf"}, want: risk.Credential, whyHas: "rclone"},
+		{name: "maven settings", facts: pathrisk.PathFacts{Raw: "~/.m2/settings.xml"}, want: risk.Credential, whyHas: "Maven"},
+		{name: "maven master password", facts: pathrisk.PathFacts{Raw: "~/.m2/settings-security.xml"}, want: risk.Credential},
+		{name: "maven repository jar", facts: pathrisk.PathFacts{Raw: "~/.m2/repository/x.jar"}, want: risk.Write},
+		{name: "gradle properties", facts: pathrisk.PathFacts{Raw: "~/.gradle/gradle.properties"}, want: risk.Credential},
+		{name: "project gradle properties", facts: pathrisk.PathFacts{Raw: "gradle.properties"}, want: risk.Read, noReason: true},
+		{name: "cargo credentials", facts: pathrisk.PathFacts{Raw: "~/.cargo/credentials.toml"}, want: risk.Credential},
+		{name: "gh hosts", facts: pathrisk.PathFacts{Raw: "~/.config/gh/hosts.yml"}, want: risk.Credential},
+		{name: "hub", facts: pathrisk.PathFacts{Raw: "~/.config/hub"}, want: risk.Credential},
+		{name: "terraform credentials", facts: pathrisk.PathFacts{Raw: "~/.terraform.d/credentials.tfrc.json"}, want: risk.Credential},
+		{name: "vault token", facts: pathrisk.PathFacts{Raw: "~/.vault-token"}, want: risk.Credential},
+		{name: "pgpass", facts: pathrisk.PathFacts{Raw: "~/.pgpass"}, want: risk.Credential},
+		{name: "my.cnf", facts: pathrisk.PathFacts{Raw: "~/.my.cnf"}, want: risk.Credential},
+		{name: "s3cfg", facts: pathrisk.PathFacts{Raw: "~/.s3cfg"}, want: risk.Credential},
+		{name: "boto", facts: pathrisk.PathFacts{Raw: "~/.boto"}, want: risk.Credential},
+		{name: "1password cli", facts: pathrisk.PathFacts{Raw: "~/.config/op/config"}, want: risk.Credential},
+		{name: "password store", facts: pathrisk.PathFacts{Raw: "~/.password-store/x.gpg"}, want: risk.Credential},
 		{name: "firefox", facts: pathrisk.PathFacts{Raw: "~/.mozilla/firefox/abc.default/cookies.sqlite"}, want: risk.Credential},
 		{name: "chrome linux", facts: pathrisk.PathFacts{Raw: "~/.config/google-chrome/Default/Cookies"}, want: risk.Credential},
 		{name: "chrome mac", facts: pathrisk.PathFacts{Raw: "~/Library/Application Support/Google/Chrome/Default/Login Data"}, want: risk.Credential},
@@ -210,6 +227,31 @@ func TestIsCredential(t *testing.T) {
 	}
 	if pathrisk.IsCredential("/home/u/proj/README.md", env) {
 		t.Error("README.md is not a credential")
+	}
+}
+
+func TestGlobMayMatchCredential(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[string]bool{
+		"/home/u/.ss*/id_rsa":        true,
+		"/home/u/.*":                 true,
+		"/home/u/proj/*":             false, // * does not match dot files
+		"/home/u/proj/*.go":          false,
+		"/home/u/proj/*.pem":         true,
+		"/home/u/proj/.e*":           true,
+		"/proc/*/environ":            true,
+		"/e?c/passwd":                true,
+		"/*":                         true,
+		"/home/*/.config/rclone/*":   true,
+		"/home/u/.config/rc*/x.conf": true,
+		"/home/u/.m2/*.xml":          true,
+		"/home/u/.M2/settings.*":     true,
+		"/tmp/*.log":                 false,
+		"/home/u/proj/src/**/*.ts":   false,
+	} {
+		if got := pathrisk.GlobMayMatchCredential(p, env); got != want {
+			t.Errorf("GlobMayMatchCredential(%q) = %v, want %v", p, got, want)
+		}
 	}
 }
 

@@ -67,3 +67,106 @@ func GlobRoot(glob string) string {
 	}
 	return strings.Join(comps[:n], "/")
 }
+
+// GlobMayMatchCredential reports whether a shell glob over absolute paths
+// (what `cat ~/.ss*/id_*` expands) may match a credential location or a
+// directory that holds one, by the same tables Classify uses. Like the
+// shell, a pattern component that does not start with a dot does not match
+// a dot file. Components are compared without regard to ASCII case.
+func GlobMayMatchCredential(pattern string, env Env) bool {
+	if IsCredential(pattern, env) {
+		return true
+	}
+	var buf [maxComps]string
+	pc := split(strings.ToLower(pattern), buf[:0])
+	if len(pc) == 0 {
+		return false
+	}
+	last := pc[len(pc)-1]
+	if strings.Trim(last, "*") != "" {
+		for _, name := range sensitiveNames {
+			if matchComp(last, name) {
+				return true
+			}
+		}
+	}
+	for _, l := range credLocations(rootLocations) {
+		if prefixMatch(pc, nil, l.comps) {
+			return true
+		}
+	}
+	var homes [][]string
+	add := func(h string) {
+		if h != "" && h[0] == '/' && h != "/" {
+			homes = append(homes, splitAll(strings.ToLower(h)))
+		}
+	}
+	add(env.Home)
+	for _, h := range env.UserHomes {
+		add(h)
+	}
+	homes = append(homes, []string{"root"}, []string{"home", "*"}, []string{"users", "*"})
+	for _, h := range homes {
+		for _, l := range credLocations(homeLocations) {
+			if prefixMatch(pc, h, l.comps) {
+				return true
+			}
+		}
+	}
+	for i := range pc {
+		for _, l := range credLocations(anyLocations) {
+			if prefixMatch(pc[i:], nil, l.comps) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// credLocations lists the locations of a table that are credential to read.
+func credLocations(ix indexed) []location {
+	var out []location
+	for _, ls := range ix.byFirst {
+		for _, l := range ls {
+			if l.level >= cred && !l.writeOnly {
+				out = append(out, l)
+			}
+		}
+	}
+	for _, l := range ix.wildcard {
+		if l.level >= cred && !l.writeOnly {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// prefixMatch reports whether the pattern components pc and the location
+// head+tail agree on their common length: the pattern then names the
+// location, something inside it, or a directory on the way to it.
+func prefixMatch(pc, head, tail []string) bool {
+	n := min(len(pc), len(head)+len(tail))
+	for i := 0; i < n; i++ {
+		name := ""
+		if i < len(head) {
+			name = head[i]
+		} else {
+			name = tail[i-len(head)]
+		}
+		if name != "*" && !matchComp(pc[i], name) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchComp matches one glob component against one name, shell-style: a
+// pattern not starting with a dot does not match a dot file. A malformed
+// pattern counts as matching.
+func matchComp(pattern, name string) bool {
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(pattern, ".") {
+		return false
+	}
+	ok, err := path.Match(pattern, name)
+	return ok || err != nil
+}

@@ -538,16 +538,19 @@ func TestMaxInput(t *testing.T) {
 func TestBuiltinCredential(t *testing.T) {
 	t.Parallel()
 	for p, want := range map[string]bool{
-		"/etc/passwd":              true,
-		"/home/u/.ssh/id_rsa":      true,
-		"/home/u/.ssh":             true,
-		"/home/u/.sshx":            false,
-		"/home/u/proj/.env":        true,
-		"/home/u/proj/.env.local":  true,
-		"/home/u/proj/env":         false,
-		"/proc/12/environ":         true,
-		"/home/u/proj_backup/.env": true,
-		"/home/u/proj/main.go":     false,
+		"/etc/passwd":                        true,
+		"/home/u/.ssh/id_rsa":                true,
+		"/home/u/.ssh":                       true,
+		"/home/u/.sshx":                      false,
+		"/home/u/proj/.env":                  true,
+		"/home/u/proj/.env.local":            true,
+		"/home/u/proj/env":                   false,
+		"/proc/12/environ":                   true,
+		"/home/u/proj_backup/.env":           true,
+		"/home/u/proj/main.go":               false,
+		"/home/u/.config/rclone/rclone.conf": true,
+		"/home/u/.m2/settings.xml":           true,
+		"/home/u/.gradle/gradle.properties":  true,
 	} {
 		if got := BuiltinCredential(p, "/home/u"); got != want {
 			t.Errorf("BuiltinCredential(%q) = %v, want %v", p, got, want)
@@ -555,12 +558,15 @@ func TestBuiltinCredential(t *testing.T) {
 	}
 	for p, want := range map[string]bool{
 		"/home/u/.ss*/id_rsa": true,
-		"/home/u/*/id_rsa":    false, // * does not match dot directories
+		"/home/u/*/id_rsa":    true, // a file named id_rsa is a private key anywhere
+		"/home/u/*/.ss*":      true,
+		"/home/u/proj/*":      false, // * does not match dot files
 		"/home/u/.*":          true,
 		"/home/u/proj/*.go":   false,
 		"/proc/*/environ":     true,
 	} {
-		if got := globMayMatchCredential(p, "/home/u"); got != want {
+		a := &analyzer{env: Env{Home: "/home/u"}}
+		if got := a.globMayMatchCredential(p); got != want {
 			t.Errorf("globMayMatchCredential(%q) = %v, want %v", p, got, want)
 		}
 	}

@@ -188,7 +188,7 @@ func (a *analyzer) access(x arg, cwd string, write, del bool) {
 // isCredential applies the injected classifier or the built-in list.
 func (a *analyzer) isCredential(p string, glob bool) bool {
 	if glob {
-		return globMayMatchCredential(p, a.env.Home)
+		return a.globMayMatchCredential(p)
 	}
 	if a.env.IsCredential != nil {
 		return a.env.IsCredential(p)

@@ -40,10 +40,11 @@
 //
 // # Credential locations
 //
-// The caller injects its classifier as Env.IsCredential, so that there is one
-// list for the whole engine. With nil, BuiltinCredential is used. Glob
-// patterns are always checked against the built-in list as well, since a
-// predicate on one path cannot say what a pattern might match.
+// There is one list for the whole engine: pathrisk's. The caller injects its
+// classifier as Env.IsCredential; with nil, BuiltinCredential applies
+// pathrisk's table with only the home directory known. Glob patterns are
+// always checked against that table (pathrisk.GlobMayMatchCredential), since
+// a predicate on one path cannot say what a pattern might match.
 //
 // # Opaque
 //

@@ -45,10 +45,10 @@ type Env struct {
 	UserHomes map[string]string
 	// IsCredential reports whether an absolute, cleaned path is a credential
 	// location (a secret a command should not send anywhere). The engine
-	// injects its own classifier so that there is one list; nil means the
-	// package's built-in minimal list (see BuiltinCredential). It must be
+	// injects its own classifier; nil means BuiltinCredential, pathrisk's
+	// table with only Home known. It must be
 	// pure and safe for concurrent use. Glob patterns are always also checked
-	// against the built-in list, since a predicate on one path cannot say what
+	// against pathrisk's table, since a predicate on one path cannot say what
 	// a pattern might match.
 	IsCredential func(abs string) bool
 }
