@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
@@ -52,6 +53,8 @@ type Store struct {
 	mu      sync.RWMutex // guards closed against sends on reqs
 	closed  bool
 	writerD chan struct{}
+
+	commits, committedEvents atomic.Uint64
 
 	// Owned by the writer goroutine.
 	stmts       writerStmts
@@ -157,6 +160,18 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		go s.writer()
 	}
 	return s, nil
+}
+
+// Stats counts what the writer has done since Open.
+type Stats struct {
+	Commits uint64 // transactions that wrote at least one event
+	Events  uint64 // events written
+}
+
+// Stats reports the writer's counters; Events/Commits is the mean group
+// commit size.
+func (s *Store) Stats() Stats {
+	return Stats{Commits: s.commits.Load(), Events: s.committedEvents.Load()}
 }
 
 // Path is the database file.
@@ -346,6 +361,8 @@ func (s *Store) writer() {
 			r.done <- results[i]
 		}
 		if len(committed) > 0 {
+			s.commits.Add(1)
+			s.committedEvents.Add(uint64(len(committed)))
 			s.hub.Publish(committed...)
 		}
 	}
