@@ -58,9 +58,10 @@ type frame struct {
 // variable is a shell variable assigned in the command; known is false when
 // its value is only known at run time.
 type variable struct {
-	name  string
-	value string
-	known bool
+	name   string
+	value  string
+	known  bool
+	secret bool // the value came from a variable holding a secret
 }
 
 // input is where a command's standard input comes from.
@@ -248,7 +249,7 @@ func (a *analyzer) setVar(name, value string, known bool) {
 	if len(value) > maxVarLen {
 		value, known = "", false
 	}
-	a.vars = append(a.vars, variable{name, value, known})
+	a.vars = append(a.vars, variable{name: name, value: value, known: known})
 }
 
 // lookup returns the static value of a variable, if there is one.

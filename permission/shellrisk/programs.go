@@ -67,6 +67,8 @@ func ruleFor(name string) rule {
 	switch name {
 	case "cd", "pushd", "popd":
 		return ruleCd
+	case "read", "mapfile", "readarray":
+		return ruleReadVars
 	case "rm", "unlink", "rmdir", "shred", "srm", "wipe":
 		return ruleRm
 	case "find":

@@ -148,6 +148,11 @@ func (a *analyzer) forClause(c *syntax.ForClause, in input) {
 // command's new standard input, if the redirection sets it.
 func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 	a.words(r.Word)
+	if n := a.wordSecret(r.Word); n != "" {
+		a.secretExpanded(r.Word, n, "the redirection")
+	} else if n := a.wordSecret(r.Hdoc); n != "" {
+		a.secretExpanded(r.Hdoc, n, "the here-document")
+	}
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
 		a.words(r.Hdoc)
@@ -304,6 +309,7 @@ func (a *analyzer) callExpr(c *syntax.CallExpr, in input) {
 		a.assign(as, false)
 	}
 	args := a.args(c.Args)
+	a.argSecrets(c.Args, args)
 	a.run(a.newCall(call{args: args, sp: a.span(c), in: in, cwd: a.cwd}))
 }
 
@@ -338,6 +344,9 @@ func (a *analyzer) assign(as *syntax.Assign, bare bool) {
 	}
 	x := a.arg(as.Value)
 	a.setVar(name, x.s, !x.dyn && !x.glob)
+	if x.dyn && !a.varsLost && a.wordSecret(as.Value) != "" {
+		a.vars[len(a.vars)-1].secret = true
+	}
 }
 
 // declClause handles declare, export, local, readonly, typeset and nameref.

@@ -73,7 +73,8 @@ func (a *analyzer) part(b *strings.Builder, x *arg, p syntax.WordPart, first, mo
 				x.dyn = true
 			}
 		}
-		x.glob = x.glob || hasGlob(v)
+		// A [ may be closed by a later part of the word.
+		x.glob = x.glob || hasGlob(v) || more && strings.IndexByte(v, '[') >= 0
 		b.WriteString(unescape(v))
 	case *syntax.SglQuoted:
 		if p.Dollar {
@@ -330,14 +331,20 @@ func hasBrace(w *syntax.Word) bool {
 	return false
 }
 
-// hasGlob reports unescaped glob characters in an unquoted literal.
+// hasGlob reports unescaped glob characters in an unquoted literal. A [
+// with no ] after it is an ordinary character to the shell, so the program
+// `[` is no pattern.
 func hasGlob(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
 			i++
-		case '*', '?', '[':
+		case '*', '?':
 			return true
+		case '[':
+			if strings.IndexByte(s[i+1:], ']') >= 0 {
+				return true
+			}
 		}
 	}
 	return false
