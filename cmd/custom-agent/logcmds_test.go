@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -192,4 +194,72 @@ func exitCode(err error) int {
 		return 2
 	}
 	return 0
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLogFollow follows a session while another store (as another process
+// would) appends to it, and stops cleanly when its context ends.
+func TestLogFollow(t *testing.T) {
+	dir := t.TempDir()
+	seedSection5(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out syncBuffer
+	root := newRootCmd()
+	root.SetArgs([]string{"--data-dir", dir, "log", "s5", "--follow", "--from", "12"})
+	root.SetOut(&out)
+	root.SetErr(io.Discard)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+
+	waitFor := func(substr string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(out.String(), substr) {
+			if time.Now().After(deadline) {
+				t.Fatalf("log --follow never printed %q; got:\n%s", substr, out.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor("turn.completed")
+	s, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := event.NewDraft("s5", "turn-2", time.Now(), event.UserMessagePayload{Content: "再清理一遍"})
+	if _, err := s.Append(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	waitFor(`"再清理一遍"`)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("log --follow ended with %v after cancel", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("log --follow did not stop when its context was cancelled")
+	}
+	if strings.Contains(out.String(), "    1  ") {
+		t.Fatal("--from 12 printed seq 1")
+	}
 }
