@@ -32,6 +32,7 @@ anything runs.`,
 		newSessionsCmd(g),
 		newLogCmd(g),
 		newAuditCmd(g),
+		newArtifactCmd(g),
 	)
 	return root
 }
