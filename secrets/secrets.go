@@ -1,0 +1,173 @@
+// Package secrets finds and masks secret material (API keys, tokens,
+// passwords, private keys) in text before it reaches the event log or a
+// model. It is pure and runs in time linear in its input (RE2 regular
+// expressions only).
+//
+// Masking is a second line of defence: what a tool printed is kept whole in
+// the artifact store; the log and the model get the masked form.
+package secrets
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Redacted replaces each secret.
+const Redacted = "[REDACTED]"
+
+// Match is one secret found in a string: the byte range [Start, End) to
+// hide, and what it looks like.
+type Match struct {
+	Start, End int
+	Kind       string
+}
+
+type pattern struct {
+	kind string
+	re   *regexp.Regexp
+	// group is the submatch to hide; 0 hides the whole match.
+	group int
+}
+
+// The patterns, most specific first. Key names are matched on whole words
+// so that "monkey=banana" or "tokenizer=bpe" stay visible.
+var patterns = []pattern{
+	{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0},
+	{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0},
+	{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0},
+	{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0},
+	{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0},
+	{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0},
+	{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0},
+	{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0},
+	{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0},
+	{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0},
+	{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0},
+	{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1},
+	{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1},
+	// key = value, key: value, "key": "value", KEY=value (env files).
+	{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)`), 1},
+}
+
+// Find returns the secrets in s, sorted, with overlapping matches merged.
+func Find(s string) []Match {
+	var ms []Match
+	for _, p := range patterns {
+		for _, loc := range p.re.FindAllStringSubmatchIndex(s, -1) {
+			start, end := loc[2*p.group], loc[2*p.group+1]
+			if start < 0 || end <= start {
+				continue
+			}
+			if p.group > 0 && isPlaceholder(s[start:end]) {
+				continue
+			}
+			ms = append(ms, Match{Start: start, End: end, Kind: p.kind})
+		}
+	}
+	if len(ms) < 2 {
+		return ms
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Start < ms[j].Start || ms[i].Start == ms[j].Start && ms[i].End > ms[j].End })
+	out := ms[:1]
+	for _, m := range ms[1:] {
+		last := &out[len(out)-1]
+		if m.Start < last.End {
+			last.End = max(last.End, m.End)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// isPlaceholder reports values that only name a secret: empty, already
+// masked, variable references ($TOKEN, ${TOKEN}, %TOKEN%), or a few stars.
+func isPlaceholder(v string) bool {
+	v = strings.Trim(v, `"'`)
+	switch {
+	case v == "", v == Redacted, strings.Trim(v, "*xX.") == "":
+		return true
+	case strings.HasPrefix(v, "$"), strings.HasPrefix(v, "%") && strings.HasSuffix(v, "%"):
+		return true
+	}
+	return false
+}
+
+// Mask returns s with every secret replaced by Redacted. Quotes around a
+// masked value are kept.
+func Mask(s string) string {
+	ms := Find(s)
+	if len(ms) == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	prev := 0
+	for _, m := range ms {
+		start, end := m.Start, m.End
+		if end-start >= 2 && (s[start] == '"' || s[start] == '\'') && s[end-1] == s[start] {
+			start, end = start+1, end-1
+		}
+		b.WriteString(s[prev:start])
+		b.WriteString(Redacted)
+		prev = end
+	}
+	b.WriteString(s[prev:])
+	return b.String()
+}
+
+// secretKey reports whether a JSON object key names a secret, so that its
+// whole value is hidden (headers {"Authorization": …}, {"password": …}).
+func secretKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "authorization", "cookie", "private_key", "privatekey", "credential", "x-api-key"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskJSON masks every string in a JSON value, and the whole value of every
+// key that names a secret. Invalid JSON is masked as text and returned as a
+// JSON string, so the result is always valid JSON.
+func MaskJSON(raw json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		b, _ := json.Marshal(Mask(string(raw)))
+		return b
+	}
+	v = maskValue(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+func maskValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return Mask(v)
+	case []any:
+		for i := range v {
+			v[i] = maskValue(v[i])
+		}
+		return v
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && secretKey(k) && !isPlaceholder(s) {
+				v[k] = Redacted
+				continue
+			}
+			v[k] = maskValue(x)
+		}
+		return v
+	}
+	return v
+}

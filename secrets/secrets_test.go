@@ -1,0 +1,65 @@
+package secrets
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestMask(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, want string }{
+		{"github token", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 used", "token [REDACTED] used"},
+		{"openai key", "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx", "OPENAI_API_KEY=[REDACTED]"},
+		{"anthropic key in text", "key is sk-ant-api03-abcdefghijklmnop1234 ok", "key is [REDACTED] ok"},
+		{"aws key id", "aws id AKIAIOSFODNN7EXAMPLE here", "aws id [REDACTED] here"},
+		{"aws secret", "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key = [REDACTED]"},
+		{"bearer", "Authorization: Bearer abc.def.ghi-123456", "Authorization: Bearer [REDACTED]"},
+		{"password assignment", `db password="hunter2" port=5432`, `db password="[REDACTED]" port=5432`},
+		{"json password", `{"user":"u","password":"p@ss"}`, `{"user":"u","password":"[REDACTED]"}`},
+		{"url password", "postgres://app:s3cr3t@db.internal:5432/x", "postgres://app:[REDACTED]@db.internal:5432/x"},
+		{"private key", "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nz", "a\n[REDACTED]\nz"},
+		{"truncated private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow", "[REDACTED]"},
+		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "[REDACTED]"},
+		// What must stay visible.
+		{"ordinary text", "PASS  packages/storage 27 tests", "PASS  packages/storage 27 tests"},
+		{"words containing key names", "monkey=banana tokenizer=bpe", "monkey=banana tokenizer=bpe"},
+		{"variable reference", `curl -H "Authorization: Bearer $TOKEN"`, `curl -H "Authorization: Bearer $TOKEN"`},
+		{"placeholder", "password=****", "password=****"},
+		{"short sk", "sk-1", "sk-1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Mask(tc.in); got != tc.want {
+				t.Fatalf("Mask(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMaskJSON(t *testing.T) {
+	t.Parallel()
+	in := `{"url":"https://x.test","headers":{"Authorization":"Basic dXNlcjpwYXNz","X-Api-Key":"abc","Accept":"*/*"},"body":"token=ghp_abcdefghijklmnopqrstuvwxyz0123456789","n":1.50}`
+	got := string(MaskJSON(json.RawMessage(in)))
+	want := `{"body":"token=[REDACTED]","headers":{"Accept":"*/*","Authorization":"[REDACTED]","X-Api-Key":"[REDACTED]"},"n":1.50,"url":"https://x.test"}`
+	if got != want {
+		t.Fatalf("MaskJSON\n got %s\nwant %s", got, want)
+	}
+	if got := string(MaskJSON(json.RawMessage(`{"command":`))); !json.Valid([]byte(got)) {
+		t.Fatalf("MaskJSON of invalid JSON gave invalid JSON: %s", got)
+	}
+}
+
+func FuzzMask(f *testing.F) {
+	f.Add("password=x ghp_abcdefghijklmnopqrstuvwxyz0123456789 -----BEGIN RSA PRIVATE KEY-----")
+	f.Fuzz(func(t *testing.T, s string) {
+		m := Mask(s)
+		if len(Find(s)) == 0 && m != s {
+			t.Fatal("Mask changed a string with no secret")
+		}
+		if strings.Count(m, Redacted) > len(Find(s)) {
+			t.Fatal("more redactions than matches")
+		}
+	})
+}
