@@ -1,0 +1,183 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/custom-agent/custom-agent/permission"
+)
+
+// Router resolves tool names to tools and validates arguments. Register
+// tools before use; after that a Router is safe for concurrent use.
+type Router struct {
+	tools map[string]entry
+}
+
+type entry struct {
+	tool   Tool
+	info   permission.ToolInfo
+	schema *jsonschema.Schema
+}
+
+// NewRouter returns an empty router.
+func NewRouter() *Router { return &Router{tools: map[string]entry{}} }
+
+// ErrUnknownTool is wrapped by Resolve's error for a name no tool has.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Register adds a tool. It panics on a programmer's mistake: an empty or
+// duplicate name, a name outside its namespace, or a schema that is missing,
+// not JSON, not a JSON Schema, or not of type object.
+func (r *Router) Register(t Tool) {
+	info := t.Info()
+	switch {
+	case info.Name == "":
+		panic("tool: Register of a tool with no name")
+	case info.Namespace != "" && !strings.HasPrefix(info.Name, info.Namespace+"__"):
+		panic(fmt.Sprintf("tool: %q is not in its namespace %q", info.Name, info.Namespace))
+	case info.Risk == 0:
+		panic(fmt.Sprintf("tool: %q has no base risk", info.Name))
+	}
+	if _, dup := r.tools[info.Name]; dup {
+		panic(fmt.Sprintf("tool: %q registered twice", info.Name))
+	}
+	r.tools[info.Name] = entry{tool: t, info: info, schema: compileSchema(info)}
+}
+
+func compileSchema(info permission.ToolInfo) *jsonschema.Schema {
+	if strings.TrimSpace(info.Schema) == "" {
+		panic(fmt.Sprintf("tool: %q has no argument schema", info.Name))
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(info.Schema))
+	if err != nil {
+		panic(fmt.Sprintf("tool: %q schema is not JSON: %v", info.Name, err))
+	}
+	if m, ok := doc.(map[string]any); !ok || m["type"] != "object" {
+		panic(fmt.Sprintf(`tool: %q schema must be {"type": "object", …}`, info.Name))
+	}
+	c := jsonschema.NewCompiler()
+	url := "tool:///" + info.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		panic(fmt.Sprintf("tool: %q schema: %v", info.Name, err))
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		panic(fmt.Sprintf("tool: %q schema does not compile: %v", info.Name, err))
+	}
+	return s
+}
+
+// Resolve returns the tool registered under name. An unknown name gives an
+// error the model can act on: it lists the tools there are (those of the
+// same namespace first, when the name has one).
+func (r *Router) Resolve(name string) (Tool, error) {
+	if e, ok := r.tools[name]; ok {
+		return e.tool, nil
+	}
+	names := r.Names()
+	if server, _, ok := strings.Cut(strings.TrimPrefix(name, "mcp__"), "__"); ok && strings.HasPrefix(name, "mcp__") {
+		prefix := "mcp__" + server + "__"
+		var same []string
+		for _, n := range names {
+			if strings.HasPrefix(n, prefix) {
+				same = append(same, n)
+			}
+		}
+		if len(same) > 0 {
+			return nil, fmt.Errorf("%w %q: the tools of that server are %s", ErrUnknownTool, name, strings.Join(same, ", "))
+		}
+	}
+	return nil, fmt.Errorf("%w %q: the available tools are %s", ErrUnknownTool, name, strings.Join(names, ", "))
+}
+
+// Names lists the registered tool names, sorted.
+func (r *Router) Names() []string {
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Infos returns the metadata of every registered tool, sorted by name.
+func (r *Router) Infos() []permission.ToolInfo {
+	out := make([]permission.ToolInfo, 0, len(r.tools))
+	for _, n := range r.Names() {
+		out = append(out, r.tools[n].info)
+	}
+	return out
+}
+
+// ArgsError says which argument is wrong and what was expected.
+type ArgsError struct {
+	Tool     string
+	Problems []string // one per failing field, e.g. `"path": missing (required)`
+}
+
+func (e *ArgsError) Error() string {
+	return fmt.Sprintf("invalid arguments for %s: %s", e.Tool, strings.Join(e.Problems, "; "))
+}
+
+// Validate decodes raw and checks it against the tool's schema. It returns
+// the decoded arguments (numbers as float64), or an *ArgsError naming each
+// wrong field and what was expected.
+func (r *Router) Validate(name string, raw json.RawMessage) (map[string]any, error) {
+	e, ok := r.tools[name]
+	if !ok {
+		_, err := r.Resolve(name)
+		return nil, err
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, &ArgsError{Tool: name, Problems: []string{"arguments are not valid JSON: " + err.Error()}}
+	}
+	if err := e.schema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return nil, &ArgsError{Tool: name, Problems: problems(ve)}
+		}
+		return nil, &ArgsError{Tool: name, Problems: []string{err.Error()}}
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, &ArgsError{Tool: name, Problems: []string{"arguments must be a JSON object"}}
+	}
+	return args, nil
+}
+
+var english = message.NewPrinter(language.English)
+
+// problems flattens a validation error into one line per failing location.
+func problems(ve *jsonschema.ValidationError) []string {
+	var out []string
+	var walk func(*jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if len(v.Causes) == 0 {
+			loc := "arguments"
+			if len(v.InstanceLocation) > 0 {
+				loc = `"` + strings.Join(v.InstanceLocation, ".") + `"`
+			}
+			out = append(out, loc+": "+v.ErrorKind.LocalizedString(english))
+			return
+		}
+		for _, c := range v.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -1,0 +1,85 @@
+// Package tool defines what a tool is and the Router that finds one by name
+// and validates a call's arguments against its JSON Schema before the
+// PermissionEngine sees it.
+//
+// A tool never decides whether it may run: the executor asks the engine
+// first, and calls Run only after an allow is durable in the event log.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/custom-agent/custom-agent/permission"
+)
+
+// Tool is one capability the model can call.
+//
+// Run may be called concurrently for different calls. It streams the tool's
+// output to out as it is produced (the executor keeps it in the artifact
+// store and shows a preview); it must stop promptly when ctx is cancelled and
+// leave no process or half-written file behind. An error from Run is a tool
+// error the model sees as the result of its call (a missing file, a patch
+// that does not apply, a timeout): say what went wrong and what to do, in a
+// sentence the model can act on.
+type Tool interface {
+	Info() permission.ToolInfo
+	Run(ctx context.Context, call Call, out Output) (Result, error)
+}
+
+// Call is one validated invocation of a tool.
+type Call struct {
+	// ID is the model's tool call id.
+	ID string
+	// Args are the arguments, already valid against the tool's schema.
+	Args map[string]any
+	// Raw is the arguments as the model sent them.
+	Raw json.RawMessage
+	// Cwd is the session's working directory (absolute). Relative paths in
+	// Args are relative to it.
+	Cwd string
+	// Env is the environment for processes the tool starts, already
+	// scrubbed of secrets by the executor. Nil means an empty environment.
+	Env []string
+}
+
+// Output receives a tool's output. Both writers are always set; they may
+// block while output is stored, which is the back-pressure that keeps a tool
+// printing 1 GiB from using 1 GiB of memory.
+type Output struct {
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Result is what a tool reports when it ran to its end.
+type Result struct {
+	// ExitCode is set by tools that run a process (shell, run_tests,
+	// get_diagnostics). A non-zero exit is a completion, not an error.
+	ExitCode *int
+	// Summary is an optional short structured summary for the model, e.g.
+	// {"passed": 12, "failed": 1} for run_tests; nil when stdout says it all.
+	Summary json.RawMessage
+}
+
+// String returns a string argument, or "" when it is absent.
+func (c Call) String(name string) string {
+	s, _ := c.Args[name].(string)
+	return s
+}
+
+// Int returns an integer argument (JSON numbers decode as float64 or
+// json.Number), or def when it is absent.
+func (c Call) Int(name string, def int) int {
+	switch v := c.Args[name].(type) {
+	case float64:
+		return int(v)
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return int(n)
+		}
+	case int:
+		return v
+	}
+	return def
+}
