@@ -291,6 +291,41 @@ func TestCheck(t *testing.T) {
 		{name: "ask rule beats prior", req: newReq(t, "shell", args{"command": "npm test"}, withRules(t, askShell), withPrior(t, "shell", args{"command": "npm test"}, risk.Execute, true)),
 			want: outcome{permission.Ask, risk.Execute, permission.FromOverride, "ask-shell"}},
 
+		// Code handed to another program: a rule for the outer program does
+		// not allow it, whatever the inner command's own risk.
+		{name: "rg rule, pre script", req: newReq(t, "shell", args{"command": "rg --pre=./evil.sh TODO ."}, withRules(t, allowWord("rg"))),
+			want: outcome{permission.Ask, risk.Execute, permission.FromDefault, ""}},
+		{name: "rg rule, plain search", req: newReq(t, "shell", args{"command": "rg -n TODO src"}, withRules(t, allowWord("rg"))),
+			want: outcome{permission.Allow, risk.Execute, permission.FromOverride, "allow-rg"}},
+		{name: "tar rule, to-command", req: newReq(t, "shell", args{"command": "tar -xf a.tar --to-command='cat'"}, withRules(t, allowWord("tar"))),
+			want: outcome{permission.Ask, risk.Execute, permission.FromDefault, ""}},
+		{name: "tar rule, plain extract", req: newReq(t, "shell", args{"command": "tar -xf a.tar"}, withRules(t, allowWord("tar"))),
+			want: outcome{permission.Allow, risk.Execute, permission.FromOverride, "allow-tar"}},
+		{name: "ssh rule, proxycommand", req: newReq(t, "shell", args{"command": "ssh -o ProxyCommand='touch /tmp/p' host"}, withRules(t, allowWord("ssh"))),
+			want: outcome{permission.Ask, risk.Network, permission.FromDefault, ""}},
+		{name: "git rule, upload-pack", req: newReq(t, "shell", args{"command": "git ls-remote --upload-pack='touch /tmp/p' ."}, withRules(t, allowWord("git"), allowWord("touch"))),
+			want: outcome{permission.Ask, risk.Network, permission.FromDefault, ""}}, // the appended repository path makes it Dynamic
+		{name: "at rule, here-string", req: newReq(t, "shell", args{"command": "at now <<< 'touch x'"}, withRules(t, allowWord("at"))),
+			want: outcome{permission.Ask, risk.Execute, permission.FromDefault, ""}},
+		{name: "npx rule, rimraf", req: newReq(t, "shell", args{"command": "npx rimraf x"}, withRules(t, allowWord("npx"))),
+			want: outcome{permission.Ask, risk.Destructive, permission.FromDefault, ""}},
+		{name: "npx rule, prettier", req: newReq(t, "shell", args{"command": "npx prettier --check ."}, withRules(t, allowWord("npx"))),
+			want: outcome{permission.Ask, risk.Network, permission.FromDefault, ""}},
+		{name: "git rule, apply hook", req: newReq(t, "shell", args{"command": "git apply <<'EOF'\n+++ b/.git/hooks/pre-commit\nEOF"}, withRules(t, allowWord("git"))),
+			want: outcome{permission.Ask, risk.Execute, permission.FromDefault, ""}, reasonHas: "does not name the file written"},
+
+		// Secrets printed from the environment.
+		{name: "echo secret var", req: newReq(t, "shell", args{"command": "echo $AWS_SECRET_ACCESS_KEY"}),
+			want: outcome{permission.Deny, risk.Credential, permission.FromDefault, ""}, findingArg: "command"},
+		{name: "echo secret var, echo rule", req: newReq(t, "shell", args{"command": `printf %s "$OPENAI_API_KEY"`}, withRules(t, allowWord("printf"))),
+			want: outcome{permission.Deny, risk.Credential, permission.FromDefault, ""}},
+		{name: "echo home var", req: newReq(t, "shell", args{"command": "echo $HOME $KEYBOARD_LAYOUT"}),
+			want: outcome{permission.Ask, risk.Execute, permission.FromDefault, ""}},
+		{name: "cat rclone config", req: newReq(t, "shell", args{"command": "cat ~/.config/rclone/rclone.conf"}, withRules(t, allowWord("cat"))),
+			want: outcome{permission.Deny, risk.Credential, permission.FromDefault, ""}},
+		{name: "read maven settings", req: newReq(t, "read_file", args{"path": "~/.m2/settings.xml"}),
+			want: outcome{permission.Deny, risk.Credential, permission.FromDefault, ""}},
+
 		// Tools outside the table.
 		{name: "mcp tool without risk", req: permission.Request{Tool: permission.ToolInfo{Name: "mcp__x__y", Namespace: "mcp__x"}, Cwd: testCwd},
 			want: outcome{permission.Ask, risk.Destructive, permission.FromDefault, ""}, reasonHas: "no known risk"},
@@ -315,6 +350,11 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// allowWord is a shell allow rule for one command prefix.
+func allowWord(w string) permission.Rule {
+	return permission.Rule{ID: "allow-" + w, Tool: "shell", Command: w, Decision: permission.Allow}
 }
 
 func TestDecisionZeroValueIsNotAllowed(t *testing.T) {

@@ -23,6 +23,11 @@ type analyzer struct {
 	commands int  // simple commands examined so far
 	expanded int  // bytes produced by variable expansion so far
 
+	// appended is set while judging code a program runs with arguments of
+	// its own added at run time (rg --pre, rsync -e): the commands listed
+	// are then Dynamic.
+	appended bool
+
 	net  mark // first network sink seen
 	cred mark // first credential source seen
 
@@ -209,7 +214,7 @@ func (a *analyzer) command(args []arg, sp risk.Span, dynamic bool) {
 		dynamic = dynamic || x.dyn
 	}
 	argv := a.argv[start:len(a.argv):len(a.argv)]
-	a.res.Commands = append(a.res.Commands, Command{Argv: argv, Span: sp, Dynamic: dynamic})
+	a.res.Commands = append(a.res.Commands, Command{Argv: argv, Span: sp, Dynamic: dynamic || a.appended})
 }
 
 // save and restore bracket a subshell: cd and assignments inside it do not

@@ -236,6 +236,7 @@ func ruleRsync(a *analyzer, c *call) {
 			a.find(risk.Destructive, o.x.sp, "rsync "+o.name+" deletes files, which cannot be undone")
 		case o.name == "-e" || o.name == "--rsh" || o.name == "--rsync-path":
 			a.find(risk.Execute, o.x.sp, "rsync "+o.name+" runs the given program")
+			a.runValue(o.val, "rsync "+o.name, false)
 		}
 	}
 	for i, x := range ops {

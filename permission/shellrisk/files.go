@@ -13,7 +13,7 @@ func ruleRm(a *analyzer, c *call) {
 	if name != "shred" && name != "wipe" && name != "srm" {
 		os, ops = a.scan(opts{}, c.args) // rm, unlink and rmdir take no option values
 	}
-	recursive := false
+	recursive := name == "rimraf" || name == "del" || name == "del-cli" // always recursive
 	for _, o := range os {
 		if o.name == "-r" || o.name == "-R" || (strings.HasPrefix(o.name, "--") && longOpt(o.name, "--recursive", 5)) {
 			recursive = true
@@ -28,6 +28,8 @@ func ruleRm(a *analyzer, c *call) {
 	switch {
 	case name == "shred" || name == "wipe" || name == "srm":
 		why = name + " overwrites " + targets + " so it can never be recovered"
+	case recursive && name != "rm":
+		why = name + " deletes " + targets + " and everything below, which cannot be undone"
 	case recursive:
 		why = "rm -r deletes " + targets + " and everything below, which cannot be undone"
 	case name == "rmdir":
@@ -407,6 +409,13 @@ func ruleWrite(a *analyzer, c *call) {
 		for _, x := range ops {
 			a.access(x, c.cwd, true, false)
 		}
+		strip := -1 // without -p, patch may use the path whole or not
+		if p, ok := val(os, "-p", "--strip"); ok && len(p.s) == 1 && isDigits(p.s) {
+			strip = int(p.s[0] - '0')
+		}
+		if _, ok := val(os, "-i", "--input"); !ok {
+			a.patchTargets(c, c.cwd, strip)
+		}
 		a.find(risk.Write, c.sp, "patch modifies files in the working tree")
 		return
 	}
@@ -474,28 +483,7 @@ func isMkfs(name string) bool {
 
 // ruleTar: extraction overwrites files; several options run programs.
 func ruleTar(a *analyzer, c *call) {
-	extract := false
-	for i, x := range c.args[1:] {
-		s := x.s
-		cluster := ""
-		if strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") {
-			cluster = s[1:]
-		} else if i == 0 && !strings.HasPrefix(s, "-") {
-			cluster = s // old style: tar xzf file
-		}
-		for _, long := range [...]string{"--checkpoint-action", "--to-command", "--use-compress-program",
-			"--info-script", "--new-volume-script", "--rsh-command", "--rmt-command"} {
-			if strings.HasPrefix(s, long) {
-				a.find(risk.Execute, x.sp, "tar "+long+" runs another program")
-			}
-		}
-		if strings.ContainsAny(cluster, "IF") {
-			a.find(risk.Execute, x.sp, "tar -I and -F run another program")
-		}
-		if strings.ContainsRune(cluster, 'x') || s == "--extract" || s == "--get" {
-			extract = true
-		}
-	}
+	extract := a.tarPrograms(c)
 	if !extract {
 		// Creating or listing: the operands are read.
 		_, ops := a.scan(opts{short: "fCbTXgKLNV", long: []string{"file", "directory", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode"}}, c.args)
@@ -519,12 +507,121 @@ func ruleTar(a *analyzer, c *call) {
 	a.access(dir, c.cwd, true, false)
 }
 
+// tarPrograms judges the options with which tar runs another program and
+// reports whether tar extracts.
+func (a *analyzer) tarPrograms(c *call) bool {
+	args := c.args
+	extract := false
+	next := 2 // the word the next value-taking letter of an old-style cluster reads
+	for i := 1; i < len(args); i++ {
+		x := args[i]
+		s := x.s
+		if x.dyn {
+			continue
+		}
+		if strings.HasPrefix(s, "--") {
+			if s == "--extract" || s == "--get" {
+				extract = true
+			}
+			long, ok := tarProgramOpt(s)
+			if !ok {
+				continue
+			}
+			a.find(risk.Execute, x.sp, "tar "+long+" runs another program")
+			v, used, ok := optValue(args, i)
+			if used {
+				i++
+			}
+			if !ok {
+				continue
+			}
+			if long == "--checkpoint-action" {
+				code, isExec := strings.CutPrefix(v.s, "exec=")
+				if !isExec {
+					continue
+				}
+				v.s = code
+			}
+			a.runValue(v, "tar "+long, long == "--info-script" || long == "--new-volume-script")
+			continue
+		}
+		oldStyle := i == 1 && !strings.HasPrefix(s, "-")
+		if !oldStyle && (len(s) < 2 || s[0] != '-') {
+			continue
+		}
+		cluster := strings.TrimPrefix(s, "-")
+		for j := 0; j < len(cluster); j++ {
+			letter := cluster[j]
+			if letter == 'x' {
+				extract = true
+			}
+			if strings.IndexByte("bCfFgHIKLNTVX", letter) < 0 {
+				continue
+			}
+			var v arg
+			ok := false
+			switch {
+			case oldStyle:
+				if next < len(args) {
+					v, ok = args[next], true
+					next++
+				}
+			case j+1 < len(cluster):
+				v, ok = arg{s: cluster[j+1:], dyn: x.dyn, sp: x.sp, w: x.w}, true
+			case i+1 < len(args):
+				i++
+				v, ok = args[i], true
+			}
+			if letter == 'I' || letter == 'F' {
+				a.find(risk.Execute, x.sp, "tar -I and -F run another program")
+				if ok {
+					a.runValue(v, "tar -"+string(letter), letter == 'F')
+				}
+			}
+			if !oldStyle {
+				break // the rest of the cluster was the value
+			}
+		}
+		if oldStyle {
+			i = max(i, next-1)
+		}
+	}
+	return extract
+}
+
+// tarProgramOpt reports the long tar options whose value is a program,
+// accepting the unambiguous prefixes GNU tar accepts.
+func tarProgramOpt(s string) (string, bool) {
+	for _, o := range [...]struct {
+		long string
+		min  int
+	}{{"--checkpoint-action", 14}, {"--to-command", 5}, {"--use-compress-program", 6}, {"--info-script", 7},
+		{"--new-volume-script", 6}, {"--rsh-command", 5}, {"--rmt-command", 5}} {
+		if longOpt(s, o.long, o.min) {
+			return o.long, true
+		}
+	}
+	return "", false
+}
+
 // ruleZip: -T with -TT/--unzip-command runs a program.
 func ruleZip(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
-	for _, x := range c.args[1:] {
-		if name == "zip" && (x.s == "-TT" || strings.HasPrefix(x.s, "--unzip-command") || strings.HasPrefix(x.s, "-TT")) {
-			a.find(risk.Execute, x.sp, "zip -TT runs the given command to test the archive")
+	for i := 1; i < len(c.args) && name == "zip"; i++ {
+		x := c.args[i]
+		if !strings.HasPrefix(x.s, "--unzip-command") && !strings.HasPrefix(x.s, "-TT") {
+			continue
+		}
+		a.find(risk.Execute, x.sp, "zip -TT runs the given command to test the archive")
+		v, next, ok := optValue(c.args, i)
+		if len(x.s) > 3 && strings.HasPrefix(x.s, "-TT") {
+			v, next, ok = arg{s: x.s[3:], dyn: x.dyn, sp: x.sp, w: x.w}, false, true
+		}
+		if ok {
+			a.runValue(v, "zip -TT", true) // {} or the archive's name is added
+			if next {
+				i++
+			}
 		}
 	}
 	if name == "unzip" {
@@ -532,11 +629,20 @@ func ruleZip(a *analyzer, c *call) {
 	}
 }
 
-// ruleRg: --pre runs a program on every file searched.
+// ruleRg: --pre runs a program on every file searched, with the file's
+// name added.
 func ruleRg(a *analyzer, c *call) {
-	for _, x := range c.args[1:] {
-		if x.s == "--pre" || strings.HasPrefix(x.s, "--pre=") {
-			a.find(risk.Execute, x.sp, "rg --pre runs a program on every file it searches")
+	for i := 1; i < len(c.args); i++ {
+		x := c.args[i]
+		if x.s != "--pre" && !strings.HasPrefix(x.s, "--pre=") {
+			continue
+		}
+		a.find(risk.Execute, x.sp, "rg --pre runs a program on every file it searches")
+		if v, next, ok := optValue(c.args, i); ok {
+			a.runValue(v, "rg --pre", true)
+			if next {
+				i++
+			}
 		}
 	}
 	ruleRead(a, c)

@@ -139,7 +139,8 @@ func ruleGit(a *analyzer, c *call) {
 	sub := c.args[i].s
 	rest := c.args[i+1:]
 	g := gitCall{a: a, c: c, sub: sub, rest: rest, cwd: cwd}
-	for _, x := range rest {
+	for j := 0; j < len(rest); j++ {
+		x := rest[j]
 		if x.dyn && (sub == "push" || sub == "reset" || sub == "clean" || sub == "branch" || sub == "checkout" || sub == "config") {
 			a.opaque(x.sp, "git "+sub+" is given an argument built at run time, which could be an option that destroys work")
 		}
@@ -149,11 +150,50 @@ func ruleGit(a *analyzer, c *call) {
 				a.access(arg{s: v, sp: x.sp}, cwd, true, false)
 			}
 			a.find(risk.Write, x.sp, "git "+sub+" --output writes a file")
-		case gopt(x.s, "--upload-pack", 4), gopt(x.s, "--receive-pack", 4), x.s == "--exec" || strings.HasPrefix(x.s, "--exec="),
-			x.s == "-u" && (sub == "clone" || sub == "fetch" || sub == "ls-remote" || sub == "archive"):
+		case sub != "rebase" && (gopt(x.s, "--upload-pack", 4) || gopt(x.s, "--receive-pack", 4) || x.s == "--exec" ||
+			strings.HasPrefix(x.s, "--exec=") || x.s == "-u" && sub == "clone" || strings.HasPrefix(x.s, "-u") && sub == "clone" && len(x.s) > 2):
 			a.find(risk.Execute, x.sp, "git "+sub+" "+x.s+" runs a program on the remote side or locally")
-		case gopt(x.s, "--ext-diff", 5), strings.HasPrefix(x.s, "--extcmd"), gopt(x.s, "--template", 5) && sub == "clone",
-			x.s == "--config" || x.s == "-c" && sub == "clone":
+			v, next, ok := optValue(rest, j)
+			if x.s[1] != '-' && len(x.s) > 2 {
+				v, next, ok = arg{s: x.s[2:], dyn: x.dyn, sp: x.sp, w: x.w}, false, true
+			}
+			if ok {
+				a.runValue(v, "git "+sub+" "+x.s, true) // the repository's path is added
+			}
+			if next {
+				j++
+			}
+		case sub == "clone" && (x.s == "-c" || gopt(x.s, "--config", 5) || strings.HasPrefix(x.s, "-c") && len(x.s) > 2):
+			a.find(risk.Execute, x.sp, "git "+sub+" "+x.s+" can make git run another program")
+			v, next, ok := optValue(rest, j)
+			if x.s[1] != '-' {
+				v, next, ok = optValueShort(rest, j)
+			}
+			if ok {
+				a.gitConfig(v, v.s, true)
+			}
+			if next {
+				j++
+			}
+		case sub == "difftool" && (x.s == "-x" || strings.HasPrefix(x.s, "--extcmd")):
+			a.find(risk.Execute, x.sp, "git difftool "+x.s+" runs the given command on each changed file")
+			if v, next, ok := optValue(rest, j); ok {
+				a.runValue(v, "git difftool --extcmd", true) // the files compared are added
+				if next {
+					j++
+				}
+			}
+		case sub == "grep" && (strings.HasPrefix(x.s, "-O") || gopt(x.s, "--open-files-in-pager", 6)):
+			a.find(risk.Execute, x.sp, "git grep "+x.s+" opens the matching files with a pager program")
+			// The value is optional and must be attached: -Oless, --open-files-in-pager=less.
+			v, attached := arg{s: x.s[min(2, len(x.s)):], dyn: x.dyn, sp: x.sp, w: x.w}, len(x.s) > 2 && x.s[1] == 'O'
+			if _, after, found := strings.Cut(x.s, "="); found && x.s[1] == '-' {
+				v.s, attached = after, true
+			}
+			if attached {
+				a.runValue(v, "git grep -O", true) // the matching files are added
+			}
+		case gopt(x.s, "--ext-diff", 5), strings.HasPrefix(x.s, "--extcmd"), gopt(x.s, "--template", 5) && sub == "clone":
 			a.find(risk.Execute, x.sp, "git "+sub+" "+x.s+" can make git run another program")
 		case strings.HasPrefix(x.s, "ext::") || strings.HasPrefix(x.s, "fd::"):
 			a.find(risk.Execute, x.sp, "the git URL "+quote(x.s)+" runs a command instead of connecting to a server")
@@ -161,6 +201,19 @@ func ruleGit(a *analyzer, c *call) {
 		}
 	}
 	g.judge()
+}
+
+// optValueShort returns the value of a short option: the rest of the word
+// after the letter (-ckey=value), else the next word.
+func optValueShort(args []arg, i int) (v arg, next, ok bool) {
+	x := args[i]
+	if len(x.s) > 2 {
+		return arg{s: x.s[2:], dyn: x.dyn, sp: x.sp, w: x.w}, false, true
+	}
+	if i+1 < len(args) {
+		return args[i+1], true, true
+	}
+	return arg{}, false, false
 }
 
 type gitCall struct {
@@ -336,12 +389,45 @@ func (g gitCall) judge() {
 		g.reads()
 	case "commit", "merge", "cherry-pick", "revert", "am", "apply", "add", "mv", "tag", "notes", "init", "replace", "mktag", "commit-tree", "read-tree", "checkout-index", "update-index", "sparse-checkout":
 		g.write("git " + g.sub + " changes the repository or working tree")
+		if g.sub == "apply" || g.sub == "am" {
+			g.patchInput()
+		}
 		if g.sub == "tag" || g.sub == "replace" || g.sub == "notes" {
 			if x, ok := g.has(func(s string) bool { return gitShort(s, 'f') || gopt(s, "--force", 4) }); ok {
 				g.destroy(x.sp, "git "+g.sub+" --force overwrites existing refs")
 			}
 		}
 	}
+}
+
+// patchInput records the files a patch on standard input writes: git apply
+// <<EOF can plant a hook as well as any write_file can.
+func (g gitCall) patchInput() {
+	strip, dir := 1, ""
+	apply, checkOnly := false, false
+	for _, x := range g.rest {
+		switch {
+		case strings.HasPrefix(x.s, "-p") && isDigits(x.s[2:]):
+			strip = int(x.s[2] - '0')
+			if len(x.s) > 3 {
+				strip = 9 // more components than any patch here has
+			}
+		case strings.HasPrefix(x.s, "--directory="):
+			dir = strings.TrimSuffix(x.s[len("--directory="):], "/") + "/"
+		case x.s == "--check" || x.s == "--stat" || x.s == "--numstat" || x.s == "--summary":
+			checkOnly = true
+		case x.s == "--apply":
+			apply = true
+		}
+	}
+	if checkOnly && !apply {
+		return
+	}
+	cwd := g.cwd
+	if dir != "" {
+		cwd = resolve(dir, cwd)
+	}
+	g.a.patchTargets(g.c, cwd, strip)
 }
 
 // reads records the files git reads for show, diff, log and the like: paths

@@ -323,7 +323,8 @@ func ruleSystem(a *analyzer, c *call) {
 func (a *analyzer) varCode(name string, x arg, sp risk.Span) {
 	switch name {
 	case "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND",
-		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER":
+		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER",
+		"GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "npm_config_script_shell":
 	default:
 		return
 	}
@@ -352,7 +353,8 @@ func (a *analyzer) dangerousVar(name string, sp risk.Span) bool {
 		name == "GIT_TEMPLATE_DIR":
 		why = "setting " + name + " makes git run other programs or use other configuration"
 	case name == "PAGER" || name == "EDITOR" || name == "VISUAL" || name == "MANPAGER" || name == "LESSOPEN" ||
-		name == "LESSCLOSE" || name == "SSH_ASKPASS" || name == "SUDO_ASKPASS" || name == "BROWSER":
+		name == "LESSCLOSE" || name == "SSH_ASKPASS" || name == "SUDO_ASKPASS" || name == "BROWSER" ||
+		name == "RSYNC_RSH" || name == "RSYNC_CONNECT_PROG":
 		why = "setting " + name + " names a program that other programs run"
 	case name == "PYTHONPATH" || name == "PYTHONSTARTUP" || name == "PYTHONHOME" || name == "NODE_OPTIONS" ||
 		name == "NODE_PATH" || name == "PERL5OPT" || name == "PERL5LIB" || name == "PERLLIB" || name == "RUBYOPT" ||

@@ -22,7 +22,7 @@ func networkRule(name string) rule {
 		return ruleDNS
 	case "npm", "pnpm", "yarn", "bun", "pip", "pip3", "pipx", "uv", "poetry", "pdm", "go", "cargo", "gem", "bundle",
 		"apt", "apt-get", "aptitude", "dnf", "yum", "zypper", "apk", "pacman", "brew", "port", "snap", "flatpak",
-		"composer", "mvn", "gradle", "dotnet", "nuget", "conda", "mamba", "nix", "nix-env", "deno", "npx", "bunx", "uvx", "cpan", "cpanm":
+		"composer", "mvn", "gradle", "dotnet", "nuget", "conda", "mamba", "nix", "nix-env", "deno", "npx", "pnpx", "bunx", "uvx", "cpan", "cpanm":
 		return rulePackage
 	}
 	return nil
@@ -148,7 +148,16 @@ func ruleNetTool(a *analyzer, c *call) {
 	switch name {
 	case "scp", "rclone", "sftp":
 		// Local operands (no host:) are read or written.
-		_, ops := a.scan(opts{short: "cFiJlLoPS", long: nil}, c.args)
+		os, ops := a.scan(opts{short: "cFiJlLoPSDBRs", long: nil}, c.args)
+		if name != "rclone" {
+			a.sshOptions(os, name)
+			for _, o := range os {
+				if o.name == "-S" || o.name == "-D" && name == "sftp" {
+					a.find(risk.Execute, o.x.sp, name+" "+o.name+" runs the given program for the connection")
+					a.runValue(o.val, name+" "+o.name, false)
+				}
+			}
+		}
 		for i, x := range ops {
 			if isRemote(x.s) || name == "rclone" && i == 0 {
 				continue
@@ -160,20 +169,72 @@ func ruleNetTool(a *analyzer, c *call) {
 		if f, ok := val(os, "-i"); ok {
 			a.access(f, c.cwd, false, false)
 		}
-		for _, o := range os {
-			if o.name == "-o" && (strings.HasPrefix(strings.ToLower(o.val.s), "proxycommand") || strings.HasPrefix(strings.ToLower(o.val.s), "localcommand")) {
-				a.find(risk.Execute, o.val.sp, "ssh -o "+quote(o.val.s)+" runs a local command")
-			}
-		}
+		a.sshOptions(os, name)
 		if len(ops) > 1 {
 			a.find(risk.Execute, c.sp, "ssh runs a command on the remote machine")
 		}
 	case "nc", "ncat", "netcat", "socat":
-		for _, x := range c.args[1:] {
-			if x.s == "-e" || x.s == "-c" || x.s == "--exec" || x.s == "--sh-exec" || strings.Contains(x.s, "EXEC:") || strings.Contains(x.s, "SYSTEM:") {
-				a.find(risk.Execute, x.sp, name+" hands a shell or program to the network connection")
+		for i := 1; i < len(c.args); i++ {
+			x := c.args[i]
+			var v arg
+			found, ok, next := false, false, false
+			switch {
+			case name == "socat":
+				up := strings.ToUpper(x.s)
+				j := strings.Index(up, "EXEC:")
+				if k := strings.Index(up, "SYSTEM:"); k >= 0 && (j < 0 || k < j) {
+					j = k + len("SYSTEM:")
+				} else if j >= 0 {
+					j += len("EXEC:")
+				}
+				if j >= 0 {
+					code, _, _ := strings.Cut(x.s[j:], ",") // address options follow a comma
+					v, ok, found = arg{s: code, dyn: x.dyn, sp: x.sp, w: x.w}, true, true
+				}
+			case x.s == "-e" || x.s == "-c" || x.s == "--exec" || x.s == "--sh-exec" || x.s == "--lua-exec" ||
+				strings.HasPrefix(x.s, "--exec=") || strings.HasPrefix(x.s, "--sh-exec="):
+				v, next, ok = optValue(c.args, i)
+				found = true
+			case len(x.s) > 2 && (strings.HasPrefix(x.s, "-e") || strings.HasPrefix(x.s, "-c")) && x.s[2] == '/':
+				v, ok, found = arg{s: x.s[2:], dyn: x.dyn, sp: x.sp, w: x.w}, true, true
+			}
+			if !found {
+				continue
+			}
+			// The other end of the connection drives the program.
+			a.opaque(x.sp, name+" hands a shell or program to the network connection, so what it does is decided remotely")
+			if ok && x.s != "--lua-exec" {
+				a.runValue(v, name+" "+x.s, false)
+			}
+			if next {
+				i++
 			}
 		}
+	}
+}
+
+// sshOptions judges ssh -o options that run local commands: ProxyCommand,
+// LocalCommand, KnownHostsCommand. ssh takes "Key=Value" and "Key Value",
+// in any case; %h, %p and the like are filled in at run time.
+func (a *analyzer) sshOptions(os []opt, name string) {
+	for _, o := range os {
+		if o.name != "-o" {
+			continue
+		}
+		key, value := o.val.s, ""
+		if i := strings.IndexAny(key, "= \t"); i >= 0 {
+			key, value = key[:i], strings.TrimLeft(key[i:], "= \t")
+		}
+		switch strings.ToLower(key) {
+		case "proxycommand", "localcommand", "knownhostscommand":
+		default:
+			continue
+		}
+		a.find(risk.Execute, o.val.sp, name+" -o "+quote(o.val.s)+" runs a local command")
+		if strings.EqualFold(value, "none") {
+			continue
+		}
+		a.runValue(arg{s: value, dyn: o.val.dyn, sp: o.val.sp, w: o.val.w}, name+" -o "+key, strings.Contains(value, "%"))
 	}
 }
 
@@ -202,18 +263,35 @@ func rulePackage(a *analyzer, c *call) {
 	if len(c.args) < 2 {
 		return
 	}
-	sub := ""
-	for _, x := range c.args[1:] {
+	sub, subAt := "", 0
+	for i, x := range c.args[1:] {
 		if !strings.HasPrefix(x.s, "-") {
-			sub = x.s
+			sub, subAt = x.s, i+1
 			break
 		}
 	}
 	switch name {
-	case "npx", "bunx", "uvx", "pipx":
+	case "npx", "pnpx", "bunx", "uvx", "pipx":
 		if name != "pipx" || sub == "run" || sub == "install" {
 			a.network(c.sp, quote(name), name+" downloads a package and runs it")
+			switch {
+			case name != "pipx":
+				a.runner(c, c.args)
+			case sub == "run":
+				a.runner(c, c.args[subAt:])
+			}
 			return
+		}
+	}
+	for i := 1; i < len(c.args); i++ {
+		if x := c.args[i]; strings.HasPrefix(x.s, "--script-shell") && (name == "npm" || name == "pnpm" || name == "yarn" || name == "bun") {
+			a.find(risk.Execute, x.sp, name+" --script-shell runs scripts with another program")
+			if v, next, ok := optValue(c.args, i); ok {
+				a.runValue(v, name+" --script-shell", true) // -c and the script are added
+				if next {
+					i++
+				}
+			}
 		}
 	}
 	if name == "go" {
@@ -237,11 +315,16 @@ func rulePackage(a *analyzer, c *call) {
 			a.find(risk.Destructive, c.sp, name+" "+sub+" publishes a package, which cannot be taken back")
 		}
 	}
-	if name == "npm" || name == "pnpm" || name == "yarn" || name == "bun" {
-		for _, x := range c.args[1:] {
-			if strings.HasPrefix(x.s, "--script-shell") {
-				a.find(risk.Execute, x.sp, name+" --script-shell runs scripts with another program")
-			}
+	// Runners: npm exec/x, pnpm dlx/exec, yarn dlx/exec, bun x run a
+	// package's program with the words after it.
+	switch {
+	case name == "npm" && (sub == "exec" || sub == "x"),
+		name == "pnpm" && (sub == "dlx" || sub == "exec"),
+		name == "yarn" && (sub == "dlx" || sub == "exec"),
+		name == "bun" && sub == "x":
+		if sub == "x" && name == "bun" {
+			a.network(c.sp, quote(name+" "+sub), name+" "+sub+" downloads a package and runs it")
 		}
+		a.runner(c, c.args[subAt:])
 	}
 }

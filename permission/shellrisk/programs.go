@@ -69,8 +69,14 @@ func ruleFor(name string) rule {
 		return ruleCd
 	case "read", "mapfile", "readarray":
 		return ruleReadVars
-	case "rm", "unlink", "rmdir", "shred", "srm", "wipe":
+	case "rm", "unlink", "rmdir", "shred", "srm", "wipe", "rimraf", "del", "del-cli":
 		return ruleRm
+	case "make", "gmake":
+		return ruleMake
+	case "at", "batch":
+		return ruleAt
+	case "script":
+		return ruleScript
 	case "find":
 		return ruleFind
 	case "sed", "gsed":
@@ -152,9 +158,6 @@ func quote(s string) string {
 	}
 	return "`" + s + "`"
 }
-
-// cmdText is the text of a call for Why sentences.
-func (a *analyzer) cmdText(c *call) string { return quote(a.text(c.sp)) }
 
 // opts describes a program's options for scanOpts.
 type opts struct {

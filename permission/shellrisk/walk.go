@@ -387,8 +387,8 @@ func dumpsEnv(variant, flags string) bool {
 
 // reparse analyses a string that a shell will run as code: a -c argument,
 // an eval, a here-document fed to sh. Nodes of the parsed string map to
-// exact bytes when the string appears verbatim at the start of the word (or
-// right after its opening quote), and to the word's span otherwise.
+// exact bytes when the string appears verbatim in the word (--pre='x' holds
+// x after its quote), and to the word's span otherwise.
 //
 // sameShell is set for eval and source, whose cd and assignments stay.
 func (a *analyzer) reparse(code string, sp risk.Span, sameShell bool) {
@@ -398,11 +398,8 @@ func (a *analyzer) reparse(code string, sp risk.Span, sameShell bool) {
 	}
 	old, oldDepth := a.fr, a.depth
 	a.fr = frame{outer: sp}
-	for _, base := range [...]int{sp.Start, sp.Start + 1} {
-		if base >= 0 && base+len(code) <= sp.End && a.src[base:base+len(code)] == code {
-			a.fr = frame{base: base, exact: true, outer: sp}
-			break
-		}
+	if i := strings.Index(a.text(sp), strings.TrimRight(code, "\n")); i >= 0 {
+		a.fr = frame{base: sp.Start + i, exact: true, outer: sp}
 	}
 	a.depth++
 	sv := a.save()
