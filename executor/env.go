@@ -1,0 +1,50 @@
+package executor
+
+import "strings"
+
+// secretEnvSuffixes and secretEnvWords decide which environment variables a
+// tool's process must not inherit: a model that can run `env` would read
+// them, and a command could send them away.
+var (
+	secretEnvPrefixes = []string{"AWS_", "AZURE_", "GOOGLE_APPLICATION_CREDENTIALS", "GCLOUD_", "CLOUDSDK_AUTH", "OPENAI_", "ANTHROPIC_", "CUSTOM_AGENT_"}
+	secretEnvWords    = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "PAT", "AUTH", "COOKIE", "SESSION"}
+	// Variables whose names contain such a word but hold nothing secret.
+	safeEnv = map[string]bool{"SSH_AUTH_SOCK": false, "XDG_SESSION_TYPE": true, "XDG_SESSION_ID": true, "XDG_SESSION_CLASS": true, "XDG_SESSION_DESKTOP": true, "DESKTOP_SESSION": true, "KEYTIMEOUT": true}
+)
+
+// SecretEnvName reports whether an environment variable's name marks it as
+// secret: a known credential prefix, or a word of its name (split on "_")
+// such as KEY, TOKEN, SECRET or PASSWORD.
+func SecretEnvName(name string) bool {
+	upper := strings.ToUpper(name)
+	if safe, ok := safeEnv[upper]; ok {
+		return !safe
+	}
+	for _, p := range secretEnvPrefixes {
+		if strings.HasPrefix(upper, p) {
+			return true
+		}
+	}
+	for _, w := range strings.Split(upper, "_") {
+		for _, s := range secretEnvWords {
+			if w == s || strings.HasSuffix(w, "APIKEY") || strings.HasSuffix(w, "TOKEN") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ScrubEnv returns env without the variables SecretEnvName marks, and the
+// names it removed.
+func ScrubEnv(env []string) (kept []string, removed []string) {
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if SecretEnvName(name) {
+			removed = append(removed, name)
+			continue
+		}
+		kept = append(kept, kv)
+	}
+	return kept, removed
+}

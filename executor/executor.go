@@ -1,0 +1,440 @@
+// Package executor is the one place a tool call runs, and the only caller of
+// the PermissionEngine. For each call it resolves the tool, validates the
+// args, resolves symlinks, asks the engine, asks a person when the decision
+// is ask, and only then runs the tool, writing each step to the event log
+// before taking the next:
+//
+//	[tool.failed resolve|validate]
+//	[permission.requested] → permission.resolved → tool.started → tool.completed | tool.failed
+//
+// Output streams into the artifact store while the tool runs; events carry
+// masked previews and the artifacts' digests.
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/internal/resolve"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/secrets"
+	"github.com/custom-agent/custom-agent/tool"
+)
+
+// Appender writes an event durably (eventlog.Store satisfies it).
+type Appender interface {
+	Append(ctx context.Context, d event.Draft) (event.Event, error)
+}
+
+// Approver asks a person about a call the engine decided to ask about. It
+// returns the person's answer, or a system answer (deny) on timeout or
+// cancellation. An error means no answer could be had at all; the executor
+// then denies with actor system.
+type Approver interface {
+	Ask(ctx context.Context, q Question) (Answer, error)
+}
+
+// Question is what an approval UI shows.
+type Question struct {
+	SessionID  string
+	ToolCallID string
+	Tool       permission.ToolInfo
+	Args       json.RawMessage // masked
+	Decision   permission.Decision
+	Options    []string
+	Timeout    time.Duration
+}
+
+// The answers an approval UI offers (DESIGN.md §6).
+const (
+	OptionAllowOnce    = "allow_once"
+	OptionAllowSession = "allow_session"
+	OptionAllowProject = "allow_project"
+	OptionDeny         = "deny"
+)
+
+// OfferedOptions returns the answers offered for a decision: a destructive
+// call offers only allow once and deny.
+func OfferedOptions(d permission.Decision) []string {
+	if d.RiskAtDecision >= risk.Destructive {
+		return []string{OptionAllowOnce, OptionDeny}
+	}
+	return []string{OptionAllowOnce, OptionAllowSession, OptionAllowProject, OptionDeny}
+}
+
+// Answer resolves an ask.
+type Answer struct {
+	Allow  bool
+	Option string      // one of the offered options; "" for a system answer
+	Actor  event.Actor // user or system
+	Reason string      // e.g. "user approved (allow_once)", "timeout"
+}
+
+// Session is what the executor needs to know of the session a call belongs
+// to. The caller owns it; Execute does not modify it.
+type Session struct {
+	ID, TurnID   string
+	Cwd, Home    string
+	ConfigHome   string
+	Mode         permission.Mode
+	Policy       *permission.Policy
+	History      []permission.Prior
+	AllowedTools []string // nil: no active skill
+	Env          []string // for processes; scrubbed by Execute
+}
+
+// Call is a tool call the model asked for.
+type Call struct {
+	ID   string
+	Tool string
+	Args json.RawMessage
+}
+
+// Status is how a call ended.
+type Status string
+
+const (
+	Completed Status = "completed" // the tool ran to its end (exit code may be non-zero)
+	Failed    Status = "failed"    // unknown tool, bad args, or the tool failed
+	Denied    Status = "denied"    // the engine, a rule or a person said no
+)
+
+// Outcome is what the model gets back, and what the session keeps.
+type Outcome struct {
+	Status   Status
+	Content  string // what the model sees: output preview, error or denial reason
+	Decision permission.Decision
+	// Prior is set when a person approved the call: the session adds it
+	// to its history (never for destructive calls, which the engine never
+	// reuses anyway).
+	Prior  *permission.Prior
+	Answer *Answer
+	Result tool.Result
+}
+
+// Options configure an Executor.
+type Options struct {
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// ApprovalTimeout is announced in permission.requested (default 30 s);
+	// the Approver enforces it.
+	ApprovalTimeout time.Duration
+	// MaxStored caps the bytes of one output stream kept as an artifact
+	// (default DefaultMaxStored).
+	MaxStored int64
+	// Logger receives operational messages (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Executor runs calls. It is safe for concurrent use.
+type Executor struct {
+	router    *tool.Router
+	engine    permission.Engine
+	log       Appender
+	artifacts *artifact.Store
+	approver  Approver
+	opts      Options
+}
+
+// New returns an executor. approver may be nil, in which case every ask is
+// denied with actor system ("no approval UI").
+func New(router *tool.Router, log Appender, artifacts *artifact.Store, approver Approver, opts *Options) *Executor {
+	x := &Executor{router: router, log: log, artifacts: artifacts, approver: approver}
+	if opts != nil {
+		x.opts = *opts
+	}
+	if x.opts.Now == nil {
+		x.opts.Now = time.Now
+	}
+	if x.opts.ApprovalTimeout <= 0 {
+		x.opts.ApprovalTimeout = 30 * time.Second
+	}
+	if x.opts.MaxStored <= 0 {
+		x.opts.MaxStored = DefaultMaxStored
+	}
+	if x.opts.Logger == nil {
+		x.opts.Logger = slog.Default()
+	}
+	return x
+}
+
+// ErrLog wraps a failure to write the event log: the call's outcome is then
+// unknown to the audit trail and the turn must stop.
+var ErrLog = errors.New("event log append failed")
+
+// Execute takes a call through the whole chain. Tool failures and denials
+// are Outcomes the model sees; the returned error is for what must end the
+// turn: the log could not be written (ErrLog), or ctx was cancelled (the
+// call is then recorded as denied or failed before Execute returns).
+func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, error) {
+	start := x.opts.Now()
+	t, err := x.router.Resolve(c.Tool)
+	if err != nil {
+		return x.fail(ctx, s, c, event.StageResolve, err, start)
+	}
+	args, err := x.router.Validate(c.Tool, c.Args)
+	if err != nil {
+		return x.fail(ctx, s, c, event.StageValidate, err, start)
+	}
+	info := t.Info()
+	req := permission.Request{
+		Tool: info, Args: args, Cwd: s.Cwd, Home: s.Home, ConfigHome: s.ConfigHome,
+		Mode: s.Mode, Policy: s.Policy, History: s.History, AllowedTools: s.AllowedTools,
+	}
+	req.Resolved = resolve.Map(permission.PathsToResolve(req))
+	d := x.engine.Check(req)
+	masked := secrets.MaskJSON(c.Args)
+	out := Outcome{Decision: d}
+
+	var resolved event.PermissionResolvedPayload
+	switch d.Decision {
+	case permission.Allow:
+		resolved = x.resolvedBy(c, d, true, event.ActorPolicy, d.Reason, "")
+	case permission.Ask:
+		ans, err := x.ask(ctx, s, c, info, masked, d)
+		if err != nil {
+			return out, err
+		}
+		out.Answer = &ans
+		resolved = x.resolvedBy(c, d, ans.Allow, ans.Actor, ans.Reason, ans.Option)
+	default: // deny, and the unset decision, which every caller treats as deny
+		reason := d.Reason
+		if d.Decision == permission.Unset {
+			reason = "the permission engine gave no decision; denied"
+		}
+		resolved = x.resolvedBy(c, d, false, event.ActorPolicy, reason, "")
+	}
+	// permission.resolved is durable before anything runs, even when the
+	// turn is being cancelled.
+	if err := x.append(context.WithoutCancel(ctx), s, resolved); err != nil {
+		return out, err
+	}
+	if resolved.Decision != "allow" {
+		out.Status = Denied
+		out.Content = "Permission denied: " + resolved.Reason
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		return out, nil
+	}
+	if out.Answer != nil && out.Answer.Actor == event.ActorUser && d.RiskAtDecision < risk.Destructive {
+		if canon, err := permission.CanonicalArgs(args); err == nil {
+			out.Prior = &permission.Prior{Tool: info.Name, Args: canon, Risk: d.RiskAtDecision, Decision: permission.Allow, ByUser: true}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("the turn was cancelled before %s started", c.Tool), start)
+	}
+	if err := x.append(ctx, s, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked}); err != nil {
+		return out, err
+	}
+	return x.run(ctx, s, c, t, args, out, start)
+}
+
+func (x *Executor) resolvedBy(c Call, d permission.Decision, allow bool, actor event.Actor, reason, option string) event.PermissionResolvedPayload {
+	decision := "deny"
+	if allow {
+		decision = "allow"
+	}
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return event.PermissionResolvedPayload{
+		ToolCallID: c.ID, Decision: decision, Reason: reason, Actor: actor,
+		RiskAtDecision: riskOf(d), SourcedFrom: sourceOf(d), Option: option, Findings: d.Findings,
+	}
+}
+
+// ask records permission.requested and waits for the Approver.
+func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.ToolInfo, masked json.RawMessage, d permission.Decision) (Answer, error) {
+	opts := OfferedOptions(d)
+	if err := x.append(ctx, s, event.PermissionRequestedPayload{
+		ToolCallID: c.ID, Tool: info.Name, Args: masked, RiskAtDecision: riskOf(d), SourcedFrom: sourceOf(d),
+		SuggestedDecision: "ask", Reason: d.Reason, Findings: d.Findings, Options: opts,
+		TimeoutMs: x.opts.ApprovalTimeout.Milliseconds(),
+	}); err != nil {
+		return Answer{}, err
+	}
+	if x.approver == nil {
+		return Answer{Actor: event.ActorSystem, Reason: "no approval UI is attached; denied"}, nil
+	}
+	ans, err := x.approver.Ask(ctx, Question{
+		SessionID: s.ID, ToolCallID: c.ID, Tool: info, Args: masked, Decision: d, Options: opts, Timeout: x.opts.ApprovalTimeout,
+	})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return Answer{Actor: event.ActorSystem, Reason: "the turn was cancelled while waiting for approval"}, nil
+	case err != nil:
+		return Answer{Actor: event.ActorSystem, Reason: "approval failed: " + err.Error()}, nil
+	}
+	// The UI offers only these options; an answer outside them (a
+	// destructive call allowed "for the session") is refused here too.
+	if ans.Allow && !contains(opts, ans.Option) {
+		return Answer{Actor: event.ActorSystem, Option: ans.Option, Reason: fmt.Sprintf("answer %q was not offered for this call; denied", ans.Option)}, nil
+	}
+	if ans.Actor == "" {
+		ans.Actor = event.ActorUser
+	}
+	if ans.Reason == "" {
+		if ans.Allow {
+			ans.Reason = "user approved (" + ans.Option + ")"
+		} else {
+			ans.Reason = "user denied"
+		}
+	}
+	return ans, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// run runs the tool with its output streamed into artifacts.
+func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, args map[string]any, out Outcome, start time.Time) (Outcome, error) {
+	stdout, err := newStream(x.artifacts, x.opts.MaxStored)
+	if err != nil {
+		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("cannot store the output: %w", err), start)
+	}
+	stderr, err := newStream(x.artifacts, x.opts.MaxStored)
+	if err != nil {
+		stdout.w.Abort()
+		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("cannot store the output: %w", err), start)
+	}
+	env, _ := ScrubEnv(s.Env)
+	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env}, tool.Output{Stdout: stdout, Stderr: stderr})
+	out.Result = res
+	artifacts, storeErr := commitStreams(stdout, stderr)
+	if runErr != nil {
+		msg := runErr.Error()
+		if p := stderr.preview(); p != "" {
+			msg += "\nstderr:\n" + p
+		}
+		return x.failAfterStart(ctx, s, c, out, errors.New(msg), start)
+	}
+	if storeErr != nil {
+		x.opts.Logger.Warn("tool output could not be stored in full", "tool", c.Tool, "toolCallId", c.ID, "err", storeErr)
+	}
+	p := event.ToolCompletedPayload{
+		ToolCallID: c.ID, ExitCode: res.ExitCode,
+		StdoutBytes: stdout.total, StderrBytes: stderr.total,
+		DurationMs:    x.opts.Now().Sub(start).Milliseconds(),
+		StdoutPreview: secrets.Mask(stdout.preview()),
+		StderrPreview: secrets.Mask(stderr.preview()),
+		Artifacts:     artifacts,
+	}
+	if err := x.append(context.WithoutCancel(ctx), s, p); err != nil {
+		return out, err
+	}
+	out.Status = Completed
+	out.Content = modelContent(p, res, stdout, stderr)
+	return out, nil
+}
+
+func commitStreams(streams ...*stream) ([]event.Artifact, error) {
+	var arts []event.Artifact
+	var errs []error
+	for i, st := range streams {
+		name := [...]string{"stdout", "stderr"}[i]
+		if st.err != nil {
+			st.w.Abort()
+			errs = append(errs, fmt.Errorf("%s: %w", name, st.err))
+			continue
+		}
+		if st.total == 0 {
+			st.w.Abort()
+			continue
+		}
+		d, err := st.w.Commit()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		arts = append(arts, event.Artifact{Name: name, Digest: d, Bytes: st.w.Size()})
+	}
+	return arts, errors.Join(errs...)
+}
+
+// modelContent is what the model sees of a completed call: the previews,
+// and a note when there is more in the artifact store.
+func modelContent(p event.ToolCompletedPayload, res tool.Result, stdout, stderr *stream) string {
+	s := p.StdoutPreview
+	if p.StderrPreview != "" {
+		s += "\n[stderr]\n" + p.StderrPreview
+	}
+	if res.ExitCode != nil {
+		s += fmt.Sprintf("\n[exit code %d]", *res.ExitCode)
+	}
+	if len(res.Summary) > 0 {
+		s += "\n[summary] " + string(res.Summary)
+	}
+	for _, st := range []*stream{stdout, stderr} {
+		if st.total > PreviewBytes {
+			s += fmt.Sprintf("\n[output truncated: %d of %d bytes shown; the whole output is stored as an artifact]", PreviewBytes, st.total)
+			break
+		}
+	}
+	return s
+}
+
+// fail records tool.failed for a call that never reached the engine.
+func (x *Executor) fail(ctx context.Context, s *Session, c Call, stage string, cause error, start time.Time) (Outcome, error) {
+	msg := secrets.Mask(cause.Error())
+	if err := x.append(context.WithoutCancel(ctx), s, event.ToolFailedPayload{
+		ToolCallID: c.ID, Stage: stage, Error: msg, DurationMs: x.opts.Now().Sub(start).Milliseconds(),
+	}); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Status: Failed, Content: msg}, nil
+}
+
+// failAfterStart records tool.failed at the execute stage.
+func (x *Executor) failAfterStart(ctx context.Context, s *Session, c Call, out Outcome, cause error, start time.Time) (Outcome, error) {
+	msg := secrets.Mask(cause.Error())
+	if err := x.append(context.WithoutCancel(ctx), s, event.ToolFailedPayload{
+		ToolCallID: c.ID, Stage: event.StageExecute, Error: msg, DurationMs: x.opts.Now().Sub(start).Milliseconds(),
+	}); err != nil {
+		return out, err
+	}
+	out.Status, out.Content = Failed, msg
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	return out, nil
+}
+
+func (x *Executor) append(ctx context.Context, s *Session, p event.Payload) error {
+	d, err := event.NewDraft(s.ID, s.TurnID, x.opts.Now(), p)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrLog, err)
+	}
+	if _, err := x.log.Append(ctx, d); err != nil {
+		return fmt.Errorf("%w: %w", ErrLog, err)
+	}
+	return nil
+}
+
+func riskOf(d permission.Decision) risk.Level {
+	if d.RiskAtDecision == risk.Unknown {
+		return risk.Destructive
+	}
+	return d.RiskAtDecision
+}
+
+func sourceOf(d permission.Decision) string {
+	if d.SourcedFrom == "" {
+		return "default"
+	}
+	return string(d.SourcedFrom)
+}

@@ -1,0 +1,80 @@
+package executor
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/custom-agent/custom-agent/artifact"
+)
+
+// PreviewBytes is how much of each stream an event carries (spec §5: the
+// log keeps a preview, the artifact store keeps all).
+const PreviewBytes = 4 << 10
+
+// DefaultMaxStored is how much of one stream is kept in the artifact store;
+// beyond it output is counted but not stored, so a tool that prints without
+// end cannot fill the disk.
+const DefaultMaxStored = 256 << 20
+
+// stream receives one output stream of a running tool: it keeps the first
+// PreviewBytes in memory, streams up to maxStored into an artifact, and
+// counts everything. Memory use is constant whatever the tool prints.
+type stream struct {
+	w         *artifact.Writer
+	head      []byte
+	total     int64
+	maxStored int64
+	err       error // first artifact write error; output is still counted
+}
+
+func newStream(store *artifact.Store, maxStored int64) (*stream, error) {
+	w, err := store.Create()
+	if err != nil {
+		return nil, err
+	}
+	return &stream{w: w, head: make([]byte, 0, PreviewBytes+utf8.UTFMax), maxStored: maxStored}, nil
+}
+
+// Write never fails, so a tool is never killed by the store: a failure to
+// store is reported when the call completes.
+func (s *stream) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := cap(s.head) - len(s.head); room > 0 {
+		s.head = append(s.head, p[:min(room, len(p))]...)
+	}
+	if s.err == nil && s.w.Size() < s.maxStored {
+		keep := p[:min(int64(len(p)), s.maxStored-s.w.Size())]
+		if _, err := s.w.Write(keep); err != nil {
+			s.err = err
+		}
+	}
+	s.total += int64(n)
+	return n, nil
+}
+
+// truncated reports whether part of the output was not stored.
+func (s *stream) truncated() bool { return s.total > s.w.Size() }
+
+// preview returns the first PreviewBytes of the stream as valid UTF-8, cut
+// on a character boundary, with invalid bytes replaced.
+func (s *stream) preview() string {
+	return strings.ToValidUTF8(string(cutUTF8(s.head, PreviewBytes)), "\uFFFD")
+}
+
+// cutUTF8 returns at most n bytes of b, backing up over a character the cut
+// would split.
+func cutUTF8(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	b = b[:n]
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				b = b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
