@@ -175,11 +175,9 @@ func (j *judge) shellCall(t *ToolInfo) {
 			cwd = j.paths[len(j.paths)-1].canon
 		}
 	}
-	env := j.env
-	res := shellrisk.Analyze(cmdText, shellrisk.Env{
-		Cwd: cwd, Home: j.req.Home, UserHomes: j.req.UserHomes,
-		IsCredential: func(abs string) bool { return pathrisk.IsCredential(abs, env) },
-	})
+	// Analyze's default credential classifier is pathrisk.IsCredential with
+	// the same Home and UserHomes: one list, and no closure to allocate.
+	res := shellrisk.Analyze(cmdText, shellrisk.Env{Cwd: cwd, Home: j.req.Home, UserHomes: j.req.UserHomes})
 	j.level = risk.Max(j.level, res.Risk)
 	if j.findings == nil {
 		j.findings = res.Findings // Analyze's result is ours to keep

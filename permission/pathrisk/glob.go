@@ -22,17 +22,38 @@ var sensitiveNames = [...]string{
 // "*" or "**" matches everything and says nothing about intent, so it is
 // not counted; the directories it walks are judged as paths instead.
 func GlobTargetsCredential(glob string) (string, bool) {
-	for _, comp := range strings.Split(strings.ToLower(glob), "/") {
+	for rest := strings.ToLower(glob); rest != ""; {
+		comp := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		if strings.Trim(comp, "*") == "" {
+			continue
+		}
+		if strings.IndexByte(comp, '{') < 0 {
+			if name, ok := matchSensitive(comp); ok {
+				return name, true
+			}
 			continue
 		}
 		// Braces are doublestar syntax path.Match lacks: try each choice.
 		for _, alt := range braceChoices(comp) {
-			for _, name := range sensitiveNames {
-				if ok, err := path.Match(alt, name); ok || err != nil && strings.Contains(alt, strings.TrimPrefix(name, ".")) {
-					return name, true
-				}
+			if name, ok := matchSensitive(alt); ok {
+				return name, true
 			}
+		}
+	}
+	return "", false
+}
+
+// matchSensitive matches one brace-free glob component against the
+// sensitive names. A malformed pattern counts when it spells the name.
+func matchSensitive(comp string) (string, bool) {
+	for _, name := range sensitiveNames {
+		if ok, err := path.Match(comp, name); ok || err != nil && strings.Contains(comp, strings.TrimPrefix(name, ".")) {
+			return name, true
 		}
 	}
 	return "", false

@@ -5,6 +5,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
@@ -41,6 +42,12 @@ type analyzer struct {
 	argBuf    [48]arg
 	optBuf    [16]opt
 	callBuf   [8]call
+	// The Result's lists start in these, so a typical command needs no
+	// allocation for them; paths joined to the cwd are written to pathBuf.
+	cmdBuf  [8]Command
+	findBuf [6]risk.Finding
+	accBuf  [6]Access
+	pathBuf strings.Builder
 }
 
 // mark remembers the first occurrence of something the final flow check needs.
@@ -144,7 +151,8 @@ func (a *analyzer) opaque(sp risk.Span, why string) {
 	a.find(risk.Execute, sp, why)
 }
 
-// network records a network sink.
+// network records a network sink. An empty what names the sink by the
+// text of sp, built only if the flow check needs it.
 func (a *analyzer) network(sp risk.Span, what, why string) {
 	if !a.net.set {
 		a.net = mark{set: true, sp: sp, what: what}
@@ -164,7 +172,7 @@ func (a *analyzer) credSource(sp risk.Span, what string) {
 func (a *analyzer) access(x arg, cwd string, write, del bool) {
 	p, joined := "", ""
 	if !x.dyn {
-		p = resolve(x.s, cwd)
+		p = a.resolve(x.s, cwd)
 		if p != "" && strings.Contains(x.s, "..") {
 			joined = x.s
 			if !strings.HasPrefix(joined, "/") {
@@ -191,6 +199,23 @@ func (a *analyzer) access(x arg, cwd string, write, del bool) {
 	}
 }
 
+// resolve is the function resolve, joining relative paths in pathBuf so
+// that they share one allocation. Strings already handed out stay valid
+// when pathBuf grows: a Builder never rewrites bytes it has written.
+func (a *analyzer) resolve(p, cwd string) string {
+	if p == "" || p[0] == '/' || cwd == "" {
+		return resolve(p, cwd)
+	}
+	if a.pathBuf.Cap() == 0 {
+		a.pathBuf.Grow(256)
+	}
+	start := a.pathBuf.Len()
+	a.pathBuf.WriteString(cwd)
+	a.pathBuf.WriteByte('/')
+	a.pathBuf.WriteString(p)
+	return cleanAbs(a.pathBuf.String()[start:])
+}
+
 // isCredential applies the injected classifier or the built-in list.
 func (a *analyzer) isCredential(p string, glob bool) bool {
 	if glob {
@@ -199,7 +224,7 @@ func (a *analyzer) isCredential(p string, glob bool) bool {
 	if a.env.IsCredential != nil {
 		return a.env.IsCredential(p)
 	}
-	return BuiltinCredential(p, a.env.Home)
+	return pathrisk.IsCredential(p, pathrisk.Env{Cwd: a.env.Cwd, Home: a.env.Home, UserHomes: a.env.UserHomes})
 }
 
 // command records a simple command that would run.

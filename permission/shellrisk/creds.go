@@ -2,10 +2,10 @@ package shellrisk
 
 import "github.com/custom-agent/custom-agent/permission/pathrisk"
 
-// BuiltinCredential is the credential classifier used when Env.IsCredential
-// is nil. It is the engine's own table (pathrisk.IsCredential) with only the
-// home directory known, so that the engine has one list of credential
-// locations. p must be absolute and clean.
+// BuiltinCredential is the engine's credential table (pathrisk.IsCredential)
+// with only the home directory known: what Analyze applies when
+// Env.IsCredential is nil and Env.UserHomes is empty. p must be absolute
+// and clean.
 func BuiltinCredential(p, home string) bool {
 	return pathrisk.IsCredential(p, pathrisk.Env{Home: home})
 }

@@ -40,9 +40,9 @@
 //
 // # Credential locations
 //
-// There is one list for the whole engine: pathrisk's. The caller injects its
-// classifier as Env.IsCredential; with nil, BuiltinCredential applies
-// pathrisk's table with only the home directory known. Glob patterns are
+// There is one list for the whole engine: pathrisk's. With Env.IsCredential
+// nil, Analyze applies pathrisk.IsCredential with Env's Home and UserHomes;
+// a caller with another list injects it there. Glob patterns are
 // always checked against that table (pathrisk.GlobMayMatchCredential), since
 // a predicate on one path cannot say what a pattern might match.
 //

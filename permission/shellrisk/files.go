@@ -23,21 +23,38 @@ func ruleRm(a *analyzer, c *call) {
 	for _, x := range ops {
 		a.access(x, c.cwd, !del, del)
 	}
-	targets := a.operandText(ops)
+	// Each sentence is one concatenation: rm is the commonest escalation.
+	q, t, more := a.operandWords(ops)
 	var why string
 	switch {
 	case name == "shred" || name == "wipe" || name == "srm":
-		why = name + " overwrites " + targets + " so it can never be recovered"
+		why = name + " overwrites " + q + t + q + more + " so it can never be recovered"
 	case recursive && name != "rm":
-		why = name + " deletes " + targets + " and everything below, which cannot be undone"
+		why = name + " deletes " + q + t + q + more + " and everything below, which cannot be undone"
 	case recursive:
-		why = "rm -r deletes " + targets + " and everything below, which cannot be undone"
+		why = "rm -r deletes " + q + t + q + more + " and everything below, which cannot be undone"
 	case name == "rmdir":
-		why = "rmdir deletes the directory " + targets + ", which cannot be undone"
+		why = "rmdir deletes the directory " + q + t + q + more + ", which cannot be undone"
 	default:
-		why = name + " deletes " + targets + ", which cannot be undone"
+		why = name + " deletes " + q + t + q + more + ", which cannot be undone"
 	}
 	a.find(risk.Destructive, c.sp, why)
+}
+
+// operandWords is operandText in pieces, q+t+q+more, for callers that build
+// their sentence in one concatenation.
+func (a *analyzer) operandWords(ops []arg) (q, t, more string) {
+	if len(ops) == 0 {
+		return "", "files", ""
+	}
+	t = a.text(ops[0].sp)
+	if len(t) > 60 {
+		t = t[:57] + "..."
+	}
+	if len(ops) > 1 {
+		more = " and other files"
+	}
+	return "`", t, more
 }
 
 func hasPrefixOpt(os []opt, prefix string) bool {

@@ -310,7 +310,7 @@ func rulePackage(a *analyzer, c *call) {
 	case "install", "i", "add", "ci", "update", "upgrade", "up", "get", "fetch", "sync", "dlx", "exec", "x", "create", "init",
 		"download", "restore", "publish", "login", "pull", "push", "require", "remove", "uninstall", "dist-upgrade",
 		"full-upgrade", "refresh", "tap", "lock", "clone", "global":
-		a.network(c.sp, quote(name+" "+sub), name+" "+sub+" downloads or uploads packages over the network and may run their install scripts")
+		a.network(c.sp, "", name+" "+sub+" downloads or uploads packages over the network and may run their install scripts")
 		if sub == "publish" || sub == "push" {
 			a.find(risk.Destructive, c.sp, name+" "+sub+" publishes a package, which cannot be taken back")
 		}

@@ -44,12 +44,12 @@ type Env struct {
 	// in the map makes the path unknown.
 	UserHomes map[string]string
 	// IsCredential reports whether an absolute, cleaned path is a credential
-	// location (a secret a command should not send anywhere). The engine
-	// injects its own classifier; nil means BuiltinCredential, pathrisk's
-	// table with only Home known. It must be
-	// pure and safe for concurrent use. Glob patterns are always also checked
-	// against pathrisk's table, since a predicate on one path cannot say what
-	// a pattern might match.
+	// location (a secret a command should not send anywhere). nil means the
+	// engine's own table, pathrisk.IsCredential with Home and UserHomes, so
+	// the engine need not inject anything; a caller with another list injects
+	// it here. It must be pure and safe for concurrent use. Glob patterns are
+	// always checked against pathrisk's table, since a predicate on one path
+	// cannot say what a pattern might match.
 	IsCredential func(abs string) bool
 }
 
@@ -123,7 +123,7 @@ func Analyze(command string, env Env) Result {
 	}
 	a.top = frame{exact: true, outer: risk.Span{End: len(command)}}
 	a.fr = a.top
-	a.res.Commands = make([]Command, 0, 8)
+	a.res.Commands, a.res.Findings, a.res.Accesses = a.cmdBuf[:0], a.findBuf[:0], a.accBuf[:0]
 	if len(command) > MaxInput {
 		a.opaque(risk.Span{End: len(command)}, "the command is longer than 64 KiB and was not analysed")
 		return a.finish()
@@ -174,6 +174,12 @@ func (a *analyzer) finish() Result {
 	if len(r.Commands) == 0 {
 		r.Commands = nil
 	}
+	if len(r.Findings) == 0 {
+		r.Findings = nil
+	}
+	if len(r.Accesses) == 0 {
+		r.Accesses = nil
+	}
 	return r
 }
 
@@ -185,5 +191,9 @@ func (a *analyzer) flows() {
 	if !a.net.set || !a.cred.set {
 		return
 	}
-	a.find(risk.Credential, a.net.sp, a.net.what+" talks to the network in the same command that reads "+a.cred.what+", so the secret can be sent away")
+	what := a.net.what
+	if what == "" {
+		what = quote(a.text(a.net.sp))
+	}
+	a.find(risk.Credential, a.net.sp, what+" talks to the network in the same command that reads "+a.cred.what+", so the secret can be sent away")
 }
