@@ -191,7 +191,7 @@ func TestShellDoesNotWaitForEscapedProcess(t *testing.T) {
 	o := runTool(t.Context(), t, NewShell(), tool.Call{
 		Args: map[string]any{"command": `setsid sh -c 'echo $$ >pid; exec sleep 100' &
 while [ ! -s pid ]; do sleep 0.01; done; cat pid`},
-		Cwd:  t.TempDir(), Env: testEnv(),
+		Cwd: t.TempDir(), Env: testEnv(),
 	})
 	pids := parsePids(t, o.stdout)
 	for _, pid := range pids {
