@@ -160,11 +160,11 @@ func openText(raw, p string) (*os.File, error) {
 // formatLine renders one line `cat -n` style; n is the line's whole length,
 // which is more than len(text) when the line was cut.
 func formatLine(num int, text []byte, n int) string {
-	s := fmt.Sprintf("%6d\t%s", num, printable(cutUTF8(text, len(text))))
-	if n > len(text) {
-		s += fmt.Sprintf(" […line cut: %d of %d bytes shown]", len(cutUTF8(text, len(text))), n)
+	if n == len(text) {
+		return fmt.Sprintf("%6d\t%s\n", num, printable(text))
 	}
-	return s + "\n"
+	shown := trimPartialRune(text)
+	return fmt.Sprintf("%6d\t%s […line cut: %d of %d bytes shown]\n", num, printable(shown), len(shown), n)
 }
 
 func orDefault(v, def int) int {

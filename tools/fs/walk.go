@@ -166,7 +166,7 @@ func checkGlob(glob string) error {
 		return fmt.Errorf("glob %q must be relative to path, without ..: choose the directory with path and the names with glob (e.g. path \"src\", glob \"**/*.go\")", glob)
 	}
 	if !doublestar.ValidatePattern(glob) {
-		return fmt.Errorf("glob %q is malformed (an unclosed [ or {, or a trailing \\?); globs use *, **, ?, [abc] and {a,b}", glob)
+		return fmt.Errorf("glob %q is malformed (an unclosed [ or {, or a trailing \\); globs use *, **, ?, [abc] and {a,b}", glob)
 	}
 	return nil
 }
