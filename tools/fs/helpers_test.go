@@ -44,37 +44,6 @@ func makeTree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// snapshot returns every file and directory under dir with its content and
-// mode, to show that a failed call changed nothing.
-func snapshot(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			out[rel+"/"] = info.Mode().String()
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out[rel] = info.Mode().String() + " " + string(data)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // errText returns err's text, or "" for nil.
 func errText(err error) string {
 	if err == nil {

@@ -182,7 +182,7 @@ func (s *searcher) file(ctx context.Context, abs, shown string, alone bool) erro
 		}
 		s.buf = line
 		if len(line) == n && len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
+			line, n = line[:len(line)-1], n-1
 		}
 		loc := s.re.FindIndex(line)
 		if loc == nil {
