@@ -58,7 +58,7 @@ type change struct {
 	fp       *filePatch
 	dst      string // the file written or removed
 	old, new string
-	existed  bool
+	info     fs.FileInfo // the existing file's, nil for a new one
 	perm     fs.FileMode
 	notes    []string
 	add, del int // lines added and removed
@@ -86,7 +86,6 @@ func (t *ApplyPatch) Run(ctx context.Context, call tool.Call, out tool.Output) (
 		return tool.Result{}, err
 	}
 	changes := make([]*change, 0, len(files))
-	seen := map[string]string{}
 	for _, f := range files {
 		p, err := resolve(call.Cwd, f.name())
 		if err != nil {
@@ -94,12 +93,13 @@ func (t *ApplyPatch) Run(ctx context.Context, call tool.Call, out tool.Output) (
 		}
 		c, err := prepare(f, p)
 		if err != nil {
-			return tool.Result{}, fmt.Errorf("%v; no file was changed", err)
+			return tool.Result{}, noChange(err)
 		}
-		if prev, dup := seen[c.dst]; dup {
-			return tool.Result{}, fmt.Errorf("%s and %s are the same file; put all of a file's hunks in one part of the patch; no file was changed", prev, f.name())
+		for _, prev := range changes {
+			if sameFile(prev, c) {
+				return tool.Result{}, fmt.Errorf("%s and %s are the same file; put all of a file's hunks in one part of the patch; no file was changed", prev.fp.name(), f.name())
+			}
 		}
-		seen[c.dst] = f.name()
 		changes = append(changes, c)
 	}
 	if err := cancelled(ctx); err != nil {
@@ -218,15 +218,28 @@ func prepare(f *filePatch, p string) (*change, error) {
 	if err != nil {
 		return nil, pathError(name, err)
 	}
-	c.dst, c.old, c.existed, c.perm = dst, string(data), true, info.Mode()&keptMode
+	c.dst, c.old, c.info, c.perm = dst, string(data), info, info.Mode()&keptMode
 	c.new, c.notes, err = applyHunks(f, c.old)
 	if err != nil {
 		return nil, err
 	}
 	if f.deletes() && c.new != "" {
-		return nil, fmt.Errorf("the patch deletes %s (+++ /dev/null) but does not remove all of it (%d lines would be left); the hunk must remove every line", name, len(splitLines(c.new)))
+		return nil, fmt.Errorf("the patch deletes %s (+++ /dev/null) but does not remove all of it (%d line%s would be left); the hunk must remove every line", name, len(splitLines(c.new)), plural(len(splitLines(c.new)), "", "s"))
 	}
 	return c, nil
+}
+
+// noChange adds to err that the patch changed nothing.
+func noChange(err error) error {
+	return fmt.Errorf("%v; no file was changed", err)
+}
+
+// sameFile reports whether two changes are to one file.
+func sameFile(a, b *change) bool {
+	if a.info != nil && b.info != nil {
+		return os.SameFile(a.info, b.info)
+	}
+	return filepath.Clean(a.dst) == filepath.Clean(b.dst)
 }
 
 // parentsPossible checks, without creating anything, that the directories
@@ -277,7 +290,7 @@ func (t *ApplyPatch) commit(ctx context.Context, changes []*change) error {
 		}
 		if err != nil {
 			discard()
-			return fmt.Errorf("%v; no file was changed", err)
+			return noChange(err)
 		}
 	}
 	if err := cancelled(ctx); err != nil {
@@ -328,7 +341,7 @@ func restore(changes []*change, done []int) error {
 	var errs []error
 	for _, i := range slices.Backward(done) {
 		c := changes[i]
-		if !c.existed {
+		if c.info == nil {
 			if err := os.Remove(c.dst); err != nil {
 				errs = append(errs, err)
 			}

@@ -85,7 +85,7 @@ func matchAt(old, seg []string, at int) bool {
 // that differs from the file at the place its header names.
 func mismatch(name string, h *hunk, old []string, pos, want int, seg []string) error {
 	where := fmt.Sprintf("%s, hunk %d (%s) does not apply", name, h.num, h.header)
-	const redo = "Read the file again (read_file) and make the hunk from its current text: context and removed lines must match the file exactly, whitespace included."
+	const redo = "Read the file again (read_file) and make the hunk from its current text: context and removed lines must match the file exactly, whitespace included"
 	if len(seg) == 0 {
 		return fmt.Errorf("%s: it adds lines after line %d, but the file has %d lines. %s", where, want, len(old), redo)
 	}
