@@ -180,4 +180,3 @@ func displayPath(file, dir, cwd string) string {
 	}
 	return file
 }
-
