@@ -206,6 +206,9 @@ func parseHunk(lines []string, i int, name string, num int) (hunk, int, error) {
 		return hunk{}, 0, fmt.Errorf("%s, hunk %d (line %d of the patch): %q is not a hunk header; it should look like `@@ -12,5 +12,6 @@`", name, num, i+1, header)
 	}
 	h := hunk{num: num, header: m[0], oldStart: atoi(m[1]), oldLines: count(m[2]), newStart: atoi(m[3]), newLines: count(m[4])}
+	if h.oldStart < 0 || h.oldLines < 0 || h.newStart < 0 || h.newLines < 0 {
+		return hunk{}, 0, fmt.Errorf("%s, hunk %d (line %d of the patch): the numbers in %q are too large", name, num, i+1, header)
+	}
 	where := fmt.Sprintf("%s, hunk %d (%s)", name, num, h.header)
 	oldLeft, newLeft := h.oldLines, h.newLines
 	j := i + 1

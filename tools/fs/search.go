@@ -2,6 +2,7 @@ package fs
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -158,7 +159,7 @@ func (s *searcher) file(ctx context.Context, abs, shown string, alone bool) erro
 		s.unreadable = append(s.unreadable, shown)
 		return nil
 	}
-	if strings.IndexByte(string(head), 0) >= 0 {
+	if bytes.IndexByte(head, 0) >= 0 {
 		if alone {
 			s.binary = shown
 		}
