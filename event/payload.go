@@ -159,7 +159,10 @@ type (
 type Artifact struct {
 	Name   string `json:"name"` // "stdout", "stderr", …
 	Digest string `json:"digest"`
-	Bytes  int64  `json:"bytes"`
+	Bytes  int64  `json:"bytes"` // bytes stored
+	// Truncated is set when the stream was longer than the store keeps;
+	// the event's byte count says how long it was.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Injection is what the prompt-injection scanner found in a tool's output.

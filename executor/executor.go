@@ -303,15 +303,7 @@ func contains(list []string, s string) bool {
 
 // run runs the tool with its output streamed into artifacts.
 func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, args map[string]any, out Outcome, start time.Time) (Outcome, error) {
-	stdout, err := newStream(x.artifacts, x.opts.MaxStored)
-	if err != nil {
-		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("cannot store the output: %w", err), start)
-	}
-	stderr, err := newStream(x.artifacts, x.opts.MaxStored)
-	if err != nil {
-		stdout.w.Abort()
-		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("cannot store the output: %w", err), start)
-	}
+	stdout, stderr := newStream(x.artifacts, x.opts.MaxStored), newStream(x.artifacts, x.opts.MaxStored)
 	env, _ := ScrubEnv(s.Env)
 	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env}, tool.Output{Stdout: stdout, Stderr: stderr})
 	out.Result = res
@@ -348,12 +340,11 @@ func commitStreams(streams ...*stream) ([]event.Artifact, error) {
 	for i, st := range streams {
 		name := [...]string{"stdout", "stderr"}[i]
 		if st.err != nil {
-			st.w.Abort()
+			st.abort()
 			errs = append(errs, fmt.Errorf("%s: %w", name, st.err))
 			continue
 		}
-		if st.total == 0 {
-			st.w.Abort()
+		if st.w == nil {
 			continue
 		}
 		d, err := st.w.Commit()
@@ -361,7 +352,7 @@ func commitStreams(streams ...*stream) ([]event.Artifact, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 			continue
 		}
-		arts = append(arts, event.Artifact{Name: name, Digest: d, Bytes: st.w.Size()})
+		arts = append(arts, event.Artifact{Name: name, Digest: d, Bytes: st.w.Size(), Truncated: st.truncated()})
 	}
 	return arts, errors.Join(errs...)
 }

@@ -20,19 +20,16 @@ const DefaultMaxStored = 256 << 20
 // PreviewBytes in memory, streams up to maxStored into an artifact, and
 // counts everything. Memory use is constant whatever the tool prints.
 type stream struct {
-	w         *artifact.Writer
+	store     *artifact.Store
+	w         *artifact.Writer // created on the first byte: most calls print little or nothing
 	head      []byte
 	total     int64
 	maxStored int64
 	err       error // first artifact write error; output is still counted
 }
 
-func newStream(store *artifact.Store, maxStored int64) (*stream, error) {
-	w, err := store.Create()
-	if err != nil {
-		return nil, err
-	}
-	return &stream{w: w, head: make([]byte, 0, PreviewBytes+utf8.UTFMax), maxStored: maxStored}, nil
+func newStream(store *artifact.Store, maxStored int64) *stream {
+	return &stream{store: store, head: make([]byte, 0, PreviewBytes+utf8.UTFMax), maxStored: maxStored}
 }
 
 // Write never fails, so a tool is never killed by the store: a failure to
@@ -41,6 +38,9 @@ func (s *stream) Write(p []byte) (int, error) {
 	n := len(p)
 	if room := cap(s.head) - len(s.head); room > 0 {
 		s.head = append(s.head, p[:min(room, len(p))]...)
+	}
+	if s.w == nil && s.err == nil && n > 0 {
+		s.w, s.err = s.store.Create()
 	}
 	if s.err == nil && s.w.Size() < s.maxStored {
 		keep := p[:min(int64(len(p)), s.maxStored-s.w.Size())]
@@ -53,7 +53,21 @@ func (s *stream) Write(p []byte) (int, error) {
 }
 
 // truncated reports whether part of the output was not stored.
-func (s *stream) truncated() bool { return s.total > s.w.Size() }
+func (s *stream) truncated() bool { return s.total > s.stored() }
+
+func (s *stream) stored() int64 {
+	if s.w == nil {
+		return 0
+	}
+	return s.w.Size()
+}
+
+// abort discards the artifact.
+func (s *stream) abort() {
+	if s.w != nil {
+		s.w.Abort()
+	}
+}
 
 // preview returns the first PreviewBytes of the stream as valid UTF-8, cut
 // on a character boundary, with invalid bytes replaced.

@@ -1,0 +1,124 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/tool"
+)
+
+// memLog is an Appender that keeps nothing: the executor's own overhead.
+type memLog struct{ seq atomic.Uint64 }
+
+func (m *memLog) Append(_ context.Context, d event.Draft) (event.Event, error) {
+	p, err := event.Prepare(d)
+	if err != nil {
+		return event.Event{}, err
+	}
+	return p.Seal(m.seq.Add(1), event.GenesisHash), nil
+}
+
+func noopRouter() *tool.Router {
+	r := tool.NewRouter()
+	info, _ := permission.Builtin("read_file")
+	r.Register(&fakeTool{info: info, fn: func(context.Context, tool.Call, tool.Output) (tool.Result, error) {
+		return tool.Result{}, nil
+	}})
+	return r
+}
+
+// BenchmarkExecute measures the executor around a no-op tool whose call is
+// allowed without asking (read_file in cwd): resolve, validate, symlink
+// resolution, Check, permission.resolved, tool.started, tool.completed.
+func BenchmarkExecute(b *testing.B) {
+	sess := &executor.Session{ID: "s", TurnID: "t", Cwd: b.TempDir(), Home: "/home/u"}
+	c := executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"README.md"}`)}
+	run := func(b *testing.B, log executor.Appender) {
+		arts, _ := artifact.Open(filepath.Join(b.TempDir(), "artifacts"))
+		x := executor.New(noopRouter(), log, arts, nil, nil)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			out, err := x.Execute(context.Background(), sess, c)
+			if err != nil || out.Status != executor.Completed {
+				b.Fatal(out, err)
+			}
+		}
+	}
+	b.Run("log=memory", func(b *testing.B) { run(b, &memLog{}) })
+	b.Run("log=sqlite", func(b *testing.B) {
+		s, err := sqlitestore.Open(context.Background(), filepath.Join(b.TempDir(), "events.db"), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		run(b, s)
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/3, "µs/append")
+	})
+}
+
+// BenchmarkOutput1GiB measures the heap while a tool prints 1 GiB: output
+// streams to the artifact store (256 MiB kept) and memory must stay flat.
+func BenchmarkOutput1GiB(b *testing.B) {
+	chunk := make([]byte, 64<<10)
+	for i := range chunk {
+		chunk[i] = 'x'
+	}
+	r := tool.NewRouter()
+	info, _ := permission.Builtin("read_file")
+	r.Register(&fakeTool{info: info, fn: func(_ context.Context, _ tool.Call, out tool.Output) (tool.Result, error) {
+		for written := 0; written < 1<<30; written += len(chunk) {
+			if _, err := out.Stdout.Write(chunk); err != nil {
+				return tool.Result{}, err
+			}
+		}
+		return tool.Result{}, nil
+	}})
+	arts, _ := artifact.Open(filepath.Join(b.TempDir(), "artifacts"))
+	x := executor.New(r, &memLog{}, arts, nil, nil)
+	sess := &executor.Session{ID: "s", TurnID: "t", Cwd: b.TempDir(), Home: "/home/u"}
+	for range b.N {
+		runtime.GC()
+		var base runtime.MemStats
+		runtime.ReadMemStats(&base)
+		var peak atomic.Uint64
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			var m runtime.MemStats
+			for {
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > peak.Load() {
+					peak.Store(m.HeapInuse)
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		}()
+		out, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"big"}`)})
+		close(stop)
+		<-done
+		if err != nil || out.Status != executor.Completed {
+			b.Fatal(out, err)
+		}
+		growth := float64(peak.Load()) - float64(base.HeapInuse)
+		b.ReportMetric(max(growth, 0)/(1<<20), "peak-heap-growth-MiB")
+	}
+	b.SetBytes(1 << 30)
+	_ = io.Discard
+}
