@@ -3,9 +3,7 @@ package executor_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"path/filepath"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/internal/memwatch"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/tool"
 )
@@ -89,36 +88,13 @@ func BenchmarkOutput1GiB(b *testing.B) {
 	x := executor.New(r, &memLog{}, arts, nil, nil)
 	sess := &executor.Session{ID: "s", TurnID: "t", Cwd: b.TempDir(), Home: "/home/u"}
 	for range b.N {
-		runtime.GC()
-		var base runtime.MemStats
-		runtime.ReadMemStats(&base)
-		var peak atomic.Uint64
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			var m runtime.MemStats
-			for {
-				runtime.ReadMemStats(&m)
-				if m.HeapInuse > peak.Load() {
-					peak.Store(m.HeapInuse)
-				}
-				select {
-				case <-stop:
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-			}
-		}()
+		stop := memwatch.Start(5 * time.Millisecond)
 		out, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"big"}`)})
-		close(stop)
-		<-done
+		growth := stop()
 		if err != nil || out.Status != executor.Completed {
 			b.Fatal(out, err)
 		}
-		growth := float64(peak.Load()) - float64(base.HeapInuse)
-		b.ReportMetric(max(growth, 0)/(1<<20), "peak-heap-growth-MiB")
+		b.ReportMetric(float64(growth)/(1<<20), "peak-heap-growth-MiB")
 	}
 	b.SetBytes(1 << 30)
-	_ = io.Discard
 }
