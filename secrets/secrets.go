@@ -70,7 +70,9 @@ func Find(s string) []Match {
 	if len(ms) < 2 {
 		return ms
 	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].Start < ms[j].Start || ms[i].Start == ms[j].Start && ms[i].End > ms[j].End })
+	sort.Slice(ms, func(i, j int) bool {
+		return ms[i].Start < ms[j].Start || ms[i].Start == ms[j].Start && ms[i].End > ms[j].End
+	})
 	out := ms[:1]
 	for _, m := range ms[1:] {
 		last := &out[len(out)-1]
