@@ -17,6 +17,9 @@ type analyzer struct {
 
 	top, fr frame // the top-level frame and the one being walked
 	depth   int   // re-parse depth of fr
+	// wrapDepth counts the wrappers (env, sudo, xargs, find -exec, ...)
+	// seen through to reach the command being judged.
+	wrapDepth int
 
 	cwd      string // effective working directory; "" when unknown
 	vars     []variable

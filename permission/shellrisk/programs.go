@@ -48,12 +48,23 @@ func (a *analyzer) run(c *call) {
 	}
 }
 
-// inner runs the command a wrapper hands args to.
+// inner runs the command a wrapper hands args to. Wrappers nest by
+// recursion; beyond maxWrap levels the rest is Opaque, so that
+// `env env env … rm` costs time and memory linear in its length.
 func (a *analyzer) inner(c *call, args []arg, cwd string, dyn bool) {
 	if len(args) == 0 {
 		return
 	}
+	if a.wrapDepth >= maxWrap {
+		if a.wrapDepth == maxWrap {
+			a.command(args[:1], c.sp, true)
+			a.opaque(c.sp, "wrappers are nested more than 16 deep, so what finally runs was not checked")
+		}
+		return
+	}
+	a.wrapDepth++
 	a.run(a.newCall(call{args: args, sp: c.sp, in: c.in, cwd: cwd, dyn: c.dyn || dyn}))
+	a.wrapDepth--
 }
 
 // newCall places a call in the analyzer's arena to spare an allocation.
@@ -182,23 +193,32 @@ type opt struct {
 // their length, so append copies).
 func (a *analyzer) scan(o opts, args []arg) ([]opt, []arg) {
 	o0, a0 := len(a.optArena), len(a.argArena)
-	os, operands := o.scanInto(a.optArena, a.argArena, args)
-	a.optArena, a.argArena = os, operands
+	os, operands, tail := o.scanInto(a.optArena, a.argArena, args)
+	a.optArena = os
+	if len(operands) == a0 {
+		// Only the operands after the options: share them with args rather
+		// than copy, so that nested wrappers stay linear.
+		return os[o0:len(os):len(os)], tail[:len(tail):len(tail)]
+	}
+	operands = append(operands, tail...)
+	a.argArena = operands
 	return os[o0:len(os):len(os)], operands[a0:len(operands):len(operands)]
 }
 
-func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg) {
+// scanInto appends options to os and operands to operands; with o.stop or
+// after "--", the rest of args is returned as tail, uncopied.
+func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []arg) {
 	for i := 1; i < len(args); i++ {
 		x := args[i]
 		s := x.s
 		switch {
 		case x.dyn || len(s) < 2 || s[0] != '-':
 			if o.stop {
-				return os, append(operands, args[i:]...)
+				return os, operands, args[i:]
 			}
 			operands = append(operands, x)
 		case s == "--":
-			return os, append(operands, args[i+1:]...)
+			return os, operands, args[i+1:]
 		case strings.HasPrefix(s, "--"):
 			name, val, hasVal := strings.Cut(s, "=")
 			op := opt{name: name, x: x}
@@ -226,7 +246,7 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg) {
 			}
 		}
 	}
-	return os, operands
+	return os, operands, nil
 }
 
 func (o opts) takesLong(name string) bool {

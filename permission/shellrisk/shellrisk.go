@@ -17,6 +17,8 @@ const (
 	// maxDepth bounds re-parsing of strings handed to shells (bash -c, eval,
 	// here-documents fed to sh, ...).
 	maxDepth = 4
+	// maxWrap bounds wrappers nested in one simple command (env env ...).
+	maxWrap = 16
 	// maxCommands bounds the simple commands examined, re-parsed ones included.
 	maxCommands = 2048
 	// maxBraceWords bounds the words one brace expansion may produce.
