@@ -47,9 +47,10 @@ type Store interface {
 	Sessions(ctx context.Context) ([]SessionInfo, error)
 
 	// Subscribe returns a live feed of events appended by this process to
-	// the session (all sessions when sessionID is ""). Delivery never
-	// blocks an append: a follower that falls behind is told so by
-	// ErrMissed and re-reads from the store.
+	// the session (all sessions when sessionID is ""). An event is offered
+	// to subscribers before its Append returns. Delivery never blocks an
+	// append: a follower that falls behind is told so by ErrMissed and
+	// re-reads from the store.
 	Subscribe(sessionID string) *Subscription
 
 	// Verify walks the session's chain. It returns nil when the chain is

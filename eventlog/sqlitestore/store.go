@@ -357,13 +357,15 @@ func (s *Store) writer() {
 			}
 		}
 		results, committed := s.commit(batch)
-		for i, r := range batch {
-			r.done <- results[i]
-		}
+		// Publish before acknowledging, so that once Append returns its
+		// event has been offered to every subscriber (Publish never blocks).
 		if len(committed) > 0 {
 			s.commits.Add(1)
 			s.committedEvents.Add(uint64(len(committed)))
 			s.hub.Publish(committed...)
+		}
+		for i, r := range batch {
+			r.done <- results[i]
 		}
 	}
 }
