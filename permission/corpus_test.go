@@ -43,7 +43,11 @@ type corpusCase struct {
 	MinRisk      string            `json:"minRisk,omitempty"`
 	MaxRisk      string            `json:"maxRisk,omitempty"`
 	MustNotAllow bool              `json:"mustNotAllow,omitempty"`
+	MustAllow    bool              `json:"mustAllow,omitempty"`
 	Benign       bool              `json:"benign,omitempty"`
+	// Rules are policy rules the line is decided under (level user unless
+	// given); without them the line is decided with no rules.
+	Rules []permission.Rule `json:"rules,omitempty"`
 	Source       string            `json:"source"`
 	Why          string            `json:"why"`
 
@@ -174,6 +178,12 @@ func TestCorpusLines(t *testing.T) {
 				t.Errorf("%s: resolved %q -> %q: both must be absolute and clean", at, k, v)
 			}
 		}
+		if _, err := corpusPolicy(&c); err != nil {
+			t.Errorf("%s: rules: %v", at, err)
+		}
+		if c.MustAllow && !c.Benign {
+			t.Errorf("%s: mustAllow is for benign lines", at)
+		}
 		switch {
 		case c.Benign:
 			ben++
@@ -216,7 +226,30 @@ func corpusRequest(c *corpusCase) (permission.Request, error) {
 		Mode:      permission.ModeDefault,
 	}
 	req.Resolved = resolveLinks(c, permission.PathsToResolve(req))
+	pol, err := corpusPolicy(c)
+	if err != nil {
+		return permission.Request{}, err
+	}
+	req.Policy = pol
 	return req, nil
+}
+
+// corpusPolicy compiles the line's rules, user level unless they say
+// otherwise; nil when it has none.
+func corpusPolicy(c *corpusCase) (*permission.Policy, error) {
+	if len(c.Rules) == 0 {
+		return nil, nil
+	}
+	rules := slices.Clone(c.Rules)
+	for i := range rules {
+		if rules[i].Level == "" {
+			rules[i].Level = permission.LevelUser
+		}
+		if rules[i].Source == "" {
+			rules[i].Source = corpusFile
+		}
+	}
+	return permission.Compile(rules)
 }
 
 // resolveLinks plays the caller's part of DESIGN.md §4: it resolves the
@@ -340,11 +373,14 @@ func TestCorpus(t *testing.T) {
 		if c.Benign {
 			ben++
 			max, _ := risk.Parse(c.MaxRisk)
-			if d.RiskAtDecision != risk.Unknown && d.RiskAtDecision <= max {
+			switch {
+			case d.RiskAtDecision == risk.Unknown || d.RiskAtDecision > max:
+				misses = append(misses, corpusMiss{c, d, "riskAtDecision <= " + c.MaxRisk})
+			case c.MustAllow && d.Decision != permission.Allow:
+				misses = append(misses, corpusMiss{c, d, "decision == allow"})
+			default:
 				benOK++
 				g[0]++
-			} else {
-				misses = append(misses, corpusMiss{c, d, "riskAtDecision <= " + c.MaxRisk})
 			}
 			byGroup[group] = g
 			continue
@@ -358,8 +394,10 @@ func TestCorpus(t *testing.T) {
 		// The default table asks for write, execute, network and
 		// destructive and denies credential: an allow on any of them, or
 		// on a line that says so, is a miss. An unset decision counts as
-		// deny for every caller, so it is not an allow.
-		if (c.MustNotAllow || min > risk.Read) && d.Decision == permission.Allow {
+		// deny for every caller, so it is not an allow. Under the line's own
+		// rules an allow above read may be right, so only mustNotAllow
+		// forbids it there.
+		if (c.MustNotAllow || min > risk.Read && len(c.Rules) == 0) && d.Decision == permission.Allow {
 			want = append(want, "decision != allow")
 		}
 		if len(want) == 0 {
@@ -441,7 +479,7 @@ func TestCorpusPrefixRule(t *testing.T) {
 	for i := range cases {
 		c := &cases[i]
 		cmd, isStr := c.Args["command"].(string)
-		if c.Benign || c.Tool != "shell" || !isStr {
+		if c.Benign || c.Tool != "shell" || !isStr || len(c.Rules) > 0 {
 			continue
 		}
 		min, _ := risk.Parse(c.MinRisk)

@@ -43,6 +43,15 @@ type pathFact struct {
 	resolved string // "" when the caller did not resolve it
 	write    bool
 	deep     bool // everything beneath the path is read
+	glob     bool // canon still holds shell glob characters
+	// need is set when an allow rule must name this location to cover the
+	// call (DESIGN rule (a)): a credential or protected location in either
+	// form, or a write outside the working directory. sens and sensRes are
+	// pathrisk.Sensitive of each form; viaLink is set when the resolved
+	// form differs from the lexical one.
+	need          bool
+	viaLink       bool
+	sens, sensRes []string
 }
 
 // run judges the request's arguments.
@@ -152,6 +161,17 @@ func (j *judge) judgePaths() {
 			j.find(l, p.arg, p.span, p.raw, why)
 			j.protected = j.protected || l >= risk.Execute && pathrisk.Protected(pf, j.env)
 		}
+		p.viaLink = p.resolved != "" && p.resolved != p.canon
+		if p.canon == "" {
+			p.need = p.write || l >= risk.Credential
+			continue
+		}
+		p.sens = pathrisk.Sensitive(p.canon, j.env, p.write)
+		if p.viaLink {
+			p.sensRes = pathrisk.Sensitive(p.resolved, j.env, p.write)
+		}
+		outside := !pathrisk.Within(p.canon, j.env.Cwd) || p.viaLink && !pathrisk.Within(p.resolved, j.env.Cwd)
+		p.need = p.sens != nil || p.sensRes != nil || l >= risk.Credential || p.write && outside || p.deep && l >= risk.Credential
 	}
 }
 
@@ -188,7 +208,7 @@ func (j *judge) shellCall(t *ToolInfo) {
 	j.commands = res.Commands
 	j.paths = slices.Grow(j.paths, len(res.Accesses))
 	for _, a := range res.Accesses {
-		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete}
+		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete, glob: a.Glob}
 		if a.Path != "" && a.Joined != "" {
 			pf.abs = a.Joined
 		}
@@ -196,6 +216,8 @@ func (j *judge) shellCall(t *ToolInfo) {
 		if a.Glob {
 			if name, hit := pathrisk.GlobTargetsCredential(a.Raw); hit {
 				j.find(risk.Credential, t.CommandArg, a.Span, a.Raw, "matches credential files such as "+quoteText(name))
+			} else if a.Path != "" && !a.Write && !a.Delete && pathrisk.GlobMayMatchCredential(a.Path, j.env) {
+				j.find(risk.Credential, t.CommandArg, a.Span, a.Raw, "may match a credential location")
 			}
 		}
 		if a.Glob && a.Path != "" {

@@ -87,10 +87,94 @@ func (c *compiled) matches(j *judge) matchOutcome {
 			return matchNo
 		}
 	}
-	if allow && (j.opaque || (j.protected || j.level >= risk.Credential && j.level < risk.Destructive) && !c.namesCall(j)) {
+	if allow && (j.opaque || !c.coversPaths(j) || (j.protected || j.level >= risk.Credential && j.level < risk.Destructive) && !c.namesCall(j)) {
 		return matchUnfit
 	}
 	return matchYes
+}
+
+// coversPaths applies design rule (a) and (b) of DESIGN.md §4 to an allow
+// rule: its verdict covers the call only if the rule names every location
+// that needs naming — a credential or protected location in either form,
+// or a write outside the working directory (pathFact.need), redirection
+// targets included. A path matcher names a location when its wildcard-free
+// text holds the components that make it sensitive (".git/hooks", ".ssh",
+// ".env"; "**" names nothing); a command matcher when one of its words is
+// that path, and only when the path was written plainly: not through a
+// glob, and not through a symbolic link, whose target the words do not
+// name. Locations that need no naming (reads of ordinary files, writes
+// inside the working directory) are covered by any matching rule.
+func (c *compiled) coversPaths(j *judge) bool {
+	for i := range j.paths {
+		p := &j.paths[i]
+		if !p.need {
+			continue
+		}
+		if !c.namesPath(j, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesPath reports whether the rule names one location that needs naming.
+func (c *compiled) namesPath(j *judge, p *pathFact) bool {
+	if c.rule.Path != "" {
+		if p.sens != nil && !c.pathNamesLiterally(p.sens) {
+			return false
+		}
+		if p.viaLink && p.sensRes != nil && !c.pathNamesLiterally(p.sensRes) {
+			return false
+		}
+		return p.canon != "" && !p.glob
+	}
+	for _, a := range c.args {
+		if !hasMeta(a.g.pat) && p.canon != "" && !p.glob && !p.viaLink {
+			if cp, ok := pathrisk.Canonical(a.g.pat, j.env); ok && strings.EqualFold(cp, p.canon) {
+				return true
+			}
+		}
+	}
+	if len(c.cmd) == 0 || p.canon == "" || p.glob || p.viaLink {
+		return false
+	}
+	for _, w := range c.cmd[1:] {
+		if w == p.raw {
+			return true
+		}
+		if cp, ok := pathrisk.Canonical(w, j.env); ok && cp == p.canon {
+			return true
+		}
+	}
+	return false
+}
+
+// pathNamesLiterally reports whether the rule's path glob holds the
+// sensitive components sens in a row, each as literal text (a "*" in sens
+// stands for any component of the location, such as a process id).
+func (c *compiled) pathNamesLiterally(sens []string) bool {
+	pat := strings.ToLower(c.rule.Path)
+	comps := strings.Split(pat, "/")
+	for i := 0; i+len(sens) <= len(comps); i++ {
+		ok := true
+		for k, s := range sens {
+			pc := comps[i+k]
+			if s == "*" {
+				if pc == "**" {
+					ok = false
+				}
+			} else if hasMeta(pc) || pc != s {
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // matchCommand: an allow needs every simple command to match, a deny or
@@ -199,7 +283,10 @@ func (c *compiled) matchArg(j *judge, a *argGlob) bool {
 // enough to loosen a credential call or a protected write: by a path, URL or argument matcher,
 // or by a command prefix that spells out every simple command whole. A
 // prefix of the program name alone ("cat") says nothing about which file is
-// read, so it does not let `cat ~/.ssh/id_rsa` through.
+// read, so it does not let `cat ~/.ssh/id_rsa` through. The locations the
+// call touches must be named as well (coversPaths): redirections are not
+// words of argv, so `cat README.md > .custom-agent/policy.json` is not
+// named by the rule `cat README.md`.
 func (c *compiled) namesCall(j *judge) bool {
 	if c.rule.Path != "" || c.url.set || len(c.args) > 0 {
 		return true

@@ -49,6 +49,11 @@ func Classify(p PathFacts, env Env) (risk.Level, string) {
 	if canon == "" {
 		c, ok := Canonical(p.Raw, env)
 		if !ok {
+			if len(p.Raw) > 1 && p.Raw[0] == '~' && p.Raw[1] != '/' {
+				// ~user with a home this engine does not know: the safe
+				// default is to judge it as the credential store it may be.
+				return risk.Credential, quote(p.Raw) + " is in the home of a user whose home is unknown, which may hold keys and tokens"
+			}
 			return risk.Raise(base), quote(p.Raw) + " cannot be resolved to a known location, so it is treated as outside the working directory"
 		}
 		canon = c
@@ -157,6 +162,9 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 		}
 	}
 	consider(byName(comps[len(comps)-1]))
+	if write && strings.HasSuffix(comps[len(comps)-1], ".code-workspace") {
+		consider(risk.Execute, "an editor workspace file, whose tasks and settings run code")
+	}
 	return best, what
 }
 
@@ -171,6 +179,9 @@ func byName(name string) (risk.Level, string) {
 		return risk.Credential, "a browser cookie or password store"
 	}
 	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		if name[i:] == ".code-workspace" {
+			return risk.Read, "" // judged by protectedName on writes
+		}
 		if w, ok := secretExts[name[i:]]; ok {
 			return risk.Credential, w
 		}
@@ -313,4 +324,74 @@ func holdsSecrets(dir string, env Env) bool {
 		return comps[0] == "home" || comps[0] == "users" || comps[0] == "var" && comps[1] == "root"
 	}
 	return false
+}
+
+// Sensitive returns the components that make the clean absolute path p a
+// credential or protected location (lower case; "*" stands for any one
+// component), or nil when it is neither. A policy rule names such a
+// location only when its literal, wildcard-free text holds these
+// components in a row: `.git/hooks` for a hook, `.ssh` for a key in
+// ~/.ssh, `.env` for an environment file. For custom-agent's own policy
+// and configuration it is the whole rest of the path from
+// `.custom-agent` or `custom-agent` on, so that only a rule naming
+// `.custom-agent/policy.json` itself lets the agent change its own rights.
+func Sensitive(p string, env Env, write bool) []string {
+	lower := strings.ToLower(p)
+	var buf [maxComps]string
+	comps := split(lower, buf[:0])
+	if len(comps) == 0 {
+		return nil
+	}
+	var best risk.Level
+	var out []string
+	consider := func(l risk.Level, s []string) {
+		if l >= risk.Execute && l > best {
+			best, out = l, s
+		}
+	}
+	at := func(ix indexed, off int) {
+		if off >= len(comps) {
+			return
+		}
+		try := func(ls []location) {
+			for _, l := range ls {
+				if l.writeOnly && !write || !matches(l, comps[off:]) {
+					continue
+				}
+				s := l.comps
+				if l.level >= risk.Credential && l.writeOnly {
+					s = comps[off:] // the agent's own configuration
+				}
+				consider(l.level, s)
+			}
+		}
+		try(ix.byFirst[comps[off]])
+		try(ix.wildcard)
+	}
+	at(rootLocations, 0)
+	var hb [8]int
+	for _, off := range homeOffsets(lower, comps, env, hb[:0]) {
+		at(homeLocations, off)
+	}
+	if write && env.ConfigHome != "" {
+		ch := strings.ToLower(env.ConfigHome)
+		if withinFold(lower, ch) && len(lower) > len(ch) {
+			if rest := lower[len(ch)+1:]; rest == "custom-agent" || strings.HasPrefix(rest, "custom-agent/") {
+				consider(risk.Credential, splitAll(rest))
+			}
+		}
+	}
+	for i := range comps {
+		at(anyLocations, i)
+	}
+	last := comps[len(comps)-1]
+	if l, _ := byName(last); l >= risk.Credential {
+		consider(l, []string{last})
+	}
+	if out == nil {
+		if l, _ := locate(p, env, write); l >= risk.Execute {
+			return []string{last}
+		}
+	}
+	return out
 }

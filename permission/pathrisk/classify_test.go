@@ -106,7 +106,7 @@ func TestClassify(t *testing.T) {
 		{name: "other user's ssh", facts: pathrisk.PathFacts{Raw: "~bob/.ssh/id_rsa"}, want: risk.Credential},
 		{name: "root ssh", facts: pathrisk.PathFacts{Raw: "/root/.ssh/authorized_keys"}, want: risk.Credential},
 		{name: "mac ssh", facts: pathrisk.PathFacts{Raw: "/Users/x/.ssh/known_hosts"}, want: risk.Credential},
-		{name: "unknown user", facts: pathrisk.PathFacts{Raw: "~mallory/notes"}, want: risk.Write, whyHas: "cannot be resolved"},
+		{name: "unknown user", facts: pathrisk.PathFacts{Raw: "~mallory/notes"}, want: risk.Credential, whyHas: "home is unknown"},
 		{name: "aws", facts: pathrisk.PathFacts{Raw: "~/.aws/credentials"}, want: risk.Credential},
 		{name: "gcloud", facts: pathrisk.PathFacts{Raw: "~/.config/gcloud/application_default_credentials.json"}, want: risk.Credential},
 		{name: "azure", facts: pathrisk.PathFacts{Raw: "~/.azure/accessTokens.json"}, want: risk.Credential},
