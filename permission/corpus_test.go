@@ -47,9 +47,9 @@ type corpusCase struct {
 	Benign       bool              `json:"benign,omitempty"`
 	// Rules are policy rules the line is decided under (level user unless
 	// given); without them the line is decided with no rules.
-	Rules []permission.Rule `json:"rules,omitempty"`
-	Source       string            `json:"source"`
-	Why          string            `json:"why"`
+	Rules  []permission.Rule `json:"rules,omitempty"`
+	Source string            `json:"source"`
+	Why    string            `json:"why"`
 
 	line int
 }
