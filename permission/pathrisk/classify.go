@@ -42,6 +42,13 @@ func Classify(p PathFacts, env Env) (risk.Level, string) {
 	if p.Write {
 		base = risk.Write
 	}
+	if len(p.Raw) > 1 && p.Raw[0] == '~' && p.Raw[1] != '/' && p.Canonical == "" {
+		if _, ok := Canonical(p.Raw, env); !ok {
+			// ~user with a home this engine does not know: the safe default
+			// is to judge it as the credential store it may be.
+			return risk.Credential, quote(p.Raw) + " is in the home of a user whose home is unknown, which may hold keys and tokens"
+		}
+	}
 	if p.Unknown {
 		return risk.Raise(base), quote(p.Raw) + " names a location known only at run time, so it is treated as outside the working directory"
 	}

@@ -42,7 +42,7 @@ func (a *analyzer) gitGlobal(c *call) (int, string) {
 		case strings.HasPrefix(s, "-c") && len(s) > 2:
 			a.gitConfig(x, s[2:], true)
 		case strings.HasPrefix(s, "--config-env"):
-			a.find(risk.Execute, x.sp, "git --config-env sets configuration from the environment, which can make git run programs")
+			a.opaque(x.sp, "git --config-env sets configuration from the environment, which can make git run programs")
 			if !strings.Contains(s, "=") {
 				next()
 			}

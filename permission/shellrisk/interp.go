@@ -350,8 +350,13 @@ func (a *analyzer) dangerousVar(name string, sp risk.Span) bool {
 	case name == "GIT_SSH_COMMAND" || name == "GIT_SSH" || name == "GIT_EXTERNAL_DIFF" || name == "GIT_EXEC_PATH" ||
 		name == "GIT_PAGER" || name == "GIT_EDITOR" || name == "GIT_ASKPASS" || name == "GIT_PROXY_COMMAND" ||
 		name == "GIT_SEQUENCE_EDITOR" || strings.HasPrefix(name, "GIT_CONFIG") || name == "GIT_DIR" || name == "GIT_WORK_TREE" ||
-		name == "GIT_TEMPLATE_DIR":
+		name == "GIT_TEMPLATE_DIR" || name == "GIT_CEILING_DIRECTORIES" || name == "GIT_COMMON_DIR" || name == "GIT_INDEX_FILE":
 		why = "setting " + name + " makes git run other programs or use other configuration"
+	case name == "HOME" || name == "XDG_CONFIG_HOME" || name == "XDG_CONFIG_DIRS" || name == "ZDOTDIR" || name == "INPUTRC" ||
+		name == "GNUPGHOME" || name == "CARGO_HOME" || name == "RUSTUP_HOME" || name == "GOTOOLCHAIN" ||
+		name == "NPM_CONFIG_USERCONFIG" || name == "npm_config_userconfig" || name == "PIP_CONFIG_FILE" || name == "CURL_HOME" ||
+		name == "WGETRC" || name == "SSH_CONFIG" || name == "KUBECONFIG" || name == "DOCKER_CONFIG":
+		why = "setting " + name + " makes programs read their configuration, which can name code they run, from elsewhere"
 	case name == "PAGER" || name == "EDITOR" || name == "VISUAL" || name == "MANPAGER" || name == "LESSOPEN" ||
 		name == "LESSCLOSE" || name == "SSH_ASKPASS" || name == "SUDO_ASKPASS" || name == "BROWSER" ||
 		name == "RSYNC_RSH" || name == "RSYNC_CONNECT_PROG":
@@ -365,6 +370,17 @@ func (a *analyzer) dangerousVar(name string, sp risk.Span) bool {
 	if why == "" {
 		return false
 	}
-	a.find(risk.Execute, sp, why)
+	switch name {
+	case "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND",
+		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER",
+		"GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "npm_config_script_shell":
+		// varCode judges the command the variable names.
+		a.find(risk.Execute, sp, why)
+	default:
+		// What runs now depends on files or values this analysis does not
+		// read (a config file under the new HOME, a library on the new
+		// path): no allow rule may allow it.
+		a.opaque(sp, why+"; what that runs cannot be judged statically")
+	}
 	return true
 }
