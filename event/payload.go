@@ -132,7 +132,10 @@ type (
 		StdoutPreview string     `json:"stdoutPreview"`
 		StderrPreview string     `json:"stderrPreview,omitempty"`
 		Artifacts     []Artifact `json:"artifacts"`
-		Injection     *Injection `json:"injection,omitempty"`
+		// Summary is the tool's short structured result, e.g.
+		// {"runner":"go","passed":12,"failed":1} for run_tests.
+		Summary   json.RawMessage `json:"summary,omitempty"`
+		Injection *Injection      `json:"injection,omitempty"`
 	}
 	// ToolFailedPayload is a call that could not be resolved, validated or
 	// run.

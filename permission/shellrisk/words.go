@@ -38,6 +38,16 @@ func (a *analyzer) args(ws []*syntax.Word) []arg {
 		}
 		x := a.arg(w)
 		x.dyn = x.dyn || a.ifsSplits(w)
+		if !x.dyn && a.fieldSplits(w) {
+			// x="origin +main"; git push $x: the shell splits the unquoted
+			// value into words, and so must the analysis.
+			for _, f := range strings.Fields(x.s) {
+				y := x
+				y.s = f
+				out = append(out, y)
+			}
+			continue
+		}
 		out = append(out, x)
 	}
 	a.argArena = out
@@ -279,6 +289,20 @@ func (a *analyzer) ifsSplits(w *syntax.Word) bool {
 		switch p.(type) {
 		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp:
 			return true
+		}
+	}
+	return false
+}
+
+// fieldSplits reports a word with an unquoted parameter expansion whose
+// static value holds blanks: with IFS unchanged the shell splits it into
+// several words.
+func (a *analyzer) fieldSplits(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if pe, ok := p.(*syntax.ParamExp); ok {
+			if v, ok := a.param(pe); ok && strings.ContainsAny(v, " \t\n") {
+				return true
+			}
 		}
 	}
 	return false
