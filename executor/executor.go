@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/contextbuild"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
@@ -325,12 +326,13 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 		StdoutPreview: secrets.Mask(stdout.preview()),
 		StderrPreview: secrets.Mask(stderr.preview()),
 		Artifacts:     artifacts,
+		Summary:       maskSummary(res.Summary),
 	}
 	if err := x.append(context.WithoutCancel(ctx), s, p); err != nil {
 		return out, err
 	}
 	out.Status = Completed
-	out.Content = modelContent(p, res, stdout, stderr)
+	out.Content = contextbuild.ToolResult(&p)
 	return out, nil
 }
 
@@ -355,28 +357,6 @@ func commitStreams(streams ...*stream) ([]event.Artifact, error) {
 		arts = append(arts, event.Artifact{Name: name, Digest: d, Bytes: st.w.Size(), Truncated: st.truncated()})
 	}
 	return arts, errors.Join(errs...)
-}
-
-// modelContent is what the model sees of a completed call: the previews,
-// and a note when there is more in the artifact store.
-func modelContent(p event.ToolCompletedPayload, res tool.Result, stdout, stderr *stream) string {
-	s := p.StdoutPreview
-	if p.StderrPreview != "" {
-		s += "\n[stderr]\n" + p.StderrPreview
-	}
-	if res.ExitCode != nil {
-		s += fmt.Sprintf("\n[exit code %d]", *res.ExitCode)
-	}
-	if len(res.Summary) > 0 {
-		s += "\n[summary] " + string(res.Summary)
-	}
-	for _, st := range []*stream{stdout, stderr} {
-		if st.total > PreviewBytes {
-			s += fmt.Sprintf("\n[output truncated: %d of %d bytes shown; the whole output is stored as an artifact]", PreviewBytes, st.total)
-			break
-		}
-	}
-	return s
 }
 
 // fail records tool.failed for a call that never reached the engine.
@@ -428,4 +408,11 @@ func sourceOf(d permission.Decision) string {
 		return "default"
 	}
 	return string(d.SourcedFrom)
+}
+
+func maskSummary(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	return secrets.MaskJSON(raw)
 }

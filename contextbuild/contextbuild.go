@@ -1,0 +1,163 @@
+// Package contextbuild turns a session's event log into the next model
+// request. Tool results come from the log, not from memory (spec §10): what
+// the model sees of a call is exactly what was recorded — the masked output
+// preview, the tool error, or the denial and its reason. It is a pure fold
+// over events, so a live turn and a replay build the same context.
+package contextbuild
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/model"
+)
+
+// Context is what Build returns: the messages, and the counts recorded in
+// context.built.
+type Context struct {
+	Messages            []model.Message
+	ToolResultsIncluded int
+}
+
+// builder folds events into messages.
+type builder struct {
+	msgs []model.Message
+	// assistant is the index of the open assistant message (the current
+	// model call's text and tool calls), or -1.
+	assistant int
+	// pending are tool calls asked for and not yet answered, in order.
+	pending []string
+	results map[string]model.Message
+	nres    int
+}
+
+// Build folds a session's events, in seq order, into messages: user
+// messages, assistant text and tool calls, and one tool message per tool
+// call. A call with no recorded result (the turn was cancelled or the
+// process died) is answered with a note saying so, because every provider
+// requires an answer to every tool call.
+func Build(events []event.Event) (Context, error) {
+	b := builder{assistant: -1, results: map[string]model.Message{}}
+	for _, e := range events {
+		if err := b.add(e); err != nil {
+			return Context{}, err
+		}
+	}
+	b.flushResults()
+	return Context{Messages: b.msgs, ToolResultsIncluded: b.nres}, nil
+}
+
+func (b *builder) add(e event.Event) error {
+	p, err := e.Decode()
+	if err != nil {
+		return fmt.Errorf("building context: %w", err)
+	}
+	switch p := p.(type) {
+	case *event.UserMessagePayload:
+		b.flushResults()
+		b.msgs = append(b.msgs, model.Message{Role: model.RoleUser, Content: p.Content})
+	case *event.ContextBuiltPayload:
+		// A new model call: results of the last one go first.
+		b.flushResults()
+	case *event.ModelDeltaPayload:
+		b.openAssistant().Content += p.Text
+	case *event.ModelToolCallRequestedPayload:
+		a := b.openAssistant()
+		a.ToolCalls = append(a.ToolCalls, model.ToolCall{ID: p.ToolCallID, Name: p.Tool, Args: p.Args})
+		b.pending = append(b.pending, p.ToolCallID)
+	case *event.PermissionResolvedPayload:
+		if p.Decision != "allow" {
+			b.result(p.ToolCallID, "Permission denied: "+p.Reason, true)
+		}
+	case *event.ToolCompletedPayload:
+		b.result(p.ToolCallID, ToolResult(p), false)
+	case *event.ToolFailedPayload:
+		b.result(p.ToolCallID, "Tool error: "+p.Error, true)
+	case *event.TurnCompletedPayload:
+		b.flushResults()
+	}
+	return nil
+}
+
+func (b *builder) openAssistant() *model.Message {
+	if b.assistant < 0 {
+		b.msgs = append(b.msgs, model.Message{Role: model.RoleAssistant})
+		b.assistant = len(b.msgs) - 1
+	}
+	return &b.msgs[b.assistant]
+}
+
+func (b *builder) result(id, content string, isErr bool) {
+	if _, done := b.results[id]; done {
+		return
+	}
+	b.results[id] = model.Message{Role: model.RoleTool, ToolCallID: id, Content: content, IsError: isErr}
+}
+
+// flushResults closes the open assistant message and answers its tool
+// calls in the order they were asked.
+func (b *builder) flushResults() {
+	b.assistant = -1
+	for _, id := range b.pending {
+		m, ok := b.results[id]
+		if !ok {
+			m = model.Message{Role: model.RoleTool, ToolCallID: id, IsError: true,
+				Content: "No result was recorded for this call: the turn ended (cancelled, failed or the process stopped) before it finished."}
+		} else {
+			b.nres++
+		}
+		b.msgs = append(b.msgs, m)
+		delete(b.results, id)
+	}
+	b.pending = b.pending[:0]
+}
+
+// ToolResult is what the model sees of a completed call: the recorded
+// previews, the exit code and summary, and a note when the whole output is
+// longer than the preview.
+func ToolResult(p *event.ToolCompletedPayload) string {
+	var s strings.Builder
+	s.WriteString(p.StdoutPreview)
+	if p.StderrPreview != "" {
+		s.WriteString("\n[stderr]\n")
+		s.WriteString(p.StderrPreview)
+	}
+	if p.ExitCode != nil {
+		fmt.Fprintf(&s, "\n[exit code %d]", *p.ExitCode)
+	}
+	if len(p.Summary) > 0 {
+		s.WriteString("\n[summary] ")
+		s.Write(p.Summary)
+	}
+	if p.StdoutBytes > int64(len(p.StdoutPreview)) || p.StderrBytes > int64(len(p.StderrPreview)) {
+		fmt.Fprintf(&s, "\n[output truncated: the preview shows the start of %d bytes of stdout and %d of stderr; the whole output is stored as an artifact]", p.StdoutBytes, p.StderrBytes)
+	}
+	if s.Len() == 0 {
+		return "(no output)"
+	}
+	return s.String()
+}
+
+// descriptions tell the model what each built-in tool is for.
+var descriptions = map[string]string{
+	"read_file":       "Read a text file (line numbers shown). Use offset and limit for long files.",
+	"list_files":      "List files under a directory, honouring .gitignore; glob filters names.",
+	"search_text":     "Search files for a regular expression (RE2), like ripgrep; results as file:line:text.",
+	"get_diagnostics": "Run the project's checker (go vet, tsc, eslint, ruff) and return its diagnostics.",
+	"write_file":      "Write a whole file atomically, creating parent directories.",
+	"apply_patch":     "Apply a unified diff to one or more files: all hunks apply or none do.",
+	"shell":           "Run a bash command in the working directory; returns stdout, stderr and the exit code.",
+	"run_tests":       "Run the project's tests (go, npm, pytest, cargo) and report passed and failed counts.",
+	"http_get":        "Fetch a URL with GET. Redirects are not followed: call again on the new URL.",
+	"http_post":       "Send a POST request with a body. Redirects are not followed.",
+}
+
+// Description returns the model-facing description of a tool.
+func Description(name string) string { return descriptions[name] }
+
+// ToolSpec builds the model-facing spec of a tool.
+func ToolSpec(name, schema string) model.ToolSpec {
+	return model.ToolSpec{Name: name, Description: Description(name), Schema: json.RawMessage(schema)}
+}

@@ -1,0 +1,80 @@
+package contextbuild
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/model"
+)
+
+func chain(t *testing.T, ps ...event.Payload) []event.Event {
+	t.Helper()
+	var out []event.Event
+	prev := event.GenesisHash
+	for i, p := range ps {
+		d, err := event.NewDraft("s", "t", time.Unix(0, 0), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := event.Seal(d, uint64(i+1), prev)
+		prev = e.Hash
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestBuild(t *testing.T) {
+	t.Parallel()
+	zero := 1
+	args := json.RawMessage(`{"command":"npm test"}`)
+	evs := chain(t,
+		event.SessionStartedPayload{Cwd: "/p", Mode: "default"},
+		event.TurnStartedPayload{},
+		event.UserMessagePayload{Content: "把测试跑一遍"},
+		event.ContextBuiltPayload{MessageCount: 1},
+		event.ModelDeltaPayload{Text: "我来"},
+		event.ModelDeltaPayload{Text: "跑。"},
+		event.ModelToolCallRequestedPayload{ToolCallID: "tc1", Tool: "shell", Args: json.RawMessage(`{"command":"rm -rf dist"}`)},
+		event.ModelToolCallRequestedPayload{ToolCallID: "tc2", Tool: "shell", Args: args},
+		event.ModelToolCallRequestedPayload{ToolCallID: "tc3", Tool: "nope", Args: json.RawMessage(`{}`)},
+		event.PermissionResolvedPayload{ToolCallID: "tc1", Decision: "deny", Reason: "user denied", Actor: event.ActorUser, RiskAtDecision: 6, SourcedFrom: "default"},
+		event.PermissionResolvedPayload{ToolCallID: "tc2", Decision: "allow", Reason: "user approved (allow_once)", Actor: event.ActorUser, RiskAtDecision: 3, SourcedFrom: "default"},
+		event.ToolStartedPayload{ToolCallID: "tc2", Tool: "shell", Args: args},
+		event.ToolCompletedPayload{ToolCallID: "tc2", ExitCode: &zero, StdoutBytes: 5000, StdoutPreview: "FAIL x"},
+		event.ToolFailedPayload{ToolCallID: "tc3", Stage: "resolve", Error: `unknown tool "nope"`},
+		event.ContextBuiltPayload{MessageCount: 5, ToolResultsIncluded: 3},
+		event.ModelDeltaPayload{Text: "有一个失败。"},
+		event.ModelToolCallRequestedPayload{ToolCallID: "tc4", Tool: "shell", Args: args},
+		event.TurnCompletedPayload{StopReason: event.StopCancelled},
+		event.TurnStartedPayload{},
+		event.UserMessagePayload{Content: "再试"},
+	)
+	got, err := Build(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.Message{
+		{Role: model.RoleUser, Content: "把测试跑一遍"},
+		{Role: model.RoleAssistant, Content: "我来跑。", ToolCalls: []model.ToolCall{
+			{ID: "tc1", Name: "shell", Args: json.RawMessage(`{"command":"rm -rf dist"}`)},
+			{ID: "tc2", Name: "shell", Args: args},
+			{ID: "tc3", Name: "nope", Args: json.RawMessage(`{}`)},
+		}},
+		{Role: model.RoleTool, ToolCallID: "tc1", Content: "Permission denied: user denied", IsError: true},
+		{Role: model.RoleTool, ToolCallID: "tc2", Content: "FAIL x\n[exit code 1]\n[output truncated: the preview shows the start of 5000 bytes of stdout and 0 of stderr; the whole output is stored as an artifact]"},
+		{Role: model.RoleTool, ToolCallID: "tc3", Content: `Tool error: unknown tool "nope"`, IsError: true},
+		{Role: model.RoleAssistant, Content: "有一个失败。", ToolCalls: []model.ToolCall{{ID: "tc4", Name: "shell", Args: args}}},
+		{Role: model.RoleTool, ToolCallID: "tc4", IsError: true, Content: "No result was recorded for this call: the turn ended (cancelled, failed or the process stopped) before it finished."},
+		{Role: model.RoleUser, Content: "再试"},
+	}
+	if diff := cmp.Diff(want, got.Messages); diff != "" {
+		t.Fatalf("messages (-want +got):\n%s", diff)
+	}
+	if got.ToolResultsIncluded != 3 {
+		t.Fatalf("ToolResultsIncluded = %d", got.ToolResultsIncluded)
+	}
+}
