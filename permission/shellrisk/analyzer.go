@@ -17,6 +17,13 @@ type analyzer struct {
 
 	top, fr frame // the top-level frame and the one being walked
 	depth   int   // re-parse depth of fr
+	// codeText is set when a static word holds command-substitution text
+	// ('$(…)' or a backquote, quoted so it did not run where it stands);
+	// evalCtx when bash evaluates some text again: arithmetic, array
+	// subscripts in names given to builtins (printf -v, read, test -v,
+	// unset, declare), ${x@P}. Both together make the result Opaque: bash
+	// runs the substitution when it evaluates the subscript.
+	codeText, evalCtx bool
 	// wrapDepth counts the wrappers (env, sudo, xargs, find -exec, ...)
 	// seen through to reach the command being judged.
 	wrapDepth int

@@ -38,6 +38,18 @@ func (a *analyzer) run(c *call) {
 		return
 	}
 	name := programName(prog.s)
+	switch name {
+	case "printf", "read", "test", "[", "unset", "declare", "typeset", "local", "export", "readonly", "let", "mapfile", "readarray", "wait", "complete", "compgen":
+		// Builtins that take variable names evaluate their subscripts.
+		for _, x := range c.args[1:] {
+			if strings.IndexByte(x.s, '[') >= 0 || name == "let" {
+				a.evalCtx = true
+			}
+			if (name == "complete" || name == "compgen") && (x.s == "-C" || x.s == "-F") {
+				a.opaque(x.sp, name+" "+x.s+" names code the shell runs later")
+			}
+		}
+	}
 	if w := wrapperFor(name); w != nil {
 		w(a, c)
 		return

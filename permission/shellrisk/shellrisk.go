@@ -167,6 +167,9 @@ func (a *analyzer) parseAndWalk(src string) {
 }
 
 func (a *analyzer) finish() Result {
+	if a.codeText && a.evalCtx {
+		a.opaque(a.top.outer, "text that looks like a command substitution reaches a place where bash evaluates it again (arithmetic, an array subscript, a prompt expansion), which runs it")
+	}
 	a.flows()
 	r := a.res
 	r.Risk = risk.Execute

@@ -169,6 +169,10 @@ func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 		if !a.device(x, false) {
 			a.access(x, a.cwd, false, false)
 		}
+		if x.dyn {
+			// < <(cmd) or < $file: what arrives is built at run time.
+			return input{kind: inPipe}, true
+		}
 		return input{kind: inFile}, true
 	case syntax.DplIn, syntax.DplOut:
 		if !x.dyn && (x.s == "-" || isDigits(strings.TrimSuffix(x.s, "-"))) {
@@ -259,11 +263,17 @@ func (a *analyzer) paramExp(p *syntax.ParamExp) {
 		a.words(p.Repl.Orig, p.Repl.With)
 	}
 	if p.Exp != nil {
+		if p.Exp.Op == syntax.OtherParamOps {
+			a.evalCtx = true // ${x@P} expands the value as a prompt
+		}
 		a.words(p.Exp.Word)
 	}
 }
 
 func (a *analyzer) arithm(x syntax.ArithmExpr) {
+	if x != nil {
+		a.evalCtx = true
+	}
 	switch x := x.(type) {
 	case *syntax.BinaryArithm:
 		a.arithm(x.X)
@@ -282,6 +292,10 @@ func (a *analyzer) arithm(x syntax.ArithmExpr) {
 func (a *analyzer) test(x syntax.TestExpr) {
 	switch x := x.(type) {
 	case *syntax.BinaryTest:
+		switch x.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsGtr, syntax.TsLeq, syntax.TsGeq:
+			a.evalCtx = true // operands are evaluated as arithmetic
+		}
 		a.test(x.X)
 		a.test(x.Y)
 	case *syntax.UnaryTest:

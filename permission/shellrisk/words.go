@@ -69,6 +69,9 @@ func (a *analyzer) arg(w *syntax.Word) arg {
 		a.part(&b, &x, p, i == 0, len(w.Parts) > 1)
 	}
 	x.s = b.String()
+	if strings.Contains(x.s, "$(") || strings.IndexByte(x.s, '`') >= 0 {
+		a.codeText = true
+	}
 	return x
 }
 
