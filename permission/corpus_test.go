@@ -66,7 +66,14 @@ func cmp(s, def string) string {
 
 // loadCorpus reads every line strictly: an unknown field is an error, so a
 // misspelt "minRisk" cannot silently turn a constraint off.
-func loadCorpus(t testing.TB) []corpusCase {
+func loadCorpus(t testing.TB) []corpusCase { return loadCorpusFile(t, corpusFile) }
+
+// corpusOpenFile holds red-team lines the engine does not catch yet: same
+// format, walked by TestCorpusOpen, which reports them without failing. A
+// line moves to corpus.jsonl when the engine catches it.
+const corpusOpenFile = "testdata/corpus-open.jsonl"
+
+func loadCorpusFile(t testing.TB, corpusFile string) []corpusCase {
 	t.Helper()
 	f, err := os.Open(corpusFile)
 	if err != nil {
@@ -434,6 +441,30 @@ func TestCorpus(t *testing.T) {
 		t.Logf("missed: %s", strings.Join(ids, " "))
 	}
 	t.Logf("corpus: %d/%d adversarial caught, %d/%d benign within bound", advOK, adv, benOK, ben)
+}
+
+// TestCorpusOpen decides the known-open red-team lines and logs which are
+// still missed; it fails only on a malformed line or one that is now caught
+// (move it to corpus.jsonl).
+func TestCorpusOpen(t *testing.T) {
+	eng := newCorpusEngine()
+	var open []string
+	for _, c := range loadCorpusFile(t, corpusOpenFile) {
+		req, err := corpusRequest(&c)
+		if err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+			continue
+		}
+		d := eng.Check(req)
+		min, _ := risk.Parse(c.MinRisk)
+		caught := d.RiskAtDecision >= min && !((c.MustNotAllow || min > risk.Read && len(c.Rules) == 0) && d.Decision == permission.Allow)
+		if caught {
+			t.Errorf("%s is caught now: move it to %s", c.ID, corpusFile)
+			continue
+		}
+		open = append(open, c.ID)
+	}
+	t.Logf("corpus open: %d red-team lines not caught yet: %s", len(open), strings.Join(open, " "))
 }
 
 // argsText shows the part of the arguments a person needs to see a miss.

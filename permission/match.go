@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"path"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
@@ -227,8 +228,67 @@ func (c *compiled) matchPaths(j *judge, allow bool) bool {
 		if p.canon != "" && c.matchPath(p.canon, &j.req) || p.resolved != "" && c.matchPath(p.resolved, &j.req) {
 			return true
 		}
+		// A recursive read, or a glob, reaches paths it does not spell: it
+		// matches a deny or ask rule when it may reach what the rule names
+		// (search_text over cwd reads secrets/; `cat secr*/x` may be
+		// secrets/x).
+		if (p.deep || p.glob) && p.canon != "" && c.mayReach(p.canon, p.deep, &j.req) {
+			return true
+		}
 	}
 	return allow
+}
+
+// mayReach reports whether the glob or the tree under p (deep) may hold a
+// path the rule's path glob matches. It compares component by component and
+// answers yes when unsure (a "**" on either side), which is the safe answer
+// for the deny and ask rules it serves.
+func (c *compiled) mayReach(p string, deep bool, req *Request) bool {
+	pat := c.path.pat
+	switch c.anchor {
+	case anchorHome, anchorCwd:
+		base := req.Home
+		if c.anchor == anchorCwd {
+			base = req.Cwd
+		}
+		if base == "" {
+			return false
+		}
+		pat = strings.TrimSuffix(base, "/") + "/" + pat
+	case anchorAnywhere:
+		pat = "/" + pat
+	}
+	if c.path.fold {
+		p = strings.ToLower(p)
+	}
+	pc := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	rc := strings.Split(strings.TrimPrefix(pat, "/"), "/")
+	for i := 0; ; i++ {
+		switch {
+		case i == len(pc):
+			return deep || i == len(rc)
+		case i == len(rc):
+			return false
+		case pc[i] == "**" || rc[i] == "**":
+			return true
+		}
+		a, b := pc[i], rc[i]
+		if !hasMeta(a) && !hasMeta(b) {
+			if a != b {
+				return false
+			}
+			continue
+		}
+		if !hasMeta(a) {
+			if ok, err := path.Match(b, a); err == nil && !ok {
+				return false
+			}
+		} else if !hasMeta(b) {
+			if ok, err := path.Match(a, b); err == nil && !ok {
+				return false
+			}
+		}
+	}
 }
 
 // matchPath matches one clean absolute path against the rule's path glob.

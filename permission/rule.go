@@ -50,6 +50,29 @@ const (
 // An allow rule loosens a credential call, or a write where code runs later
 // (a git hook, a shell rc file), only when it names the call's arguments: by Path, URL or Args, or by a Command that spells out every
 // simple command whole ("cat .env", not "cat").
+//
+// Design rules (DESIGN.md §4, red-team review of issue 3):
+//
+//	(a) An allow rule's verdict applies only if the rule covers every effect
+//	    of the call: every simple command, and every file access including
+//	    redirection targets. A credential or protected location, or a write
+//	    outside the working directory (a /dev/tcp socket included), is covered
+//	    only by a rule that names it: a path matcher, or a command word that
+//	    is that path. A bare program prefix ("echo") covers writes inside the
+//	    working directory to ordinary files, nothing more.
+//	(b) A path matcher names a credential or protected location only when
+//	    its wildcard-free text holds the components that make it sensitive
+//	    (".env", ".ssh", ".git/hooks"; "**" and "*" name nothing). A path
+//	    reached through a symbolic link must be named in its resolved form
+//	    too; a glob or a link target is never named by command words.
+//	(c) custom-agent's own policy and configuration stay credential: only a
+//	    rule naming ".custom-agent/policy.json" (or the user config path)
+//	    literally may allow writing them.
+//	(d) When unsure, the safe decision (ask or deny), with a reason.
+//
+// For deny and ask rules, a recursive read or a glob matches a Path when
+// it may reach a path the glob matches (search_text over cwd reaches
+// secrets/**).
 type Rule struct {
 	ID       string            `json:"id"`
 	Level    RuleLevel         `json:"level"`

@@ -211,6 +211,13 @@ func (a *analyzer) device(x arg, write bool) bool {
 	switch {
 	case strings.HasPrefix(p, "/dev/tcp/"), strings.HasPrefix(p, "/dev/udp/"):
 		a.network(x.sp, "the redirection to "+p, "the redirection to "+p+" opens a network connection")
+		// Listed as a write outside the working directory too, so that an
+		// allow rule must name the socket to cover it.
+		if len(a.res.Accesses) >= maxListed {
+			a.tooMany()
+		} else {
+			a.res.Accesses = append(a.res.Accesses, Access{Path: p, Raw: a.text(x.sp), Write: true, Span: x.sp})
+		}
 		return true
 	case write && isBlockDevice(p):
 		a.find(risk.Destructive, x.sp, "writing to "+p+" overwrites a disk device and cannot be undone")
