@@ -337,7 +337,7 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 }
 
 func commitStreams(streams ...*stream) ([]event.Artifact, error) {
-	var arts []event.Artifact
+	arts := []event.Artifact{}
 	var errs []error
 	for i, st := range streams {
 		name := [...]string{"stdout", "stderr"}[i]

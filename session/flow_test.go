@@ -1,0 +1,239 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/model/script"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/session"
+	"github.com/custom-agent/custom-agent/tools"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// recordingModel wraps a model and notes what each call was shown.
+type recordingModel struct {
+	model.Gateway
+	mu    sync.Mutex
+	notes []string
+}
+
+func (m *recordingModel) Stream(ctx context.Context, req model.Request) iter.Seq2[model.Chunk, error] {
+	m.mu.Lock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "model call with %d messages; last:", len(req.Messages))
+	if n := len(req.Messages); n > 0 {
+		last := req.Messages[n-1]
+		for i := n - 1; i >= 0 && req.Messages[i].Role == model.RoleTool; i-- {
+			last = req.Messages[i]
+		}
+		fmt.Fprintf(&b, " %s", last.Role)
+		for _, msg := range req.Messages[max(0, n-4):] {
+			if msg.Role == model.RoleTool {
+				fmt.Fprintf(&b, "\n      tool %s error=%v: %s", msg.ToolCallID, msg.IsError, firstLine(msg.Content))
+			}
+		}
+	}
+	m.notes = append(m.notes, b.String())
+	m.mu.Unlock()
+	return m.Gateway.Stream(ctx, req)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 100 {
+		s = s[:100] + "…"
+	}
+	return s
+}
+
+// answers is an Approver that gives scripted answers in order; "cancel"
+// cancels the turn while it waits.
+type answers struct {
+	mu     sync.Mutex
+	list   []string
+	asked  []string
+	cancel context.CancelFunc
+}
+
+func (a *answers) Ask(ctx context.Context, q executor.Question) (executor.Answer, error) {
+	a.mu.Lock()
+	a.asked = append(a.asked, q.ToolCallID)
+	if len(a.list) == 0 {
+		a.mu.Unlock()
+		return executor.Answer{}, fmt.Errorf("test: no scripted answer for %s", q.ToolCallID)
+	}
+	ans := a.list[0]
+	a.list = a.list[1:]
+	a.mu.Unlock()
+	if ans == "cancel" {
+		a.cancel()
+		<-ctx.Done()
+		return executor.Answer{}, ctx.Err()
+	}
+	return executor.Answer{Allow: ans != executor.OptionDeny, Option: ans, Actor: event.ActorUser}, nil
+}
+
+type flow struct {
+	name    string
+	script  string
+	answers []string
+	prompts []string
+	setup   func(t *testing.T, cwd, home string)
+	steps   int
+}
+
+var flows = []flow{
+	{name: "section5", prompts: []string{"把测试跑一遍"}, answers: []string{"allow_once"},
+		script: `{"text": "我来跑 npm test。", "toolCalls": [{"id": "tc_xyz", "name": "shell", "args": {"command": "printf 'PASS  packages/storage/src/log.test.ts\\n27 passed\\n'"}}]}
+{"text": "测试全过，共 27 条。"}`},
+	{name: "section6-destructive-asked-twice", prompts: []string{"把 dist 目录清掉", "再清理一遍"}, answers: []string{"allow_once", "allow_once"},
+		setup: func(t *testing.T, cwd, _ string) { os.MkdirAll(filepath.Join(cwd, "dist"), 0o755) },
+		script: `{"text": "好。", "toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "rm -rf dist"}}]}
+{"text": "清掉了。"}
+{"text": "再来。", "toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "rm -rf dist"}}]}
+{"text": "又清掉了。"}`},
+	{name: "user-deny", prompts: []string{"删掉 dist"}, answers: []string{"deny"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "rm -rf dist"}}]}
+{"text": "你拒绝了，我不删。"}`},
+	{name: "read-allowed-without-asking", prompts: []string{"读 README"},
+		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# demo\n"), 0o644) },
+		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "README.md"}}]}
+{"text": "读完了。"}`},
+	{name: "credential-denied-without-asking", prompts: []string{"我的 key 是什么"},
+		setup: func(t *testing.T, _, home string) {
+			os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+			os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"), 0o600)
+		},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "~/.ssh/id_rsa"}}]}
+{"text": "不能读。"}`},
+	{name: "unknown-tool", prompts: []string{"跑一下"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "run_shell", "args": {"command": "ls"}}]}
+{"text": "没有这个工具。"}`},
+	{name: "args-fail-schema", prompts: []string{"读文件"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"file": "README.md"}}]}
+{"text": "参数错了。"}`},
+	{name: "two-calls-in-one-response", prompts: []string{"看看项目"}, answers: []string{"allow_once"},
+		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "go.mod"), []byte("module demo\n"), 0o644) },
+		script: `{"text": "先读再跑。", "toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "go.mod"}}, {"id": "tc_2", "name": "shell", "args": {"command": "echo built"}}]}
+{"text": "好了。"}`},
+	{name: "cancel-while-waiting", prompts: []string{"跑测试"}, answers: []string{"cancel"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "echo never"}}]}
+{"text": "unreachable"}`},
+	{name: "max-steps", prompts: []string{"一直读"}, steps: 2,
+		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("a\n"), 0o644) },
+		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "a.txt"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "read_file", "args": {"path": "a.txt"}}]}
+{"toolCalls": [{"id": "tc_3", "name": "read_file", "args": {"path": "a.txt"}}]}`},
+	{name: "model-runs-out", prompts: []string{"说话"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "list_files", "args": {}}]}`},
+}
+
+func TestGoldenFlows(t *testing.T) {
+	for _, f := range flows {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			got := runFlow(t, f)
+			path := filepath.Join("testdata", f.name+".golden")
+			if *update {
+				os.WriteFile(path, []byte(got), 0o644)
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (go test -update writes it)", err)
+			}
+			if string(want) != got {
+				t.Errorf("event chain differs from %s (go test -update rewrites it):\n%s", path, got)
+			}
+		})
+	}
+}
+
+// runFlow runs the prompts and renders the normalised event chain.
+func runFlow(t *testing.T, f flow) string {
+	t.Helper()
+	data := t.TempDir()
+	cwd, _ := filepath.EvalSymlinks(t.TempDir())
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	if f.setup != nil {
+		f.setup(t, cwd, home)
+	}
+	store, err := sqlitestore.Open(context.Background(), filepath.Join(data, "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	arts, _ := artifact.Open(filepath.Join(data, "artifacts"))
+	m, err := script.Parse([]byte(f.script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingModel{Gateway: m}
+	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	var clockMu sync.Mutex
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ans := &answers{list: f.answers, cancel: cancel}
+	cfg := session.Config{
+		Log: store, Model: rec, Router: tools.NewRouter(), Artifacts: arts, Approver: ans, MaxSteps: f.steps,
+		Now: func() time.Time {
+			clockMu.Lock()
+			defer clockMu.Unlock()
+			clock = clock.Add(time.Millisecond)
+			return clock
+		},
+		NewID: func() string { return "sess-1" },
+	}
+	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	var out strings.Builder
+	for _, p := range f.prompts {
+		for e, err := range s.RunTurn(ctx, p) {
+			if err != nil {
+				t.Fatalf("turn failed: %v", err)
+			}
+			fmt.Fprintf(&out, "%3d %-26s %s\n", e.Seq, e.Type, normalise(t, e, cwd, home))
+		}
+	}
+	if err := store.Verify(context.Background(), "sess-1"); err != nil {
+		t.Fatalf("chain does not verify: %v", err)
+	}
+	out.WriteString("--- what the model was shown\n")
+	for _, n := range rec.notes {
+		out.WriteString("  " + n + "\n")
+	}
+	fmt.Fprintf(&out, "--- asked: %v\n", ans.asked)
+	return out.String()
+}
+
+// normalise renders a payload with machine-dependent values replaced.
+func normalise(t *testing.T, e event.Event, cwd, home string) string {
+	var p map[string]any
+	if err := json.Unmarshal(e.Payload, &p); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p["durationMs"]; ok {
+		p["durationMs"] = "<ms>"
+	}
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(p)
+	s := strings.ReplaceAll(strings.TrimSpace(buf.String()), cwd, "<cwd>")
+	s = strings.ReplaceAll(s, home, "<home>")
+	return s
+}

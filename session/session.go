@@ -1,0 +1,393 @@
+// Package session is the SessionEngine: it runs turns. A turn streams the
+// model, records what it says, takes every tool call it asks for through the
+// executor (and so through the PermissionEngine), feeds the results back
+// from the event log, and repeats until the model gives a final answer, a
+// step limit is reached, the turn is cancelled, or something fails:
+//
+//	turn.started, user.message,
+//	  (context.built, model.delta*, model.tool_call_requested*, <each call's chain>)*,
+//	turn.completed {stopReason: final | max_steps | cancelled | error}
+//
+// Every event is durable before RunTurn yields it and before the next step.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"time"
+
+	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/contextbuild"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/tool"
+)
+
+// Log is what a session needs of the event log.
+type Log interface {
+	executor.Appender
+	Read(ctx context.Context, sessionID string, fromSeq uint64) iter.Seq2[event.Event, error]
+}
+
+var _ Log = (eventlog.Store)(nil)
+
+// Config is what every session of a process shares.
+type Config struct {
+	Log       Log
+	Model     model.Gateway
+	Router    *tool.Router
+	Artifacts *artifact.Store
+	Approver  executor.Approver // nil: every ask is denied
+	// MaxSteps caps model calls per turn (default 25).
+	MaxSteps int
+	// System is the system prompt.
+	System string
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Exec configures the executor (its Now is set from Now).
+	Exec executor.Options
+	// NewID makes session ids (default: time plus random).
+	NewID func() string
+}
+
+// Info describes where and how a session runs.
+type Info struct {
+	Cwd, Home, ConfigHome string
+	Mode                  permission.Mode
+	Policy                *permission.Policy
+	AllowedTools          []string
+	Env                   []string
+}
+
+// Session is one conversation. Its turns run one at a time: RunTurn must
+// not be called again before the previous turn's sequence has ended.
+type Session struct {
+	cfg     Config
+	id      string
+	info    Info
+	turns   int
+	started bool
+	history []permission.Prior
+}
+
+const defaultMaxSteps = 25
+
+// New starts a session; session.started is recorded with its first turn.
+func New(cfg Config, info Info) *Session {
+	cfg = withDefaults(cfg)
+	return &Session{cfg: cfg, id: cfg.NewID(), info: info}
+}
+
+// Resume continues a recorded session: its turns so far and the calls a
+// person approved in it (prior approvals, spec §3 step 5) are read from the
+// log.
+func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, error) {
+	cfg = withDefaults(cfg)
+	s := &Session{cfg: cfg, id: id, info: info}
+	calls := map[string]*event.ModelToolCallRequestedPayload{}
+	n := 0
+	for e, err := range cfg.Log.Read(ctx, id, 1) {
+		if err != nil {
+			return nil, fmt.Errorf("resuming session %s: %w", id, err)
+		}
+		n++
+		p, err := e.Decode()
+		if err != nil {
+			return nil, fmt.Errorf("resuming session %s: %w", id, err)
+		}
+		switch p := p.(type) {
+		case *event.SessionStartedPayload:
+			s.started = true
+		case *event.TurnStartedPayload:
+			s.turns++
+		case *event.ModelToolCallRequestedPayload:
+			calls[p.ToolCallID] = p
+		case *event.PermissionResolvedPayload:
+			if c, ok := calls[p.ToolCallID]; ok {
+				if prior, ok := priorOf(c, p); ok {
+					s.history = append(s.history, prior)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("resuming session %s: %w", id, eventlog.ErrNoSession)
+	}
+	return s, nil
+}
+
+// priorOf turns a person's approval into a prior approval.
+func priorOf(c *event.ModelToolCallRequestedPayload, r *event.PermissionResolvedPayload) (permission.Prior, bool) {
+	if r.Decision != "allow" || r.Actor != event.ActorUser || r.RiskAtDecision >= risk.Destructive {
+		return permission.Prior{}, false
+	}
+	var args map[string]any
+	if err := json.Unmarshal(c.Args, &args); err != nil {
+		return permission.Prior{}, false
+	}
+	canon, err := permission.CanonicalArgs(args)
+	if err != nil {
+		return permission.Prior{}, false
+	}
+	return permission.Prior{Tool: c.Tool, Args: canon, Risk: r.RiskAtDecision, Decision: permission.Allow, ByUser: true}, true
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = defaultMaxSteps
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = func() string { return NewID(cfg.Now()) }
+	}
+	cfg.Exec.Now = cfg.Now
+	return cfg
+}
+
+// NewID returns a session id that sorts by time and is unique: the UTC time
+// to the second and 8 random hex digits.
+func NewID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// ID is the session's id.
+func (s *Session) ID() string { return s.id }
+
+// turn is the state of one running turn.
+type turn struct {
+	s       *Session
+	id      string
+	ctx     context.Context
+	yield   func(event.Event, error) bool
+	stopped bool // the consumer stopped reading
+}
+
+// emit appends an event durably and yields it. Once the consumer has
+// stopped, events are still recorded (the chain must close) but not
+// yielded.
+func (t *turn) Append(ctx context.Context, d event.Draft) (event.Event, error) {
+	e, err := t.s.cfg.Log.Append(ctx, d)
+	if err != nil {
+		return e, err
+	}
+	if !t.stopped && !t.yield(e, nil) {
+		t.stopped = true
+	}
+	return e, nil
+}
+
+func (t *turn) emit(ctx context.Context, p event.Payload) error {
+	d, err := event.NewDraft(t.s.id, t.id, t.s.cfg.Now(), p)
+	if err != nil {
+		return err
+	}
+	_, err = t.Append(ctx, d)
+	return err
+}
+
+// RunTurn runs one turn on input and yields its events as they are recorded.
+// An error is yielded once, last, when the log cannot be written (the turn
+// cannot even be closed then). Stopping the iteration early cancels the
+// turn; it is still closed in the log with stopReason cancelled.
+func (s *Session) RunTurn(ctx context.Context, input string) iter.Seq2[event.Event, error] {
+	return func(yield func(event.Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		s.turns++
+		t := &turn{s: s, id: "turn-" + strconv.Itoa(s.turns), ctx: ctx, yield: yield}
+		stop, detail, err := t.run(ctx, input, cancel)
+		if err != nil && errors.Is(err, executor.ErrLog) {
+			if !t.stopped {
+				yield(event.Event{}, err)
+			}
+			return
+		}
+		closing := event.TurnCompletedPayload{StopReason: stop, Error: detail}
+		if err := t.emit(context.WithoutCancel(ctx), closing); err != nil && !t.stopped {
+			yield(event.Event{}, fmt.Errorf("%w: %w", executor.ErrLog, err))
+		}
+	}
+}
+
+// run is the turn's loop; it returns the stop reason.
+func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc) (stop, detail string, err error) {
+	s := t.s
+	logErr := func(err error) (string, string, error) {
+		return event.StopError, err.Error(), fmt.Errorf("%w: %w", executor.ErrLog, err)
+	}
+	if !s.started {
+		mode := string(s.info.Mode)
+		if mode == "" {
+			mode = string(permission.ModeDefault)
+		}
+		if err := t.emit(ctx, event.SessionStartedPayload{Cwd: s.info.Cwd, Mode: mode, Model: s.cfg.Model.Name()}); err != nil {
+			return logErr(err)
+		}
+		s.started = true
+	}
+	if err := t.emit(ctx, event.TurnStartedPayload{}); err != nil {
+		return logErr(err)
+	}
+	if err := t.emit(ctx, event.UserMessagePayload{Content: input}); err != nil {
+		return logErr(err)
+	}
+	x := executor.New(s.cfg.Router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
+	for step := 0; step < s.cfg.MaxSteps; step++ {
+		if t.stopped {
+			cancel()
+		}
+		if ctx.Err() != nil {
+			return event.StopCancelled, "", nil
+		}
+		calls, stop, detail, err := t.callModel(ctx)
+		if err != nil {
+			return logErr(err)
+		}
+		if stop != "" {
+			return stop, detail, nil
+		}
+		if len(calls) == 0 {
+			return event.StopFinal, "", nil
+		}
+		for _, c := range calls {
+			if t.stopped {
+				cancel()
+			}
+			out, err := x.Execute(ctx, t.session(), executor.Call{ID: c.ID, Tool: c.Name, Args: c.Args})
+			if out.Prior != nil {
+				s.history = append(s.history, *out.Prior)
+			}
+			switch {
+			case errors.Is(err, executor.ErrLog):
+				return logErr(err)
+			case err != nil && ctx.Err() != nil:
+				return event.StopCancelled, "", nil
+			case err != nil:
+				return event.StopError, err.Error(), nil
+			}
+		}
+	}
+	return event.StopMaxSteps, fmt.Sprintf("the turn reached its limit of %d model calls", s.cfg.MaxSteps), nil
+}
+
+func (t *turn) session() *executor.Session {
+	s := t.s
+	return &executor.Session{
+		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome,
+		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.info.AllowedTools, Env: s.info.Env,
+	}
+}
+
+// deltaFlushBytes and deltaFlushEvery bound how model text is coalesced
+// into model.delta events: enough to keep the log small, little enough to
+// keep a UI live.
+const (
+	deltaFlushBytes = 512
+	deltaFlushEvery = 100 * time.Millisecond
+)
+
+// callModel builds the context from the log, streams one model response and
+// records it. It returns the tool calls asked for, or a stop reason when the
+// turn must end (stream error, cancellation).
+func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, detail string, err error) {
+	s := t.s
+	var events []event.Event
+	for e, err := range s.cfg.Log.Read(ctx, s.id, 1) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, event.StopCancelled, "", nil
+			}
+			return nil, "", "", err
+		}
+		events = append(events, e)
+	}
+	c, err := contextbuild.Build(events)
+	if err != nil {
+		return nil, event.StopError, err.Error(), nil
+	}
+	if err := t.emit(ctx, event.ContextBuiltPayload{MessageCount: len(c.Messages), ToolResultsIncluded: c.ToolResultsIncluded}); err != nil {
+		return nil, "", "", err
+	}
+	req := model.Request{System: s.cfg.System, Messages: c.Messages, Tools: t.toolSpecs()}
+	var buf string
+	last := s.cfg.Now()
+	flush := func() error {
+		if buf == "" {
+			return nil
+		}
+		text := buf
+		buf = ""
+		last = s.cfg.Now()
+		return t.emit(context.WithoutCancel(ctx), event.ModelDeltaPayload{Text: text})
+	}
+	done := false
+	for ch, serr := range s.cfg.Model.Stream(ctx, req) {
+		if serr != nil {
+			if err := flush(); err != nil {
+				return nil, "", "", err
+			}
+			if ctx.Err() != nil {
+				return nil, event.StopCancelled, "", nil
+			}
+			return nil, event.StopError, "model: " + serr.Error(), nil
+		}
+		switch ch.Kind {
+		case model.ChunkText:
+			buf += ch.Text
+			if len(buf) >= deltaFlushBytes || s.cfg.Now().Sub(last) >= deltaFlushEvery {
+				if err := flush(); err != nil {
+					return nil, "", "", err
+				}
+			}
+		case model.ChunkToolCall:
+			if err := flush(); err != nil {
+				return nil, "", "", err
+			}
+			tc := ch.ToolCall
+			if tc.ID == "" {
+				tc.ID = fmt.Sprintf("%s_call_%d", t.id, len(calls)+1)
+			}
+			if err := t.emit(ctx, event.ModelToolCallRequestedPayload{ToolCallID: tc.ID, Tool: tc.Name, Args: maskedArgs(tc.Args)}); err != nil {
+				return nil, "", "", err
+			}
+			calls = append(calls, tc)
+		case model.ChunkDone:
+			done = true
+		}
+		if t.stopped {
+			break
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, "", "", err
+	}
+	if !done {
+		if ctx.Err() != nil || t.stopped {
+			return nil, event.StopCancelled, "", nil
+		}
+		return nil, event.StopError, "model: the stream ended without finishing its response", nil
+	}
+	return calls, "", "", nil
+}
+
+func (t *turn) toolSpecs() []model.ToolSpec {
+	var specs []model.ToolSpec
+	for _, info := range t.s.cfg.Router.Infos() {
+		specs = append(specs, contextbuild.ToolSpec(info.Name, info.Schema))
+	}
+	return specs
+}
