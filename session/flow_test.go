@@ -112,7 +112,9 @@ var flows = []flow{
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "rm -rf dist"}}]}
 {"text": "你拒绝了，我不删。"}`},
 	{name: "read-allowed-without-asking", prompts: []string{"读 README"},
-		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# demo\n"), 0o644) },
+		setup: func(t *testing.T, cwd, _ string) {
+			os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# demo\n"), 0o644)
+		},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "README.md"}}]}
 {"text": "读完了。"}`},
 	{name: "credential-denied-without-asking", prompts: []string{"我的 key 是什么"},
@@ -129,7 +131,9 @@ var flows = []flow{
 		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"file": "README.md"}}]}
 {"text": "参数错了。"}`},
 	{name: "two-calls-in-one-response", prompts: []string{"看看项目"}, answers: []string{"allow_once"},
-		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "go.mod"), []byte("module demo\n"), 0o644) },
+		setup: func(t *testing.T, cwd, _ string) {
+			os.WriteFile(filepath.Join(cwd, "go.mod"), []byte("module demo\n"), 0o644)
+		},
 		script: `{"text": "先读再跑。", "toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "go.mod"}}, {"id": "tc_2", "name": "shell", "args": {"command": "echo built"}}]}
 {"text": "好了。"}`},
 	{name: "cancel-while-waiting", prompts: []string{"跑测试"}, answers: []string{"cancel"},
