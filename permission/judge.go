@@ -166,9 +166,13 @@ func (j *judge) judgePaths() {
 			p.need = p.write || l >= risk.Credential
 			continue
 		}
-		p.sens = pathrisk.Sensitive(p.canon, j.env, p.write)
-		if p.viaLink {
-			p.sensRes = pathrisk.Sensitive(p.resolved, j.env, p.write)
+		if l >= risk.Execute {
+			// Only a location judged execute or above can be sensitive;
+			// plain reads and writes skip the lookup.
+			p.sens = pathrisk.Sensitive(p.canon, j.env, p.write)
+			if p.viaLink {
+				p.sensRes = pathrisk.Sensitive(p.resolved, j.env, p.write)
+			}
 		}
 		outside := !pathrisk.Within(p.canon, j.env.Cwd) || p.viaLink && !pathrisk.Within(p.resolved, j.env.Cwd)
 		p.need = p.sens != nil || p.sensRes != nil || l >= risk.Credential || p.write && outside || p.deep && l >= risk.Credential
