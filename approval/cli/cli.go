@@ -1,0 +1,461 @@
+// Package cli is the terminal approval UI: it shows each ask of an
+// approval.Broker to the person at the terminal and sends back their answer.
+//
+// With a TTY it draws the tool, the masked args, the risk in its own colour
+// and words, the reason and the findings, reads single keys in raw mode
+//
+//	[o] allow once  [s] allow for this session  [p] always allow in this project  [d] deny
+//
+// and counts down the seconds left. A destructive call offers only [o] and
+// [d], and [o] must be confirmed by typing "yes" or the command's first word.
+//
+// Without a TTY it reads one answer per line: allow_once, allow_session,
+// allow_project or deny; a destructive call needs a second line, confirm, to
+// be allowed (anything else denies). End of input denies at once, with reason
+// "approval input closed", this ask and every later one.
+//
+// Prompts go to the output writer (stderr for NewStdio), never to stdout,
+// which belongs to --json output.
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"golang.org/x/term"
+
+	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Reasons the terminal UI gives when it denies on its own.
+const (
+	ReasonInputClosed  = "approval input closed"
+	ReasonNotConfirmed = "destructive call not confirmed"
+	ReasonInterrupted  = "user pressed Ctrl-C"
+	// ConfirmWord is the line that confirms a destructive allow_once
+	// without a TTY.
+	ConfirmWord = "confirm"
+)
+
+// Options configure a UI. The zero value is the line protocol with no
+// colours.
+type Options struct {
+	// IsTTY selects the interactive UI: single keys, colours and a
+	// countdown. False selects the line protocol.
+	IsTTY bool
+	// NoColor turns colours off in the interactive UI (NO_COLOR).
+	NoColor bool
+	// MakeRaw puts the terminal in raw mode while a question is shown and
+	// returns the function that restores it. Nil leaves the input as it
+	// is: keys then arrive when Enter is pressed, which still works.
+	MakeRaw func() (restore func(), err error)
+	// Interrupt is called when Ctrl-C is pressed while a question is
+	// shown: in raw mode the terminal sends no SIGINT, so the caller may
+	// want to cancel the turn. The ask is denied either way.
+	Interrupt func()
+}
+
+// UI shows a broker's asks on one terminal, one at a time, oldest first.
+// Its methods are not safe for concurrent use; Run is called once.
+type UI struct {
+	b    *approval.Broker
+	in   io.Reader
+	out  io.Writer
+	opts Options
+}
+
+// New returns a UI reading answers from in and writing prompts to out.
+// opts may be nil; it is copied.
+func New(b *approval.Broker, in io.Reader, out io.Writer, opts *Options) *UI {
+	u := &UI{b: b, in: in, out: out}
+	if opts != nil {
+		u.opts = *opts
+	}
+	return u
+}
+
+// NewStdio returns a UI on the process's stdin and stderr: interactive when
+// both are terminals (raw mode on stdin, restored after each question and on
+// SIGINT, SIGTERM, SIGHUP or SIGQUIT), the line protocol otherwise. It honours
+// NO_COLOR and TERM=dumb.
+func NewStdio(b *approval.Broker) *UI {
+	inFD, errFD := int(os.Stdin.Fd()), int(os.Stderr.Fd())
+	opts := Options{
+		IsTTY:   term.IsTerminal(inFD) && term.IsTerminal(errFD),
+		NoColor: os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb",
+	}
+	if opts.IsTTY {
+		opts.MakeRaw = rawMode(inFD)
+	}
+	return New(b, os.Stdin, os.Stderr, &opts)
+}
+
+// Run shows asks until ctx ends, then returns nil. It reads the input
+// from a goroutine of its own, which stays blocked in Read after Run
+// returns if the reader cannot be interrupted (as with os.Stdin), and ends
+// once that Read returns.
+//
+// In interactive mode, keys typed while no question is shown are dropped,
+// so that a key pressed in passing never answers a question nobody read.
+// The line protocol keeps lines typed ahead: they answer the asks in order.
+func (u *UI) Run(ctx context.Context) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	notes := u.b.Subscribe(ctx)
+	inputs := make(chan chunk)
+	go read(ctx, u.in, inputs)
+
+	r := &run{UI: u}
+	defer r.endPrompt()
+	for {
+		r.next()
+		select {
+		case <-ctx.Done():
+			return nil
+		case n, ok := <-notes:
+			if !ok {
+				return nil
+			}
+			r.notice(n)
+		case c := <-r.inputs(inputs):
+			r.input(c)
+		case <-r.tick():
+			r.drawStatus()
+		}
+	}
+}
+
+// chunk is what one Read returned.
+type chunk struct {
+	data []byte
+	err  error
+}
+
+func read(ctx context.Context, in io.Reader, out chan<- chunk) {
+	buf := make([]byte, 512)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			select {
+			case out <- chunk{data: slices.Clone(buf[:n])}:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if err != nil {
+			select {
+			case out <- chunk{err: err}:
+			case <-ctx.Done():
+			}
+			return
+		}
+	}
+}
+
+// run is the state of one Run.
+type run struct {
+	*UI
+	queue  []approval.Pending // asks not shown yet
+	cur    *prompt            // the ask shown, nil if none
+	closed error              // the input ended (io.EOF or a read error)
+
+	// Line protocol.
+	partial []byte
+	lines   []string
+
+	// Interactive.
+	esc     escState
+	ticker  *time.Ticker
+	restore func()
+}
+
+type prompt struct {
+	approval.Pending
+	answered   bool   // this UI answered; waiting for the broker's notice
+	confirming bool   // allow once was chosen for a destructive call
+	typed      []rune // the confirmation typed so far
+	message    string // a one-off hint shown in the status line
+}
+
+func (r *run) inputs(ch chan chunk) <-chan chunk {
+	if r.closed != nil {
+		return nil
+	}
+	return ch
+}
+
+func (r *run) tick() <-chan time.Time {
+	if r.ticker == nil {
+		return nil
+	}
+	return r.ticker.C
+}
+
+func (r *run) notice(n approval.Notice) {
+	switch n.Kind {
+	case approval.NoticeAsked:
+		r.queue = append(r.queue, n.Pending)
+	case approval.NoticeResolved:
+		if r.cur != nil && r.cur.ID == n.Pending.ID {
+			r.outcome(n.Answer)
+			r.endPrompt()
+			return
+		}
+		r.queue = slices.DeleteFunc(r.queue, func(p approval.Pending) bool { return p.ID == n.Pending.ID })
+	}
+}
+
+// next shows the oldest queued ask if none is shown.
+func (r *run) next() {
+	if r.cur != nil || len(r.queue) == 0 {
+		return
+	}
+	r.cur = &prompt{Pending: r.queue[0]}
+	r.queue = r.queue[1:]
+	if r.opts.IsTTY {
+		r.startInteractive()
+	} else {
+		r.write(r.renderPlain())
+		r.consumeLines()
+	}
+	if r.closed != nil && !r.cur.answered {
+		r.deny(event.ActorSystem, r.closedReason())
+	}
+}
+
+func (r *run) closedReason() string {
+	if errors.Is(r.closed, io.EOF) {
+		return ReasonInputClosed
+	}
+	return ReasonInputClosed + ": " + clean(r.closed.Error())
+}
+
+func (r *run) endPrompt() {
+	r.cur = nil
+	if r.ticker != nil {
+		r.ticker.Stop()
+		r.ticker = nil
+	}
+	if r.restore != nil {
+		r.restore()
+		r.restore = nil
+	}
+}
+
+func (r *run) input(c chunk) {
+	if c.err != nil {
+		r.closed = c.err
+		if !r.opts.IsTTY && len(r.partial) > 0 {
+			r.lines = append(r.lines, string(r.partial))
+			r.partial = nil
+			r.consumeLines()
+		}
+		if r.cur != nil && !r.cur.answered {
+			r.deny(event.ActorSystem, r.closedReason())
+		}
+		return
+	}
+	if r.opts.IsTTY {
+		for _, b := range c.data {
+			r.key(b)
+		}
+		return
+	}
+	r.partial = append(r.partial, c.data...)
+	for {
+		i := slices.Index(r.partial, '\n')
+		if i < 0 {
+			break
+		}
+		r.lines = append(r.lines, strings.TrimSuffix(string(r.partial[:i]), "\r"))
+		r.partial = r.partial[i+1:]
+	}
+	r.consumeLines()
+}
+
+// answer sends option to the broker. Losing to another answer is not an
+// error here: the broker's notice tells how the ask ended.
+func (r *run) answer(option string) {
+	r.cur.answered = true
+	if err := r.b.Answer(r.cur.ID, option, event.ActorUser); err != nil && !errors.Is(err, approval.ErrAlreadyAnswered) {
+		r.cur.answered = false
+		r.hint(err.Error())
+	}
+}
+
+func (r *run) deny(actor event.Actor, reason string) {
+	r.cur.answered = true
+	if err := r.b.Deny(r.cur.ID, actor, reason); err != nil && !errors.Is(err, approval.ErrAlreadyAnswered) {
+		r.hint(err.Error())
+	}
+}
+
+func (r *run) hint(msg string) {
+	if r.opts.IsTTY {
+		r.cur.message = msg
+		r.drawStatus()
+		return
+	}
+	r.write(msg + "\n")
+}
+
+func (r *run) write(s string) {
+	// A failing terminal cannot be told so; the ask then times out.
+	_, _ = io.WriteString(r.out, s)
+}
+
+// --- line protocol ---
+
+func (r *run) consumeLines() {
+	for r.cur != nil && !r.cur.answered && len(r.lines) > 0 {
+		line := strings.TrimSpace(r.lines[0])
+		r.lines = r.lines[1:]
+		r.line(line)
+	}
+}
+
+func (r *run) line(word string) {
+	p := r.cur
+	if p.confirming {
+		if word == ConfirmWord {
+			r.answer(executor.OptionAllowOnce)
+		} else {
+			r.deny(event.ActorUser, ReasonNotConfirmed)
+		}
+		return
+	}
+	switch {
+	case slices.Contains(p.Options, word):
+		if word == executor.OptionAllowOnce && p.Destructive() {
+			p.confirming = true
+			r.write("this call is destructive: type " + ConfirmWord + " to allow it; any other line denies\n")
+			return
+		}
+		r.answer(word)
+	case slices.Contains(allOptions, word):
+		r.write(fmt.Sprintf("%s is not offered for this call; answer one of: %s\n", word, strings.Join(p.Options, ", ")))
+	default:
+		r.write(fmt.Sprintf("unknown answer %q; answer one of: %s\n", clean(word), strings.Join(p.Options, ", ")))
+	}
+}
+
+var allOptions = []string{executor.OptionAllowOnce, executor.OptionAllowSession, executor.OptionAllowProject, executor.OptionDeny}
+
+func (r *run) renderPlain() string {
+	p := r.cur
+	q := p.Question
+	var b strings.Builder
+	level := q.Decision.RiskAtDecision
+	fmt.Fprintf(&b, "approval needed: %s (risk: %s, %s)\n", clean(q.Tool.Name), level, words[level])
+	fmt.Fprintf(&b, "  reason: %s\n", clean(q.Decision.Reason))
+	fmt.Fprintf(&b, "  args: %s\n", clean(compact(q.Args)))
+	for _, f := range q.Decision.Findings {
+		fmt.Fprintf(&b, "  finding: %s %s %s: %s\n", f.Risk, clean(f.Arg), strconv.Quote(f.Text), clean(f.Why))
+	}
+	confirm := ""
+	if p.Destructive() {
+		confirm = " (allow_once then needs a line " + ConfirmWord + ")"
+	}
+	secs := int(p.Deadline.Sub(p.Asked).Round(time.Second) / time.Second)
+	fmt.Fprintf(&b, "  answer with one line: %s%s; no answer in %ds denies\n", strings.Join(p.Options, " | "), confirm, secs)
+	return b.String()
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func (r *run) outcome(a executor.Answer) {
+	var msg string
+	switch {
+	case a.Allow:
+		msg = fmt.Sprintf("allowed (%s) by %s", a.Option, a.Actor)
+	default:
+		msg = fmt.Sprintf("denied by %s: %s", a.Actor, clean(a.Reason))
+	}
+	if !r.opts.IsTTY {
+		r.write("approval: " + msg + "\n")
+		return
+	}
+	c := green
+	if !a.Allow {
+		c = red
+	}
+	r.write("\r\x1b[2K" + r.paint(c, "→ "+msg) + "\r\n")
+}
+
+// --- helpers shared by both modes ---
+
+// words say in a few words what a risk level means to the person.
+var words = map[risk.Level]string{
+	risk.Unknown:     "risk unknown, treated as destructive",
+	risk.Read:        "only reads",
+	risk.Write:       "changes files",
+	risk.Execute:     "runs a program",
+	risk.Network:     "talks to the network",
+	risk.Credential:  "touches secrets",
+	risk.Destructive: "cannot be undone",
+}
+
+// clean makes text from the model or the repository safe to print on a
+// terminal: control characters (escape sequences), C1 controls and bidi
+// overrides are shown escaped instead of acting on the terminal.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, unsafeRune) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unsafeRune(r) {
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	switch {
+	case r == '\t':
+		return false
+	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == unicode.ReplacementChar:
+		return true
+	case r >= 0x200e && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// confirmWords are what confirm a destructive allow once: "yes", or the
+// first word of the command for a call with a command argument.
+func confirmWords(args json.RawMessage) []string {
+	out := []string{"yes"}
+	var a struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(args, &a) == nil {
+		if f := strings.Fields(a.Command); len(f) > 0 && f[0] != "yes" {
+			out = append(out, f[0])
+		}
+	}
+	return out
+}

@@ -1,0 +1,351 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/approval/cli"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+func question(id string, level risk.Level, command string, findings ...risk.Finding) executor.Question {
+	args, _ := json.Marshal(map[string]any{"command": command, "timeout_ms": 60000})
+	d := permission.Decision{
+		Decision: permission.Ask, RiskAtDecision: level, SourcedFrom: permission.FromDefault,
+		Reason: level.String() + " calls are asked about by default", Findings: findings,
+	}
+	return executor.Question{
+		SessionID: "s1", ToolCallID: id, Tool: permission.ToolInfo{Name: "shell", Risk: risk.Execute},
+		Args: args, Decision: d, Options: executor.OfferedOptions(d),
+	}
+}
+
+var rmFinding = risk.Finding{Risk: risk.Destructive, Arg: "command", Span: risk.Span{Start: 0, End: 12},
+	Text: "rm -rf build", Why: "rm -r deletes a directory tree"}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+// session runs a UI on in and asks qs one after the other, as a turn does.
+// It returns the answers and everything the UI wrote.
+func session(t *testing.T, in io.Reader, opts *cli.Options, qs ...executor.Question) ([]executor.Answer, string) {
+	t.Helper()
+	b := approval.New(nil)
+	var out bytes.Buffer
+	ctx, stop := context.WithCancel(t.Context())
+	ran := make(chan error)
+	go func() { ran <- cli.New(b, in, &out, opts).Run(ctx) }()
+	var answers []executor.Answer
+	for _, q := range qs {
+		a, err := b.Ask(t.Context(), q)
+		if err != nil {
+			t.Fatalf("Ask: %v", err)
+		}
+		answers = append(answers, a)
+	}
+	synctest.Wait()
+	stop()
+	if err := <-ran; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	return answers, out.String()
+}
+
+func allow(option string) executor.Answer {
+	return executor.Answer{Allow: true, Option: option, Actor: event.ActorUser, Reason: "user approved (" + option + ")"}
+}
+
+var (
+	userDeny     = executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: "user denied"}
+	notConfirmed = executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: cli.ReasonNotConfirmed}
+	inputClosed  = executor.Answer{Option: "deny", Actor: event.ActorSystem, Reason: cli.ReasonInputClosed}
+)
+
+func TestLines(t *testing.T) {
+	t.Parallel()
+	exec := question("tc_1", risk.Execute, "npm test")
+	rm := question("tc_1", risk.Destructive, "rm -rf build", rmFinding)
+	tests := []struct {
+		name  string
+		input string
+		qs    []executor.Question
+		want  []executor.Answer
+	}{
+		{"allow_once", "allow_once\n", []executor.Question{exec}, []executor.Answer{allow("allow_once")}},
+		{"allow_session", "allow_session\n", []executor.Question{exec}, []executor.Answer{allow("allow_session")}},
+		{"allow_project", "allow_project\n", []executor.Question{exec}, []executor.Answer{allow("allow_project")}},
+		{"deny", "deny\n", []executor.Question{exec}, []executor.Answer{userDeny}},
+		{"spaces and crlf", "  allow_once \r\n", []executor.Question{exec}, []executor.Answer{allow("allow_once")}},
+		{"last line without newline", "deny", []executor.Question{exec}, []executor.Answer{userDeny}},
+		{"destructive confirmed", "allow_once\nconfirm\n", []executor.Question{rm}, []executor.Answer{allow("allow_once")}},
+		{"destructive not confirmed", "allow_once\nyes\n", []executor.Question{rm}, []executor.Answer{notConfirmed}},
+		{"destructive eof before confirm", "allow_once\n", []executor.Question{rm}, []executor.Answer{inputClosed}},
+		{"destructive deny", "deny\n", []executor.Question{rm}, []executor.Answer{userDeny}},
+		{"destructive allow_session not offered", "allow_session\nallow_project\ndeny\n", []executor.Question{rm}, []executor.Answer{userDeny}},
+		{"garbage then answer", "yes please\n\nALLOW_ONCE\nallow_once\n", []executor.Question{exec}, []executor.Answer{allow("allow_once")}},
+		{"eof", "", []executor.Question{exec}, []executor.Answer{inputClosed}},
+		{"garbage then eof", "o\n", []executor.Question{exec}, []executor.Answer{inputClosed}},
+		{"lines answer asks in order, then eof denies the rest", "deny\nallow_session\n",
+			[]executor.Question{exec, question("tc_2", risk.Network, "curl example.com"), question("tc_3", risk.Write, "touch x")},
+			[]executor.Answer{userDeny, allow("allow_session"), inputClosed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				got, out := session(t, strings.NewReader(tt.input), nil, tt.qs...)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("answers (-want +got):\n%s", diff)
+				}
+				golden(t, "lines/"+strings.ReplaceAll(tt.name, " ", "_"), out)
+			})
+		})
+	}
+}
+
+// TestLinesWait: lines arriving late still answer, and silence times out.
+func TestLinesWait(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		go func() {
+			time.Sleep(10 * time.Second)
+			io.WriteString(pw, "allow_")
+			time.Sleep(time.Second)
+			io.WriteString(pw, "once\n")
+		}()
+		got, out := session(t, pr, nil, question("tc_1", risk.Execute, "npm test"), question("tc_2", risk.Execute, "npm test"))
+		pw.Close()
+		want := []executor.Answer{allow("allow_once"), {Actor: event.ActorSystem, Reason: "timeout: no answer within 30s"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("answers (-want +got):\n%s", diff)
+		}
+		golden(t, "lines/wait", out)
+	})
+}
+
+// fakeTerminal is the keyboard: each step types keys at a time after the
+// question appeared.
+type step struct {
+	at   time.Duration
+	keys string
+}
+
+type ttyCase struct {
+	name    string
+	q       executor.Question
+	steps   []step
+	noColor bool
+	// elsewhere answers from another UI at that time, cancel cancels the
+	// turn at that time.
+	elsewhere, cancel time.Duration
+	want              executor.Answer
+	wantErr           bool
+	wantInterrupt     bool
+}
+
+func TestTerminal(t *testing.T) {
+	t.Parallel()
+	exec := question("tc_1", risk.Execute, "npm test")
+	rm := question("tc_1", risk.Destructive, "rm -rf build", rmFinding)
+	short := func(q executor.Question, d time.Duration) executor.Question { q.Timeout = d; return q }
+	hostile := question("tc_1", risk.Credential, "cat ~/.ssh/id_rsa\x1b[2J\u202e", risk.Finding{
+		Risk: risk.Credential, Arg: "command", Span: risk.Span{Start: 4, End: 17}, Text: "~/.ssh/id_rsa\x1b[2J", Why: "reads a private key\x07"})
+	hostile.Decision.Reason = "credential read\x1b]0;pwned\x07"
+
+	tests := []ttyCase{
+		{name: "execute allow once", q: exec, steps: []step{{2 * time.Second, "o"}}, want: allow("allow_once")},
+		{name: "uppercase session", q: question("tc_1", risk.Network, "curl https://example.com"),
+			steps: []step{{time.Second, "S"}}, want: allow("allow_session")},
+		{name: "read project", q: question("tc_1", risk.Read, "cat go.mod"), steps: []step{{0, "p"}}, want: allow("allow_project")},
+		{name: "write deny", q: question("tc_1", risk.Write, "touch x"), steps: []step{{0, "d"}}, want: userDeny},
+		{name: "destructive typed command", q: rm,
+			steps: []step{{time.Second, "s"}, {time.Second, "p"}, {2 * time.Second, "o"}, {3 * time.Second, "r"}, {0, "m\r"}},
+			want:  allow("allow_once")},
+		{name: "destructive yes with backspace", q: rm, steps: []step{{0, "o"}, {time.Second, "yez\x7fs\r"}}, want: allow("allow_once")},
+		{name: "destructive not confirmed", q: rm, steps: []step{{0, "o"}, {time.Second, "no\r"}}, want: notConfirmed},
+		{name: "destructive o o is not a confirmation", q: rm, steps: []step{{0, "oo\r"}}, want: notConfirmed},
+		{name: "timeout", q: short(exec, 12*time.Second),
+			want: executor.Answer{Actor: event.ActorSystem, Reason: "timeout: no answer within 12s"}},
+		{name: "arrow and function keys do not answer", q: exec, steps: []step{{0, "\x1b[D\x1bOP\x1b[1;5P\x1b[15~"}, {time.Second, "d"}}, want: userDeny},
+		{name: "ctrl-c", q: exec, steps: []step{{time.Second, "\x03"}}, wantInterrupt: true,
+			want: executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: cli.ReasonInterrupted}},
+		{name: "answered elsewhere", q: exec, elsewhere: 3 * time.Second, want: allow("allow_session")},
+		{name: "cancelled", q: exec, cancel: 2 * time.Second, wantErr: true,
+			want: executor.Answer{Actor: event.ActorSystem, Reason: approval.ReasonCancelled}},
+		{name: "no color", q: rm, noColor: true, steps: []step{{0, "o"}, {0, "yes\r"}}, want: allow("allow_once")},
+		{name: "hostile text is escaped", q: hostile, steps: []step{{0, "d"}}, want: userDeny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) { testTerminal(t, tt) })
+		})
+	}
+}
+
+func testTerminal(t *testing.T, tt ttyCase) {
+	b := approval.New(nil)
+	var out bytes.Buffer
+	pr, pw := io.Pipe()
+	interrupted := false
+	ui := cli.New(b, pr, &out, &cli.Options{
+		IsTTY:   true,
+		NoColor: tt.noColor,
+		MakeRaw: func() (func(), error) {
+			out.WriteString("«raw»")
+			return func() { out.WriteString("«restored»") }, nil
+		},
+		Interrupt: func() { interrupted = true },
+	})
+	ctx, stop := context.WithCancel(t.Context())
+	ran := make(chan error)
+	go func() { ran <- ui.Run(ctx) }()
+
+	// A key typed before the question is shown is ignored.
+	io.WriteString(pw, "o")
+	synctest.Wait()
+
+	askCtx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	type result struct {
+		a   executor.Answer
+		err error
+	}
+	asked := make(chan result, 1)
+	go func() {
+		a, err := b.Ask(askCtx, tt.q)
+		asked <- result{a, err}
+	}()
+	synctest.Wait()
+	go func() {
+		for _, s := range tt.steps {
+			time.Sleep(s.at)
+			io.WriteString(pw, s.keys)
+		}
+	}()
+	if tt.elsewhere > 0 {
+		go func() {
+			time.Sleep(tt.elsewhere)
+			if err := b.Answer(b.Pending()[0].ID, executor.OptionAllowSession, event.ActorUser); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	if tt.cancel > 0 {
+		go func() {
+			time.Sleep(tt.cancel)
+			cancel()
+		}()
+	}
+	r := <-asked
+	synctest.Wait()
+	stop()
+	if err := <-ran; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	pw.Close()
+
+	if (r.err != nil) != tt.wantErr {
+		t.Errorf("Ask error %v, want error: %v", r.err, tt.wantErr)
+	}
+	if diff := cmp.Diff(tt.want, r.a); diff != "" {
+		t.Errorf("answer (-want +got):\n%s", diff)
+	}
+	if interrupted != tt.wantInterrupt {
+		t.Errorf("Interrupt called: %v, want %v", interrupted, tt.wantInterrupt)
+	}
+	golden(t, "tty/"+strings.ReplaceAll(tt.name, " ", "_"), visible(out.String()))
+}
+
+// visible shows a terminal transcript in a golden file: ESC as \e, CR LF as
+// \r\n at the end of a line, and each status redraw (a lone CR) on a line
+// of its own.
+func visible(s string) string {
+	s = strings.ReplaceAll(s, "\x1b", `\e`)
+	s = strings.ReplaceAll(s, "\r\n", "\\r\\n\n")
+	s = strings.ReplaceAll(s, "\r", "\n\\r")
+	return s
+}
+
+// TestTerminalQueue: asks made while one is shown wait their turn, and one
+// resolved before it was shown is never shown.
+func TestTerminalQueue(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		b := approval.New(nil)
+		var out bytes.Buffer
+		pr, pw := io.Pipe()
+		ctx, stop := context.WithCancel(t.Context())
+		ran := make(chan error)
+		go func() { ran <- cli.New(b, pr, &out, &cli.Options{IsTTY: true, NoColor: true}).Run(ctx) }()
+
+		answers := make([]executor.Answer, 3)
+		done := make(chan struct{}, 3)
+		for i, q := range []executor.Question{
+			question("tc_1", risk.Execute, "go test ./..."),
+			question("tc_2", risk.Write, "gofmt -w ."),
+			question("tc_3", risk.Network, "curl example.com"),
+		} {
+			go func() {
+				answers[i], _ = b.Ask(t.Context(), q)
+				done <- struct{}{}
+			}()
+			synctest.Wait()
+		}
+		// tc_3 is denied by another UI while tc_1 is shown.
+		if err := b.Deny(b.Pending()[2].ID, event.ActorUser, "denied on the web"); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		time.Sleep(time.Second)
+		io.WriteString(pw, "o")
+		<-done
+		io.WriteString(pw, "d")
+		<-done
+		synctest.Wait()
+		stop()
+		<-ran
+		pw.Close()
+		want := []executor.Answer{allow("allow_once"), userDeny, {Option: "deny", Actor: event.ActorUser, Reason: "denied on the web"}}
+		if diff := cmp.Diff(want, answers); diff != "" {
+			t.Errorf("answers (-want +got):\n%s", diff)
+		}
+		golden(t, "tty/queue", visible(out.String()))
+	})
+}
