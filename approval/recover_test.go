@@ -3,7 +3,9 @@ package approval_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +140,46 @@ func TestRecoverPendingEmptyLog(t *testing.T) {
 	defer log.Close()
 	if n, err := approval.RecoverPending(context.Background(), log, t0); n != 0 || err != nil {
 		t.Errorf("RecoverPending = %d, %v; want 0, nil", n, err)
+	}
+}
+
+// failingLog is a log whose appends fail after the first.
+type failingLog struct {
+	approval.Log
+	appends int
+}
+
+func (f *failingLog) Append(ctx context.Context, d event.Draft) (event.Event, error) {
+	f.appends++
+	if f.appends > 1 {
+		return event.Event{}, errors.New("disk full")
+	}
+	return f.Log.Append(ctx, d)
+}
+
+func TestRecoverPendingAppendFails(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	for _, id := range []string{"tc_1", "tc_2"} {
+		d, err := event.NewDraft("s1", "t1", t0, requested(id, risk.Execute, "default"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := store.Append(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := approval.RecoverPending(ctx, &failingLog{Log: store}, t0)
+	if n != 1 || err == nil || !strings.Contains(err.Error(), "tc_2: disk full") {
+		t.Errorf("RecoverPending = %d, %v; want 1 and an error naming tc_2", n, err)
+	}
+	// A second start-up finishes the job.
+	if n, err := approval.RecoverPending(ctx, store, t0); n != 1 || err != nil {
+		t.Errorf("second RecoverPending = %d, %v; want 1, nil", n, err)
 	}
 }
