@@ -33,6 +33,8 @@ anything runs.`,
 		newLogCmd(g),
 		newAuditCmd(g),
 		newArtifactCmd(g),
+		newRunCmd(g),
+		newDemoCmd(g),
 	)
 	return root
 }

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/model/script"
+)
+
+// The demo project: a Go package with a passing test.
+var demoFiles = map[string]string{
+	"go.mod":       "module demo\n\ngo 1.22\n",
+	"calc.go":      "// Package calc adds.\npackage calc\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a + b }\n",
+	"calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n\t\tt.Fatalf(\"Add(2, 3) = %d, want 5\", got)\n\t}\n}\n\nfunc TestAddNegative(t *testing.T) {\n\tif got := Add(-2, -3); got != -5 {\n\t\tt.Fatalf(\"Add(-2, -3) = %d, want -5\", got)\n\t}\n}\n",
+}
+
+// demoScript is the scripted model: it asks to run the tests, then reports.
+const demoScript = `{"text": "I'll run the tests.", "toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go test -v ./..."}}]}
+{"text": "Done. If you allowed the call, the tests ran and their output is above; if you denied it, nothing ran. Nothing else was touched."}
+`
+
+func newDemoCmd(g *globalFlags) *cobra.Command {
+	var yes bool
+	var keep bool
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "See the permission gate work, offline: a scripted model runs a project's tests",
+		Long: `demo plays the specification's worked example (§5) for real and offline: it
+makes a small Go project with tests in a temporary directory, a scripted model
+asks to run them, you are asked in the terminal (allow once / deny), the tests
+really run, the model reports, and the session's audit trail is printed and
+verified. --yes answers "allow once" for you. Needs go on PATH.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := exec.LookPath("go"); err != nil {
+				return fmt.Errorf("the demo runs `go test`, and go is not on PATH: install Go 1.22 or newer")
+			}
+			dir, err := os.MkdirTemp("", "custom-agent-demo-")
+			if err != nil {
+				return err
+			}
+			if !keep {
+				defer os.RemoveAll(dir)
+			}
+			for name, content := range demoFiles {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+					return err
+				}
+			}
+			scriptPath := filepath.Join(dir, ".demo-model.jsonl")
+			if err := os.WriteFile(scriptPath, []byte(demoScript), 0o644); err != nil {
+				return err
+			}
+			m, err := script.Load(scriptPath)
+			if err != nil {
+				return err
+			}
+			errOut := cmd.ErrOrStderr()
+			fmt.Fprintf(errOut, "demo project: %s\n\n", dir)
+			newUI := uiFor(cmd)
+			if yes {
+				newUI = func(b *approval.Broker) approvalUI { return autoApprover{b: b, out: errOut} }
+			}
+			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: approval.DefaultTimeout, maxSteps: 5}
+			const prompt = "Run the tests."
+			fmt.Fprintf(cmd.OutOrStdout(), "you> %s\n", prompt)
+			id, turnErr := runTurn(cmd, g, f, m, prompt, newUI)
+			if id == "" {
+				return turnErr
+			}
+			if err := printAudit(cmd, g, id); err != nil {
+				return err
+			}
+			return turnErr
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, `answer "allow once" to the question instead of asking`)
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the demo project directory")
+	return cmd
+}
+
+// printAudit prints the session's timeline and verifies its chain.
+func printAudit(cmd *cobra.Command, g *globalFlags, id string) error {
+	ctx := cmd.Context()
+	s, err := g.openLog(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "\naudit trail of session %s:\n", id)
+	n := 0
+	for e, err := range s.Read(ctx, id, 1) {
+		if err != nil {
+			return err
+		}
+		n++
+		if err := writeTimelineLine(out, e); err != nil {
+			return err
+		}
+	}
+	if err := s.Verify(ctx, id); err != nil {
+		return &exitError{code: 1, msg: "audit: " + err.Error()}
+	}
+	fmt.Fprintf(out, "\naudit: %d events, hash chain intact (custom-agent audit verify %s)\n", n, id)
+	return nil
+}
+
+// autoApprover answers every question "allow once" (demo --yes).
+type autoApprover struct {
+	b   *approval.Broker
+	out io.Writer
+}
+
+func (a autoApprover) Run(ctx context.Context) error {
+	for n := range a.b.Subscribe(ctx) {
+		if n.Kind != approval.NoticeAsked {
+			continue
+		}
+		q := n.Pending.Question
+		fmt.Fprintf(a.out, "? %s wants to run %s (risk %s): %s\n  answered allow once (--yes)\n", q.Tool.Name, string(q.Args), q.Decision.RiskAtDecision, q.Decision.Reason)
+		if err := a.b.Answer(n.Pending.ID, executor.OptionAllowOnce, event.ActorUser); err != nil {
+			fmt.Fprintf(a.out, "  could not answer: %v\n", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+// Package app is the composition root: it opens the event log and artifact
+// store in the data directory, registers the built-in tools, creates the
+// approval broker, resolves the model, and hands sessions what they need.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/model/openai"
+	"github.com/custom-agent/custom-agent/model/script"
+	"github.com/custom-agent/custom-agent/tool"
+	"github.com/custom-agent/custom-agent/tools"
+)
+
+// Runtime is what a process that runs turns holds open.
+type Runtime struct {
+	DataDir   string
+	Store     *sqlitestore.Store
+	Artifacts *artifact.Store
+	Router    *tool.Router
+	Broker    *approval.Broker
+	// Recovered is how many asks left pending by a process that died were
+	// resolved to deny at start-up.
+	Recovered int
+}
+
+// Open opens the runtime in dataDir. Asks left pending by a process that
+// died are resolved to deny ("process restarted") before anything else, so
+// that no chain is left open.
+func Open(ctx context.Context, dataDir string, approvalTimeout time.Duration) (*Runtime, error) {
+	store, err := sqlitestore.Open(ctx, filepath.Join(dataDir, datadir.LogFile), nil)
+	if err != nil {
+		return nil, err
+	}
+	arts, err := artifact.Open(filepath.Join(dataDir, "artifacts"))
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	n, err := approval.RecoverPending(ctx, store, time.Now())
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("resolving asks left pending by an earlier process: %w", err)
+	}
+	return &Runtime{
+		DataDir: dataDir, Store: store, Artifacts: arts, Router: tools.NewRouter(),
+		Broker:    approval.New(&approval.Options{DefaultTimeout: approvalTimeout}),
+		Recovered: n,
+	}, nil
+}
+
+// Close releases the runtime.
+func (r *Runtime) Close() error { return r.Store.Close() }
+
+// ErrNoModel: no model was named.
+var ErrNoModel = errors.New("no model is configured")
+
+// ModelHelp says what to set to get a model.
+const ModelHelp = `choose a model with --model or CUSTOM_AGENT_MODEL:
+  --model openai:gpt-4.1              with OPENAI_API_KEY set (OPENAI_BASE_URL for Ollama, vLLM or llama.cpp, e.g. http://localhost:11434/v1)
+  --model anthropic:claude-sonnet-4-5 with ANTHROPIC_API_KEY set
+  --model script:FILE.jsonl           a scripted model, one JSON response per line (docs/script-model.md)`
+
+// Model resolves a model spec "provider:name". An empty spec falls back to
+// $CUSTOM_AGENT_MODEL.
+func Model(spec string, getenv func(string) string) (model.Gateway, error) {
+	if spec == "" {
+		spec = getenv("CUSTOM_AGENT_MODEL")
+	}
+	if spec == "" {
+		return nil, fmt.Errorf("%w; %s", ErrNoModel, ModelHelp)
+	}
+	provider, name, ok := strings.Cut(spec, ":")
+	if !ok || name == "" {
+		return nil, fmt.Errorf("model %q is not provider:name; %s", spec, ModelHelp)
+	}
+	switch provider {
+	case "script":
+		return script.Load(name)
+	case "openai":
+		m, err := openai.New(openai.FromEnv(name, getenv))
+		if err != nil {
+			return nil, fmt.Errorf("%w\n%s", err, ModelHelp)
+		}
+		return m, nil
+	}
+	return nil, fmt.Errorf("unknown model provider %q; %s", provider, ModelHelp)
+}
+
+// Cwd returns the absolute, symlink-resolved working directory for a
+// session: dir, or the current directory. It must exist.
+func Cwd(dir string) (string, error) {
+	if dir == "" {
+		d, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		dir = d
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("working directory %s: %w", abs, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("working directory %s is not a directory", abs)
+	}
+	return filepath.EvalSymlinks(abs)
+}
