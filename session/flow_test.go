@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
@@ -96,6 +98,10 @@ type flow struct {
 	prompts []string
 	setup   func(t *testing.T, cwd, home string)
 	steps   int
+	// timeoutBroker answers through a real approval broker with no UI
+	// attached, inside a testing/synctest bubble: every ask times out, and
+	// the 30 s pass instantly.
+	timeoutBroker bool
 }
 
 var flows = []flow{
@@ -139,6 +145,9 @@ var flows = []flow{
 	{name: "cancel-while-waiting", prompts: []string{"跑测试"}, answers: []string{"cancel"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "echo never"}}]}
 {"text": "unreachable"}`},
+	{name: "approval-timeout", prompts: []string{"跑测试"}, timeoutBroker: true,
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "echo never"}}]}
+{"text": "没人回答，我没有运行。"}`},
 	{name: "max-steps", prompts: []string{"一直读"}, steps: 2,
 		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("a\n"), 0o644) },
 		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "a.txt"}}]}
@@ -152,7 +161,12 @@ func TestGoldenFlows(t *testing.T) {
 	for _, f := range flows {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
-			got := runFlow(t, f)
+			var got string
+			if f.timeoutBroker {
+				synctest.Test(t, func(t *testing.T) { got = runFlow(t, f) })
+			} else {
+				got = runFlow(t, f)
+			}
 			path := filepath.Join("testdata", f.name+".golden")
 			if *update {
 				os.WriteFile(path, []byte(got), 0o644)
@@ -193,8 +207,12 @@ func runFlow(t *testing.T, f flow) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ans := &answers{list: f.answers, cancel: cancel}
+	var approver executor.Approver = ans
+	if f.timeoutBroker {
+		approver = approval.New(nil)
+	}
 	cfg := session.Config{
-		Log: store, Model: rec, Router: tools.NewRouter(), Artifacts: arts, Approver: ans, MaxSteps: f.steps,
+		Log: store, Model: rec, Router: tools.NewRouter(), Artifacts: arts, Approver: approver, MaxSteps: f.steps,
 		Now: func() time.Time {
 			clockMu.Lock()
 			defer clockMu.Unlock()

@@ -19,6 +19,7 @@ import (
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/model/openai"
 	"github.com/custom-agent/custom-agent/model/script"
+	"github.com/custom-agent/custom-agent/session"
 	"github.com/custom-agent/custom-agent/tool"
 	"github.com/custom-agent/custom-agent/tools"
 )
@@ -52,6 +53,10 @@ func Open(ctx context.Context, dataDir string, approvalTimeout time.Duration) (*
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("resolving asks left pending by an earlier process: %w", err)
+	}
+	if _, err := session.CloseAbandoned(ctx, store, time.Now()); err != nil {
+		store.Close()
+		return nil, err
 	}
 	return &Runtime{
 		DataDir: dataDir, Store: store, Artifacts: arts, Router: tools.NewRouter(),
