@@ -31,6 +31,9 @@ type judge struct {
 	// hook, a shell rc file) or custom-agent's own configuration.
 	protected bool
 	url       *url.URL
+	// urlSecret is set when a URL carries a secret: only an allow rule
+	// whose URL matcher names a path on the host may loosen the call.
+	urlSecret bool
 }
 
 // pathFact is one location a call touches.

@@ -348,6 +348,12 @@ func (c *compiled) matchArg(j *judge, a *argGlob) bool {
 // words of argv, so `cat README.md > .custom-agent/policy.json` is not
 // named by the rule `cat README.md`.
 func (c *compiled) namesCall(j *judge) bool {
+	if j.urlSecret && !c.url.namesPath() {
+		// A secret written in a URL (http_get, curl) is named only by a
+		// URL matcher that names where on the host it goes, not by a bare
+		// host or a command prefix.
+		return false
+	}
 	if c.rule.Path != "" || c.url.set || len(c.args) > 0 {
 		return true
 	}

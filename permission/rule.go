@@ -377,6 +377,12 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 	return up, nil
 }
 
+// namesPath reports whether the pattern names a path on its host with some
+// literal text ("api.example.com/v1/**"), not only the host.
+func (up *urlPattern) namesPath() bool {
+	return up.set && up.path.kind != globAny && strings.Trim(up.path.pat, "/*") != ""
+}
+
 func (up *urlPattern) match(u *url.URL) bool {
 	scheme := strings.ToLower(u.Scheme)
 	if up.scheme != "" && scheme != up.scheme {

@@ -1,11 +1,10 @@
 package permission
 
 import (
-	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 
+	"github.com/custom-agent/custom-agent/permission/netrisk"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
@@ -19,6 +18,7 @@ func (j *judge) judgeURL(arg, raw string) *url.URL {
 		j.find(risk.Network, arg, sp, raw, "cannot be parsed as a URL, so where it goes cannot be known")
 		return nil
 	}
+	j.urlSecrets(arg, raw)
 	scheme := strings.ToLower(u.Scheme)
 	switch scheme {
 	case "http", "https":
@@ -32,9 +32,8 @@ func (j *judge) judgeURL(arg, raw string) *url.URL {
 		j.find(risk.Credential, arg, sp, raw, "carries a user name or password")
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	switch addr, ok := hostAddr(host); {
-	case host == "metadata.google.internal" || host == "metadata" || host == "instance-data" ||
-		ok && isMetadata(addr):
+	switch addr, ok := netrisk.HostAddr(host); {
+	case netrisk.MetadataHost(host):
 		j.find(risk.Credential, arg, sp, raw, "reaches a cloud metadata service ("+quoteText(host)+"), which hands out the machine's credentials")
 	case ok && (addr.IsLoopback() || addr.IsUnspecified()) || host == "localhost" || strings.HasSuffix(host, ".localhost"):
 		j.find(risk.Network, arg, sp, raw, "reaches this machine ("+quoteText(host)+"), whose local services may trust it")
@@ -48,6 +47,24 @@ func (j *judge) judgeURL(arg, raw string) *url.URL {
 		}
 	}
 	return u
+}
+
+// urlSecrets finds a secret written in a URL, as is or percent-decoded:
+// it leaves the machine with the request, and unlike a body it also ends
+// up in logs, proxies, Referer headers and redirects. An allow rule
+// loosens it only when its URL matcher names a path on the host
+// (judge.urlSecret; see namesCall).
+func (j *judge) urlSecrets(arg, raw string) {
+	s := raw
+	if strings.IndexByte(raw, '%') >= 0 {
+		if d, err := url.QueryUnescape(strings.ReplaceAll(raw, "+", "%2B")); err == nil {
+			s = d
+		}
+	}
+	if _, _, what, found := findSecret(s); found {
+		j.urlSecret = true
+		j.find(risk.Credential, arg, risk.Span{End: len(raw)}, raw, "carries "+what+", which would leave the machine")
+	}
 }
 
 // headers judges request headers: sending a credential is credential.
@@ -67,6 +84,13 @@ func (j *judge) headers(arg string, v any) {
 			return
 		}
 	}
+	for _, k := range names {
+		v, _ := h[k].(string)
+		if _, _, what, found := findSecret(v); found {
+			j.find(risk.Credential, arg, risk.Span{}, k, "is a header whose value carries "+what+", which would leave the machine")
+			return
+		}
+	}
 }
 
 // secretName reports whether a header or parameter name carries a secret.
@@ -82,56 +106,4 @@ func secretName(name string) bool {
 		}
 	}
 	return false
-}
-
-// hostAddr parses host as an IP address, including the forms inet_aton
-// accepts (2852039166, 0xA9FEA9FE, 0251.0376.0251.0376, 169.254.43518),
-// because HTTP clients pass them to it and they all reach the same address.
-func hostAddr(host string) (netip.Addr, bool) {
-	if a, err := netip.ParseAddr(host); err == nil {
-		return a.Unmap(), true
-	}
-	parts := strings.Split(host, ".")
-	if len(parts) == 0 || len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	nums := make([]uint64, len(parts))
-	for i, p := range parts {
-		n, err := strconv.ParseUint(p, 0, 32)
-		if err != nil {
-			// ParseUint with base 0 wants 0o for octal; inet_aton takes 0.
-			if len(p) > 1 && p[0] == '0' && p[1] != 'x' && p[1] != 'X' {
-				n, err = strconv.ParseUint(p[1:], 8, 32)
-			}
-			if err != nil {
-				return netip.Addr{}, false
-			}
-		}
-		nums[i] = n
-	}
-	var v uint64
-	last := len(nums) - 1
-	for i := 0; i < last; i++ {
-		if nums[i] > 255 {
-			return netip.Addr{}, false
-		}
-		v |= nums[i] << (24 - 8*uint(i))
-	}
-	if nums[last] >= 1<<(8*uint(4-last)) {
-		return netip.Addr{}, false
-	}
-	v |= nums[last]
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
-}
-
-var (
-	linkLocal4 = netip.MustParsePrefix("169.254.0.0/16")
-	alibabaMD  = netip.MustParseAddr("100.100.100.200")
-	awsMD6     = netip.MustParseAddr("fd00:ec2::254")
-)
-
-// isMetadata reports whether addr serves cloud instance metadata: AWS, GCP,
-// Azure, OpenStack and ECS use 169.254.0.0/16, Alibaba 100.100.100.200.
-func isMetadata(a netip.Addr) bool {
-	return linkLocal4.Contains(a) || a == alibabaMD || a == awsMD6
 }
