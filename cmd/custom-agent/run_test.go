@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/internal/testenv"
 )
 
 // runWithInput runs the CLI with stdin set to input.
@@ -83,9 +83,7 @@ func TestRunWithoutModelSaysWhatToSet(t *testing.T) {
 }
 
 func TestDemo(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("demo runs go test; go is not on PATH")
-	}
+	testenv.NeedProgram(t, "go")
 	out, errOut, err := runWithInput(t, "", "--data-dir", t.TempDir(), "demo", "--yes")
 	if err != nil {
 		t.Fatalf("demo: %v\n%s\n%s", err, out, errOut)
