@@ -73,57 +73,6 @@ func harmlessVar(name string) bool {
 	return false
 }
 
-// ruleHTTP: curl and wget fetch and send; the files they upload are read.
-func ruleHTTP(a *analyzer, c *call) {
-	name := programName(c.args[0].s)
-	a.network(c.sp, quote(name), name+" transfers data over the network")
-	a.netArgs(c, name)
-	args := c.args
-	for i := 1; i < len(args); i++ {
-		s := args[i].s
-		val := func() (arg, bool) {
-			if k, v, ok := strings.Cut(s, "="); ok && strings.HasPrefix(k, "--") {
-				x := args[i]
-				x.s = v
-				return x, true
-			}
-			if i+1 < len(args) {
-				return args[i+1], true
-			}
-			return arg{}, false
-		}
-		switch {
-		case s == "-d" || s == "--data" || s == "--data-binary" || s == "--data-urlencode" || s == "--data-raw" ||
-			s == "--json" || s == "-F" || s == "--form" || s == "--form-string" ||
-			strings.HasPrefix(s, "--data") || strings.HasPrefix(s, "--json=") || strings.HasPrefix(s, "--form="):
-			if v, ok := val(); ok && s != "--data-raw" && s != "--form-string" {
-				a.uploadData(v, c.cwd)
-			}
-		case s == "-T" || s == "--upload-file" || strings.HasPrefix(s, "--upload-file="),
-			s == "--post-file" || strings.HasPrefix(s, "--post-file=") || s == "--body-file" || strings.HasPrefix(s, "--body-file="):
-			if v, ok := val(); ok {
-				a.access(v, c.cwd, false, false)
-			}
-		case s == "-o" || s == "--output" || s == "-O" && name == "wget" || s == "--output-document" ||
-			strings.HasPrefix(s, "--output=") || strings.HasPrefix(s, "--output-document="):
-			if v, ok := val(); ok && v.s != "-" {
-				a.access(v, c.cwd, true, false)
-			}
-		case s == "-K" || s == "--config" || s == "--netrc-file" || s == "-E" || s == "--cert" || s == "--key":
-			if v, ok := val(); ok {
-				a.access(v, c.cwd, false, false)
-			}
-		}
-	}
-	if c.in.kind == inPipe {
-		for _, x := range args[1:] {
-			if strings.Contains(x.s, "@-") || x.s == "-T" || x.s == "--upload-file" || strings.HasPrefix(x.s, "--post-file") {
-				a.find(risk.Network, c.sp, name+" uploads what the command before it prints")
-			}
-		}
-	}
-}
-
 // uploadData handles curl data arguments: @file and name=@file read a file;
 // <file in forms too.
 func (a *analyzer) uploadData(v arg, cwd string) {
