@@ -215,7 +215,7 @@ func (j *judge) shellCall(t *ToolInfo) {
 	j.commands = res.Commands
 	j.paths = slices.Grow(j.paths, len(res.Accesses))
 	for _, a := range res.Accesses {
-		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete, glob: a.Glob}
+		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete, glob: a.Glob, deep: a.Recursive}
 		if a.Path != "" && a.Joined != "" {
 			pf.abs = a.Joined
 		}

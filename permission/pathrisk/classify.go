@@ -310,6 +310,11 @@ func split(p string, buf []string) []string {
 	return buf
 }
 
+// HoldsSecrets reports whether a recursive read of the directory dir (clean,
+// absolute) reaches home directories or system secrets: the root, /home,
+// /Users, /root, a home or one of its ancestors.
+func HoldsSecrets(dir string, env Env) bool { return holdsSecrets(dir, env) }
+
 // holdsSecrets reports whether the directory dir contains a home directory
 // or /etc: the root, /home, /Users, /root, a home or one of its ancestors.
 func holdsSecrets(dir string, env Env) bool {

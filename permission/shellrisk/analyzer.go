@@ -180,6 +180,17 @@ func (a *analyzer) credSource(sp risk.Span, what string) {
 
 // access records a file access and notes credential sources.
 func (a *analyzer) access(x arg, cwd string, write, del bool) {
+	a.accessAs(x, cwd, write, del, false)
+}
+
+// accessDeep records a recursive read of everything beneath x: a
+// directory holding home directories or system secrets is a credential
+// source.
+func (a *analyzer) accessDeep(x arg, cwd string) {
+	a.accessAs(x, cwd, false, false, true)
+}
+
+func (a *analyzer) accessAs(x arg, cwd string, write, del, deep bool) {
 	p, joined := "", ""
 	if !x.dyn {
 		p = a.resolve(x.s, cwd)
@@ -193,7 +204,7 @@ func (a *analyzer) access(x arg, cwd string, write, del bool) {
 	if isHarmlessDevice(p) {
 		return
 	}
-	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Span: x.sp}
+	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Recursive: deep, Span: x.sp}
 	for _, o := range a.res.Accesses {
 		if o == ac {
 			return
@@ -204,8 +215,12 @@ func (a *analyzer) access(x arg, cwd string, write, del bool) {
 		return
 	}
 	a.res.Accesses = append(a.res.Accesses, ac)
-	if p != "" && !write && !del && a.isCredential(p, ac.Glob) {
+	if p != "" && !write && !del && (a.isCredential(p, ac.Glob) || deep && pathrisk.HoldsSecrets(p, a.pathEnv())) {
 		a.credSource(x.sp, p)
+	}
+	if deep && p == "" && !write && !del {
+		// An unknown directory read recursively may be the home.
+		a.credSource(x.sp, "a directory known only at run time, read recursively")
 	}
 }
 
@@ -234,7 +249,11 @@ func (a *analyzer) isCredential(p string, glob bool) bool {
 	if a.env.IsCredential != nil {
 		return a.env.IsCredential(p)
 	}
-	return pathrisk.IsCredential(p, pathrisk.Env{Cwd: a.env.Cwd, Home: a.env.Home, UserHomes: a.env.UserHomes})
+	return pathrisk.IsCredential(p, a.pathEnv())
+}
+
+func (a *analyzer) pathEnv() pathrisk.Env {
+	return pathrisk.Env{Cwd: a.env.Cwd, Home: a.env.Home, UserHomes: a.env.UserHomes}
 }
 
 // command records a simple command that would run.

@@ -239,12 +239,21 @@ func ruleRsync(a *analyzer, c *call) {
 			a.runValue(o.val, "rsync "+o.name, false)
 		}
 	}
+	deep := has(os, "-r", "-a", "--recursive", "--archive") || hasPrefixOpt(os, "--recur") || hasPrefixOpt(os, "--arch")
+	if f, ok := val(os, "--files-from"); ok && f.s != "-" {
+		a.access(f, c.cwd, false, false)
+	}
 	for i, x := range ops {
 		if isRemote(x.s) || strings.HasPrefix(x.s, "rsync://") {
 			a.network(x.sp, "rsync", "rsync copies to or from another machine over the network")
 			continue
 		}
-		a.access(x, c.cwd, i == len(ops)-1 && len(ops) > 1, false)
+		write := i == len(ops)-1 && len(ops) > 1
+		if deep && !write {
+			a.accessDeep(x, c.cwd)
+			continue
+		}
+		a.access(x, c.cwd, write, false)
 	}
 }
 

@@ -121,11 +121,23 @@ func ruleFind(a *analyzer, c *call) {
 			}
 		}
 	}
-	if len(roots) > 0 {
-		for _, r := range roots {
-			if !has1(args, "-delete") {
-				a.access(r, c.cwd, false, false)
-			}
+	// With -exec, -ok or -print0 (for xargs) the matches are handed to
+	// another program, which may read them: the roots are read
+	// recursively.
+	deep := false
+	for _, x := range args {
+		switch x.s {
+		case "-exec", "-execdir", "-ok", "-okdir", "-print0", "-fprint0", "-fprint", "-fprintf", "-fls":
+			deep = true
+		}
+	}
+	for _, r := range roots {
+		switch {
+		case has1(args, "-delete"):
+		case deep:
+			a.accessDeep(r, c.cwd)
+		default:
+			a.access(r, c.cwd, false, false)
 		}
 	}
 }
@@ -437,8 +449,15 @@ func ruleWrite(a *analyzer, c *call) {
 		return
 	}
 	// cp, mv, ln, install: the last operand (or -t DIR) is written; mv also
-	// removes its sources.
-	os, ops := a.scan(opts{short: "tSmogZ", long: []string{"target-directory", "suffix", "mode", "owner", "group", "backup", "reflink", "sparse", "preserve", "no-preserve", "context"}}, c.args)
+	// removes its sources. cp -r/-a and install -D... read sources
+	// recursively. GNU getopt accepts unique abbreviations of long options
+	// (--target-dir is --target-directory).
+	os, ops := a.scan(opts{short: "tSmogZ", long: []string{"target-directory", "suffix", "mode", "owner", "group", "sparse", "no-preserve", "strip-program"}, abbrev: cpLongOpts}, c.args)
+	if p, ok := val(os, "--strip-program"); ok && name == "install" {
+		a.find(risk.Execute, p.sp, "install --strip-program runs the given program on the installed files")
+		a.runValue(p, "install --strip-program", true)
+	}
+	deep := name == "cp" && has(os, "-r", "-R", "-a", "--recursive", "--archive")
 	target, hasT := val(os, "-t", "--target-directory")
 	if !hasT {
 		if len(ops) == 0 {
@@ -447,10 +466,23 @@ func ruleWrite(a *analyzer, c *call) {
 		target, ops = ops[len(ops)-1], ops[:len(ops)-1]
 	}
 	for _, x := range ops {
+		if deep {
+			a.accessDeep(x, c.cwd)
+			continue
+		}
 		a.access(x, c.cwd, name == "mv", name == "mv")
 	}
 	a.access(target, c.cwd, true, false)
 }
+
+// cpLongOpts are the long options of GNU cp, mv, ln and install, against
+// which abbreviations are resolved.
+var cpLongOpts = []string{"archive", "attributes-only", "backup", "copy-contents", "debug", "dereference", "force",
+	"interactive", "link", "no-dereference", "preserve", "no-preserve", "parents", "recursive", "reflink",
+	"remove-destination", "sparse", "strip-trailing-slashes", "symbolic-link", "suffix", "target-directory",
+	"no-target-directory", "update", "verbose", "one-file-system", "context", "keep-directory-symlink", "no-clobber",
+	"exchange", "logical", "physical", "relative", "directory", "mode", "owner", "group", "strip", "strip-program",
+	"preserve-timestamps", "preserve-context", "compare", "no-copy", "help", "version"}
 
 // ruleChmod: recursive permission changes on a home or root directory are
 // hard to undo; any change is a write.
@@ -503,12 +535,22 @@ func ruleTar(a *analyzer, c *call) {
 	extract := a.tarPrograms(c)
 	if !extract {
 		// Creating or listing: the operands are read.
-		_, ops := a.scan(opts{short: "fCbTXgKLNV", long: []string{"file", "directory", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode"}}, c.args)
+		os, ops := a.scan(opts{short: "fCbTXgKLNV", long: []string{"file", "directory", "exclude", "files-from", "exclude-from", "transform", "owner", "group", "mode"}}, c.args)
+		// Creating an archive reads every operand recursively, unless
+		// --no-recursion; listing reads only the archive.
+		deep := !hasPrefixOpt(os, "--no-rec") && !tarListing(c.args)
+		if f, ok := val(os, "-T", "--files-from"); ok && f.s != "-" {
+			a.access(f, c.cwd, false, false)
+		}
 		for i, x := range ops {
 			if i == 0 && !strings.HasPrefix(c.args[1].s, "-") && x.sp == c.args[1].sp {
 				continue // old-style cluster
 			}
-			a.access(x, c.cwd, false, false)
+			if deep {
+				a.accessDeep(x, c.cwd)
+			} else {
+				a.access(x, c.cwd, false, false)
+			}
 		}
 		return
 	}
@@ -522,6 +564,27 @@ func ruleTar(a *analyzer, c *call) {
 		}
 	}
 	a.access(dir, c.cwd, true, false)
+}
+
+// tarListing reports tar t (list) or d (diff): the operands are member
+// names, read from the archive.
+func tarListing(args []arg) bool {
+	for i, x := range args[1:] {
+		s := x.s
+		switch {
+		case s == "--list" || s == "--diff" || s == "--compare":
+			return true
+		case strings.HasPrefix(s, "--"):
+		case strings.HasPrefix(s, "-") || i == 0:
+			if strings.ContainsAny(s, "cru") {
+				return false
+			}
+			if strings.ContainsAny(s, "td") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tarPrograms judges the options with which tar runs another program and
@@ -643,6 +706,35 @@ func ruleZip(a *analyzer, c *call) {
 	}
 	if name == "unzip" {
 		a.find(risk.Write, c.sp, "unzip creates and may overwrite files")
+		os, ops := a.scan(opts{short: "dxP"}, c.args)
+		if len(ops) > 0 {
+			a.access(ops[0], c.cwd, false, false)
+		}
+		if has(os, "-l", "-v", "-t", "-Z", "-p", "-c", "-z") {
+			return // lists, tests or prints to standard output
+		}
+		dir := arg{s: ".", sp: c.sp}
+		if d, ok := val(os, "-d"); ok {
+			dir = d
+		}
+		a.access(dir, c.cwd, true, false)
+		return
+	}
+	// zip [opts] archive files...: the archive is written, the files read,
+	// recursively with -r or -R.
+	os, ops := a.scan(opts{short: "bntOZPsixe", long: []string{"temp-path", "suffixes", "from-date", "before-date", "output-file",
+		"compression-method", "password", "split-size", "include", "exclude", "unzip-command"}}, c.args)
+	deep := has(os, "-r", "-R", "--recurse-paths", "--recurse-patterns") || hasPrefixOpt(os, "--recurse")
+	for i, x := range ops {
+		switch {
+		case i == 0:
+			a.access(x, c.cwd, true, false)
+		case x.s == "-" && !x.dyn:
+		case deep:
+			a.accessDeep(x, c.cwd)
+		default:
+			a.access(x, c.cwd, false, false)
+		}
 	}
 }
 
@@ -716,8 +808,28 @@ func ruleRead(a *analyzer, c *call) {
 	if skip > len(ops) {
 		skip = len(ops)
 	}
+	deep := false
+	switch name {
+	case "rg", "ripgrep", "ag", "ack":
+		deep = true
+	case "grep", "egrep", "fgrep", "zgrep":
+		deep = has(os, "-r", "-R") || hasPrefixOpt(os, "--recursive") || hasPrefixOpt(os, "--dereference-rec") ||
+			hasPrefixOpt(os, "--directories=rec") || hasPrefixOpt(os, "--recur")
+		if d, ok := val(os, "-d"); ok && strings.HasPrefix(d.s, "rec") {
+			deep = true
+		}
+	}
+	if deep && len(ops) == skip && (c.in.kind == inNone || name == "grep" || name == "egrep" || name == "fgrep") {
+		// A recursive search without a path searches the working
+		// directory (rg, ag and ack read a piped input instead).
+		a.accessDeep(arg{s: ".", sp: c.sp}, c.cwd)
+	}
 	for _, x := range ops[skip:] {
-		a.access(x, c.cwd, false, false)
+		if deep {
+			a.accessDeep(x, c.cwd)
+		} else {
+			a.access(x, c.cwd, false, false)
+		}
 	}
 	if f, ok := val(os, "-o", "--output"); ok && name == "sort" {
 		a.access(f, c.cwd, true, false)

@@ -387,6 +387,10 @@ func (g gitCall) judge() {
 		a.find(risk.Execute, c.sp, "git "+g.sub+" runs a configured external program")
 	case "diff", "show", "log", "cat-file", "blame", "annotate", "grep", "whatchanged", "format-patch":
 		g.reads()
+		if g.sub == "grep" {
+			// git grep searches the files of the working tree below cwd.
+			a.accessDeep(arg{s: ".", sp: c.sp}, g.cwd)
+		}
 	case "commit", "merge", "cherry-pick", "revert", "am", "apply", "add", "mv", "tag", "notes", "init", "replace", "mktag", "commit-tree", "read-tree", "checkout-index", "update-index", "sparse-checkout":
 		g.write("git " + g.sub + " changes the repository or working tree")
 		if g.sub == "apply" || g.sub == "am" {

@@ -107,11 +107,17 @@ func ruleNetTool(a *analyzer, c *call) {
 				}
 			}
 		}
+		deep := name == "scp" && has(os, "-r") || name == "rclone"
 		for i, x := range ops {
 			if isRemote(x.s) || name == "rclone" && i == 0 {
 				continue
 			}
-			a.access(x, c.cwd, i == len(ops)-1 && len(ops) > 1, false)
+			write := i == len(ops)-1 && len(ops) > 1
+			if deep && !write {
+				a.accessDeep(x, c.cwd)
+				continue
+			}
+			a.access(x, c.cwd, write, false)
 		}
 	case "ssh":
 		os, ops := a.scan(opts{short: "BbcDEeFIiJLlmOoPpQRSWw"}, c.args)

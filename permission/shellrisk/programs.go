@@ -189,6 +189,35 @@ type opts struct {
 	// stop is set for programs whose options end at the first operand (the
 	// wrappers); others allow options after operands, as GNU programs do.
 	stop bool
+	// abbrev lists every long option of the program (without "--"): a
+	// unique prefix of one of them is taken as that option, as GNU
+	// getopt_long does, and reported by its full name.
+	abbrev []string
+}
+
+// fullLong returns the long option name (without "--") that name
+// abbreviates among o.abbrev: itself when exact or unknown, else the one
+// option it is a prefix of.
+func (o opts) fullLong(name string) string {
+	if len(o.abbrev) == 0 {
+		return name
+	}
+	full := ""
+	for _, l := range o.abbrev {
+		if l == name {
+			return name
+		}
+		if strings.HasPrefix(l, name) {
+			if full != "" {
+				return name // ambiguous: getopt refuses it
+			}
+			full = l
+		}
+	}
+	if full == "" {
+		return name
+	}
+	return full
 }
 
 // opt is one option found by scanOpts.
@@ -233,6 +262,9 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 			return os, operands, args[i+1:]
 		case strings.HasPrefix(s, "--"):
 			name, val, hasVal := strings.Cut(s, "=")
+			if len(o.abbrev) > 0 {
+				name = "--" + o.fullLong(name[2:])
+			}
 			op := opt{name: name, x: x}
 			if hasVal {
 				op.val = arg{s: val, sp: x.sp, w: x.w}

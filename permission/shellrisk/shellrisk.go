@@ -76,6 +76,10 @@ type Access struct {
 	// Glob is set when Path still holds unquoted glob characters (* ? [),
 	// so it names every file the pattern matches.
 	Glob bool `json:"glob,omitempty"`
+	// Recursive is set for a read of everything beneath Path (tar c DIR,
+	// grep -r, cp -r, rsync -a, zip -r, rg): the read reaches whatever
+	// the directory holds, credential stores included.
+	Recursive bool `json:"recursive,omitempty"`
 	// Span is the bytes of the word in the command string.
 	Span risk.Span `json:"span"`
 }
