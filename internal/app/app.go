@@ -17,6 +17,7 @@ import (
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/model/anthropic"
 	"github.com/custom-agent/custom-agent/model/openai"
 	"github.com/custom-agent/custom-agent/model/script"
 	"github.com/custom-agent/custom-agent/session"
@@ -95,6 +96,12 @@ func Model(spec string, getenv func(string) string) (model.Gateway, error) {
 		return script.Load(name)
 	case "openai":
 		m, err := openai.New(openai.FromEnv(name, getenv))
+		if err != nil {
+			return nil, fmt.Errorf("%w\n%s", err, ModelHelp)
+		}
+		return m, nil
+	case "anthropic":
+		m, err := anthropic.New(anthropic.FromEnv(name, getenv))
 		if err != nil {
 			return nil, fmt.Errorf("%w\n%s", err, ModelHelp)
 		}
