@@ -789,7 +789,11 @@ func ruleRead(a *analyzer, c *call) {
 	case "cut":
 		o = opts{short: "dfbc", long: []string{"delimiter", "fields", "bytes", "characters", "output-delimiter"}}
 	case "sort":
-		o = opts{short: "koSTt", long: []string{"key", "output", "buffer-size", "temporary-directory", "field-separator", "parallel", "files0-from"}}
+		o = opts{short: "koSTt", long: []string{"key", "output", "buffer-size", "temporary-directory", "field-separator", "parallel", "files0-from", "compress-program", "random-source"},
+			abbrev: []string{"key", "output", "buffer-size", "temporary-directory", "field-separator", "parallel", "files0-from", "compress-program",
+				"random-source", "ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting", "month-sort",
+				"human-numeric-sort", "numeric-sort", "random-sort", "reverse", "sort", "version-sort", "batch-size", "check", "debug", "merge",
+				"stable", "unique", "zero-terminated", "help", "version"}}
 	case "tr":
 		return
 	case "split", "csplit":
@@ -830,6 +834,13 @@ func ruleRead(a *analyzer, c *call) {
 		} else {
 			a.access(x, c.cwd, false, false)
 		}
+	}
+	if p, ok := val(os, "--compress-program"); ok && name == "sort" {
+		a.find(risk.Execute, p.sp, "sort --compress-program runs the given program on its temporary files")
+		a.runValue(p, "sort --compress-program", true)
+	}
+	if f, ok := val(os, "--files0-from"); ok && name == "sort" && f.s != "-" {
+		a.access(f, c.cwd, false, false)
 	}
 	if f, ok := val(os, "-o", "--output"); ok && name == "sort" {
 		a.access(f, c.cwd, true, false)

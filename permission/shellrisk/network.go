@@ -249,6 +249,13 @@ func rulePackage(a *analyzer, c *call) {
 			}
 		}
 	}
+	if a.projectRunner(c, name, sub, subAt) {
+		return
+	}
+	if name == "npm" && (sub == "explore" || sub == "pkg") {
+		a.npmSub(c, sub, subAt)
+		return
+	}
 	if name == "go" {
 		switch sub {
 		case "get", "install", "mod":

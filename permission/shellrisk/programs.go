@@ -136,6 +136,18 @@ func ruleFor(name string) rule {
 		return ruleCloud
 	case "crontab":
 		return ruleCrontab
+	case "man":
+		return ruleMan
+	case "less":
+		return ruleLess
+	case "direnv":
+		return ruleDirenv
+	case "nix-shell", "nix":
+		return ruleNixShell
+	case "dotenv":
+		return ruleDotenv
+	case "pipenv", "hatch", "rye", "micromamba", "bundler":
+		return rulePackage
 	case "env", "printenv", "set", "compgen":
 		return ruleEnvDump
 	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox", "csh", "tcsh", "yash":

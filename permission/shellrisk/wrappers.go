@@ -310,6 +310,17 @@ func wrapFlock(a *analyzer, c *call) {
 		a.shellWords(c, []arg{cmd})
 		return
 	}
+	// flock FILE -c CMD: -c after the lock file is still the shell command
+	// (flock checks the word after the file for it).
+	if len(rest) > 2 && !rest[1].dyn && (rest[1].s == "-c" || rest[1].s == "--command") {
+		a.shellWords(c, rest[2:3])
+		return
+	}
+	if len(rest) > 1 && rest[1].dyn {
+		a.command(rest[1:], c.sp, true)
+		a.opaque(rest[1].sp, "flock runs a command whose first word is only known at run time")
+		return
+	}
 	a.inner(c, rest[1:], c.cwd, false)
 }
 
