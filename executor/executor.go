@@ -190,6 +190,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		Mode: s.Mode, Policy: s.Policy, History: s.History, AllowedTools: s.AllowedTools,
 	}
 	req.Resolved = resolve.Map(permission.PathsToResolve(req))
+	req.Expanded = resolve.Globs(permission.GlobsToExpand(req))
 	d := x.engine.Check(req)
 	masked := secrets.MaskJSON(c.Args)
 	out := Outcome{Decision: d}

@@ -233,6 +233,7 @@ func corpusRequest(c *corpusCase) (permission.Request, error) {
 		Mode:      permission.ModeDefault,
 	}
 	req.Resolved = resolveLinks(c, permission.PathsToResolve(req))
+	req.Expanded = expandGlobs(c, permission.GlobsToExpand(req))
 	pol, err := corpusPolicy(c)
 	if err != nil {
 		return permission.Request{}, err
@@ -305,6 +306,30 @@ func resolveLinks(c *corpusCase, asked []string) map[string]string {
 		if r := followLinks(p, c.Resolved); r != p {
 			out[p] = r
 		}
+	}
+	return out
+}
+
+// expandGlobs plays the caller's part for globs (internal/resolve.Globs):
+// on the imagined machine the only files known to exist are the line's
+// links, so a pattern matches those of them it matches, each resolved.
+func expandGlobs(c *corpusCase, patterns []string) map[string][]string {
+	var out map[string][]string
+	for _, p := range patterns {
+		var ms []string
+		for k := range c.Resolved {
+			if ok, err := path.Match(p, k); err == nil && ok {
+				ms = append(ms, followLinks(k, c.Resolved))
+			}
+		}
+		if len(ms) == 0 {
+			continue
+		}
+		sort.Strings(ms)
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[p] = ms
 	}
 	return out
 }

@@ -233,7 +233,30 @@ func (j *judge) shellCall(t *ToolInfo) {
 			if dir := globRoot(a.Path); dir != a.Path {
 				j.paths = append(j.paths, pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: dir, write: a.Write || a.Delete})
 			}
+			j.expanded(t.CommandArg, a)
 		}
+	}
+}
+
+// expanded judges every match the caller found for a glob access
+// (Request.Expanded), by where it resolves to. The matches are marked as
+// glob facts: command words never name them (design rule (b)).
+func (j *judge) expanded(arg string, a shellrisk.Access) {
+	ms, ok := j.req.Expanded[a.Path]
+	if !ok {
+		return
+	}
+	for _, m := range ms {
+		if m == "" {
+			j.opaque = true
+			j.find(risk.Raise(risk.Read), arg, a.Span, a.Raw, "matches more files than were checked, so where they all lead cannot be known")
+			continue
+		}
+		c, ok := pathrisk.Canonical(m, j.env)
+		if !ok || c[0] != '/' {
+			continue
+		}
+		j.paths = append(j.paths, pathFact{arg: arg, span: a.Span, raw: a.Raw, canon: c, write: a.Write || a.Delete, glob: true, deep: a.Recursive})
 	}
 }
 

@@ -1,5 +1,7 @@
 package permission
 
+import "slices"
+
 // PathsToResolve returns the absolute paths the engine will judge for req,
 // in order and without duplicates: path arguments, a shell command's working
 // directory and the files it touches, a patch's targets. A path written with
@@ -19,6 +21,25 @@ func PathsToResolve(req Request) []string {
 		}
 		seen[k] = true
 		out = append(out, k)
+	}
+	return out
+}
+
+// GlobsToExpand returns the glob patterns a shell command would have the
+// shell expand (`cat *.txt`), absolute and clean, in order and without
+// duplicates. The caller expands each against the file system, resolves
+// the symbolic links of every match and passes them in req.Expanded under
+// the pattern returned, so that every match is judged. It is pure, like
+// Check.
+func GlobsToExpand(req Request) []string {
+	var j judge
+	j.run(req)
+	var out []string
+	for _, p := range j.paths {
+		if !p.glob || p.canon == "" || !hasMeta(p.canon) || slices.Contains(out, p.canon) {
+			continue
+		}
+		out = append(out, p.canon)
 	}
 	return out
 }

@@ -32,6 +32,13 @@ type Request struct {
 	// "link/../x" is judged where it really leads). A path with no entry
 	// for it or its parents is judged by its canonical form only.
 	Resolved map[string]string `json:"resolved,omitempty"`
+	// Expanded maps a glob pattern GlobsToExpand returned to the files it
+	// matches now, each with its symbolic links resolved, so that `cat
+	// *.txt` is judged by where every match really leads (notes.txt may be
+	// a link to a key). A list that ends with "" was cut short: the rest of
+	// the matches are unknown and the call cannot be allowed by a rule. A
+	// pattern with no entry is judged by the pattern alone.
+	Expanded map[string][]string `json:"expanded,omitempty"`
 	// Mode is the session's mode; "" means ModeDefault.
 	Mode Mode `json:"mode,omitempty"`
 	// Policy holds the rules that apply, compiled; nil means no rules.

@@ -8,6 +8,7 @@ package resolve
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // maxLinks bounds the links followed while resolving one path.
@@ -60,6 +61,47 @@ func Map(paths []string) map[string]string {
 		if r := Path(p); r != p {
 			m[p] = r
 		}
+	}
+	return m
+}
+
+// MaxMatches bounds the matches Globs lists for one pattern; a pattern
+// that matches more gets a last entry "" (cut short), which the engine
+// judges as unknown.
+const MaxMatches = 256
+
+// Globs expands each absolute glob pattern the engine asks about
+// (permission.GlobsToExpand) against the file system, as the shell will
+// when the command runs, and returns pattern → matches with their symbolic
+// links resolved. Patterns that match nothing are left out: the shell then
+// passes the pattern on as it is, and the engine judges it as written.
+// Bash's "[!...]" is read as "[^...]". Go's "*" also matches names that
+// start with a dot, so the matches are a superset of bash's.
+func Globs(patterns []string) map[string][]string {
+	var m map[string][]string
+	for _, p := range patterns {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		matches, err := filepath.Glob(strings.ReplaceAll(p, "[!", "[^"))
+		if err != nil || len(matches) == 0 {
+			continue
+		}
+		cut := len(matches) > MaxMatches
+		if cut {
+			matches = matches[:MaxMatches]
+		}
+		out := make([]string, 0, len(matches)+1)
+		for _, f := range matches {
+			out = append(out, Path(f))
+		}
+		if cut {
+			out = append(out, "")
+		}
+		if m == nil {
+			m = make(map[string][]string)
+		}
+		m[p] = out
 	}
 	return m
 }
