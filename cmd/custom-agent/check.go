@@ -233,6 +233,7 @@ func (c *checker) decide(l checkLine) (permission.Decision, error) {
 		Mode: mode, Policy: c.policy,
 	}
 	req.Resolved = resolve.Map(permission.PathsToResolve(req))
+	req.Expanded = resolve.Globs(permission.GlobsToExpand(req))
 	d := c.engine.Check(req)
 	if d.Findings == nil {
 		d.Findings = []risk.Finding{}
