@@ -15,7 +15,6 @@ import (
 	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
-	"github.com/custom-agent/custom-agent/policy"
 )
 
 type checkOptions struct {
@@ -40,6 +39,10 @@ With --jsonl it reads one request per line from standard input,
   {"tool": "shell", "args": {"command": "npm test"}, "cwd": "/abs/dir"}
 and prints one decision per line in the same order. A line that cannot be
 decided prints {"error": "..."} and the rest go on; the exit status is then 1.
+
+The rules are those run uses: the user policy, the project policy found from
+--cwd (its allow rules only if the project is trusted), and any --policy files.
+A policy file that does not load stops check with its file, line and column.
 
 Paths need not exist. Symbolic links in the paths a call touches are resolved
 the way the executor resolves them. HOME and XDG_CONFIG_HOME come from the
@@ -182,15 +185,7 @@ func newChecker(o checkOptions) (*checker, error) {
 	if c.configHome != "" {
 		c.configHome = filepath.Clean(c.configHome)
 	}
-	var rules []permission.Rule
-	for _, p := range o.policies {
-		rs, err := policy.LoadFile(p, permission.LevelFlag)
-		if err != nil {
-			return nil, fmt.Errorf("check: %w", err)
-		}
-		rules = append(rules, rs...)
-	}
-	if c.policy, err = permission.Compile(rules); err != nil {
+	if c.policy, err = loadPolicy(c.cwd, c.home, o.policies); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
 	return c, nil
@@ -198,17 +193,30 @@ func newChecker(o checkOptions) (*checker, error) {
 
 // decide builds a Request as a fresh session would and checks it.
 func (c *checker) decide(l checkLine) (permission.Decision, error) {
+	req, err := c.request(l)
+	if err != nil {
+		return permission.Decision{}, err
+	}
+	d := c.engine.Check(req)
+	if d.Findings == nil {
+		d.Findings = []risk.Finding{}
+	}
+	return d, nil
+}
+
+// request builds the Request a fresh session would give the engine.
+func (c *checker) request(l checkLine) (permission.Request, error) {
 	t, ok := permission.Builtin(l.Tool)
 	if !ok {
 		if l.Tool == "" {
-			return permission.Decision{}, errors.New(`missing "tool"`)
+			return permission.Request{}, errors.New(`missing "tool"`)
 		}
-		return permission.Decision{}, fmt.Errorf("unknown tool %q (built-in tools: %s)", l.Tool, builtinNames())
+		return permission.Request{}, fmt.Errorf("unknown tool %q (built-in tools: %s)", l.Tool, builtinNames())
 	}
 	var args map[string]any
 	if len(l.Args) > 0 {
 		if err := json.Unmarshal(l.Args, &args); err != nil {
-			return permission.Decision{}, fmt.Errorf("args must be a JSON object: %w", err)
+			return permission.Request{}, fmt.Errorf("args must be a JSON object: %w", err)
 		}
 	}
 	if args == nil {
@@ -217,7 +225,7 @@ func (c *checker) decide(l checkLine) (permission.Decision, error) {
 	cwd := c.cwd
 	if l.Cwd != "" {
 		if !filepath.IsAbs(l.Cwd) {
-			return permission.Decision{}, fmt.Errorf("cwd %q is not absolute", l.Cwd)
+			return permission.Request{}, fmt.Errorf("cwd %q is not absolute", l.Cwd)
 		}
 		cwd = filepath.Clean(l.Cwd)
 	}
@@ -225,7 +233,7 @@ func (c *checker) decide(l checkLine) (permission.Decision, error) {
 	if l.Mode != "" {
 		mode = permission.Mode(l.Mode)
 		if !mode.Valid() {
-			return permission.Decision{}, fmt.Errorf("unknown mode %q (want default or plan)", l.Mode)
+			return permission.Request{}, fmt.Errorf("unknown mode %q (want default or plan)", l.Mode)
 		}
 	}
 	req := permission.Request{
@@ -234,11 +242,7 @@ func (c *checker) decide(l checkLine) (permission.Decision, error) {
 	}
 	req.Resolved = resolve.Map(permission.PathsToResolve(req))
 	req.Expanded = resolve.Globs(permission.GlobsToExpand(req))
-	d := c.engine.Check(req)
-	if d.Findings == nil {
-		d.Findings = []risk.Finding{}
-	}
-	return d, nil
+	return req, nil
 }
 
 func builtinNames() string {

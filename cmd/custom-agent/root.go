@@ -35,6 +35,9 @@ anything runs.`,
 		newArtifactCmd(g),
 		newRunCmd(g),
 		newDemoCmd(g),
+		newPolicyCmd(g),
+		newTrustCmd(g),
+		newUntrustCmd(g),
 	)
 	return root
 }

@@ -1,0 +1,450 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/custom-agent/custom-agent/internal/resolve"
+	"github.com/custom-agent/custom-agent/permission"
+)
+
+// Entry is one rule as the store holds it: the rule, where it comes from,
+// and whether it counts as written.
+type Entry struct {
+	Rule  Rule                 `json:"rule"`
+	Level permission.RuleLevel `json:"level"`
+	// File is the policy file holding the rule; "" for session rules.
+	File string `json:"file,omitempty"`
+	// Line is the line of the rule in File (1-based), 0 when unknown.
+	Line int `json:"line,omitempty"`
+	// Untrusted is set for an allow or ask rule of a project the user has
+	// not trusted. The engine never sees such an allow rule, and sees such
+	// an ask rule as deny, so that an untrusted project can tighten but
+	// never loosen a decision (see the package comment).
+	Untrusted bool `json:"untrusted,omitempty"`
+}
+
+// Effective returns the rule as the engine sees it, and false when the
+// engine does not see it at all.
+func (e *Entry) Effective() (permission.Rule, bool) {
+	r := e.Rule.Permission(e.Level, e.File)
+	if e.Untrusted {
+		switch r.Decision {
+		case permission.Allow:
+			return r, false
+		case permission.Ask:
+			r.Decision = permission.Deny
+		}
+	}
+	return r, true
+}
+
+// Options configure Open.
+type Options struct {
+	// Cwd is the session's working directory. It must exist; the project
+	// policy is found from it (FindProject).
+	Cwd string
+	// ConfigHome is the XDG config home (see ConfigHome); the user policy
+	// and the trust list live in ConfigHome/custom-agent/.
+	ConfigHome string
+	// Home is $HOME, for ~ in rules and examples.
+	Home string
+	// Files are extra policy files whose rules count at LevelFlag (check
+	// --policy). They are trusted: the user named them.
+	Files []string
+}
+
+// Store holds the rules of every level for one working directory: the user
+// file, the project file (with the project's trust), extra files, and the
+// session's rules in memory. It is safe for concurrent use. Changes to the
+// files are made under a file lock, so that several processes adding rules
+// at once lose nothing; Store does not watch the files for changes made by
+// others after it loaded them.
+type Store struct {
+	mu         sync.Mutex
+	env        Env
+	configHome string
+	project    Project
+	trust      *trustList
+	user       []Entry
+	proj       []Entry
+	flag       []Entry
+	session    []Entry
+	pol        *permission.Policy // cache of Policy; nil after a change
+}
+
+// Load opens the policy for the working directory cwd with the user
+// configuration under configHome (the XDG config home) and HOME from the
+// environment. See Open.
+func Load(cwd, configHome string) (*Store, error) {
+	return Open(Options{Cwd: cwd, ConfigHome: configHome, Home: os.Getenv("HOME")})
+}
+
+// Open loads the user policy, the trust list, the project policy for
+// o.Cwd and o.Files, strictly: a file that is malformed, has an unknown
+// field, an invalid rule, a duplicate or missing id, or an example the rule
+// does not honour is an error naming the file, line and column (an *Error,
+// several joined with errors.Join). There is no fallback to "no rules": a
+// caller that gets an error must not start.
+func Open(o Options) (*Store, error) {
+	if !filepath.IsAbs(o.ConfigHome) {
+		return nil, fmt.Errorf("the config home %q is not an absolute path", o.ConfigHome)
+	}
+	proj, err := FindProject(o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := canonicalDir(o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{
+		env:        Env{Cwd: cwd, Home: o.Home, ConfigHome: o.ConfigHome},
+		configHome: o.ConfigHome,
+		project:    proj,
+	}
+	if s.trust, err = readTrust(trustPath(o.ConfigHome)); err != nil {
+		return nil, err
+	}
+	var errs []error
+	load := func(path string, level permission.RuleLevel, env Env, must bool) []Entry {
+		es, err := loadEntries(path, level, env, must)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return es
+	}
+	s.user = load(UserFile(o.ConfigHome), permission.LevelUser, s.env, false)
+	if proj.Exists {
+		s.proj = load(proj.File, permission.LevelProject, s.projectEnv(), true)
+		s.markTrust()
+	}
+	for _, f := range o.Files {
+		s.flag = append(s.flag, load(f, permission.LevelFlag, s.env, true)...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if _, err := s.Policy(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// canonicalDir returns dir absolute, with symbolic links resolved as far as
+// it exists.
+func canonicalDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return resolve.Path(abs), nil
+}
+
+// projectEnv is where a project file's examples are judged: from the
+// project root, where their author wrote them.
+func (s *Store) projectEnv() Env {
+	e := s.env
+	e.Cwd = s.project.Root
+	return e
+}
+
+// loadEntries reads one policy file strictly and checks its examples. A
+// missing file is an error only when must is set.
+func loadEntries(path string, level permission.RuleLevel, env Env, must bool) ([]Entry, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		if !must && errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading policy: %w", err)
+	}
+	p, err := parse(path, src)
+	if err != nil {
+		return nil, err
+	}
+	var bad []*ExampleError
+	for i := range p.rules {
+		bad = append(bad, checkExamples(&p.rules[i], level, env)...)
+	}
+	if len(bad) > 0 {
+		return nil, p.examplesError(bad)
+	}
+	return p.entries(level), nil
+}
+
+func (p *parsed) entries(level permission.RuleLevel) []Entry {
+	es := make([]Entry, len(p.rules))
+	for i := range p.rules {
+		line, _ := position(p.src, p.offs[i])
+		es[i] = Entry{Rule: p.rules[i], Level: level, File: p.path, Line: line}
+	}
+	return es
+}
+
+// markTrust sets Untrusted on the project's allow and ask rules unless the
+// project, or the single rule, is trusted.
+func (s *Store) markTrust() {
+	all := s.trust.trusts(s.project.Root)
+	for i := range s.proj {
+		e := &s.proj[i]
+		e.Untrusted = !all && e.Rule.Decision != permission.Deny && !s.trust.trustsRule(s.project.Root, &e.Rule)
+	}
+}
+
+// Project returns where the project policy lives, and whether the project
+// is trusted.
+func (s *Store) Project() (Project, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.project, s.trust.trusts(s.project.Root)
+}
+
+// Env returns where the store judges examples and proposes rules.
+func (s *Store) Env() Env { return s.env }
+
+// Entries returns the rules of a level ("" for all), in the order the
+// engine is given them: user, project, flag, session.
+func (s *Store) Entries(level permission.RuleLevel) []Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Entry
+	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session} {
+		for _, e := range l {
+			if level == "" || e.Level == level {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// Policy returns the compiled rules the engine is given: every rule of
+// every level, except that an untrusted project's allow rules are left out
+// and its ask rules count as deny. The result is shared and immutable; it
+// is recompiled after a change.
+func (s *Store) Policy() (*permission.Policy, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pol != nil {
+		return s.pol, nil
+	}
+	rules := make([]permission.Rule, 0, len(s.user)+len(s.proj)+len(s.flag)+len(s.session))
+	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session} {
+		for i := range l {
+			if r, ok := l[i].Effective(); ok {
+				rules = append(rules, r)
+			}
+		}
+	}
+	pol, err := permission.Compile(rules)
+	if err != nil {
+		return nil, err
+	}
+	s.pol = pol
+	return pol, nil
+}
+
+// validate checks a rule the way a file's rule is checked: id, matchers
+// and examples.
+func (s *Store) validate(r *Rule, level permission.RuleLevel, where string) error {
+	fail := func(field string, err error) error {
+		return &Error{Path: where, RuleID: r.ID, Field: field, Err: err}
+	}
+	if r.ID == "" {
+		return fail("id", errors.New("a rule needs an id"))
+	}
+	if err := checkID(r.ID); err != nil {
+		return fail("id", err)
+	}
+	if _, err := permission.Compile([]permission.Rule{r.Permission(level, "")}); err != nil {
+		var re *permission.RuleError
+		if errors.As(err, &re) {
+			return fail(re.Field, re.Err)
+		}
+		return fail("", err)
+	}
+	env := s.env
+	if level == permission.LevelProject {
+		env = s.projectEnv()
+	}
+	var errs []error
+	for _, ee := range checkExamples(r, level, env) {
+		errs = append(errs, fail(ee.Field, ee))
+	}
+	return errors.Join(errs...)
+}
+
+// ErrExists is returned when a rule with the same id but different
+// matchers or decision is already at that level.
+var ErrExists = errors.New("a different rule with this id exists")
+
+// AddSession adds a rule for the rest of the session, in memory. The
+// caller records it as a policy.changed event (level session, op add) so
+// that a replay sees it. Adding a rule identical to one present does
+// nothing.
+func (s *Store) AddSession(r permission.Rule) error {
+	return s.Add(permission.LevelSession, FromPermission(r))
+}
+
+// AddProject writes a rule to the project policy file ("always allow in
+// this project"), creating .custom-agent/policy.json at the project root
+// if needed. The write is atomic and made under a lock on .custom-agent/,
+// so concurrent writers lose nothing. Nothing else is trusted: if the
+// project is not trusted, this one rule (by its id and a digest of its
+// matchers) is recorded as trusted, and the file's other allow rules still
+// do not count. Adding a rule identical to one present does nothing.
+func (s *Store) AddProject(r permission.Rule) error {
+	return s.Add(permission.LevelProject, FromPermission(r))
+}
+
+// Add adds a rule at a level: session (memory), project or user (file).
+// The rule is checked as a file's rule is (id, matchers, examples).
+func (s *Store) Add(level permission.RuleLevel, r Rule) error {
+	switch level {
+	case permission.LevelSession:
+		if err := s.validate(&r, level, "session"); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i := range s.session {
+			if s.session[i].Rule.ID == r.ID {
+				if sameMatch(&s.session[i].Rule, &r) {
+					return nil
+				}
+				return fmt.Errorf("session rule %q: %w", r.ID, ErrExists)
+			}
+		}
+		s.session = append(s.session, Entry{Rule: r, Level: level})
+		s.pol = nil
+		return nil
+	case permission.LevelProject, permission.LevelUser:
+	default:
+		return fmt.Errorf("rules can be added at level session, project or user, not %q", level)
+	}
+	path := s.fileOf(level)
+	if err := s.validate(&r, level, path); err != nil {
+		return err
+	}
+	err := updatePolicy(path, func(rules []Rule) ([]Rule, error) {
+		for i := range rules {
+			if rules[i].ID == r.ID {
+				if sameMatch(&rules[i], &r) {
+					return nil, errNoChange
+				}
+				return nil, &Error{Path: path, RuleID: r.ID, Field: "id", Err: ErrExists}
+			}
+		}
+		return append(rules, r), nil
+	})
+	if err != nil {
+		return err
+	}
+	if level == permission.LevelProject && r.Decision != permission.Deny {
+		if err := trustRule(s.configHome, s.project.Root, &r); err != nil {
+			return fmt.Errorf("the rule was written to %s, but recording it as trusted failed: %w", path, err)
+		}
+	}
+	return s.reload(level)
+}
+
+// fileOf returns the policy file of a file level.
+func (s *Store) fileOf(level permission.RuleLevel) string {
+	if level == permission.LevelProject {
+		return s.project.File
+	}
+	return UserFile(s.configHome)
+}
+
+// reload reads a file level again after a change (which may include
+// changes by other processes) and the trust list.
+func (s *Store) reload(level permission.RuleLevel) error {
+	path := s.fileOf(level)
+	env := s.env
+	if level == permission.LevelProject {
+		env = s.projectEnv()
+	}
+	es, err := loadEntries(path, level, env, false)
+	if err != nil {
+		return err
+	}
+	t, err := readTrust(trustPath(s.configHome))
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.trust = t
+	if level == permission.LevelProject {
+		s.proj = es
+		s.project.Exists = true
+		s.markTrust()
+	} else {
+		s.user = es
+	}
+	s.pol = nil
+	return nil
+}
+
+// ErrNotFound is returned by Remove for an id no rule has.
+var ErrNotFound = errors.New("no rule has this id")
+
+// Remove removes the rule with the given id from level (session, project
+// or user), or, with level "", from whichever level holds it; an id held
+// by several levels then is an error asking for the level.
+func (s *Store) Remove(level permission.RuleLevel, id string) error {
+	if level == "" {
+		var found []permission.RuleLevel
+		for _, e := range s.Entries("") {
+			if e.Rule.ID == id && e.Level != permission.LevelFlag && !slices.Contains(found, e.Level) {
+				found = append(found, e.Level)
+			}
+		}
+		switch len(found) {
+		case 0:
+			return fmt.Errorf("rule %q: %w", id, ErrNotFound)
+		case 1:
+			level = found[0]
+		default:
+			return fmt.Errorf("rule %q is at levels %v; say which with --level", id, found)
+		}
+	}
+	switch level {
+	case permission.LevelSession:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		n := len(s.session)
+		s.session = slices.DeleteFunc(s.session, func(e Entry) bool { return e.Rule.ID == id })
+		if len(s.session) == n {
+			return fmt.Errorf("session rule %q: %w", id, ErrNotFound)
+		}
+		s.pol = nil
+		return nil
+	case permission.LevelProject, permission.LevelUser:
+	default:
+		return fmt.Errorf("rules can be removed from level session, project or user, not %q", level)
+	}
+	path := s.fileOf(level)
+	err := updatePolicy(path, func(rules []Rule) ([]Rule, error) {
+		n := len(rules)
+		rules = slices.DeleteFunc(rules, func(r Rule) bool { return r.ID == id })
+		if len(rules) == n {
+			return nil, fmt.Errorf("%s: rule %q: %w", path, id, ErrNotFound)
+		}
+		return rules, nil
+	})
+	if err != nil {
+		return err
+	}
+	if level == permission.LevelProject {
+		if err := untrustRule(s.configHome, s.project.Root, id); err != nil {
+			return err
+		}
+	}
+	return s.reload(level)
+}
