@@ -210,16 +210,21 @@ func parse(path string, src []byte) (*parsed, error) {
 			return nil, p.ruleError(i, "id", fmt.Errorf("duplicate id: line %d has a rule with the same id", l))
 		}
 		ids[r.ID] = i
-		if _, err := permission.Compile([]permission.Rule{r.Permission(permission.LevelUser, "")}); err != nil {
-			var re *permission.RuleError
-			if errors.As(err, &re) {
-				return nil, p.ruleError(i, re.Field, re.Err)
-			}
-			return nil, p.ruleError(i, "", err)
-		}
 		if r.Examples != nil && len(r.Examples.Match)+len(r.Examples.NotMatch) == 0 {
 			return nil, p.ruleError(i, "examples", errors.New("empty; give \"match\" or \"notMatch\" calls, or drop it"))
 		}
+	}
+	// One Compile for the file; its error says which rule is at fault.
+	prs := make([]permission.Rule, len(p.rules))
+	for i := range p.rules {
+		prs[i] = p.rules[i].Permission(permission.LevelUser, "")
+	}
+	if _, err := permission.Compile(prs); err != nil {
+		var re *permission.RuleError
+		if errors.As(err, &re) && re.Index >= 0 && re.Index < len(p.rules) {
+			return nil, p.ruleError(re.Index, re.Field, re.Err)
+		}
+		return nil, &Error{Path: path, Err: err}
 	}
 	return p, nil
 }
@@ -253,9 +258,16 @@ func (p *parsed) jsonError(dec *json.Decoder, err error, from int) *Error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
+		// A Decoder reports offsets within the value it was decoding; the
+		// whole document, scanned again, gives the offset in the file.
+		var v any
+		if err2 := json.Unmarshal(p.src, &v); errors.As(err2, &se) {
+			err = err2
+		}
 		return p.errorAt(int(se.Offset)-1, "", "", err)
 	case errors.As(err, &te):
-		e := p.errorAt(int(te.Offset)-1, ruleIDNear(p.src, from), te.Field,
+		// The offset is within the rule decoded, which starts at from.
+		e := p.errorAt(from+int(te.Offset)-1, ruleIDNear(p.src, from), te.Field,
 			fmt.Errorf("%s is not a %s", te.Value, jsonType(te.Type.Kind().String())))
 		e.Field = strings.TrimPrefix(te.Field, "rules.")
 		return e

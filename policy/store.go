@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -179,8 +180,11 @@ func loadEntries(path string, level permission.RuleLevel, env Env, must bool) ([
 
 func (p *parsed) entries(level permission.RuleLevel) []Entry {
 	es := make([]Entry, len(p.rules))
+	line, last := 1, 0
 	for i := range p.rules {
-		line, _ := position(p.src, p.offs[i])
+		// Offsets increase, so lines are counted once over the file.
+		line += bytes.Count(p.src[last:p.offs[i]], []byte("\n"))
+		last = p.offs[i]
 		es[i] = Entry{Rule: p.rules[i], Level: level, File: p.path, Line: line}
 	}
 	return es
