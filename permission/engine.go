@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -34,9 +35,26 @@ type Engine struct{}
 //     credential deny; destructive ask.
 func (Engine) Check(req Request) Decision {
 	var j judge
+	ps := pathFacts.Get().(*[]pathFact)
+	j.paths = (*ps)[:0]
 	j.run(req)
-	return decide(&j.req, &j)
+	d := decide(&j.req, &j)
+	// The path facts never reach the Decision: clear them and keep the
+	// slice for the next call, unless it grew large.
+	if cap(j.paths) <= 256 {
+		clear(j.paths[:cap(j.paths)])
+		*ps = j.paths[:0]
+		pathFacts.Put(ps)
+	}
+	return d
 }
+
+// pathFacts pools the judge's path lists between calls. It holds no
+// semantic state: a list is cleared before it goes back.
+var pathFacts = sync.Pool{New: func() any {
+	s := make([]pathFact, 0, 8)
+	return &s
+}}
 
 func decide(req *Request, j *judge) Decision {
 	d := Decision{RiskAtDecision: j.level, Findings: j.findings}

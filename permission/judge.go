@@ -213,7 +213,13 @@ func (j *judge) shellCall(t *ToolInfo) {
 	}
 	j.opaque = j.opaque || res.Opaque
 	j.commands = res.Commands
-	j.paths = slices.Grow(j.paths, len(res.Accesses))
+	n := len(res.Accesses)
+	for _, a := range res.Accesses {
+		if a.Glob {
+			n++ // its root directory is judged too
+		}
+	}
+	j.paths = slices.Grow(j.paths, n)
 	for _, a := range res.Accesses {
 		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete, glob: a.Glob, deep: a.Recursive}
 		if a.Path != "" && a.Joined != "" {

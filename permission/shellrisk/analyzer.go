@@ -43,21 +43,17 @@ type analyzer struct {
 	cred mark // first credential source seen
 
 	// Arenas spare allocations: slices handed out are capped at their
-	// length, so growing an arena never changes them.
+	// length, so growing an arena never changes them. The analyzer and its
+	// arenas are pooled (see analyzers); finish copies what the Result
+	// needs out of them, and release clears them, so no call sees
+	// another's data and no syntax tree outlives its call. Paths joined to
+	// the cwd are written to pathBuf, which is dropped (not reused) on
+	// release, since the Result's strings point into it.
 	argv      []string // backing store for Command.Argv slices
 	argArena  []arg
 	optArena  []opt
 	callArena []call
-	argvBuf   [48]string
-	argBuf    [48]arg
-	optBuf    [16]opt
-	callBuf   [8]call
-	// The Result's lists start in these, so a typical command needs no
-	// allocation for them; paths joined to the cwd are written to pathBuf.
-	cmdBuf  [8]Command
-	findBuf [6]risk.Finding
-	accBuf  [6]Access
-	pathBuf strings.Builder
+	pathBuf   strings.Builder
 }
 
 // mark remembers the first occurrence of something the final flow check needs.
@@ -258,6 +254,11 @@ func (a *analyzer) pathEnv() pathrisk.Env {
 
 // command records a simple command that would run.
 func (a *analyzer) command(args []arg, sp risk.Span, dynamic bool) {
+	if cap(a.argv)-len(a.argv) < len(args) {
+		// A fresh chunk: the Argv slices handed out keep the old one, so
+		// nothing needs copying.
+		a.argv = make([]string, 0, max(2*cap(a.argv), len(args), 64))
+	}
 	start := len(a.argv)
 	for i, x := range args {
 		s := x.s

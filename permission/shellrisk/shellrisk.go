@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -122,20 +123,59 @@ type Result struct {
 // It is pure and safe for concurrent use; it never panics and its work is
 // bounded for any input.
 func Analyze(command string, env Env) Result {
-	a := &analyzer{src: command, env: env}
-	a.argv, a.argArena, a.optArena, a.callArena = a.argvBuf[:0], a.argBuf[:0], a.optBuf[:0], a.callBuf[:0]
+	a := analyzers.Get().(*analyzer)
+	defer a.release()
+	a.start(command, env)
 	if strings.HasPrefix(env.Cwd, "/") {
 		a.cwd = cleanAbs(env.Cwd)
 	}
 	a.top = frame{exact: true, outer: risk.Span{End: len(command)}}
 	a.fr = a.top
-	a.res.Commands, a.res.Findings, a.res.Accesses = a.cmdBuf[:0], a.findBuf[:0], a.accBuf[:0]
 	if len(command) > MaxInput {
 		a.opaque(risk.Span{End: len(command)}, "the command is longer than 64 KiB and was not analysed")
 		return a.finish()
 	}
 	a.parseAndWalk(command)
 	return a.finish()
+}
+
+// analyzers pools analyzers with their arenas between calls.
+var analyzers = sync.Pool{New: func() any {
+	return &analyzer{argv: make([]string, 0, 64), argArena: make([]arg, 0, 128), optArena: make([]opt, 0, 32),
+		callArena: make([]call, 0, 32), vars: make([]variable, 0, 16),
+		res: Result{Commands: make([]Command, 0, 16), Findings: make([]risk.Finding, 0, 16), Accesses: make([]Access, 0, 16)}}
+}}
+
+// maxScratch bounds the arena capacity kept for reuse; a huge command's
+// arenas are left to the garbage collector.
+const maxScratch = 4096
+
+// start readies a pooled analyzer for one call: every field is zero but
+// the arenas, which are empty.
+func (a *analyzer) start(src string, env Env) {
+	argv, args, opts, calls, vars := a.argv[:0], a.argArena[:0], a.optArena[:0], a.callArena[:0], a.vars[:0]
+	cmds, finds, accs := a.res.Commands[:0], a.res.Findings[:0], a.res.Accesses[:0]
+	*a = analyzer{src: src, env: env, argv: argv, argArena: args, optArena: opts, callArena: calls, vars: vars}
+	a.res.Commands, a.res.Findings, a.res.Accesses = cmds, finds, accs
+}
+
+// release clears the arenas and returns the analyzer to the pool.
+func (a *analyzer) release() {
+	a.argv, a.argArena, a.optArena, a.callArena, a.vars = reuse(a.argv), reuse(a.argArena), reuse(a.optArena), reuse(a.callArena), reuse(a.vars)
+	a.res.Commands, a.res.Findings, a.res.Accesses = reuse(a.res.Commands), reuse(a.res.Findings), reuse(a.res.Accesses)
+	a.pathBuf = strings.Builder{}
+	a.src, a.env = "", Env{}
+	analyzers.Put(a)
+}
+
+// reuse clears an arena for the next call, or drops it when it grew too
+// big to keep.
+func reuse[T any](s []T) []T {
+	if cap(s) > maxScratch {
+		return nil
+	}
+	clear(s[:cap(s)])
+	return s[:0]
 }
 
 // parserBox pairs a parser with the reader it reads from so both are reused.
@@ -175,19 +215,32 @@ func (a *analyzer) finish() Result {
 		a.opaque(a.top.outer, "text that looks like a command substitution reaches a place where bash evaluates it again (arithmetic, an array subscript, a prompt expansion), which runs it")
 	}
 	a.flows()
-	r := a.res
-	r.Risk = risk.Execute
-	for _, f := range r.Findings {
+	// The Result gets its own copies: the analyzer's lists go back to the
+	// pool.
+	r := Result{Risk: risk.Execute, Opaque: a.res.Opaque}
+	for _, f := range a.res.Findings {
 		r.Risk = risk.Max(r.Risk, f.Risk)
 	}
-	if len(r.Commands) == 0 {
-		r.Commands = nil
+	if n := len(a.res.Commands); n > 0 {
+		total := 0
+		for _, c := range a.res.Commands {
+			total += len(c.Argv)
+		}
+		argv := make([]string, 0, total)
+		r.Commands = make([]Command, n)
+		for i, c := range a.res.Commands {
+			s := len(argv)
+			argv = append(argv, c.Argv...)
+			c.Argv = argv[s:len(argv):len(argv)]
+			r.Commands[i] = c
+		}
 	}
-	if len(r.Findings) == 0 {
-		r.Findings = nil
+	if n := len(a.res.Findings); n > 0 {
+		// Room for the caller's own findings (permission appends them).
+		r.Findings = append(make([]risk.Finding, 0, n+1), a.res.Findings...)
 	}
-	if len(r.Accesses) == 0 {
-		r.Accesses = nil
+	if len(a.res.Accesses) > 0 {
+		r.Accesses = slices.Clone(a.res.Accesses)
 	}
 	return r
 }
