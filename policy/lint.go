@@ -148,16 +148,15 @@ func Lint(entries []Entry) []Finding {
 			}
 		}
 	}
+	// Shadowing is judged on the rules as written, as if every project
+	// were trusted: it is about what the author meant.
 	for i := range entries {
 		b := &entries[i]
-		rb, ok := b.Effective()
-		if !ok {
-			continue
-		}
+		rb := b.Rule.Permission(b.Level, b.File)
 		for k := range entries {
 			a := &entries[k]
-			ra, ok := a.Effective()
-			if k == i || !ok {
+			ra := a.Rule.Permission(a.Level, a.File)
+			if k == i {
 				continue
 			}
 			sa, sb := strictness(ra.Decision), strictness(rb.Decision)
