@@ -187,11 +187,9 @@ func ruleHTTP(a *analyzer, c *call) {
 			case i+1 < len(args):
 				i++
 				val = args[i]
-			default:
-				break
 			}
 			a.httpOpt(name, o, "-"+s[j:j+1], x, val, c, &dirs, &outs, &urls, &remote)
-			break
+			break // the rest of the cluster was the value
 		}
 	}
 	for _, u := range urls {
