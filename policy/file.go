@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -450,14 +449,4 @@ func encode(f *File) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// ruleIDs returns the ids of rules, sorted, for messages.
-func ruleIDs(rules []Rule) []string {
-	ids := make([]string, len(rules))
-	for i := range rules {
-		ids[i] = rules[i].ID
-	}
-	slices.Sort(ids)
-	return ids
 }
