@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
 	"github.com/custom-agent/custom-agent/permission"
@@ -116,4 +117,40 @@ func TestUntrustedProjectCannotLoosen(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestExplainIsCheck: permission.Explain decides exactly as Check, and
+// marks the rule that decided.
+func TestExplainIsCheck(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.writeUser(t, `{"version": 1, "rules": [
+  {"id": "npm", "tool": "shell", "command": "npm", "decision": "allow"},
+  {"id": "env", "tool": "*", "path": "**/.env*", "decision": "deny"},
+  {"id": "src", "tool": "write_file", "path": "src/**", "decision": "allow"},
+  {"id": "ex", "tool": "http_get", "url": "example.com", "decision": "ask"}]}`)
+	pol, err := w.open(t).Policy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range genCalls {
+		ti, _ := permission.Builtin(c.tool)
+		req := permission.Request{Tool: ti, Args: c.args, Cwd: w.repo, Home: w.home, Policy: pol}
+		d, x := permission.Engine{}.Check(req), permission.Explain(req)
+		if diff := cmp.Diff(d, x.Decision); diff != "" {
+			t.Errorf("%s %v: Explain differs from Check (-check +explain):\n%s", c.tool, c.args, diff)
+		}
+		if len(x.Rules) != pol.Len() {
+			t.Errorf("%s %v: %d rule traces for %d rules", c.tool, c.args, len(x.Rules), pol.Len())
+		}
+		decided := ""
+		for _, r := range x.Rules {
+			if r.Decides {
+				decided = r.Rule.ID
+			}
+		}
+		if d.SourcedFrom == permission.FromOverride && d.Rule != nil && decided != d.Rule.ID {
+			t.Errorf("%s %v: trace marks %q as deciding, Check says %q", c.tool, c.args, decided, d.Rule.ID)
+		}
+	}
 }
