@@ -218,7 +218,7 @@ func (b *Broker) Ask(ctx context.Context, q executor.Question) (executor.Answer,
 func offered(p Pending) []string {
 	opts := p.Question.Options
 	if opts == nil {
-		opts = executor.OfferedOptions(p.Question.Decision)
+		opts = executor.OfferedOptions(p.Question.Decision, p.Question.SessionRule != nil, p.Question.ProjectRule != nil)
 	}
 	out := make([]string, 0, len(opts)+1)
 	for _, o := range opts {

@@ -27,7 +27,7 @@ func question(callID string, level risk.Level) executor.Question {
 		Tool:       permission.ToolInfo{Name: "shell", Risk: level},
 		Args:       []byte(`{"command":"npm test"}`),
 		Decision:   d,
-		Options:    executor.OfferedOptions(d),
+		Options:    executor.OfferedOptions(d, true, true),
 	}
 }
 

@@ -37,7 +37,7 @@ func ExampleBroker() {
 	d := permission.Decision{Decision: permission.Ask, RiskAtDecision: risk.Destructive, Reason: "rm -r"}
 	ans, err := b.Ask(ctx, executor.Question{
 		SessionID: "s1", ToolCallID: "tc_1", Tool: permission.ToolInfo{Name: "shell"},
-		Decision: d, Options: executor.OfferedOptions(d),
+		Decision: d, Options: executor.OfferedOptions(d, true, true),
 	})
 	fmt.Println(ans.Allow, ans.Option, ans.Actor, ans.Reason, err)
 	// Output:

@@ -103,6 +103,10 @@ type (
 		Findings          []risk.Finding  `json:"findings,omitempty"`
 		Options           []string        `json:"options"`
 		TimeoutMs         int64           `json:"timeoutMs"`
+		// SessionRule and ProjectRule are the rules the allow_session and
+		// allow_project answers would make, as shown to the person.
+		SessionRule json.RawMessage `json:"sessionRule,omitempty"`
+		ProjectRule json.RawMessage `json:"projectRule,omitempty"`
 	}
 	// PermissionResolvedPayload is the final decision for a tool call.
 	PermissionResolvedPayload struct {

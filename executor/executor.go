@@ -51,6 +51,21 @@ type Question struct {
 	Decision   permission.Decision
 	Options    []string
 	Timeout    time.Duration
+	// SessionRule and ProjectRule are the rules "allow for this session"
+	// and "always allow in this project" would make, shown to the person
+	// before they choose (DESIGN.md §6). Nil when that option is not
+	// offered.
+	SessionRule, ProjectRule *permission.Rule
+}
+
+// Rules is the session's PolicyStore as the executor uses it: to propose
+// the rule an answer would make, and to make it. policy.Store satisfies it.
+// Its methods may be called from the executor's goroutine only.
+type Rules interface {
+	SessionRuleFor(t permission.ToolInfo, args map[string]any) (permission.Rule, bool)
+	ProjectRuleFor(t permission.ToolInfo, args map[string]any) (permission.Rule, bool)
+	AddSession(r permission.Rule) error
+	AddProject(r permission.Rule) error
 }
 
 // The answers an approval UI offers (DESIGN.md §6).
@@ -62,12 +77,20 @@ const (
 )
 
 // OfferedOptions returns the answers offered for a decision: a destructive
-// call offers only allow once and deny.
-func OfferedOptions(d permission.Decision) []string {
+// call offers only allow once and deny; the session and project options are
+// offered only when a rule for them can be proposed.
+func OfferedOptions(d permission.Decision, sessionRule, projectRule bool) []string {
 	if d.RiskAtDecision >= risk.Destructive {
 		return []string{OptionAllowOnce, OptionDeny}
 	}
-	return []string{OptionAllowOnce, OptionAllowSession, OptionAllowProject, OptionDeny}
+	opts := []string{OptionAllowOnce}
+	if sessionRule {
+		opts = append(opts, OptionAllowSession)
+	}
+	if projectRule {
+		opts = append(opts, OptionAllowProject)
+	}
+	return append(opts, OptionDeny)
 }
 
 // Answer resolves an ask.
@@ -89,6 +112,9 @@ type Session struct {
 	History      []permission.Prior
 	AllowedTools []string // nil: no active skill
 	Env          []string // for processes; scrubbed by Execute
+	// Rules makes the rules "allow for this session" and "always allow in
+	// this project" stand for; nil offers neither.
+	Rules Rules
 }
 
 // Call is a tool call the model asked for.
@@ -118,6 +144,9 @@ type Outcome struct {
 	Prior  *permission.Prior
 	Answer *Answer
 	Result tool.Result
+	// PolicyChanged is set when the answer added a session or project
+	// rule: the session must take its policy again before the next call.
+	PolicyChanged bool
 }
 
 // Options configure an Executor.
@@ -196,13 +225,21 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	out := Outcome{Decision: d}
 
 	var resolved event.PermissionResolvedPayload
+	var change *event.PolicyChangedPayload // recorded right after permission.resolved
 	switch d.Decision {
 	case permission.Allow:
 		resolved = x.resolvedBy(c, d, true, event.ActorPolicy, d.Reason, "")
 	case permission.Ask:
-		ans, err := x.ask(ctx, s, c, info, masked, d)
+		p := x.proposals(s, info, args, d)
+		ans, err := x.ask(ctx, s, c, info, masked, d, p)
 		if err != nil {
 			return out, err
+		}
+		if rule := p.ruleFor(ans); rule != nil {
+			if change, err = makeRule(s, ans.Option, *rule); err != nil {
+				ans.Reason += "; the rule could not be made, so this is allowed once: " + err.Error()
+			}
+			out.PolicyChanged = change != nil
 		}
 		out.Answer = &ans
 		resolved = x.resolvedBy(c, d, ans.Allow, ans.Actor, ans.Reason, ans.Option)
@@ -217,6 +254,11 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	// turn is being cancelled.
 	if err := x.append(context.WithoutCancel(ctx), s, resolved); err != nil {
 		return out, err
+	}
+	if change != nil {
+		if err := x.append(context.WithoutCancel(ctx), s, *change); err != nil {
+			return out, err
+		}
 	}
 	if resolved.Decision != "allow" {
 		out.Status = Denied
@@ -254,13 +296,77 @@ func (x *Executor) resolvedBy(c Call, d permission.Decision, allow bool, actor e
 	}
 }
 
+// proposal holds the rules an answer could make.
+type proposal struct {
+	session, project *permission.Rule
+}
+
+func (p proposal) ruleFor(a Answer) *permission.Rule {
+	if !a.Allow {
+		return nil
+	}
+	switch a.Option {
+	case OptionAllowSession:
+		return p.session
+	case OptionAllowProject:
+		return p.project
+	}
+	return nil
+}
+
+// proposals asks the session's Rules which rules the session and project
+// answers would make; never for a destructive call.
+func (x *Executor) proposals(s *Session, info permission.ToolInfo, args map[string]any, d permission.Decision) proposal {
+	var p proposal
+	if s.Rules == nil || riskOf(d) >= risk.Destructive {
+		return p
+	}
+	if r, ok := s.Rules.SessionRuleFor(info, args); ok {
+		p.session = &r
+	}
+	if r, ok := s.Rules.ProjectRuleFor(info, args); ok {
+		p.project = &r
+	}
+	return p
+}
+
+// makeRule adds the rule an answer stands for and returns the
+// policy.changed event that records it.
+func makeRule(s *Session, option string, r permission.Rule) (*event.PolicyChangedPayload, error) {
+	level := "session"
+	var err error
+	if option == OptionAllowProject {
+		level = "project"
+		err = s.Rules.AddProject(r)
+	} else {
+		err = s.Rules.AddSession(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return &event.PolicyChangedPayload{Level: level, Op: "add", Rule: raw}, nil
+}
+
+func ruleJSON(r *permission.Rule) json.RawMessage {
+	if r == nil {
+		return nil
+	}
+	b, _ := json.Marshal(r)
+	return b
+}
+
 // ask records permission.requested and waits for the Approver.
-func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.ToolInfo, masked json.RawMessage, d permission.Decision) (Answer, error) {
-	opts := OfferedOptions(d)
+func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.ToolInfo, masked json.RawMessage, d permission.Decision, p proposal) (Answer, error) {
+	opts := OfferedOptions(d, p.session != nil, p.project != nil)
 	if err := x.append(ctx, s, event.PermissionRequestedPayload{
 		ToolCallID: c.ID, Tool: info.Name, Args: masked, RiskAtDecision: riskOf(d), SourcedFrom: sourceOf(d),
 		SuggestedDecision: "ask", Reason: d.Reason, Findings: d.Findings, Options: opts,
-		TimeoutMs: x.opts.ApprovalTimeout.Milliseconds(),
+		TimeoutMs:   x.opts.ApprovalTimeout.Milliseconds(),
+		SessionRule: ruleJSON(p.session), ProjectRule: ruleJSON(p.project),
 	}); err != nil {
 		return Answer{}, err
 	}
@@ -269,6 +375,7 @@ func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.
 	}
 	ans, err := x.approver.Ask(ctx, Question{
 		SessionID: s.ID, ToolCallID: c.ID, Tool: info, Args: masked, Decision: d, Options: opts, Timeout: x.opts.ApprovalTimeout,
+		SessionRule: p.session, ProjectRule: p.project,
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -205,7 +205,8 @@ func TestResolvedEventSaysWhoAndWhy(t *testing.T) {
 	}
 	evs := f.events(t)
 	req := payload[event.PermissionRequestedPayload](t, evs[0])
-	if req.RiskAtDecision.String() != "execute" || req.SuggestedDecision != "ask" || req.TimeoutMs != 30000 || len(req.Options) != 4 {
+	// Without Rules, no session or project rule can be made, so neither is offered.
+	if req.RiskAtDecision.String() != "execute" || req.SuggestedDecision != "ask" || req.TimeoutMs != 30000 || len(req.Options) != 2 {
 		t.Errorf("permission.requested = %+v", req)
 	}
 	res := payload[event.PermissionResolvedPayload](t, evs[1])
@@ -371,5 +372,102 @@ func TestPriorApprovalReused(t *testing.T) {
 	// npm test asked once then reused; rm -rf asked both times (spec §6).
 	if asked != 3 {
 		t.Fatalf("asked %d times, want 3", asked)
+	}
+}
+
+// fakeRules proposes a rule for any shell call and records what was added.
+type fakeRules struct {
+	session, project []permission.Rule
+	failProject      bool
+}
+
+func (f *fakeRules) SessionRuleFor(t permission.ToolInfo, args map[string]any) (permission.Rule, bool) {
+	cmd, _ := args["command"].(string)
+	return permission.Rule{ID: "session-" + cmd, Tool: t.Name, Command: cmd, Decision: permission.Allow}, t.Name == "shell"
+}
+
+func (f *fakeRules) ProjectRuleFor(t permission.ToolInfo, args map[string]any) (permission.Rule, bool) {
+	r, ok := f.SessionRuleFor(t, args)
+	r.ID = "project-" + r.Command
+	return r, ok
+}
+
+func (f *fakeRules) AddSession(r permission.Rule) error { f.session = append(f.session, r); return nil }
+
+func (f *fakeRules) AddProject(r permission.Rule) error {
+	if f.failProject {
+		return errors.New("project file is locked")
+	}
+	f.project = append(f.project, r)
+	return nil
+}
+
+func TestAnswersThatMakeRules(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		option      string
+		failProject bool
+		want        []event.Type
+		changed     bool
+	}{
+		{"allow for the session", executor.OptionAllowSession, false,
+			[]event.Type{event.PermissionRequested, event.PermissionResolved, event.PolicyChanged, event.ToolStarted, event.ToolCompleted}, true},
+		{"always allow in the project", executor.OptionAllowProject, false,
+			[]event.Type{event.PermissionRequested, event.PermissionResolved, event.PolicyChanged, event.ToolStarted, event.ToolCompleted}, true},
+		{"project rule that cannot be written is allowed once", executor.OptionAllowProject, true,
+			[]event.Type{event.PermissionRequested, event.PermissionResolved, event.ToolStarted, event.ToolCompleted}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var q executor.Question
+			f := newFixture(t, approverFunc(func(_ context.Context, got executor.Question) (executor.Answer, error) {
+				q = got
+				return executor.Answer{Allow: true, Option: tc.option, Actor: event.ActorUser}, nil
+			}), nil)
+			rules := &fakeRules{failProject: tc.failProject}
+			f.sess.Rules = rules
+			out, err := f.x.Execute(context.Background(), f.sess, call("shell", `{"command":"npm test"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, f.rec.seen()); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			if q.SessionRule == nil || q.ProjectRule == nil || len(q.Options) != 4 {
+				t.Errorf("the question does not show the rules it offers: %+v", q)
+			}
+			if out.PolicyChanged != tc.changed {
+				t.Errorf("PolicyChanged = %v", out.PolicyChanged)
+			}
+			evs := f.events(t)
+			res := payload[event.PermissionResolvedPayload](t, evs[1])
+			if tc.failProject && !strings.Contains(res.Reason, "could not be made") {
+				t.Errorf("reason %q does not say the rule failed", res.Reason)
+			}
+			if tc.changed {
+				pc := payload[event.PolicyChangedPayload](t, evs[2])
+				if pc.Op != "add" || !strings.Contains(string(pc.Rule), `"command":"npm test"`) {
+					t.Errorf("policy.changed = %+v", pc)
+				}
+			}
+		})
+	}
+}
+
+func TestDestructiveOffersNoRules(t *testing.T) {
+	t.Parallel()
+	var q executor.Question
+	f := newFixture(t, approverFunc(func(_ context.Context, got executor.Question) (executor.Answer, error) {
+		q = got
+		return executor.Answer{Option: executor.OptionDeny, Actor: event.ActorUser}, nil
+	}), nil)
+	f.sess.Rules = &fakeRules{}
+	if _, err := f.x.Execute(context.Background(), f.sess, call("shell", `{"command":"rm -rf dist"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if q.SessionRule != nil || q.ProjectRule != nil || len(q.Options) != 2 {
+		t.Fatalf("a destructive call offered rules: %+v", q)
 	}
 }

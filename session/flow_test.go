@@ -22,6 +22,7 @@ import (
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/model/script"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/session"
 	"github.com/custom-agent/custom-agent/tools"
 )
@@ -145,6 +146,14 @@ var flows = []flow{
 	{name: "cancel-while-waiting", prompts: []string{"跑测试"}, answers: []string{"cancel"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "echo never"}}]}
 {"text": "unreachable"}`},
+	{name: "allow-for-session", prompts: []string{"跑两次"}, answers: []string{"allow_session", "allow_session"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go env GOARCH"}}]}
+{"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go version; echo compound"}}]}
+{"text": "第二次没有再问；复合命令没有会话规则可用，所以只能允许一次或拒绝。"}`},
+	{name: "allow-in-project", prompts: []string{"跑测试"}, answers: []string{"allow_project"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOARCH"}}]}
+{"text": "以后这个项目里不再问。"}`},
 	{name: "approval-timeout", prompts: []string{"跑测试"}, timeoutBroker: true,
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "echo never"}}]}
 {"text": "没人回答，我没有运行。"}`},
@@ -221,7 +230,11 @@ func runFlow(t *testing.T, f flow) string {
 		},
 		NewID: func() string { return "sess-1" },
 	}
-	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	rules, err := policy.Open(policy.Options{Cwd: cwd, ConfigHome: filepath.Join(home, ".config"), Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: []string{"PATH=" + os.Getenv("PATH")}})
 	var out strings.Builder
 	for _, p := range f.prompts {
 		for e, err := range s.RunTurn(ctx, p) {

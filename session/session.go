@@ -64,9 +64,20 @@ type Config struct {
 type Info struct {
 	Cwd, Home, ConfigHome string
 	Mode                  permission.Mode
-	Policy                *permission.Policy
-	AllowedTools          []string
-	Env                   []string
+	// Policy is the rules the engine is given. With Rules set it is taken
+	// from Rules instead, again whenever an answer adds a rule.
+	Policy       *permission.Policy
+	Rules        Rules
+	AllowedTools []string
+	Env          []string
+}
+
+// Rules is the session's PolicyStore (policy.Store satisfies it): it makes
+// the rules "allow for this session" and "always allow in this project"
+// stand for, and compiles the layered policy.
+type Rules interface {
+	executor.Rules
+	Policy() (*permission.Policy, error)
 }
 
 // Session is one conversation. Its turns run one at a time: RunTurn must
@@ -116,6 +127,18 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 			if c, ok := calls[p.ToolCallID]; ok {
 				if prior, ok := priorOf(c, p); ok {
 					s.history = append(s.history, prior)
+				}
+			}
+		case *event.PolicyChangedPayload:
+			// Session rules live as long as the session: replay them.
+			// Project rules are in the project file already.
+			if p.Level == "session" && p.Op == "add" && info.Rules != nil {
+				var r permission.Rule
+				if err := json.Unmarshal(p.Rule, &r); err != nil {
+					return nil, fmt.Errorf("resuming session %s: seq %d: %w", id, e.Seq, err)
+				}
+				if err := info.Rules.AddSession(r); err != nil {
+					return nil, fmt.Errorf("resuming session %s: restoring session rule %q: %w", id, r.ID, err)
 				}
 			}
 		}
@@ -246,6 +269,9 @@ func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc)
 		return logErr(err)
 	}
 	x := executor.New(s.cfg.Router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
+	if err := s.refreshPolicy(); err != nil {
+		return event.StopError, err.Error(), nil
+	}
 	for step := 0; step < s.cfg.MaxSteps; step++ {
 		if t.stopped {
 			cancel()
@@ -271,6 +297,11 @@ func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc)
 			if out.Prior != nil {
 				s.history = append(s.history, *out.Prior)
 			}
+			if out.PolicyChanged {
+				if err := s.refreshPolicy(); err != nil {
+					return event.StopError, err.Error(), nil
+				}
+			}
 			switch {
 			case errors.Is(err, executor.ErrLog):
 				return logErr(err)
@@ -286,10 +317,27 @@ func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc)
 
 func (t *turn) session() *executor.Session {
 	s := t.s
-	return &executor.Session{
+	xs := &executor.Session{
 		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome,
 		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.info.AllowedTools, Env: s.info.Env,
 	}
+	if s.info.Rules != nil {
+		xs.Rules = s.info.Rules
+	}
+	return xs
+}
+
+// refreshPolicy takes the compiled policy from Rules, when there are Rules.
+func (s *Session) refreshPolicy() error {
+	if s.info.Rules == nil {
+		return nil
+	}
+	p, err := s.info.Rules.Policy()
+	if err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
+	s.info.Policy = p
+	return nil
 }
 
 // deltaFlushBytes and deltaFlushEvery bound how model text is coalesced

@@ -37,6 +37,7 @@ import (
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
@@ -365,6 +366,9 @@ func (r *run) renderPlain() string {
 	for _, f := range q.Decision.Findings {
 		fmt.Fprintf(&b, "  finding: %s %s %s: %s\n", f.Risk, clean(f.Arg), strconv.Quote(f.Text), clean(f.Why))
 	}
+	for _, l := range ruleLines(q) {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
 	confirm := ""
 	if p.Destructive() {
 		confirm = " (allow_once then needs a line " + ConfirmWord + ")"
@@ -458,4 +462,34 @@ func confirmWords(args json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// ruleLines describe the rules the session and project answers would make,
+// so the person sees a rule before it is made (DESIGN.md §6).
+func ruleLines(q executor.Question) []string {
+	var out []string
+	if q.SessionRule != nil {
+		out = append(out, executor.OptionAllowSession+" adds the session rule: "+clean(describeRule(*q.SessionRule)))
+	}
+	if q.ProjectRule != nil {
+		out = append(out, executor.OptionAllowProject+" writes to the project policy: "+clean(describeRule(*q.ProjectRule)))
+	}
+	return out
+}
+
+// describeRule says what a rule allows, in the words of its matcher.
+func describeRule(r permission.Rule) string {
+	s := r.Tool
+	switch {
+	case r.Command != "":
+		s += " `" + r.Command + "`"
+	case r.Path != "":
+		s += " on " + r.Path
+	case r.URL != "":
+		s += " to " + r.URL
+	}
+	for k, v := range r.Args {
+		s += " " + k + "=" + v
+	}
+	return s + " → " + string(r.Decision)
 }

@@ -33,7 +33,7 @@ func question(id string, level risk.Level, command string, findings ...risk.Find
 	}
 	return executor.Question{
 		SessionID: "s1", ToolCallID: id, Tool: permission.ToolInfo{Name: "shell", Risk: risk.Execute},
-		Args: args, Decision: d, Options: executor.OfferedOptions(d),
+		Args: args, Decision: d, Options: executor.OfferedOptions(d, true, true),
 	}
 }
 

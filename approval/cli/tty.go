@@ -105,6 +105,9 @@ func (r *run) renderBlock() string {
 				r.paint(bold, strconv.Quote(f.Text)), clean(f.Why))
 		}
 	}
+	for _, l := range ruleLines(q) {
+		add("│ %s", l)
+	}
 	var opts []string
 	for _, k := range keys {
 		if slices.Contains(p.Options, k.option) {

@@ -88,7 +88,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	}
 	// The same rules check uses; a policy file that does not load stops the
 	// run before anything starts.
-	pol, err := loadPolicy(cwd, "", nil)
+	rules, err := openPolicy(cwd, nil)
 	if err != nil {
 		return "", err
 	}
@@ -110,7 +110,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 		MaxSteps: f.maxSteps, System: systemPrompt(cwd),
 		Exec: executor.Options{ApprovalTimeout: f.approvalTimeout},
 	}
-	info := session.Info{Cwd: cwd, Home: home, Mode: mode, Policy: pol, Env: os.Environ()}
+	info := session.Info{Cwd: cwd, Home: home, Mode: mode, Rules: rules, Env: os.Environ()}
 	var s *session.Session
 	if f.sessionID != "" {
 		if s, err = session.Resume(ctx, cfg, f.sessionID, info); err != nil {
