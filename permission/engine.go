@@ -67,7 +67,21 @@ func decide(req *Request, j *judge) Decision {
 		d.Decision, d.SourcedFrom, d.Reason = Deny, FromMode, reason
 		return d
 	}
-	m := req.Policy.match(j)
+	m := req.Policy.match(j, false)
+	if r := m.rule; r != nil && r.TightenOnly && r.Decision != Deny {
+		// A tighten-only rule counts only where it is stricter than the
+		// decision without such rules.
+		base := decideMatched(req, j, d, req.Policy.match(j, true))
+		if base.Decision.strictness() >= r.Decision.strictness() {
+			return base
+		}
+	}
+	return decideMatched(req, j, d, m)
+}
+
+// decideMatched finishes a decision once the policy has been matched: the
+// matching rule, else the default table and prior approvals.
+func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 	if r := m.rule; r != nil {
 		d.SourcedFrom, d.Rule = FromOverride, r.ref()
 		d.Decision = r.Decision

@@ -372,3 +372,26 @@ func TestDecisionZeroValueIsNotAllowed(t *testing.T) {
 		t.Error("allow must be allowed")
 	}
 }
+
+// TestTightenOnly: an untrusted project's ask rule makes an allowed read a
+// question, but cannot turn a credential deny into one.
+func TestTightenOnly(t *testing.T) {
+	t.Parallel()
+	pol, err := permission.Compile([]permission.Rule{
+		{ID: "ask-reads", Tool: "read_file", Decision: permission.Ask, TightenOnly: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := permission.Builtin("read_file")
+	base := permission.Request{Tool: info, Cwd: "/home/u/proj", Home: "/home/u", Policy: pol}
+	readme, cred := base, base
+	readme.Args = map[string]any{"path": "README.md"}
+	cred.Args = map[string]any{"path": ".env"}
+	if d := (permission.Engine{}).Check(readme); d.Decision != permission.Ask || d.Rule == nil || d.Rule.ID != "ask-reads" {
+		t.Fatalf("allowed read under a tighten-only ask: %+v", d)
+	}
+	if d := (permission.Engine{}).Check(cred); d.Decision != permission.Deny || d.Rule != nil {
+		t.Fatalf("credential read under a tighten-only ask: %+v", d)
+	}
+}

@@ -19,7 +19,7 @@ type matched struct {
 
 // match applies the combining rule: among all rules that match, deny beats
 // ask beats allow, and between rules of the same decision the earlier wins.
-func (p *Policy) match(j *judge) matched {
+func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 	var m matched
 	if p == nil || len(p.rules) == 0 {
 		return m
@@ -28,6 +28,9 @@ func (p *Policy) match(j *judge) matched {
 	name := j.req.Tool.Name
 	consider := func(i int) {
 		c := &p.rules[i]
+		if skipTightenOnly && c.rule.TightenOnly {
+			return
+		}
 		if best >= 0 {
 			bs, cs := p.rules[best].rule.Decision.strictness(), c.rule.Decision.strictness()
 			if cs < bs || cs == bs && i > best {

@@ -83,6 +83,12 @@ type Rule struct {
 	URL      string            `json:"url,omitempty"`
 	Args     map[string]string `json:"args,omitempty"`
 	Decision Verdict           `json:"decision"`
+	// TightenOnly marks a rule from a source that may only make decisions
+	// stricter: an ask rule of a project the user has not trusted. Such a
+	// rule applies only when its verdict is stricter than the decision the
+	// call would get without any tighten-only rule; it never loosens one
+	// (a hostile repository cannot turn a credential deny into an ask).
+	TightenOnly bool `json:"-"`
 }
 
 func (r *Rule) ref() *RuleRef {

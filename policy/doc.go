@@ -5,7 +5,7 @@
 //
 // Combining: among all matching rules of all levels deny beats ask beats
 // allow, except that an untrusted project's allow rules do not count and its
-// ask rules count as deny, so that a project can tighten but never loosen a
+// ask rules only tighten, so that a project can tighten but never loosen a
 // decision until the user trusts it.
 //
 // Levels and files:
@@ -27,10 +27,11 @@
 // is an *Error naming the file, line and column, and Open fails: there is
 // no fallback to "no rules".
 //
-// Why an untrusted project's ask rules count as deny: the engine lets any
+// Why an untrusted project's ask rules only tighten: the engine lets a
 // matching rule replace the default table, and the default for a
 // credential call is deny, so an ask rule (`read_file ~/.ssh/** ask`) would
-// turn a refusal into a question a tired user may answer yes to. Reading
-// it as deny keeps the project's wish to stop the call and cannot loosen
-// anything.
+// turn a refusal into a question a tired user may answer yes to. Such a
+// rule is marked permission.Rule.TightenOnly: the engine applies it only
+// where ask is stricter than the decision without it (an allowed read
+// becomes a question; a credential deny stays a deny).
 package policy

@@ -144,7 +144,7 @@ func Lint(entries []Entry) []Finding {
 			case permission.Allow:
 				warn(e, "this allow rule does not count: the project is not trusted (run `custom-agent trust` in it if you trust its policy)")
 			case permission.Ask:
-				warn(e, "this ask rule counts as deny: the project is not trusted (run `custom-agent trust` in it if you trust its policy)")
+				warn(e, "this ask rule only tightens: the project is not trusted, so it cannot turn a deny into a question (run `custom-agent trust` in it if you trust its policy)")
 			}
 		}
 	}

@@ -24,8 +24,10 @@ type Entry struct {
 	Line int `json:"line,omitempty"`
 	// Untrusted is set for an allow or ask rule of a project the user has
 	// not trusted. The engine never sees such an allow rule, and sees such
-	// an ask rule as deny, so that an untrusted project can tighten but
-	// never loosen a decision (see the package comment).
+	// an ask rule as tighten-only (permission.Rule.TightenOnly): it applies
+	// only where it is stricter than the decision without it, so that an
+	// untrusted project can tighten but never loosen a decision (see the
+	// package comment).
 	Untrusted bool `json:"untrusted,omitempty"`
 }
 
@@ -38,7 +40,7 @@ func (e *Entry) Effective() (permission.Rule, bool) {
 		case permission.Allow:
 			return r, false
 		case permission.Ask:
-			r.Decision = permission.Deny
+			r.TightenOnly = true
 		}
 	}
 	return r, true
@@ -229,7 +231,7 @@ func (s *Store) Entries(level permission.RuleLevel) []Entry {
 
 // Policy returns the compiled rules the engine is given: every rule of
 // every level, except that an untrusted project's allow rules are left out
-// and its ask rules count as deny. The result is shared and immutable; it
+// and its ask rules only tighten. The result is shared and immutable; it
 // is recompiled after a change.
 func (s *Store) Policy() (*permission.Policy, error) {
 	s.mu.Lock()

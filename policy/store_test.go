@@ -161,7 +161,7 @@ func TestStrictestWinsAcrossLevels(t *testing.T) {
 		{"session ask beats user allow", "allow", "", "ask", true, permission.Ask, "s"},
 		{"trusted project allow", "", "allow", "", true, permission.Allow, "p"},
 		{"untrusted project allow ignored", "", "allow", "", false, permission.Ask, ""},
-		{"untrusted project ask reads as deny", "allow", "ask", "", false, permission.Deny, "p"},
+		{"untrusted project ask tightens a user allow", "allow", "ask", "", false, permission.Ask, "p"},
 		{"session allow", "", "", "allow", false, permission.Allow, "s"},
 		{"all allow: the first wins the tie", "allow", "allow", "allow", true, permission.Allow, "u"},
 	}
