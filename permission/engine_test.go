@@ -378,7 +378,7 @@ func TestDecisionZeroValueIsNotAllowed(t *testing.T) {
 func TestTightenOnly(t *testing.T) {
 	t.Parallel()
 	pol, err := permission.Compile([]permission.Rule{
-		{ID: "ask-reads", Tool: "read_file", Decision: permission.Ask, TightenOnly: true},
+		{ID: "ask-reads", Level: permission.LevelProject, Tool: "read_file", Decision: permission.Ask, TightenOnly: true},
 	})
 	if err != nil {
 		t.Fatal(err)
