@@ -39,7 +39,7 @@ func TestBoundedWrappers(t *testing.T) {
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 				t.Errorf("%d bytes of %q: allocated %d MiB", len(cmd), tc.unit, alloc>>20)
 			}
-			if d > 500*time.Millisecond {
+			if d > raceSlowdown*500*time.Millisecond {
 				t.Errorf("%d bytes of %q: took %v", len(cmd), tc.unit, d)
 			}
 			if r.Risk < risk.Destructive && !r.Opaque {
@@ -77,7 +77,7 @@ func TestBoundedShapes(t *testing.T) {
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 				t.Errorf("%s (%d bytes): allocated %d MiB", tc.name, len(tc.cmd), alloc>>20)
 			}
-			if d > 500*time.Millisecond {
+			if d > raceSlowdown*500*time.Millisecond {
 				t.Errorf("%s (%d bytes): took %v", tc.name, len(tc.cmd), d)
 			}
 			if r.Risk < risk.Execute {

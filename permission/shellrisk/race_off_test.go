@@ -1,0 +1,5 @@
+//go:build !race
+
+package shellrisk
+
+const raceSlowdown = 1
