@@ -99,35 +99,37 @@ func BenchmarkCheck(b *testing.B) {
 // TestLatencyPercentiles measures p50 and p99 of single decisions, which a
 // benchmark's mean hides. It reports and only fails on gross regressions
 // (10× the targets), since the machine is shared.
-func TestLatencyPercentiles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing test")
-	}
+// BenchmarkLatency reports the p50 and p99 of single decisions (the issue's
+// targets: read_file p50 ≤ 1 µs; the compound command p50 ≤ 10 µs and
+// p99 ≤ 50 µs; 1,000 rules ≤ 5 µs). Each iteration times 20,000 decisions.
+func BenchmarkLatency(b *testing.B) {
 	readFile, _ := permission.Builtin("read_file")
 	shell, _ := permission.Builtin("shell")
 	for _, c := range []struct {
-		name     string
-		req      permission.Request
-		p50, p99 time.Duration
+		name string
+		req  permission.Request
 	}{
-		{"read_file_in_cwd", permission.Request{Tool: readFile, Args: map[string]any{"path": "src/main.go"}, Cwd: testCwd, Home: testHome}, time.Microsecond, 0},
-		{"shell_compound100", permission.Request{Tool: shell, Args: map[string]any{"command": benchCompound}, Cwd: testCwd, Home: testHome}, 10 * time.Microsecond, 50 * time.Microsecond},
-		{"rules1000", permission.Request{Tool: readFile, Args: map[string]any{"path": "docs/guide.md"}, Cwd: testCwd, Home: testHome, Policy: benchRules(1000)}, 5 * time.Microsecond, 0},
+		{"read_file_in_cwd", permission.Request{Tool: readFile, Args: map[string]any{"path": "src/main.go"}, Cwd: testCwd, Home: testHome}},
+		{"shell_compound100", permission.Request{Tool: shell, Args: map[string]any{"command": benchCompound}, Cwd: testCwd, Home: testHome}},
+		{"rules1000", permission.Request{Tool: readFile, Args: map[string]any{"path": "docs/guide.md"}, Cwd: testCwd, Home: testHome, Policy: benchRules(1000)}},
 	} {
-		const n = 20000
-		d := make([]time.Duration, n)
-		var e permission.Engine
-		for i := range d {
-			start := time.Now()
-			_ = e.Check(c.req)
-			d[i] = time.Since(start)
-		}
-		slices.Sort(d)
-		p50, p99 := d[n/2], d[n*99/100]
-		t.Logf("%s: p50 %v, p99 %v (targets p50 %v, p99 %v)", c.name, p50, p99, c.p50, c.p99)
-		if p50 > 10*c.p50 {
-			t.Errorf("%s: p50 %v is more than 10× the target %v", c.name, p50, c.p50)
-		}
+		b.Run(c.name, func(b *testing.B) {
+			const n = 20000
+			d := make([]time.Duration, n)
+			var e permission.Engine
+			var p50, p99 time.Duration
+			for range b.N {
+				for i := range d {
+					start := time.Now()
+					_ = e.Check(c.req)
+					d[i] = time.Since(start)
+				}
+				slices.Sort(d)
+				p50, p99 = d[n/2], d[n*99/100]
+			}
+			b.ReportMetric(float64(p50.Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(p99.Nanoseconds()), "p99-ns")
+		})
 	}
 }
 
