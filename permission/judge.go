@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"strings"
+
 	"cmp"
 	"net/url"
 	"slices"
@@ -34,6 +36,11 @@ type judge struct {
 	// urlSecret is set when a URL carries a secret: only an allow rule
 	// whose URL matcher names a path on the host may loosen the call.
 	urlSecret bool
+	// Lower-cased forms for rules that ignore case, and each path's first
+	// component under the working directory, made once per call by
+	// prepareFold so that a thousand rules do not each lower-case them.
+	foldReady         bool
+	cwdFold, homeFold string
 }
 
 // pathFact is one location a call touches.
@@ -55,6 +62,41 @@ type pathFact struct {
 	need          bool
 	viaLink       bool
 	sens, sensRes []string
+	// Set by judge.prepareFold: the forms lower-cased, and the first
+	// component of each form ([canon, resolved]) relative to the working
+	// directory ("" when outside it), as is and lower-cased.
+	canonFold, resolvedFold string
+	first, firstFold        [2]string
+}
+
+// prepareFold fills the lower-cased forms and first components of the
+// working directory, home and every path, once per call.
+func (j *judge) prepareFold() {
+	if j.foldReady {
+		return
+	}
+	j.foldReady = true
+	j.cwdFold, j.homeFold = strings.ToLower(j.req.Cwd), strings.ToLower(j.req.Home)
+	for i := range j.paths {
+		p := &j.paths[i]
+		p.canonFold, p.resolvedFold = strings.ToLower(p.canon), strings.ToLower(p.resolved)
+		p.first[0], p.first[1] = firstUnder(p.canon, j.req.Cwd), firstUnder(p.resolved, j.req.Cwd)
+		p.firstFold[0], p.firstFold[1] = firstUnder(p.canonFold, j.cwdFold), firstUnder(p.resolvedFold, j.cwdFold)
+	}
+}
+
+// firstUnder returns the first component of p relative to dir, or "" when p
+// is not beneath dir.
+func firstUnder(p, dir string) string {
+	if p == "" || dir == "" {
+		return ""
+	}
+	rel, ok := relTo(p, dir)
+	if !ok || rel == "." {
+		return ""
+	}
+	f, _, _ := strings.Cut(rel, "/")
+	return f
 }
 
 // run judges the request's arguments.

@@ -220,15 +220,24 @@ func (c *compiled) matchPaths(j *judge, allow bool) bool {
 	if len(j.paths) == 0 {
 		return false
 	}
+	j.prepareFold()
 	for i := range j.paths {
 		p := &j.paths[i]
-		if allow {
-			if p.canon == "" || !c.matchPath(p.canon, &j.req) || p.resolved != "" && !c.matchPath(p.resolved, &j.req) {
+		if c.first != "" && !p.deep && !p.glob && !c.firstMayMatch(p) {
+			// Neither form starts with the rule's literal first
+			// component, so neither can match.
+			if allow {
 				return false
 			}
 			continue
 		}
-		if p.canon != "" && c.matchPath(p.canon, &j.req) || p.resolved != "" && c.matchPath(p.resolved, &j.req) {
+		if allow {
+			if p.canon == "" || !c.matchPath(p.canon, p.canonFold, j) || p.resolved != "" && !c.matchPath(p.resolved, p.resolvedFold, j) {
+				return false
+			}
+			continue
+		}
+		if p.canon != "" && c.matchPath(p.canon, p.canonFold, j) || p.resolved != "" && c.matchPath(p.resolved, p.resolvedFold, j) {
 			return true
 		}
 		// A recursive read, or a glob, reaches paths it does not spell: it
@@ -295,26 +304,37 @@ func (c *compiled) mayReach(p string, deep bool, req *Request) bool {
 }
 
 // matchPath matches one clean absolute path against the rule's path glob.
-func (c *compiled) matchPath(p string, req *Request) bool {
+// matchPath matches one form of a path; pFold is p lower-cased, for rules
+// that ignore case.
+func (c *compiled) matchPath(p, pFold string, j *judge) bool {
 	if c.path.fold {
-		p = strings.ToLower(p)
+		p = pFold
 	}
 	switch c.anchor {
 	case anchorHome, anchorCwd:
-		base := req.Home
+		base, baseFold := j.req.Home, j.homeFold
 		if c.anchor == anchorCwd {
-			base = req.Cwd
+			base, baseFold = j.req.Cwd, j.cwdFold
 		}
 		if base == "" {
 			return false
 		}
 		if c.path.fold {
-			base = strings.ToLower(base)
+			base = baseFold
 		}
 		rel, ok := relTo(p, base)
 		return ok && c.path.match(rel)
 	}
 	return c.path.match(p)
+}
+
+// firstMayMatch reports whether either form of p, relative to the working
+// directory, starts with the rule's literal first component.
+func (c *compiled) firstMayMatch(p *pathFact) bool {
+	if c.path.fold {
+		return p.firstFold[0] == c.first || p.firstFold[1] == c.first
+	}
+	return p.first[0] == c.first || p.first[1] == c.first
 }
 
 // relTo returns p relative to dir ("." for dir itself), if p is within it.

@@ -196,8 +196,12 @@ type compiled struct {
 	// path is Path; anchor says what it is relative to.
 	path   glob
 	anchor anchor
-	url    urlPattern
-	args   []argGlob
+	// first is the pattern's first path component when it is literal and
+	// the pattern is relative to the working directory (folded like path):
+	// a quick test that most paths cannot match.
+	first string
+	url   urlPattern
+	args  []argGlob
 }
 
 type argGlob struct {
@@ -250,6 +254,11 @@ func compileRule(r Rule) (compiled, *fieldErr) {
 		}
 		if c.path, ok = compileGlob(pat, fold); !ok {
 			return c, &fieldErr{"path", fmt.Errorf("%q is not a valid glob", r.Path)}
+		}
+		if c.anchor == anchorCwd {
+			if f, _, _ := strings.Cut(c.path.pat, "/"); f != "" && f != "." && f != ".." && !hasMeta(f) {
+				c.first = f
+			}
 		}
 	}
 	if r.URL != "" {
