@@ -1,6 +1,7 @@
 package permission_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -393,5 +394,51 @@ func TestTightenOnly(t *testing.T) {
 	}
 	if d := (permission.Engine{}).Check(cred); d.Decision != permission.Deny || d.Rule != nil {
 		t.Fatalf("credential read under a tighten-only ask: %+v", d)
+	}
+}
+
+// TestCommandRuleIndex: rules found through the command-prefix tree decide
+// exactly as before, case folding of deny and ask rules included.
+func TestCommandRuleIndex(t *testing.T) {
+	t.Parallel()
+	var rules []permission.Rule
+	for i := range 300 {
+		rules = append(rules, permission.Rule{ID: fmt.Sprintf("task-%d", i), Level: permission.LevelUser,
+			Tool: "shell", Command: fmt.Sprintf("npm run task-%d", i), Decision: permission.Allow})
+	}
+	rules = append(rules,
+		permission.Rule{ID: "no-publish", Level: permission.LevelUser, Tool: "shell", Command: "NPM publish", Decision: permission.Deny},
+		permission.Rule{ID: "npm-test", Level: permission.LevelUser, Tool: "shell", Command: "npm test", Decision: permission.Allow},
+		permission.Rule{ID: "ask-git-push", Level: permission.LevelUser, Tool: "shell", Command: "git push", Decision: permission.Ask},
+	)
+	pol, err := permission.Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell, _ := permission.Builtin("shell")
+	tests := []struct {
+		cmd  string
+		want permission.Verdict
+		rule string // prefix of the matching rule's id, "" for none
+	}{
+		{"npm test -- --watch=false", permission.Allow, "npm-test"},
+		{"npm publish", permission.Deny, "no-publish"},
+		{"NPM PUBLISH --tag next", permission.Deny, "no-publish"},
+		{"npm test && npm publish", permission.Deny, "no-publish"},
+		{"git push origin main", permission.Ask, "ask-git-push"},
+		{"npm run task-299 --silent", permission.Allow, "task-299"},
+		{"npm run task-29 && npm run task-299", permission.Ask, ""},
+		{"npm testx", permission.Ask, ""},
+		{"ls && npm test", permission.Ask, ""},
+	}
+	for _, tc := range tests {
+		d := (permission.Engine{}).Check(permission.Request{Tool: shell, Args: map[string]any{"command": tc.cmd}, Cwd: testCwd, Home: testHome, Policy: pol})
+		got := ""
+		if d.Rule != nil {
+			got = d.Rule.ID
+		}
+		if d.Decision != tc.want || got != tc.rule {
+			t.Errorf("%q: %s by %q, want %s by %q (%s)", tc.cmd, d.Decision, got, tc.want, tc.rule, d.Reason)
+		}
 	}
 }

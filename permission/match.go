@@ -49,6 +49,15 @@ func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 	for _, i := range p.byTool[name] {
 		consider(i)
 	}
+	if tree := p.byCmd[name]; tree != nil && j.shell {
+		// Only rules whose prefix one of the commands starts with can
+		// match (matchCommand compares word by word, ignoring case for
+		// deny and ask). consider is idempotent, so a rule reached
+		// through two commands is harmless.
+		for k := range j.commands {
+			tree.walk(j.commands[k].Argv, consider)
+		}
+	}
 	for _, i := range p.wild {
 		if p.rules[i].tool.match(name) {
 			consider(i)

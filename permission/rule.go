@@ -121,8 +121,14 @@ func (e *RuleError) Unwrap() error { return e.Err }
 // The zero Policy and a nil *Policy hold no rules.
 type Policy struct {
 	rules  []compiled
-	byTool map[string][]int // rules whose tool glob is a literal name
-	wild   []int            // the others, in order
+	byTool map[string][]int // rules whose tool glob is a literal name, without a command matcher
+	// byCmd indexes the rules with a literal tool and a command matcher:
+	// per tool, a tree of the lower-cased words of their command prefixes,
+	// so that a call is only tested against the rules whose prefix one of
+	// its commands starts with (a thousand `npm run task-N` rules cost a
+	// walk of three words, not a thousand comparisons).
+	byCmd map[string]*cmdNode
+	wild  []int // the rules with a tool glob, in order
 }
 
 // Compile checks and prepares rules for matching. Rules are kept in order;
@@ -136,13 +142,67 @@ func Compile(rules []Rule) (*Policy, error) {
 			return nil, &RuleError{Index: i, ID: r.ID, Source: r.Source, Field: err.field, Err: err.err}
 		}
 		p.rules = append(p.rules, c)
-		if c.tool.kind == globLiteral {
+		switch {
+		case c.tool.kind == globLiteral && len(c.cmd) > 0:
+			if p.byCmd == nil {
+				p.byCmd = make(map[string]*cmdNode)
+			}
+			n := p.byCmd[c.tool.lit]
+			if n == nil {
+				n = &cmdNode{}
+				p.byCmd[c.tool.lit] = n
+			}
+			n.add(c.cmd, i)
+		case c.tool.kind == globLiteral:
 			p.byTool[c.tool.lit] = append(p.byTool[c.tool.lit], i)
-		} else {
+		default:
 			p.wild = append(p.wild, i)
 		}
 	}
 	return p, nil
+}
+
+// cmdNode is a node of the command-prefix tree: the rules whose prefix
+// ends here, and the words that continue it.
+type cmdNode struct {
+	rules []int
+	next  map[string]*cmdNode
+}
+
+func (n *cmdNode) add(words []string, rule int) {
+	for _, w := range words {
+		w = strings.ToLower(w)
+		if n.next == nil {
+			n.next = make(map[string]*cmdNode)
+		}
+		c := n.next[w]
+		if c == nil {
+			c = &cmdNode{}
+			n.next[w] = c
+		}
+		n = c
+	}
+	n.rules = append(n.rules, rule)
+}
+
+// walk calls f for every rule whose prefix argv starts with (compared
+// lower-cased; the exact comparison is matchCommand's).
+func (n *cmdNode) walk(argv []string, f func(rule int)) {
+	for _, w := range argv {
+		c := n.next[w]
+		if c == nil {
+			if lw := strings.ToLower(w); lw != w {
+				c = n.next[lw]
+			}
+		}
+		if c == nil {
+			return
+		}
+		for _, i := range c.rules {
+			f(i)
+		}
+		n = c
+	}
 }
 
 // Rules returns a copy of the rules the policy was compiled from.
