@@ -1,7 +1,8 @@
 package permission
 
 import (
-	"strconv"
+	"github.com/custom-agent/custom-agent/permission/diffname"
+
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -58,13 +59,13 @@ func PatchPaths(patch string) []PatchPath {
 			// Binary and mode-only changes have no ---/+++ lines; the
 			// names are only here.
 			rest := line[len("diff --git "):]
-			a, b, bAt := gitDiffNames(rest)
+			a, b, bAt := diffname.GitDiffNames(rest)
 			add(a, off+len("diff --git ")+2, false)
 			add(b, off+len("diff --git ")+bAt, false)
 		case strings.HasPrefix(line, "--- "):
-			minus.name, minus.start = headerName(line[4:]), off+4
+			minus.name, minus.start = diffname.HeaderName(line[4:]), off+4
 		case strings.HasPrefix(line, "+++ "):
-			plus, pstart := headerName(line[4:]), off+4
+			plus, pstart := diffname.HeaderName(line[4:]), off+4
 			mname, mstart := minus.name, minus.start
 			gitForm := (strings.HasPrefix(mname, "a/") || mname == "/dev/null") &&
 				(strings.HasPrefix(plus, "b/") || plus == "/dev/null")
@@ -81,10 +82,10 @@ func PatchPaths(patch string) []PatchPath {
 			minus.name = ""
 		case strings.HasPrefix(line, "rename from "), strings.HasPrefix(line, "copy from "):
 			_, name, _ := strings.Cut(line, " from ")
-			add(headerName(name), end-len(name), strings.HasPrefix(line, "rename"))
+			add(diffname.HeaderName(name), end-len(name), strings.HasPrefix(line, "rename"))
 		case strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy to "):
 			_, name, _ := strings.Cut(line, " to ")
-			add(headerName(name), end-len(name), false)
+			add(diffname.HeaderName(name), end-len(name), false)
 		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "),
 			strings.HasPrefix(line, "*** Delete File: "), strings.HasPrefix(line, "*** Move to: "):
 			_, name, _ := strings.Cut(line, ": ")
@@ -93,55 +94,4 @@ func PatchPaths(patch string) []PatchPath {
 		off = end + 1
 	}
 	return out
-}
-
-// gitDiffNames splits the "a/X b/Y" of a diff --git line into X and Y, and
-// returns where Y starts in rest. Names with spaces are ambiguous there; the
-// split that gives equal names is preferred, else the last " b/".
-func gitDiffNames(rest string) (a, b string, bAt int) {
-	if strings.HasPrefix(rest, `"`) {
-		q, err := strconv.QuotedPrefix(rest)
-		if err != nil {
-			return "", "", 0
-		}
-		a = strings.TrimPrefix(headerName(q), "a/")
-		tail := strings.TrimPrefix(rest[len(q):], " ")
-		return a, strings.TrimPrefix(headerName(tail), "b/"), len(rest) - len(tail) + 2
-	}
-	if !strings.HasPrefix(rest, "a/") {
-		return "", "", 0
-	}
-	best := -1
-	for i := 0; ; {
-		j := strings.Index(rest[i:], " b/")
-		if j < 0 {
-			break
-		}
-		i += j
-		best = i
-		if rest[2:i] == rest[i+3:] {
-			break
-		}
-		i++
-	}
-	if best < 0 {
-		return "", "", 0
-	}
-	return rest[2:best], rest[best+3:], best + 3
-}
-
-// headerName returns the file name of a ---/+++ or rename header: a
-// C-quoted name is unquoted, and a tab (before a timestamp) ends the name.
-func headerName(s string) string {
-	if strings.HasPrefix(s, `"`) {
-		if q, err := strconv.QuotedPrefix(s); err == nil {
-			if u, err := strconv.Unquote(q); err == nil {
-				return u
-			}
-		}
-	}
-	if i := strings.IndexByte(s, '\t'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.TrimRight(s, " ")
 }

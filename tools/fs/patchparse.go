@@ -1,6 +1,8 @@
 package fs
 
 import (
+	"github.com/custom-agent/custom-agent/permission/diffname"
+
 	"errors"
 	"fmt"
 	"io/fs"
@@ -88,13 +90,13 @@ func parsePatch(patch string) ([]*filePatch, error) {
 		case strings.HasPrefix(line, "*** Begin Patch"):
 			return nil, errors.New("this is a Codex-style patch (*** Begin Patch); apply_patch takes a unified diff as `git diff` writes it: `--- a/file`, `+++ b/file`, then @@ hunks")
 		case strings.HasPrefix(line, "diff --git "):
-			a, b, _ := gitDiffNames(line[len("diff --git "):])
+			a, b, _ := diffname.GitDiffNames(line[len("diff --git "):])
 			cur = &filePatch{line: i + 1, git: true, gitOld: a, gitNew: b}
 			files = append(files, cur)
 		case cur != nil && cur.git && !cur.headers && gitHeader(cur, line):
 		case strings.HasPrefix(line, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
-			oldName := headerName(line[4:])
-			newName := headerName(strings.TrimSuffix(lines[i+1], "\r")[4:])
+			oldName := diffname.HeaderName(line[4:])
+			newName := diffname.HeaderName(strings.TrimSuffix(lines[i+1], "\r")[4:])
 			if (strings.HasPrefix(oldName, "a/") || oldName == devNull) && (strings.HasPrefix(newName, "b/") || newName == devNull) {
 				oldName, newName = strings.TrimPrefix(oldName, "a/"), strings.TrimPrefix(newName, "b/")
 			}
@@ -298,56 +300,4 @@ func count(s string) int {
 		return 1
 	}
 	return atoi(s)
-}
-
-// gitDiffNames splits the "a/X b/Y" of a diff --git line into X and Y, as
-// permission.PatchPaths does: a quoted name is unquoted; with spaces, the
-// split that gives equal names is preferred, else the last " b/".
-func gitDiffNames(rest string) (a, b string, ok bool) {
-	if strings.HasPrefix(rest, `"`) {
-		q, err := strconv.QuotedPrefix(rest)
-		if err != nil {
-			return "", "", false
-		}
-		a = strings.TrimPrefix(headerName(q), "a/")
-		tail := strings.TrimPrefix(rest[len(q):], " ")
-		return a, strings.TrimPrefix(headerName(tail), "b/"), true
-	}
-	if !strings.HasPrefix(rest, "a/") {
-		return "", "", false
-	}
-	best := -1
-	for i := 0; ; {
-		j := strings.Index(rest[i:], " b/")
-		if j < 0 {
-			break
-		}
-		i += j
-		best = i
-		if rest[2:i] == rest[i+3:] {
-			break
-		}
-		i++
-	}
-	if best < 0 {
-		return "", "", false
-	}
-	return rest[2:best], rest[best+3:], true
-}
-
-// headerName returns the file name of a ---/+++ header as
-// permission.PatchPaths reads it: a C-quoted name is unquoted, and a tab
-// (before a timestamp) ends the name.
-func headerName(s string) string {
-	if strings.HasPrefix(s, `"`) {
-		if q, err := strconv.QuotedPrefix(s); err == nil {
-			if u, err := strconv.Unquote(q); err == nil {
-				return u
-			}
-		}
-	}
-	if i := strings.IndexByte(s, '\t'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.TrimRight(s, " ")
 }
