@@ -92,7 +92,11 @@ func New(b *approval.Broker, in io.Reader, out io.Writer, opts *Options) *UI {
 // both are terminals (raw mode on stdin, restored after each question and on
 // SIGINT, SIGTERM, SIGHUP or SIGQUIT), the line protocol otherwise. It honours
 // NO_COLOR and TERM=dumb.
-func NewStdio(b *approval.Broker) *UI {
+//
+// interrupt, when not nil, is called when Ctrl-C is pressed at a question:
+// raw mode swallows the SIGINT that would otherwise cancel the turn, so the
+// caller passes the turn's cancel function.
+func NewStdio(b *approval.Broker, interrupt func()) *UI {
 	inFD, errFD := int(os.Stdin.Fd()), int(os.Stderr.Fd())
 	opts := Options{
 		IsTTY:   term.IsTerminal(inFD) && term.IsTerminal(errFD),
@@ -101,6 +105,7 @@ func NewStdio(b *approval.Broker) *UI {
 	if opts.IsTTY {
 		opts.MakeRaw = rawMode(inFD)
 	}
+	opts.Interrupt = interrupt
 	return New(b, os.Stdin, os.Stderr, &opts)
 }
 

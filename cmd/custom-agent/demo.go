@@ -68,7 +68,7 @@ verified. --yes answers "allow once" for you. Needs go on PATH.`,
 			fmt.Fprintf(errOut, "demo project: %s\n\n", dir)
 			newUI := uiFor(cmd)
 			if yes {
-				newUI = func(b *approval.Broker) approvalUI { return autoApprover{b: b, out: errOut} }
+				newUI = func(b *approval.Broker, _ context.CancelFunc) approvalUI { return autoApprover{b: b, out: errOut} }
 			}
 			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: approval.DefaultTimeout, maxSteps: 5}
 			const prompt = "Run the tests."

@@ -73,7 +73,7 @@ else is written there.`,
 }
 
 // runTurn runs one turn with the given model and approval UI.
-func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, prompt string, newUI func(*approval.Broker) approvalUI) (string, error) {
+func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, prompt string, newUI func(*approval.Broker, context.CancelFunc) approvalUI) (string, error) {
 	ctx := cmd.Context()
 	mode := permission.Mode(f.mode)
 	if !mode.Valid() {
@@ -124,7 +124,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	defer stopUI()
 	turnCtx, cancelTurn := context.WithCancel(ctx)
 	defer cancelTurn()
-	ui := newUI(rt.Broker)
+	ui := newUI(rt.Broker, cancelTurn)
 	uiDone := make(chan struct{})
 	go func() {
 		defer close(uiDone)
@@ -177,12 +177,15 @@ type approvalUI interface {
 
 // uiFor returns the terminal approval UI on the process's stdin and stderr,
 // or, when the command's input was redirected (tests), the line protocol on
-// the command's input and error output.
-func uiFor(cmd *cobra.Command) func(*approval.Broker) approvalUI {
+// the command's input and error output. Ctrl-C at a question denies it and
+// stops the process's turn, as it would anywhere else.
+func uiFor(cmd *cobra.Command) func(*approval.Broker, context.CancelFunc) approvalUI {
 	if cmd.InOrStdin() == os.Stdin {
-		return func(b *approval.Broker) approvalUI { return cli.NewStdio(b) }
+		return func(b *approval.Broker, cancelTurn context.CancelFunc) approvalUI {
+			return cli.NewStdio(b, cancelTurn)
+		}
 	}
-	return func(b *approval.Broker) approvalUI {
+	return func(b *approval.Broker, _ context.CancelFunc) approvalUI {
 		return cli.New(b, cmd.InOrStdin(), cmd.ErrOrStderr(), nil)
 	}
 }
