@@ -274,12 +274,14 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("the turn was cancelled before %s started", c.Tool), start)
+		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("the turn was cancelled before %s started", c.Tool), x.opts.Now())
 	}
 	if err := x.append(ctx, s, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked}); err != nil {
 		return out, err
 	}
-	return x.run(ctx, s, c, t, args, out, start)
+	// durationMs is the tool's own run time, not the time a person took
+	// to answer.
+	return x.run(ctx, s, c, t, args, out, x.opts.Now())
 }
 
 func (x *Executor) resolvedBy(c Call, d permission.Decision, allow bool, actor event.Actor, reason, option string) event.PermissionResolvedPayload {

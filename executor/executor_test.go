@@ -471,3 +471,45 @@ func TestDestructiveOffersNoRules(t *testing.T) {
 		t.Fatalf("a destructive call offered rules: %+v", q)
 	}
 }
+
+// TestDurationExcludesTheWaitForAnAnswer: durationMs is the tool's run
+// time; the minutes a person took to answer are not in it.
+func TestDurationExcludesTheWaitForAnAnswer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	arts, _ := artifact.Open(filepath.Join(dir, "artifacts"))
+	var mu sync.Mutex
+	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
+	r := tool.NewRouter()
+	info, _ := permission.Builtin("shell")
+	r.Register(&fakeTool{info: info, fn: func(context.Context, tool.Call, tool.Output) (tool.Result, error) {
+		advance(250 * time.Millisecond) // the tool runs
+		return tool.Result{}, nil
+	}})
+	x := executor.New(r, store, arts, approverFunc(func(context.Context, executor.Question) (executor.Answer, error) {
+		advance(2 * time.Minute) // the person thinks
+		return executor.Answer{Allow: true, Option: executor.OptionAllowOnce, Actor: event.ActorUser}, nil
+	}), &executor.Options{Now: now})
+	sess := &executor.Session{ID: "s1", TurnID: "t1", Cwd: dir, Home: dir}
+	if _, err := x.Execute(context.Background(), sess, call("shell", `{"command":"npm test"}`)); err != nil {
+		t.Fatal(err)
+	}
+	var last event.Event
+	for e, err := range store.Read(context.Background(), "s1", 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = e
+	}
+	done := payload[event.ToolCompletedPayload](t, last)
+	if done.DurationMs != 250 {
+		t.Fatalf("durationMs = %d, want 250 (the tool's time only)", done.DurationMs)
+	}
+}
