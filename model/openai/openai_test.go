@@ -1,17 +1,15 @@
 package openai_test
 
 import (
-	"bytes"
+	"github.com/custom-agent/custom-agent/model/internal/streamtest"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"io"
-	"iter"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -404,146 +402,27 @@ func newProvider(t *testing.T, opts openai.Options) *openai.Provider {
 	return p
 }
 
-func collect(seq iter.Seq2[model.Chunk, error]) ([]model.Chunk, error) {
-	var got []model.Chunk
-	for c, err := range seq {
-		if err != nil {
-			return got, err
-		}
-		got = append(got, c)
-	}
-	return got, nil
-}
+var (
+	collect    = streamtest.Collect
+	checkErr   = streamtest.CheckErr
+	readEvents = streamtest.ReadEvents
+	redirectTo = streamtest.RedirectTo
+)
 
-func checkErr(t *testing.T, err, target error, text string) {
-	t.Helper()
-	if target == nil && text == "" {
-		if err != nil {
-			t.Errorf("err = %v, want nil", err)
-		}
-		return
-	}
-	if err == nil {
-		t.Errorf("err = nil, want %v %q", target, text)
-		return
-	}
-	if target != nil && !errors.Is(err, target) {
-		t.Errorf("err = %v, want errors.Is %v", err, target)
-	}
-	if !strings.Contains(err.Error(), text) {
-		t.Errorf("err = %q, want it to contain %q", err, text)
-	}
-}
+type recordedRequest = streamtest.Request
 
-// readEvents splits a fixture into its SSE events, each with its blank line.
-func readEvents(t *testing.T, fixture string) []string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", fixture))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []string
-	for e := range strings.SplitAfterSeq(string(b), "\n\n") {
-		if e != "" {
-			events = append(events, e)
-		}
-	}
-	return events
-}
-
-// serveFixture writes a fixture one event at a time, flushing each, as a
-// streaming server does.
 func serveFixture(t *testing.T, w http.ResponseWriter, fixture string) {
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	for _, e := range readEvents(t, fixture) {
-		if _, err := io.WriteString(w, e); err != nil {
-			return
-		}
-		w.(http.Flusher).Flush()
-	}
+	streamtest.ServeFixture(t, w, fixture)
 }
 
 func sseHandler(t *testing.T, fixture string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-			t.Errorf("request %s %s, want POST /v1/chat/completions", r.Method, r.URL.Path)
-		}
-		serveFixture(t, w, fixture)
-	}
-}
-
-// redirectTo returns a client that sends every request to srvURL, so a
-// Provider configured for api.openai.com can be tested offline.
-func redirectTo(t *testing.T, srvURL string) *http.Client {
-	u, err := url.Parse(srvURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		r = r.Clone(r.Context())
-		r.Header.Set("X-Original-Host", r.URL.Host)
-		r.URL.Scheme, r.URL.Host = u.Scheme, u.Host
-		return http.DefaultTransport.RoundTrip(r)
-	})}
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// recordedRequest is the part of a request the golden files pin down.
-type recordedRequest struct {
-	Method string            `json:"method"`
-	Host   string            `json:"host,omitempty"`
-	Path   string            `json:"path"`
-	Header map[string]string `json:"header"`
-	Body   any               `json:"body"`
+	return streamtest.SSEHandler(t, "/v1/chat/completions", fixture)
 }
 
 func record(t *testing.T, r *http.Request) recordedRequest {
-	t.Helper()
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		t.Error(err)
-	}
-	var body any
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Errorf("request body is not JSON: %v\n%s", err, b)
-	}
-	header := map[string]string{}
-	for _, k := range []string{"Authorization", "Content-Type", "Accept"} {
-		if v := r.Header.Get(k); v != "" {
-			header[k] = v
-		}
-	}
-	return recordedRequest{Method: r.Method, Host: r.Header.Get("X-Original-Host"), Path: r.URL.Path, Header: header, Body: body}
+	return streamtest.Record(t, r, "Authorization", "Content-Type", "Accept")
 }
 
 func golden(t *testing.T, path string, got recordedRequest) {
-	t.Helper()
-	gotJSON, err := json.MarshalIndent(got, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gotJSON = append(gotJSON, '\n')
-	if *update {
-		if err := os.WriteFile(path, gotJSON, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantJSON, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	var want, gotAny any
-	if err := json.Unmarshal(wantJSON, &want); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.NewDecoder(bytes.NewReader(gotJSON)).Decode(&gotAny); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, gotAny); diff != "" {
-		t.Errorf("request differs from %s (-want +got):\n%s", path, diff)
-	}
+	streamtest.Golden(t, path, got, *update)
 }
