@@ -194,12 +194,12 @@ func (s *Session) ID() string { return s.id }
 type turn struct {
 	s       *Session
 	id      string
-	ctx     context.Context
 	yield   func(event.Event, error) bool
 	stopped bool // the consumer stopped reading
 }
 
-// emit appends an event durably and yields it. Once the consumer has
+// Append writes an event durably and yields it (the turn is the
+// executor's Appender). Once the consumer has
 // stopped, events are still recorded (the chain must close) but not
 // yielded.
 func (t *turn) Append(ctx context.Context, d event.Draft) (event.Event, error) {
@@ -231,7 +231,7 @@ func (s *Session) RunTurn(ctx context.Context, input string) iter.Seq2[event.Eve
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		s.turns++
-		t := &turn{s: s, id: "turn-" + strconv.Itoa(s.turns), ctx: ctx, yield: yield}
+		t := &turn{s: s, id: "turn-" + strconv.Itoa(s.turns), yield: yield}
 		stop, detail, err := t.run(ctx, input, cancel)
 		if err != nil && errors.Is(err, executor.ErrLog) {
 			if !t.stopped {

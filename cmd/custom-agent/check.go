@@ -185,7 +185,7 @@ func newChecker(o checkOptions) (*checker, error) {
 	if c.configHome != "" {
 		c.configHome = filepath.Clean(c.configHome)
 	}
-	if c.policy, err = loadPolicy(c.cwd, c.home, o.policies); err != nil {
+	if c.policy, err = loadPolicy(c.cwd, o.policies); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
 	return c, nil

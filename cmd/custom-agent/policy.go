@@ -51,7 +51,7 @@ func openPolicy(cwd string, files []string) (*policy.Store, error) {
 
 // loadPolicy returns the compiled policy run and check give the engine for
 // cwd: user, project (with its trust) and extra files.
-func loadPolicy(cwd, _ string, files []string) (*permission.Policy, error) {
+func loadPolicy(cwd string, files []string) (*permission.Policy, error) {
 	s, err := openPolicy(cwd, files)
 	if err != nil {
 		return nil, err
