@@ -89,6 +89,9 @@ type Session struct {
 	turns   int
 	started bool
 	history []permission.Prior
+	// logged are the session's events read from the log so far, in seq
+	// order (the model's context is built from them).
+	logged []event.Event
 }
 
 const defaultMaxSteps = 25
@@ -353,17 +356,22 @@ const (
 // turn must end (stream error, cancellation).
 func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, detail string, err error) {
 	s := t.s
-	var events []event.Event
-	for e, err := range s.cfg.Log.Read(ctx, s.id, 1) {
+	// The context comes from the log (spec §10). Events already read are
+	// kept, so each model call reads only what was appended since the last.
+	from := uint64(1)
+	if n := len(s.logged); n > 0 {
+		from = s.logged[n-1].Seq + 1
+	}
+	for e, err := range s.cfg.Log.Read(ctx, s.id, from) {
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, event.StopCancelled, "", nil
 			}
 			return nil, "", "", err
 		}
-		events = append(events, e)
+		s.logged = append(s.logged, e)
 	}
-	c, err := contextbuild.Build(events)
+	c, err := contextbuild.Build(s.logged)
 	if err != nil {
 		return nil, event.StopError, err.Error(), nil
 	}
