@@ -336,6 +336,9 @@ func TestTerminalQueue(t *testing.T) {
 		time.Sleep(time.Second)
 		io.WriteString(pw, "o")
 		<-done
+		// Let the UI show tc_2 before the next key: keys typed while no
+		// question is shown are dropped on purpose.
+		synctest.Wait()
 		io.WriteString(pw, "d")
 		<-done
 		synctest.Wait()
