@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -26,6 +27,9 @@ import (
 
 const (
 	corpusFile  = "testdata/corpus.jsonl"
+	// corpusDir holds more lines, one file per class of trick
+	// (testdata/corpus/<class>.jsonl), read after corpusFile.
+	corpusDir   = "testdata/corpus"
 	corpusHome  = "/home/u"
 	corpusCwd   = "/home/u/proj"
 	minAdvLines = 250
@@ -52,6 +56,7 @@ type corpusCase struct {
 	Why    string            `json:"why"`
 
 	line int
+	file string
 }
 
 func (c *corpusCase) cwd() string  { return cmp(c.Cwd, corpusCwd) }
@@ -66,7 +71,18 @@ func cmp(s, def string) string {
 
 // loadCorpus reads every line strictly: an unknown field is an error, so a
 // misspelt "minRisk" cannot silently turn a constraint off.
-func loadCorpus(t testing.TB) []corpusCase { return loadCorpusFile(t, corpusFile) }
+func loadCorpus(t testing.TB) []corpusCase {
+	t.Helper()
+	cases := loadCorpusFile(t, corpusFile)
+	more, err := filepath.Glob(filepath.Join(corpusDir, "*.jsonl"))
+	if err != nil {
+		t.Fatalf("listing %s: %v", corpusDir, err)
+	}
+	for _, f := range more {
+		cases = append(cases, loadCorpusFile(t, f)...)
+	}
+	return cases
+}
 
 // corpusOpenFile holds red-team lines the engine does not catch yet: same
 // format, walked by TestCorpusOpen, which reports them without failing. A
@@ -100,6 +116,7 @@ func loadCorpusFile(t testing.TB, corpusFile string) []corpusCase {
 			t.Errorf("%s:%d: more than one JSON value on the line", corpusFile, n)
 		}
 		c.line = n
+		c.file = corpusFile
 		cases = append(cases, c)
 	}
 	if err := sc.Err(); err != nil {
@@ -145,7 +162,7 @@ func TestCorpusLines(t *testing.T) {
 	seen := map[string]int{}
 	var adv, ben int
 	for _, c := range cases {
-		at := fmt.Sprintf("%s:%d (%s)", corpusFile, c.line, c.ID)
+		at := fmt.Sprintf("%s:%d (%s)", c.file, c.line, c.ID)
 		if !corpusID.MatchString(c.ID) {
 			t.Errorf("%s: id must be kebab-case", at)
 		}
