@@ -26,7 +26,7 @@ import (
 // itself.
 
 const (
-	corpusFile  = "testdata/corpus.jsonl"
+	corpusFile = "testdata/corpus.jsonl"
 	// corpusDir holds more lines, one file per class of trick
 	// (testdata/corpus/<class>.jsonl), read after corpusFile.
 	corpusDir   = "testdata/corpus"
