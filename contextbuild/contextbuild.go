@@ -131,8 +131,12 @@ func ToolResult(p *event.ToolCompletedPayload) string {
 		s.WriteString("\n[summary] ")
 		s.Write(p.Summary)
 	}
-	if p.StdoutBytes > int64(len(p.StdoutPreview)) || p.StderrBytes > int64(len(p.StderrPreview)) {
-		fmt.Fprintf(&s, "\n[output truncated: the preview shows the start of %d bytes of stdout and %d of stderr; the whole output is stored as an artifact]", p.StdoutBytes, p.StderrBytes)
+	if p.StdoutBytes > int64(len(p.StdoutPreview)) || p.StderrBytes > int64(len(p.StderrPreview)) || p.Truncated != nil {
+		kept := "the whole output is stored as an artifact"
+		if t := p.Truncated; t != nil {
+			kept = fmt.Sprintf("the last %d bytes of stdout and %d of stderr were not stored (over the output cap), the rest is stored as an artifact", t.Stdout, t.Stderr)
+		}
+		fmt.Fprintf(&s, "\n[output truncated: the preview shows the start of %d bytes of stdout and %d of stderr; %s]", p.StdoutBytes, p.StderrBytes, kept)
 	}
 	if s.Len() == 0 {
 		return "(no output)"

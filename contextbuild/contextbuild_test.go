@@ -2,6 +2,7 @@ package contextbuild
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,5 +77,14 @@ func TestBuild(t *testing.T) {
 	}
 	if got.ToolResultsIncluded != 3 {
 		t.Fatalf("ToolResultsIncluded = %d", got.ToolResultsIncluded)
+	}
+}
+
+func TestToolResultSaysWhatTheStoreDropped(t *testing.T) {
+	t.Parallel()
+	p := event.ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 9000, StdoutPreview: "x", Truncated: &event.StreamBytes{Stdout: 1000}}
+	got := ToolResult(&p)
+	if want := "the last 1000 bytes of stdout and 0 of stderr were not stored"; !strings.Contains(got, want) || strings.Contains(got, "the whole output is stored") {
+		t.Fatalf("ToolResult = %q, want it to say %q", got, want)
 	}
 }

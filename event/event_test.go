@@ -133,7 +133,7 @@ func TestEveryTypeDecodes(t *testing.T) {
 		PermissionRequested:    PermissionRequestedPayload{ToolCallID: "tc", Tool: "shell", Args: json.RawMessage(`{}`), RiskAtDecision: 3, SourcedFrom: "default", SuggestedDecision: "ask", Reason: "r", Options: []string{"deny"}, TimeoutMs: 30000},
 		PermissionResolved:     PermissionResolvedPayload{ToolCallID: "tc", Decision: "deny", Reason: "r", Actor: ActorSystem, RiskAtDecision: 5, SourcedFrom: "default"},
 		ToolStarted:            ToolStartedPayload{ToolCallID: "tc", Tool: "shell", Args: json.RawMessage(`{}`)},
-		ToolCompleted:          ToolCompletedPayload{ToolCallID: "tc", ExitCode: &zero, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 2}}},
+		ToolCompleted:          ToolCompletedPayload{ToolCallID: "tc", ExitCode: &zero, StdoutBytes: 5, StderrBytes: 1, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 2, Truncated: true}, {Name: "stderr", Digest: "sha256:cd", Bytes: 1}}, Truncated: &StreamBytes{Stdout: 3}},
 		ToolFailed:             ToolFailedPayload{ToolCallID: "tc", Stage: StageValidate, Error: "e"},
 		TurnCompleted:          TurnCompletedPayload{StopReason: StopMaxSteps},
 		PolicyChanged:          PolicyChangedPayload{Level: "session", Op: "add", Rule: json.RawMessage(`{"id":"r"}`)},
@@ -207,6 +207,13 @@ func TestValidateRefusesIncompletePayloads(t *testing.T) {
 		"failed at unknown stage":    ToolFailedPayload{ToolCallID: "tc", Stage: "later", Error: "e"},
 		"turn without stop reason":   TurnCompletedPayload{},
 		"policy change without rule": PolicyChangedPayload{Level: "session", Op: "add"},
+		"truncated dropping nothing": ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Truncated: &StreamBytes{}},
+		"dropping more than printed": ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Truncated: &StreamBytes{Stdout: 6}},
+		"dropping a negative count":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, StderrBytes: 5, Truncated: &StreamBytes{Stdout: 1, Stderr: -1}},
+		"artifact cut, none dropped": ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 2, Truncated: true}}},
+		"dropped, artifact not cut":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 2}}, Truncated: &StreamBytes{Stdout: 3}},
+		"stored+dropped != printed":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 1, Truncated: true}}, Truncated: &StreamBytes{Stdout: 3}},
+		"negative stdout bytes":      ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: -1},
 	}
 	for name, p := range bad {
 		if _, err := NewDraft("s", "t", t0, p); err == nil {
@@ -237,4 +244,17 @@ func ExampleSeal() {
 	fmt.Println(string(e.CanonicalBytes()))
 	// Output:
 	// {"v":1,"seq":1,"sessionId":"sess-1","turnId":"turn-1","type":"user.message","ts":"2026-11-30T09:00:00.000000Z","payload":{"content":"把测试跑一遍"},"prevHash":"0000000000000000000000000000000000000000000000000000000000000000"}
+}
+
+func TestToolCompletedSummarySaysWhatWasNotStored(t *testing.T) {
+	t.Parallel()
+	p := ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 10, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 4, Truncated: true}}, Truncated: &StreamBytes{Stdout: 6}}
+	d, err := NewDraft("s", "t", t0, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := Seal(d, 1, GenesisHash)
+	if got := e.Summary(); !strings.Contains(got, "not-stored=stdout:6B,stderr:0B") {
+		t.Fatalf("summary %q does not say what was not stored", got)
+	}
 }

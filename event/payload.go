@@ -136,6 +136,11 @@ type (
 		StdoutPreview string     `json:"stdoutPreview"`
 		StderrPreview string     `json:"stderrPreview,omitempty"`
 		Artifacts     []Artifact `json:"artifacts"`
+		// Truncated is set when part of the output is not in the artifact
+		// store: how many bytes of each stream were dropped (past the
+		// cap on stored output, or all of a stream the store failed to
+		// keep). Nil when everything was kept.
+		Truncated *StreamBytes `json:"truncated,omitempty"`
 		// Summary is the tool's short structured result, e.g.
 		// {"runner":"go","passed":12,"failed":1} for run_tests.
 		Summary   json.RawMessage `json:"summary,omitempty"`
@@ -170,6 +175,12 @@ type Artifact struct {
 	// Truncated is set when the stream was longer than the store keeps;
 	// the event's byte count says how long it was.
 	Truncated bool `json:"truncated,omitempty"`
+}
+
+// StreamBytes counts bytes per output stream.
+type StreamBytes struct {
+	Stdout int64 `json:"stdout,omitempty"`
+	Stderr int64 `json:"stderr,omitempty"`
 }
 
 // Injection is what the prompt-injection scanner found in a tool's output.
@@ -334,7 +345,43 @@ func (p ToolStartedPayload) Validate() error {
 	return requireArgs(p.Args)
 }
 func (p ToolCompletedPayload) Validate() error {
-	return required([2]string{"toolCallId", p.ToolCallID})
+	if err := required([2]string{"toolCallId", p.ToolCallID}); err != nil {
+		return err
+	}
+	if p.StdoutBytes < 0 || p.StderrBytes < 0 {
+		return errors.New("field \"stdoutBytes\"/\"stderrBytes\": negative byte count")
+	}
+	var dropped StreamBytes
+	if p.Truncated != nil {
+		dropped = *p.Truncated
+		if dropped.Stdout == 0 && dropped.Stderr == 0 {
+			return errors.New("field \"truncated\": present but drops no bytes (omit it when everything was kept)")
+		}
+		if dropped.Stdout < 0 || dropped.Stderr < 0 || dropped.Stdout > p.StdoutBytes || dropped.Stderr > p.StderrBytes {
+			return fmt.Errorf("field \"truncated\": %+v is not between 0 and the stream's byte count (stdout %d, stderr %d)", dropped, p.StdoutBytes, p.StderrBytes)
+		}
+	}
+	for _, a := range p.Artifacts {
+		if a.Bytes < 0 {
+			return fmt.Errorf("artifact %q: negative byte count", a.Name)
+		}
+		var total, cut int64
+		switch a.Name {
+		case "stdout":
+			total, cut = p.StdoutBytes, dropped.Stdout
+		case "stderr":
+			total, cut = p.StderrBytes, dropped.Stderr
+		default:
+			continue
+		}
+		if a.Truncated != (cut > 0) {
+			return fmt.Errorf("artifact %q: truncated is %v but the event's \"truncated\" drops %d bytes of it", a.Name, a.Truncated, cut)
+		}
+		if a.Truncated && a.Bytes+cut != total {
+			return fmt.Errorf("artifact %q: %d bytes stored and %d dropped do not add up to the %d the stream printed", a.Name, a.Bytes, cut, total)
+		}
+	}
+	return nil
 }
 func (p ToolFailedPayload) Validate() error {
 	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"error", p.Error}); err != nil {

@@ -38,7 +38,11 @@ func (e Event) Summary() string {
 		if p.ExitCode != nil {
 			exit = fmt.Sprint(*p.ExitCode)
 		}
-		return fmt.Sprintf("%s exit=%s stdout=%dB stderr=%dB %dms", p.ToolCallID, exit, p.StdoutBytes, p.StderrBytes, p.DurationMs)
+		s := fmt.Sprintf("%s exit=%s stdout=%dB stderr=%dB %dms", p.ToolCallID, exit, p.StdoutBytes, p.StderrBytes, p.DurationMs)
+		if t := p.Truncated; t != nil {
+			s += fmt.Sprintf(" not-stored=stdout:%dB,stderr:%dB", t.Stdout, t.Stderr)
+		}
+		return s
 	case *ToolFailedPayload:
 		return fmt.Sprintf("%s stage=%s: %s", p.ToolCallID, p.Stage, clip(p.Error))
 	case *TurnCompletedPayload:

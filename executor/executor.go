@@ -436,6 +436,7 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 		StdoutPreview: secrets.Mask(stdout.preview()),
 		StderrPreview: secrets.Mask(stderr.preview()),
 		Artifacts:     artifacts,
+		Truncated:     notStored(stdout, stderr, artifacts),
 		Summary:       maskSummary(res.Summary),
 	}
 	if err := x.append(context.WithoutCancel(ctx), s, p); err != nil {

@@ -5,16 +5,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/event"
 )
 
 // PreviewBytes is how much of each stream an event carries (spec §5: the
 // log keeps a preview, the artifact store keeps all).
 const PreviewBytes = 4 << 10
 
-// DefaultMaxStored is how much of one stream is kept in the artifact store;
-// beyond it output is counted but not stored, so a tool that prints without
-// end cannot fill the disk.
-const DefaultMaxStored = 256 << 20
+// DefaultMaxStored is how much of one stream is kept in the artifact store
+// (2 GiB); beyond it output is counted but not stored, so a tool that prints
+// without end cannot fill the disk. Options.MaxStored changes it (the CLI's
+// --max-output-bytes).
+const DefaultMaxStored = 2 << 30
 
 // stream receives one output stream of a running tool: it keeps the first
 // PreviewBytes in memory, streams up to maxStored into an artifact, and
@@ -36,10 +38,13 @@ func newStream(store *artifact.Store, maxStored int64) *stream {
 // store is reported when the call completes.
 func (s *stream) Write(p []byte) (int, error) {
 	n := len(p)
+	if n == 0 {
+		return 0, nil // no artifact for an empty write (and none to size yet)
+	}
 	if room := cap(s.head) - len(s.head); room > 0 {
 		s.head = append(s.head, p[:min(room, len(p))]...)
 	}
-	if s.w == nil && s.err == nil && n > 0 {
+	if s.w == nil && s.err == nil {
 		s.w, s.err = s.store.Create()
 	}
 	if s.err == nil && s.w.Size() < s.maxStored {
@@ -60,6 +65,22 @@ func (s *stream) stored() int64 {
 		return 0
 	}
 	return s.w.Size()
+}
+
+// notStored returns how many bytes of each stream are not in the artifact
+// store, given the artifacts that were committed: the bytes past the cap, or
+// the whole stream when it could not be stored. Nil when nothing was lost.
+func notStored(stdout, stderr *stream, committed []event.Artifact) *event.StreamBytes {
+	kept := map[string]int64{}
+	for _, a := range committed {
+		kept[a.Name] += a.Bytes
+	}
+	d := event.StreamBytes{Stdout: stdout.total - kept["stdout"], Stderr: stderr.total - kept["stderr"]}
+	if d.Stdout <= 0 && d.Stderr <= 0 {
+		return nil
+	}
+	d.Stdout, d.Stderr = max(d.Stdout, 0), max(d.Stderr, 0)
+	return &d
 }
 
 // abort discards the artifact.

@@ -1,0 +1,123 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/tool"
+)
+
+// lastLog keeps the events it is given, validated as the real log would.
+type lastLog struct {
+	mu  sync.Mutex
+	evs []event.Event
+}
+
+func (l *lastLog) Append(_ context.Context, d event.Draft) (event.Event, error) {
+	p, err := event.Prepare(d)
+	if err != nil {
+		return event.Event{}, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := p.Seal(uint64(len(l.evs)+1), event.GenesisHash)
+	l.evs = append(l.evs, e)
+	return e, nil
+}
+
+func (l *lastLog) completed(t *testing.T) event.ToolCompletedPayload {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.evs[len(l.evs)-1]
+	if e.Type != event.ToolCompleted {
+		t.Fatalf("last event is %s, want tool.completed", e.Type)
+	}
+	var p event.ToolCompletedPayload
+	if err := json.Unmarshal(e.Payload, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// printer is read_file's metadata (allowed without asking) around a tool
+// that prints stdout and stderr.
+func printer(stdout, stderr string) *tool.Router {
+	r := tool.NewRouter()
+	info, _ := permission.Builtin("read_file")
+	r.Register(&fakeTool{info: info, fn: func(_ context.Context, _ tool.Call, out tool.Output) (tool.Result, error) {
+		// Several writes, so the cut falls inside one of them.
+		for _, part := range []string{stdout[:len(stdout)/3], stdout[len(stdout)/3:]} {
+			io.WriteString(out.Stdout, part)
+		}
+		io.WriteString(out.Stderr, stderr)
+		return tool.Result{}, nil
+	}})
+	return r
+}
+
+func TestMaxStoredCutsAndSaysSo(t *testing.T) {
+	t.Parallel()
+	stdout, stderr := strings.Repeat("0123456789", 10), "warning\n"
+	arts, _ := artifact.Open(filepath.Join(t.TempDir(), "artifacts"))
+	log := &lastLog{}
+	x := executor.New(printer(stdout, stderr), log, arts, nil, &executor.Options{MaxStored: 42})
+	sess := &executor.Session{ID: "s", TurnID: "t", Cwd: t.TempDir(), Home: "/home/u"}
+	out, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"big"}`)})
+	if err != nil || out.Status != executor.Completed {
+		t.Fatalf("%+v %v", out, err)
+	}
+	p := log.completed(t)
+	if p.Truncated == nil || *p.Truncated != (event.StreamBytes{Stdout: 58}) {
+		t.Fatalf("truncated = %+v, want 58 bytes of stdout dropped and none of stderr", p.Truncated)
+	}
+	if len(p.Artifacts) != 2 || !p.Artifacts[0].Truncated || p.Artifacts[0].Bytes != 42 || p.Artifacts[1].Truncated {
+		t.Fatalf("artifacts %+v", p.Artifacts)
+	}
+	f, err := arts.Open(p.Artifacts[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, _ := io.ReadAll(f)
+	if string(got) != stdout[:42] {
+		t.Fatalf("stored %q, want the first 42 bytes", got)
+	}
+	if !strings.Contains(out.Content, "the last 58 bytes of stdout and 0 of stderr were not stored") {
+		t.Errorf("the model is not told what was dropped: %q", out.Content)
+	}
+}
+
+func TestUnderTheCapNothingIsTruncated(t *testing.T) {
+	t.Parallel()
+	stdout := strings.Repeat("x", 5000)
+	arts, _ := artifact.Open(filepath.Join(t.TempDir(), "artifacts"))
+	log := &lastLog{}
+	// The default cap, and a cap of exactly the output's size.
+	for _, max := range []int64{0, int64(len(stdout))} {
+		x := executor.New(printer(stdout, ""), log, arts, nil, &executor.Options{MaxStored: max})
+		sess := &executor.Session{ID: "s", TurnID: "t", Cwd: t.TempDir(), Home: "/home/u"}
+		if _, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"big"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		p := log.completed(t)
+		if p.Truncated != nil || len(p.Artifacts) != 1 || p.Artifacts[0].Truncated || p.Artifacts[0].Bytes != 5000 {
+			t.Fatalf("cap %d: truncated %+v, artifacts %+v", max, p.Truncated, p.Artifacts)
+		}
+	}
+}
+
+func TestDefaultCapIsAtLeast2GiB(t *testing.T) {
+	if executor.DefaultMaxStored < 2<<30 {
+		t.Fatalf("DefaultMaxStored = %d, want at least 2 GiB per stream", executor.DefaultMaxStored)
+	}
+}
