@@ -82,6 +82,9 @@ func Classify(p PathFacts, env Env) (risk.Level, string) {
 	if level > base {
 		return level, quote(p.Raw) + via + what
 	}
+	if HasControl(p.Raw) || HasControl(canon) {
+		return risk.Raise(base), quote(strings.ToValidUTF8(p.Raw, "?")) + " holds a control character, which no real file name holds, so where it leads cannot be trusted"
+	}
 	outside := !Within(canon, env.Cwd) || (p.Resolved != "" && !Within(p.Resolved, env.Cwd))
 	if outside {
 		return risk.Raise(base), quote(p.Raw) + " is outside the working directory"
@@ -124,6 +127,24 @@ func IsCredential(canonical string, env Env) bool {
 }
 
 func quote(s string) string { return "`" + s + "`" }
+
+// HasControl reports whether s holds a NUL or another ASCII control
+// character (0x00-0x1f, 0x7f). File paths never hold them legitimately: a
+// NUL ends the name for the kernel and every C program, and the others
+// hide text on a terminal. Tool arguments holding them are refused before
+// the engine (package tool); the engine still judges them suspicious.
+func HasControl(s string) bool { return FirstControl(s) >= 0 }
+
+// FirstControl returns the byte offset of the first control character in
+// s (see HasControl), or -1.
+func FirstControl(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return i
+		}
+	}
+	return -1
+}
 
 // maxComps bounds the components kept on the stack; deeper paths are judged
 // by their first maxComps components and their last one.
@@ -169,31 +190,15 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 		}
 	}
 	consider(byName(comps[len(comps)-1]))
-	if write && strings.HasSuffix(comps[len(comps)-1], ".code-workspace") {
-		consider(risk.Execute, "an editor workspace file, whose tasks and settings run code")
+	if write {
+		consider(protectedName(comps[len(comps)-1]))
+	}
+	if i := strings.IndexByte(p, 0); i > 0 {
+		// A NUL ends the name for every C program and the kernel: judge
+		// the path they would open as well (".env\x00.txt" is ".env").
+		consider(locate(p[:i], env, write))
 	}
 	return best, what
-}
-
-// byName judges a file by its name alone.
-func byName(name string) (risk.Level, string) {
-	switch {
-	case name == ".env" || strings.HasPrefix(name, ".env."):
-		return risk.Credential, "an environment file, which holds secrets"
-	case privateKeyNames[name]:
-		return risk.Credential, "a private key"
-	case cookieNames[name]:
-		return risk.Credential, "a browser cookie or password store"
-	}
-	if i := strings.LastIndexByte(name, '.'); i > 0 {
-		if name[i:] == ".code-workspace" {
-			return risk.Read, "" // judged by protectedName on writes
-		}
-		if w, ok := secretExts[name[i:]]; ok {
-			return risk.Credential, w
-		}
-	}
-	return risk.Read, ""
 }
 
 // matchAt returns the level of the first location in ix that matches comps

@@ -13,6 +13,44 @@ var sensitiveNames = [...]string{
 	"id_rsa", "id_ed25519", "id_ecdsa", "credentials", "credentials.json",
 	"cookies", "cookies.sqlite", "login data", "logins.json", "key4.db",
 	"server.pem", "server.key", "store.p12", "store.pfx", "store.jks", "db.kdbx", "terraform.tfstate",
+	".npmrc", "_netrc", ".dockercfg", ".my.cnf", ".envrc", ".htpasswd", ".yarnrc.yml", "kubeconfig",
+	"prod.kubeconfig", "application_default_credentials.json", "prod-service-account.json",
+	"ci-sa-key.json", "terraform.tfstate.backup", "id_deploy", "authkey.p8", "secrets.yml", "db.env",
+	"key.json", "secring.gpg",
+}
+
+// ordinaryNames are everyday file names. A glob component that matches one
+// of them ("*.json" matches package.json) is aimed at a kind of file, not
+// at credentials, even when it also matches a credential name
+// (credentials.json); the files it reaches are judged one by one instead
+// (the walkers of search_text skip credential files, and a shell glob's
+// matches are judged when the caller expands it).
+var ordinaryNames = [...]string{
+	"main.go", "package.json", "readme.md", "index.ts", "index.js", "app.py", "config.yaml",
+	"config.yml", "settings.toml", "cargo.toml", "notes.txt", "data.csv", "index.html", "style.css",
+	"pom.xml", "lib.rs", "main.c", "main.h", "schema.sql", "run.sh", "app.rb", "main.java",
+	"makefile", "dockerfile", "license",
+}
+
+// aimedAtCredential reports whether one glob component (no slash, no
+// braces) matches a credential name and no ordinary one.
+func aimedAtCredential(comp string, match func(pattern, name string) bool) (string, bool) {
+	hit := ""
+	for _, name := range sensitiveNames {
+		if match(comp, name) {
+			hit = name
+			break
+		}
+	}
+	if hit == "" {
+		return "", false
+	}
+	for _, name := range ordinaryNames {
+		if ok, err := path.Match(comp, name); ok && err == nil {
+			return "", false
+		}
+	}
+	return hit, true
 }
 
 // GlobTargetsCredential reports whether a file-name glob (doublestar or
@@ -51,12 +89,10 @@ func GlobTargetsCredential(glob string) (string, bool) {
 // matchSensitive matches one brace-free glob component against the
 // sensitive names. A malformed pattern counts when it spells the name.
 func matchSensitive(comp string) (string, bool) {
-	for _, name := range sensitiveNames {
-		if ok, err := path.Match(comp, name); ok || err != nil && strings.Contains(comp, strings.TrimPrefix(name, ".")) {
-			return name, true
-		}
-	}
-	return "", false
+	return aimedAtCredential(comp, func(pattern, name string) bool {
+		ok, err := path.Match(pattern, name)
+		return ok || err != nil && strings.Contains(pattern, strings.TrimPrefix(name, "."))
+	})
 }
 
 // braceChoices expands the first {a,b} group of s, one level deep; enough
@@ -105,10 +141,8 @@ func GlobMayMatchCredential(pattern string, env Env) bool {
 	}
 	last := pc[len(pc)-1]
 	if strings.Trim(last, "*") != "" {
-		for _, name := range sensitiveNames {
-			if matchComp(last, name) {
-				return true
-			}
+		if _, ok := aimedAtCredential(last, matchComp); ok {
+			return true
 		}
 	}
 	for _, l := range credLocations(rootLocations) {

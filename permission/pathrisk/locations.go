@@ -127,6 +127,12 @@ var homeLocations = index([]location{
 	loc(".config/autostart", true, execute, true, "an autostart entry, which runs at login"),
 	loc(".config/systemd", true, execute, true, "a systemd user unit, which runs as a service"),
 	loc("library/launchagents", true, execute, true, "a launchd agent, which runs at login"),
+	loc(".claude.json", false, execute, true, "the Claude Code user configuration, whose MCP servers run code"),
+	loc(".config/opencode", true, execute, true, "the opencode user configuration, whose plugins and MCP servers run code"),
+	loc(".config/crush", true, execute, true, "the crush user configuration, whose MCP servers run code"),
+	loc(".config/code/user", true, execute, true, "the VS Code user settings, whose tasks and settings run code"),
+	loc("library/application support/code/user", true, execute, true, "the VS Code user settings, whose tasks and settings run code"),
+	loc(".config/cursor/user", true, execute, true, "the Cursor user settings, whose tasks and settings run code"),
 	loc(".gitconfig", false, execute, true, "the git configuration, whose aliases and hooks run commands"),
 	loc(".config/git", true, execute, true, "the git configuration, whose aliases and hooks run commands"),
 	loc(".vimrc", false, execute, true, "an editor startup file, which runs code"),
@@ -135,7 +141,10 @@ var homeLocations = index([]location{
 	loc(".emacs.d", true, execute, true, "an editor configuration, which runs code"),
 })
 
-// anyLocations match at any depth: in the project, in home, anywhere.
+// anyLocations match at any depth: in the project, in home, anywhere. A
+// credential entry here starts with a dot, so that a shell glob such as
+// `proj/*` (which does not match dot files) is not taken for one aimed at it
+// (GlobMayMatchCredential).
 var anyLocations = index([]location{
 	loc(".ssh", true, cred, false, "in an .ssh directory, where SSH keys live"),
 	loc(".gnupg", true, cred, false, "in a .gnupg directory, where GPG keys live"),
@@ -145,7 +154,7 @@ var anyLocations = index([]location{
 	loc(".git/hooks", true, execute, true, "a git hook, which git runs later"),
 	loc(".git", false, execute, true, "the git directory, whose config and hooks make git run code; replacing it replaces them"),
 	loc(".git/modules/*/hooks", true, execute, true, "a submodule's git hook, which git runs later"),
-	loc(".git/modules/*/config", false, execute, true, "a submodule's git configuration, which can name commands git runs"),
+	loc(".git/modules/*/config", false, cred, false, "a submodule's git configuration, which holds tokens in remote URLs and http.extraheader and can name commands git runs"),
 	loc(".git/config.worktree", false, execute, true, "the worktree's git configuration, which can name commands git runs"),
 	loc(".git/worktrees/*/config.worktree", false, execute, true, "a worktree's git configuration, which can name commands git runs"),
 	loc(".git/objects/info/alternates", false, execute, true, "git alternates, which make git read objects from elsewhere"),
@@ -155,6 +164,15 @@ var anyLocations = index([]location{
 	loc(".kube/config", false, cred, false, "a Kubernetes credential file"),
 	loc(".config/gh/hosts.yml", false, cred, false, "a GitHub CLI token file"),
 	loc(".docker/config.json", false, cred, false, "a Docker credential file"),
+	loc(".gem/credentials", false, cred, false, "a RubyGems credential file"),
+	loc(".cargo/credentials", false, cred, false, "a Cargo credential file"),
+	loc(".cargo/credentials.toml", false, cred, false, "a Cargo credential file"),
+	loc(".terraform.d/credentials.tfrc.json", false, cred, false, "a Terraform credential file"),
+	loc(".aws/sso/cache", true, cred, false, "the AWS SSO token cache"),
+	loc(".aws/cli/cache", true, cred, false, "the AWS CLI credential cache"),
+	loc(".azure/msal_token_cache.json", false, cred, false, "the Azure CLI token cache"),
+	loc(".azure/accesstokens.json", false, cred, false, "the Azure CLI token cache"),
+	loc(".terraform/terraform.tfstate", false, cred, false, "Terraform backend state, which can hold backend credentials"),
 	loc(".yarnrc.yml", false, execute, true, "a Yarn configuration, which can name plugins and scripts Yarn runs"),
 	loc(".pnpmfile.cjs", false, execute, true, "a pnpm hook file, which pnpm runs"),
 	loc(".cargo/config.toml", false, execute, true, "a Cargo configuration, which can name programs Cargo runs"),
@@ -166,7 +184,7 @@ var anyLocations = index([]location{
 	loc("claude.md", false, execute, true, "agent instructions (CLAUDE.md), which steer what an agent runs"),
 	loc("agents.md", false, execute, true, "agent instructions (AGENTS.md), which steer what an agent runs"),
 	loc("gemini.md", false, execute, true, "agent instructions (GEMINI.md), which steer what an agent runs"),
-	loc(".git/config", false, execute, true, "the repository's git configuration, which can name commands git runs"),
+	loc(".git/config", false, cred, false, "the repository's git configuration, which holds tokens in remote URLs and http.extraheader (actions/checkout) and can name commands git runs"),
 	loc(".git/info/attributes", false, execute, true, "git attributes, which can name filters git runs"),
 	loc(".husky", true, execute, true, "a husky git hook, which runs later"),
 	loc(".github/workflows", true, execute, true, "a CI workflow, which runs code"),
@@ -179,8 +197,39 @@ var anyLocations = index([]location{
 	loc(".gemini", true, execute, true, "an agent configuration (.gemini), whose hooks and MCP servers run code"),
 	loc(".codex", true, execute, true, "an agent configuration (.codex), which runs code"),
 	loc(".mcp.json", false, execute, true, "an MCP server list, whose servers run as programs"),
+	loc(".roo", true, execute, true, "an agent configuration (.roo), whose rules and MCP servers steer and run code"),
+	loc(".kiro", true, execute, true, "an agent configuration (.kiro), whose hooks, steering and MCP servers run code"),
+	loc(".opencode", true, execute, true, "an agent configuration (.opencode), whose plugins, commands and MCP servers run code"),
+	loc(".cline", true, execute, true, "an agent configuration (.cline), whose rules and MCP servers steer and run code"),
+	loc(".clinerules", true, execute, true, "agent instructions (.clinerules), which steer what an agent runs"),
+	loc(".continue", true, execute, true, "an agent configuration (.continue), whose MCP servers run code"),
+	loc(".windsurf", true, execute, true, "an agent configuration (.windsurf), whose rules and workflows steer what an agent runs"),
+	loc(".codeium", true, execute, true, "a Windsurf/Codeium configuration, whose MCP servers run code"),
+	loc(".amazonq", true, execute, true, "an agent configuration (.amazonq), whose MCP servers run code"),
+	loc(".kilocode", true, execute, true, "an agent configuration (.kilocode), whose rules and MCP servers run code"),
+	loc(".trae", true, execute, true, "an agent configuration (.trae), whose rules and MCP servers run code"),
+	loc(".qwen", true, execute, true, "an agent configuration (.qwen), whose hooks and MCP servers run code"),
+	loc(".junie", true, execute, true, "an agent configuration (.junie), which steers what an agent runs"),
+	loc(".crush", true, execute, true, "an agent configuration (.crush), whose MCP servers run code"),
+	loc(".aider", true, execute, true, "an agent configuration (.aider), which runs code"),
+	loc(".github/copilot-instructions.md", false, execute, true, "agent instructions (copilot-instructions.md), which steer what an agent runs"),
+	loc(".github/instructions", true, execute, true, "agent instructions (.github/instructions), which steer what an agent runs"),
+	loc(".github/prompts", true, execute, true, "agent prompts (.github/prompts), which steer what an agent runs"),
+	loc(".github/hooks", true, execute, true, "agent hooks (.github/hooks), which an agent runs"),
+	loc("site-packages", true, execute, true, "an installed Python package, which runs when imported"),
+	loc("dist-packages", true, execute, true, "an installed Python package, which runs when imported"),
+	loc(".venv", true, execute, true, "a virtualenv, whose scripts and packages run later"),
+	loc("venv", true, execute, true, "a virtualenv, whose scripts and packages run later"),
+	loc("bin/activate", false, execute, true, "a virtualenv activate script, which a shell runs"),
+	loc("bin/activate.fish", false, execute, true, "a virtualenv activate script, which a shell runs"),
+	loc("bin/activate.csh", false, execute, true, "a virtualenv activate script, which a shell runs"),
+	loc("bin/activate.ps1", false, execute, true, "a virtualenv activate script, which a shell runs"),
+	loc("bin/activate_this.py", false, execute, true, "a virtualenv activate script, which Python runs"),
+	loc("scripts/activate", false, execute, true, "a virtualenv activate script, which a shell runs"),
+	loc("scripts/activate.bat", false, execute, true, "a virtualenv activate script, which a shell runs"),
+	loc("scripts/activate.ps1", false, execute, true, "a virtualenv activate script, which a shell runs"),
+	loc("node_modules", true, execute, true, "an installed npm package, whose code and install scripts run later"),
 	loc(".envrc", false, execute, true, "an .envrc, which direnv runs on entering the directory"),
-	loc(".npmrc", false, execute, true, "an .npmrc, which can name scripts and registries npm uses"),
 	loc(".pre-commit-config.yaml", false, execute, true, "a pre-commit configuration, which runs hooks"),
 })
 
@@ -200,25 +249,6 @@ func index(ls []location) indexed {
 		ix.byFirst[l.comps[0]] = append(ix.byFirst[l.comps[0]], l)
 	}
 	return ix
-}
-
-// privateKeyNames are file names that hold private keys wherever they are.
-var privateKeyNames = map[string]bool{
-	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
-	"id_ecdsa_sk": true, "id_ed25519_sk": true, "identity": true,
-}
-
-// secretExts are file name extensions of key and secret stores.
-var secretExts = map[string]string{
-	".pem":      "a PEM key or certificate file",
-	".key":      "a private key file",
-	".p12":      "a PKCS#12 key store",
-	".pfx":      "a PKCS#12 key store",
-	".jks":      "a Java key store",
-	".keystore": "a key store",
-	".kdbx":     "a KeePass password database",
-	".ppk":      "a PuTTY private key",
-	".tfstate":  "a Terraform state file, which holds secrets in plain text",
 }
 
 // cookieNames are browser cookie and password stores, wherever they are.
