@@ -21,14 +21,26 @@ type analyzer struct {
 	// ('$(…)' or a backquote, quoted so it did not run where it stands);
 	// evalCtx when bash evaluates some text again: arithmetic, array
 	// subscripts in names given to builtins (printf -v, read, test -v,
-	// unset, declare), ${x@P}. Both together make the result Opaque: bash
-	// runs the substitution when it evaluates the subscript.
+	// unset, declare), ${x@P}, ${!x}, [[ -v ]] and [[ -eq ]] operands,
+	// integer variables. Both together make the result Opaque: bash runs
+	// the substitution when it evaluates the subscript. codeText is also
+	// set by a static value holding a lone '$', since the text bash
+	// evaluates may be joined from pieces ('a[$' and '(cmd)]').
 	codeText, evalCtx bool
+	// codeVar is set when a variable is given a value only known at run
+	// time (read, mapfile, printf -v, $(...)): in an evaluating place its
+	// value is code as much as text written in the command.
+	codeVar bool
 	// wrapDepth counts the wrappers (env, sudo, xargs, find -exec, ...)
 	// seen through to reach the command being judged.
 	wrapDepth int
 
-	cwd      string // effective working directory; "" when unknown
+	cwd string // effective working directory; "" when unknown
+	// pwdRaw is set once cd -P has moved the shell physically: the working
+	// directory as the caller must resolve it, symbolic links first and
+	// ".." after, in order (cwd is then only its lexical reading). Relative
+	// accesses carry it in Access.Joined.
+	pwdRaw   string
 	vars     []variable
 	varsLost bool // too many variables to track: every lookup is unknown
 	commands int  // simple commands examined so far
@@ -80,6 +92,10 @@ type variable struct {
 	value  string
 	known  bool
 	secret bool // the value came from a variable holding a secret
+	// code is set when the value may hold text bash would run if it
+	// evaluated it (an arithmetic context, a subscript): it is only known
+	// at run time, or it holds '$' or a backquote.
+	code bool
 }
 
 // input is where a command's standard input comes from.
@@ -190,7 +206,9 @@ func (a *analyzer) accessAs(x arg, cwd string, write, del, deep bool) {
 	p, joined := "", ""
 	if !x.dyn {
 		p = a.resolve(x.s, cwd)
-		if p != "" && strings.Contains(x.s, "..") {
+		if p != "" && a.pwdRaw != "" && cwd == a.cwd && !strings.HasPrefix(x.s, "/") {
+			joined = a.pwdRaw + "/" + x.s
+		} else if p != "" && strings.Contains(x.s, "..") {
 			joined = x.s
 			if !strings.HasPrefix(joined, "/") {
 				joined = cwd + "/" + joined
@@ -275,15 +293,15 @@ func (a *analyzer) command(args []arg, sp risk.Span, dynamic bool) {
 // save and restore bracket a subshell: cd and assignments inside it do not
 // reach the commands after it.
 type saved struct {
-	cwd   string
-	nvars int
-	lost  bool
+	cwd, pwdRaw string
+	nvars       int
+	lost        bool
 }
 
-func (a *analyzer) save() saved { return saved{a.cwd, len(a.vars), a.varsLost} }
+func (a *analyzer) save() saved { return saved{a.cwd, a.pwdRaw, len(a.vars), a.varsLost} }
 
 func (a *analyzer) restore(s saved) {
-	a.cwd = s.cwd
+	a.cwd, a.pwdRaw = s.cwd, s.pwdRaw
 	a.vars = a.vars[:s.nvars]
 	a.varsLost = s.lost
 }
@@ -291,8 +309,8 @@ func (a *analyzer) restore(s saved) {
 // settle ends a part that may or may not run (an if branch, a loop body, the
 // right side of ||, a function body): whatever it changed is unknown after it.
 func (a *analyzer) settle(s saved) {
-	if a.cwd != s.cwd {
-		a.cwd = ""
+	if a.cwd != s.cwd || a.pwdRaw != s.pwdRaw {
+		a.cwd, a.pwdRaw = "", ""
 	}
 	for i := s.nvars; i < len(a.vars); i++ {
 		a.vars[i].known = false
@@ -302,15 +320,31 @@ func (a *analyzer) settle(s saved) {
 
 // setVar records an assignment; known is false for run-time values.
 func (a *analyzer) setVar(name, value string, known bool) {
+	a.setVarCode(name, value, known, !known || hasCodeText(value))
+}
+
+// setVarCode records an assignment whose value is known to hold no code
+// (code false) though it may be known only at run time: a number from
+// $((…)), an item of a for loop over static words.
+func (a *analyzer) setVarCode(name, value string, known, code bool) {
+	if code {
+		a.codeVar = true
+	}
 	if len(a.vars) >= maxVars {
 		a.varsLost = true
+		a.codeVar = true
 		return
 	}
 	if len(value) > maxVarLen {
 		value, known = "", false
 	}
-	a.vars = append(a.vars, variable{name: name, value: value, known: known})
+	a.vars = append(a.vars, variable{name: name, value: value, known: known, code: code})
 }
+
+// hasCodeText reports whether a static value holds text that bash runs
+// when it evaluates it again: '$' (a piece of $(…), or ${…}) or a
+// backquote.
+func hasCodeText(s string) bool { return strings.ContainsAny(s, "$`") }
 
 // lookup returns the static value of a variable, if there is one.
 func (a *analyzer) lookup(name string) (string, bool) {

@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -35,7 +36,7 @@ func ruleShell(a *analyzer, c *call) {
 		}
 		args = args[1:]
 	}
-	cflag := false
+	cflag, sflag := false, false
 	i := 1
 	for ; i < len(args); i++ {
 		s := args[i].s
@@ -51,16 +52,37 @@ func ruleShell(a *analyzer, c *call) {
 			break
 		}
 		switch s {
-		case "-o", "+o", "-O", "+O", "--rcfile", "--init-file":
+		case "-o", "+o", "-O", "+O":
 			i++
 			continue
+		case "--rcfile", "--init-file":
+			// The file is read as startup code of an interactive shell.
+			if i+1 < len(args) {
+				i++
+				a.access(args[i], c.cwd, false, false)
+				a.opaque(args[i].sp, name+" "+s+" runs the file "+quote(args[i].s)+" as shell code, whose contents are not checked")
+			}
+			continue
 		}
-		if s[1] != '-' && strings.IndexByte(s[1:], 'c') >= 0 {
+		if s[1] == '-' {
+			if !slices.Contains(shellLongOpts, s[2:]) {
+				a.opaque(args[i].sp, name+" is given the option "+quote(s)+", which the analyser does not know")
+			}
+			continue
+		}
+		if strings.IndexByte(s[1:], 'c') >= 0 {
 			cflag = true
+		}
+		if strings.ContainsAny(s[1:], "si") && s[0] == '-' {
+			sflag = true // -s: commands come from standard input; -i too
 		}
 	}
 	rest := args[min(i, len(args)):]
 	switch {
+	case sflag && !cflag:
+		// bash -s ARGS: the words are positional parameters, the code is
+		// what arrives on standard input.
+		a.shellStdin(c, name)
 	case cflag:
 		if len(rest) == 0 {
 			return
@@ -82,6 +104,11 @@ func ruleShell(a *analyzer, c *call) {
 		a.shellStdin(c, name)
 	}
 }
+
+// shellLongOpts are the long options of bash and other shells that change
+// nothing the analysis relies on.
+var shellLongOpts = []string{"norc", "noprofile", "login", "posix", "restricted", "verbose", "version", "help",
+	"noediting", "debugger", "dump-strings", "dump-po-strings", "pretty-print"}
 
 // ruleEval re-parses the words eval joins into code.
 func ruleEval(a *analyzer, c *call) {
@@ -133,10 +160,22 @@ func ruleAlias(a *analyzer, c *call) {
 
 // ruleTrap: the trap's action is code run later.
 func ruleTrap(a *analyzer, c *call) {
-	if len(c.args) < 3 || strings.HasPrefix(c.args[1].s, "-") {
-		return
+	args := c.args[1:]
+	for len(args) > 0 && !args[0].dyn && len(args[0].s) > 1 && args[0].s[0] == '-' {
+		if args[0].s == "--" {
+			args = args[1:]
+			break
+		}
+		if strings.Trim(args[0].s[1:], "lpP") != "" {
+			a.opaque(args[0].sp, "trap is given the option "+quote(args[0].s)+", which the analyser does not know")
+			return
+		}
+		return // -l, -p and -P only print
 	}
-	x := c.args[1]
+	if len(args) < 2 || args[0].s == "-" && !args[0].dyn {
+		return // trap SIG and trap - SIG reset; they run nothing
+	}
+	x := args[0]
 	if x.dyn {
 		a.opaque(x.sp, "trap runs code built at run time")
 		return
@@ -247,22 +286,40 @@ func ruleDecode(a *analyzer, c *call) {
 // ruleCd moves the effective working directory for the commands after it.
 func ruleCd(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
-	_, ops := a.scan(opts{}, c.args)
+	os, ops := a.scan(opts{}, c.args)
 	if c.cwd != a.cwd {
 		return // cd inside a wrapper or -C does not move the shell
 	}
 	switch {
 	case name == "popd" || len(ops) > 0 && (ops[0].s == "-" || strings.HasPrefix(ops[0].s, "+") || strings.HasPrefix(ops[0].s, "-")):
-		a.cwd = ""
+		a.cwd, a.pwdRaw = "", ""
 	case len(ops) == 0:
 		if name == "cd" {
-			a.cwd = a.env.Home
+			a.cwd, a.pwdRaw = a.env.Home, ""
 		}
 	case ops[0].dyn:
-		a.cwd = ""
+		a.cwd, a.pwdRaw = "", ""
 		a.find(risk.Execute, ops[0].sp, name+" moves to a directory known only at run time, so later relative paths cannot be judged")
 	default:
-		a.cwd = resolve(ops[0].s, a.cwd)
+		to := ops[0].s
+		physical := has(os, "-P")
+		if physical || a.pwdRaw != "" {
+			// cd -P follows links before "..", and once it has, $PWD is
+			// the physical path, so every later cd does too: the caller
+			// must resolve the path in order.
+			switch {
+			case strings.HasPrefix(to, "/"):
+				a.pwdRaw = to
+			case a.pwdRaw != "":
+				a.pwdRaw += "/" + to
+			case a.cwd != "":
+				a.pwdRaw = a.cwd + "/" + to
+			}
+		}
+		a.cwd = resolve(to, a.cwd)
+		if a.cwd == "" {
+			a.pwdRaw = ""
+		}
 	}
 }
 
@@ -335,6 +392,17 @@ func (a *analyzer) varCode(name string, x arg, sp risk.Span) {
 	a.reparse(strings.TrimLeft(x.s, "|"), sp, false)
 }
 
+// npmHarmlessConfig are npm settings (lower case, after npm_config_) that
+// change output only.
+var npmHarmlessConfig = []string{"loglevel", "yes", "fund", "audit", "update_notifier", "update-notifier", "progress", "color", "unicode", "cache_min"}
+
+// buildVars are variables build tools read to name the programs and flags
+// they run.
+var buildVars = []string{"CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB", "STRIP", "OBJCOPY", "OBJDUMP", "FC", "F77",
+	"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "GOENV", "GOROOT", "RUSTC", "RUSTC_WRAPPER",
+	"RUSTC_WORKSPACE_WRAPPER", "RUSTFLAGS", "RUSTDOCFLAGS", "MAVEN_OPTS", "GRADLE_OPTS", "JAVA_OPTS", "SBT_OPTS", "CMAKE_C_COMPILER_LAUNCHER",
+	"CMAKE_CXX_COMPILER_LAUNCHER", "HOSTCC", "CROSS_COMPILE", "PKG_CONFIG", "YACC", "LEX", "M4", "MAKE"}
+
 // dangerousVar flags assignments to variables that change what runs and
 // reports whether it did.
 func (a *analyzer) dangerousVar(name string, sp risk.Span) bool {
@@ -366,6 +434,18 @@ func (a *analyzer) dangerousVar(name string, sp risk.Span) bool {
 		name == "RUBYLIB" || name == "JAVA_TOOL_OPTIONS" || name == "_JAVA_OPTIONS" || name == "GCONV_PATH" ||
 		name == "npm_config_script_shell" || name == "MAKEFLAGS":
 		why = "setting " + name + " makes an interpreter load other code"
+	case name == "BASH_ALIASES" || name == "BASH_CMDS" || name == "BASH_LOADABLES_PATH":
+		why = "setting " + name + " changes what command names run"
+	case strings.HasPrefix(name, "GIT_TRACE"):
+		why = "setting " + name + " can make git write its trace to a file it names"
+	case len(name) > len("npm_config_") && strings.EqualFold(name[:len("npm_config_")], "npm_config_") &&
+		!slices.Contains(npmHarmlessConfig, strings.ToLower(name[len("npm_config_"):])):
+		// npm reads its configuration from these variables whatever their
+		// case: node-options, script-shell, userconfig and more run code.
+		why = "setting " + name + " changes npm's configuration, which can name code npm runs"
+	case slices.Contains(buildVars, name) || strings.HasPrefix(name, "CARGO_") && strings.Contains(name, "WRAPPER") ||
+		strings.HasPrefix(name, "CGO_") && strings.HasSuffix(name, "FLAGS"):
+		why = "setting " + name + " changes the programs or flags a build runs (make, go, cargo and compilers read it)"
 	}
 	if why == "" {
 		return false

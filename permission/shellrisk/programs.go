@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -47,6 +48,34 @@ func (a *analyzer) run(c *call) {
 			}
 			if (name == "complete" || name == "compgen") && (x.s == "-C" || x.s == "-F") {
 				a.opaque(x.sp, name+" "+x.s+" names code the shell runs later")
+			}
+		}
+	}
+	switch name {
+	case "printf":
+		// printf -v NAME assigns what it formats: a value known only at
+		// run time.
+		for i, x := range c.args[1:] {
+			if x.s == "-v" && i+2 < len(c.args) && c.cwd == a.cwd {
+				if n := c.args[i+2]; !n.dyn {
+					a.setVar(strings.TrimSuffix(n.s[:strings.IndexByte(n.s+"[", '[')], ""), "", false)
+				}
+			}
+		}
+	case "hash", "enable":
+		// hash -p FILE NAME makes NAME run FILE; enable -f loads a builtin
+		// from a shared object: either way a name runs what it does not say.
+		for _, x := range c.args[1:] {
+			if x.dyn || strings.HasPrefix(x.s, "-") && strings.ContainsAny(x.s, "pf") {
+				a.opaque(x.sp, name+" "+quote(x.s)+" changes what a command name runs, so later commands are not what they say; no rule allows it")
+				break
+			}
+		}
+	case "shopt":
+		for _, x := range c.args[1:] {
+			if x.dyn || x.s == "expand_aliases" {
+				a.opaque(x.sp, "shopt "+quote(x.s)+" turns on aliases, so later command names may run something else")
+				break
 			}
 		}
 	}
@@ -203,19 +232,54 @@ type opts struct {
 	stop bool
 	// abbrev lists every long option of the program (without "--"): a
 	// unique prefix of one of them is taken as that option, as GNU
-	// getopt_long does, and reported by its full name.
+	// getopt_long does, and reported by its full name. A complete table
+	// needs none: its abbreviations come from long, flagsLong and optional.
 	abbrev []string
+
+	// complete marks a table that lists every option of the program: the
+	// short ones taking no value in flags, the long ones in flagsLong, and
+	// long ones whose value is optional (--color[=WHEN], given only with
+	// "=") in optional. An option not listed is not understood, and
+	// makes the command Opaque: it may take a value the analysis would
+	// read as an operand, or do anything at all.
+	complete  bool
+	flags     string
+	flagsLong []string
+	optional  []string
+	// dash is the option a lone "-" stands for ("-i" for env), if any.
+	dash string
+	// numeric is set when -N (digits) is an option, as nice -10 and
+	// head -5.
+	numeric bool
+}
+
+// longNames returns every long option of a complete table, for
+// abbreviations.
+func (o opts) longNames() []string {
+	if len(o.abbrev) > 0 || !o.complete {
+		return o.abbrev
+	}
+	all := make([]string, 0, len(o.long)+len(o.flagsLong)+len(o.optional))
+	all = append(all, o.long...)
+	all = append(all, o.flagsLong...)
+	return append(all, o.optional...)
+}
+
+// knownLong reports whether name is a long option of a complete table.
+func (o opts) knownLong(name string) bool {
+	return slices.Contains(o.long, name) || slices.Contains(o.flagsLong, name) || slices.Contains(o.optional, name)
 }
 
 // fullLong returns the long option name (without "--") that name
 // abbreviates among o.abbrev: itself when exact or unknown, else the one
 // option it is a prefix of.
 func (o opts) fullLong(name string) string {
-	if len(o.abbrev) == 0 {
+	names := o.longNames()
+	if len(names) == 0 {
 		return name
 	}
 	full := ""
-	for _, l := range o.abbrev {
+	for _, l := range names {
 		if l == name {
 			return name
 		}
@@ -237,6 +301,8 @@ type opt struct {
 	name string // "-f" or "--force"; a cluster "-rf" yields "-r" and "-f"
 	val  arg    // its value, if it takes one
 	x    arg    // the word the option came from
+	// unknown is set for an option a complete table does not list.
+	unknown bool
 }
 
 // scan splits args[1:] into options and operands. A word that is built at
@@ -248,6 +314,14 @@ func (a *analyzer) scan(o opts, args []arg) ([]opt, []arg) {
 	o0, a0 := len(a.optArena), len(a.argArena)
 	os, operands, tail := o.scanInto(a.optArena, a.argArena, args)
 	a.optArena = os
+	if o.complete {
+		for _, op := range os[o0:] {
+			if op.unknown {
+				a.unknownOpt(args[0], op)
+				break
+			}
+		}
+	}
 	if len(operands) == a0 {
 		// Only the operands after the options: share them with args rather
 		// than copy, so that nested wrappers stay linear.
@@ -258,6 +332,11 @@ func (a *analyzer) scan(o opts, args []arg) ([]opt, []arg) {
 	return os[o0:len(os):len(os)], operands[a0:len(operands):len(operands)]
 }
 
+// unknownOpt records an option the program's table does not list.
+func (a *analyzer) unknownOpt(prog arg, op opt) {
+	a.opaque(op.x.sp, programName(prog.s)+" is given the option "+quote(op.name)+", which the analyser does not know, so it cannot tell what the words after it are; no rule allows it")
+}
+
 // scanInto appends options to os and operands to operands; with o.stop or
 // after "--", the rest of args is returned as tail, uncopied.
 func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []arg) {
@@ -265,6 +344,10 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 		x := args[i]
 		s := x.s
 		switch {
+		case s == "-" && o.dash != "" && !x.dyn:
+			os = append(os, opt{name: o.dash, x: x})
+		case o.numeric && !x.dyn && len(s) > 1 && s[0] == '-' && isDigits(s[1:]):
+			os = append(os, opt{name: s, x: x})
 		case x.dyn || len(s) < 2 || s[0] != '-':
 			if o.stop {
 				return os, operands, args[i:]
@@ -274,12 +357,13 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 			return os, operands, args[i+1:]
 		case strings.HasPrefix(s, "--"):
 			name, val, hasVal := strings.Cut(s, "=")
-			if len(o.abbrev) > 0 {
-				name = "--" + o.fullLong(name[2:])
-			}
-			op := opt{name: name, x: x}
+			name = "--" + o.fullLong(name[2:])
+			op := opt{name: name, x: x, unknown: o.complete && !o.knownLong(name[2:])}
 			if hasVal {
 				op.val = arg{s: val, sp: x.sp, w: x.w}
+				if o.complete && slices.Contains(o.flagsLong, name[2:]) {
+					op.unknown = true // getopt refuses a value for a flag
+				}
 			} else if o.takesLong(name[2:]) && i+1 < len(args) {
 				i++
 				op.val = args[i]
@@ -288,6 +372,9 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 		default:
 			for j := 1; j < len(s); j++ {
 				op := opt{name: "-" + s[j:j+1], x: x}
+				if o.complete && strings.IndexByte(o.short, s[j]) < 0 && strings.IndexByte(o.flags, s[j]) < 0 {
+					op.unknown = true
+				}
 				if strings.IndexByte(o.short, s[j]) >= 0 {
 					if j+1 < len(s) {
 						op.val = arg{s: s[j+1:], sp: x.sp, w: x.w}

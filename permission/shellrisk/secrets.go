@@ -146,6 +146,11 @@ func ruleReadVars(a *analyzer, c *call) {
 		o = opts{short: "adinNptu"}
 	}
 	os, ops := a.scan(o, c.args)
+	if cb, ok := val(os, "-C"); ok && !isRead {
+		// The callback is evaluated as shell code every -c lines, with
+		// the index and the line (text from the input) appended.
+		a.opaque(cb.sp, "mapfile -C runs "+quote(cb.s)+" as shell code with each line read appended, which cannot be checked before it runs")
+	}
 	if v, ok := val(os, "-a"); ok && isRead {
 		ops = append(ops, v)
 	}

@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -186,7 +187,7 @@ type parserBox struct {
 }
 
 var parsers = sync.Pool{New: func() any {
-	return &parserBox{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+	return &parserBox{p: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))}
 }}
 
 // parse parses src as bash. The returned file may be partial on error.
@@ -200,8 +201,31 @@ func parse(src string) (*syntax.File, error) {
 }
 
 // parseAndWalk parses src in the current frame and walks it.
+//
+// The parser and bash read some bytes differently, so src is first made
+// into text both read alike (bashAlike), and a comment the parser let run
+// past a newline is cut there as bash does (cutComments). Either repair
+// makes the command Opaque as well: the words are no longer exactly what
+// bash runs, so no allow rule may cover them, while deny rules and risk
+// still see every command bash would run.
 func (a *analyzer) parseAndWalk(src string) {
+	src = a.bashAlike(src)
 	f, err := parse(src)
+	for tries := 0; err == nil && f != nil; tries++ {
+		cut, ok := cutComments(f, src)
+		if !ok {
+			break
+		}
+		if tries == 0 {
+			a.opaque(a.fr.outer, "a comment ends in a backslash: bash ends the comment at the newline and runs the next line, so the command was read as bash reads it and no rule allows it")
+		}
+		if tries >= 8 {
+			a.opaque(a.fr.outer, "too many comments end in a backslash to read the command as bash does")
+			return
+		}
+		src = cut
+		f, err = parse(src)
+	}
 	if err != nil {
 		a.opaque(a.fr.outer, "the command does not parse as a shell command, so what it runs cannot be known")
 	}
@@ -210,9 +234,94 @@ func (a *analyzer) parseAndWalk(src string) {
 	}
 }
 
+// bashAlike returns src with every control byte but tab and newline
+// replaced by '_', a byte of the same length that both bash and the parser
+// take as an ordinary word character. Bash's only blanks are space and tab:
+// it reads a CR (or any other control byte) as part of a word, while the
+// parser takes CR as a blank (so `ls \r#; rm -rf x` hid a comment) and
+// backslash-CR-LF as a line continuation. A command holding such a byte is
+// Opaque: it is no command a person would type, and what it names is not
+// what it looks like.
+func (a *analyzer) bashAlike(src string) string {
+	first := -1
+	for i := 0; i < len(src); i++ {
+		if isControl(src[i]) {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return src
+	}
+	b := []byte(src)
+	for i := first; i < len(b); i++ {
+		if isControl(b[i]) {
+			b[i] = '_'
+		}
+	}
+	sp := a.fr.outer
+	if a.fr.exact {
+		sp = risk.Span{Start: a.fr.base + first, End: a.fr.base + first + 1}
+		if sp.End > a.fr.outer.End {
+			sp = a.fr.outer
+		}
+	}
+	a.opaque(sp, fmt.Sprintf("the command holds the control character %s, which bash reads as part of a word and a reader may not see; no rule allows it", controlName(src[first])))
+	return string(b)
+}
+
+// isControl reports an ASCII control byte other than tab and newline.
+func isControl(c byte) bool { return c < 0x20 && c != '\t' && c != '\n' || c == 0x7f }
+
+// controlName names a control byte for a reason.
+func controlName(c byte) string {
+	switch c {
+	case '\r':
+		return "CR (0x0d, carriage return)"
+	case 0:
+		return "NUL (0x00)"
+	case 0x1b:
+		return "ESC (0x1b)"
+	}
+	return fmt.Sprintf("0x%02x", c)
+}
+
+// cutComments finds a comment the parser continued past a newline (it
+// takes a backslash before the newline as a line continuation, bash does
+// not: a comment ends at the first newline) and returns src with that
+// backslash replaced by a space, which bash reads the same way.
+func cutComments(f *syntax.File, src string) (string, bool) {
+	var b []byte
+	syntax.Walk(f, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.Comment)
+		if !ok {
+			return true
+		}
+		i := strings.IndexByte(c.Text, '\n')
+		if i < 0 {
+			return true
+		}
+		// c.Text follows '#': the backslash before the newline is at
+		// Hash+1+i-1 when the text is verbatim.
+		at := int(c.Hash.Offset()) + i
+		if at < 0 || at >= len(src) || src[at] != '\\' {
+			return true
+		}
+		if b == nil {
+			b = []byte(src)
+		}
+		b[at] = ' '
+		return true
+	})
+	if b == nil {
+		return src, false
+	}
+	return string(b), true
+}
+
 func (a *analyzer) finish() Result {
-	if a.codeText && a.evalCtx {
-		a.opaque(a.top.outer, "text that looks like a command substitution reaches a place where bash evaluates it again (arithmetic, an array subscript, a prompt expansion), which runs it")
+	if a.evalCtx && (a.codeText || a.codeVar) {
+		a.opaque(a.top.outer, "bash evaluates text again here (arithmetic, an array subscript, [[ -v ]] or -eq operands, ${!x}, a prompt expansion), and the command holds text or a run-time value that may be a command substitution, which would run; no rule allows it")
 	}
 	a.flows()
 	// The Result gets its own copies: the analyzer's lists go back to the

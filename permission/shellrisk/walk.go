@@ -133,7 +133,11 @@ func (a *analyzer) forClause(c *syntax.ForClause, in input) {
 	case *syntax.WordIter:
 		a.words(l.Items...)
 		if l.Name != nil {
-			a.setVar(l.Name.Value, "", false)
+			code := len(l.Items) == 0 // "for x; do" iterates over "$@"
+			for _, x := range a.args(l.Items) {
+				code = code || x.dyn || x.glob || hasCodeText(x.s)
+			}
+			a.setVarCode(l.Name.Value, "", false, code)
 		}
 	case *syntax.CStyleLoop:
 		a.arithm(l.Init)
@@ -269,6 +273,9 @@ func (a *analyzer) paramExp(p *syntax.ParamExp) {
 	if p.Repl != nil {
 		a.words(p.Repl.Orig, p.Repl.With)
 	}
+	if p.Excl {
+		a.evalCtx = true // ${!x} expands the variable x names, subscript included
+	}
 	if p.Exp != nil {
 		if p.Exp.Op == syntax.OtherParamOps {
 			a.evalCtx = true // ${x@P} expands the value as a prompt
@@ -293,6 +300,7 @@ func (a *analyzer) arithm(x syntax.ArithmExpr) {
 		a.arithm(x.X)
 	case *syntax.Word:
 		a.words(x)
+		a.arg(x) // sets codeText for text bash will evaluate
 	}
 }
 
@@ -306,11 +314,15 @@ func (a *analyzer) test(x syntax.TestExpr) {
 		a.test(x.X)
 		a.test(x.Y)
 	case *syntax.UnaryTest:
+		if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
+			a.evalCtx = true // -v a[$(…)] evaluates the subscript
+		}
 		a.test(x.X)
 	case *syntax.ParenTest:
 		a.test(x.X)
 	case *syntax.Word:
 		a.words(x)
+		a.arg(x)
 	}
 }
 
@@ -356,6 +368,13 @@ func (a *analyzer) assign(as *syntax.Assign, bare bool) {
 	if a.dangerousVar(name, sp) && as.Value != nil {
 		a.varCode(name, a.arg(as.Value), sp)
 	}
+	if name == "GOFLAGS" && as.Value != nil {
+		// GOFLAGS=-mod=mod is ordinary; -exec, -toolexec and -overlay in
+		// it make go run or compile what they name.
+		if x := a.arg(as.Value); x.dyn || strings.Contains(x.s, "exec") || strings.Contains(x.s, "overlay") {
+			a.opaque(sp, "GOFLAGS holds "+quote(x.s)+", which makes go run other programs")
+		}
+	}
 	if !bare {
 		return
 	}
@@ -364,10 +383,31 @@ func (a *analyzer) assign(as *syntax.Assign, bare bool) {
 		return
 	}
 	x := a.arg(as.Value)
-	a.setVar(name, x.s, !x.dyn && !x.glob)
+	if x.dyn && isArithmOnly(as.Value) {
+		a.setVarCode(name, "", false, false) // n=$((n+1)) is a number
+	} else {
+		a.setVar(name, x.s, !x.dyn && !x.glob)
+	}
 	if x.dyn && !a.varsLost && a.wordSecret(as.Value) != "" {
 		a.vars[len(a.vars)-1].secret = true
 	}
+}
+
+// isArithmOnly reports whether a word is made of arithmetic expansions and
+// digits alone, so its value is a number.
+func isArithmOnly(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.ArithmExp:
+		case *syntax.Lit:
+			if !isDigits(p.Value) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // declClause handles declare, export, local, readonly, typeset and nameref.
@@ -388,6 +428,14 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 		}
 		names++
 		a.assign(as, true)
+	}
+	switch {
+	case c.Variant.Value == "nameref" || strings.ContainsRune(flags, 'n') && c.Variant.Value != "export":
+		// declare -n x=ls makes $x the value of $ls: every later use of x
+		// reads another variable, and a target a[$(…)] runs code.
+		a.opaque(a.span(c), c.Variant.Value+" -n makes a name refer to another variable, so what its uses expand to is not followed; no rule allows it")
+	case strings.ContainsRune(flags, 'i'):
+		a.evalCtx = true // values given to an integer variable are evaluated as arithmetic
 	}
 	if names == 0 && dumpsEnv(c.Variant.Value, flags) {
 		sp := a.span(c)

@@ -61,6 +61,9 @@ func (a *analyzer) arg(w *syntax.Word) arg {
 	if len(w.Parts) == 1 {
 		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\~") {
 			x.s, x.glob = l.Value, hasGlob(l.Value)
+			if hasCodeText(x.s) {
+				a.codeText = true
+			}
 			return x
 		}
 	}
@@ -69,7 +72,7 @@ func (a *analyzer) arg(w *syntax.Word) arg {
 		a.part(&b, &x, p, i == 0, len(w.Parts) > 1)
 	}
 	x.s = b.String()
-	if strings.Contains(x.s, "$(") || strings.IndexByte(x.s, '`') >= 0 {
+	if hasCodeText(x.s) {
 		a.codeText = true
 	}
 	return x
@@ -91,7 +94,11 @@ func (a *analyzer) part(b *strings.Builder, x *arg, p syntax.WordPart, first, mo
 		b.WriteString(unescape(v))
 	case *syntax.SglQuoted:
 		if p.Dollar {
-			b.WriteString(ansiC(p.Value))
+			v, cut := ansiCut(p.Value)
+			if cut {
+				a.opaque(a.span(p), "$'…' holds an escape for the NUL byte, where bash cuts the string, so the word is not what it looks like; no rule allows it")
+			}
+			b.WriteString(v)
 		} else {
 			b.WriteString(p.Value)
 		}
@@ -413,10 +420,22 @@ func unescapeDbl(s string) string {
 	return b.String()
 }
 
-// ansiC decodes the body of a $'...' string.
+// ansiC decodes the body of a $'...' string. Like bash, it stops at the
+// first NUL the escapes produce (\0, \x00, \u0000, \c@, \400 ...): bash
+// keeps C strings, so r$'\0'm is the program rm and .s$'\0'sh the
+// directory .ssh.
 func ansiC(s string) string {
+	v, _ := ansiCut(s)
+	return v
+}
+
+// ansiCut is ansiC, and reports whether the value was cut at a NUL.
+func ansiCut(s string) (string, bool) {
 	if strings.IndexByte(s, '\\') < 0 {
-		return s
+		if i := strings.IndexByte(s, 0); i >= 0 {
+			return s[:i], true
+		}
+		return s, false
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -482,7 +501,11 @@ func ansiC(s string) string {
 			b.WriteByte(c)
 		}
 	}
-	return b.String()
+	out := b.String()
+	if i := strings.IndexByte(out, 0); i >= 0 {
+		return out[:i], true
+	}
+	return out, false
 }
 
 // hexRun parses up to width hex digits and returns the value and count.

@@ -43,20 +43,34 @@ func wrapperFor(name string) rule {
 
 // simpleWrappers gives the options taking a value for wrappers whose only
 // effect is to run their operands (after a fixed number of leading operands).
+//
+// The tables of the GNU and util-linux wrappers are complete (every option,
+// with GNU abbreviations): an option they do not list makes the command
+// Opaque, since its value would otherwise be taken for the program
+// (`timeout --sig KILL 5 rm`). The others list what they take a value for.
 func simpleOpts(name string) (opts, int) {
+	hv := []string{"help", "version"}
 	switch name {
 	case "nice":
-		return opts{short: "n", long: []string{"adjustment"}, stop: true}, 0
+		return opts{short: "n", long: []string{"adjustment"}, flagsLong: hv, complete: true, numeric: true, stop: true}, 0
 	case "ionice":
-		return opts{short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"}, stop: true}, 0
+		return opts{short: "cnpPu", long: []string{"class", "classdata", "pid", "pgid", "uid"}, flags: "thV",
+			flagsLong: []string{"ignore", "help", "version"}, complete: true, stop: true}, 0
 	case "timeout", "gtimeout":
-		return opts{short: "sk", long: []string{"signal", "kill-after"}, stop: true}, 1
+		return opts{short: "sk", long: []string{"signal", "kill-after"}, flags: "pv",
+			flagsLong: []string{"foreground", "preserve-status", "verbose", "help", "version"}, complete: true, stop: true}, 1
 	case "stdbuf":
-		return opts{short: "ioe", long: []string{"input", "output", "error"}, stop: true}, 0
+		return opts{short: "ioe", long: []string{"input", "output", "error"}, flagsLong: hv, complete: true, stop: true}, 0
+	case "nohup":
+		return opts{flagsLong: hv, complete: true, stop: true}, 0
+	case "setsid":
+		return opts{flags: "cfwhV", flagsLong: []string{"ctty", "fork", "wait", "help", "version"}, complete: true, stop: true}, 0
 	case "chrt":
-		return opts{short: "T", stop: true}, 1
+		return opts{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}, flags: "abdfiormpRvhV",
+			flagsLong: []string{"all-tasks", "batch", "deadline", "fifo", "idle", "other", "rr", "max", "pid", "reset-on-fork", "verbose", "help", "version"},
+			complete:  true, stop: true}, 1
 	case "taskset":
-		return opts{stop: true}, 1
+		return opts{flags: "apchV", flagsLong: []string{"all-tasks", "pid", "cpu-list", "help", "version"}, complete: true, stop: true}, 1
 	case "caffeinate":
 		return opts{short: "tw", stop: true}, 0
 	case "unshare":
@@ -118,7 +132,10 @@ func wrapSudo(a *analyzer, c *call) {
 }
 
 func wrapEnv(a *analyzer, c *call) {
-	o := opts{short: "uCSP", long: []string{"unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal"}, stop: true}
+	// GNU env 9, complete: a lone "-" is -i, and --u abbreviates --unset.
+	o := opts{short: "uCS", long: []string{"unset", "chdir", "split-string"}, flags: "i0v",
+		flagsLong: []string{"ignore-environment", "null", "list-signal-handling", "debug", "help", "version"},
+		optional:  []string{"block-signal", "default-signal", "ignore-signal"}, dash: "-i", complete: true, stop: true}
 	os, rest := a.scan(o, c.args)
 	cwd := c.cwd
 	if d, ok := val(os, "-C", "--chdir"); ok {
@@ -186,7 +203,9 @@ func wrapBuiltin(a *analyzer, c *call) {
 }
 
 func wrapTime(a *analyzer, c *call) {
-	os, rest := a.scan(opts{short: "fo", long: []string{"format", "output"}, stop: true}, c.args)
+	// GNU time, complete.
+	os, rest := a.scan(opts{short: "fo", long: []string{"format", "output"}, flags: "apvqV",
+		flagsLong: []string{"append", "portability", "verbose", "quiet", "version", "help"}, complete: true, stop: true}, c.args)
 	if f, ok := val(os, "-o", "--output"); ok {
 		a.access(f, c.cwd, true, false)
 	}
