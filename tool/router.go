@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/message"
 
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
 )
 
 // Router resolves tool names to tools and validates arguments. Register
@@ -155,7 +156,62 @@ func (r *Router) Validate(name string, raw json.RawMessage) (map[string]any, err
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return nil, &ArgsError{Tool: name, Problems: []string{"arguments must be a JSON object"}}
 	}
+	if ps := controlProblems(e.info, args); len(ps) > 0 {
+		return nil, &ArgsError{Tool: name, Problems: ps}
+	}
 	return args, nil
+}
+
+// controlProblems refuses a file path holding a NUL or another control
+// character (issue 9 §3), in every argument the tool's metadata names as a
+// path (PathArgs, CwdArg, GlobArg) and in every file name of a patch
+// (permission.PatchPaths, the names the engine judges and the tool
+// writes). No file name holds one legitimately; a NUL cuts the name short
+// for the kernel and every C program (".env\x00.txt" opens .env), and the
+// others hide text on a terminal. Refused here, the call never reaches the
+// engine, so no judgement or rule is made from a name read two ways.
+func controlProblems(info permission.ToolInfo, args map[string]any) []string {
+	var out []string
+	check := func(arg, what, s string) {
+		if i := pathrisk.FirstControl(s); i >= 0 {
+			out = append(out, fmt.Sprintf("%q: %s holds the control character %s at byte %d; file paths never contain control characters, so give the name without it",
+				arg, what, controlName(s[i]), i))
+		}
+	}
+	names := append(append([]string(nil), info.PathArgs...), info.CwdArg, info.GlobArg)
+	for _, n := range names {
+		if n == "" {
+			continue
+		}
+		if s, ok := args[n].(string); ok {
+			check(n, "the path", s)
+		}
+	}
+	if info.PatchArg != "" {
+		if s, ok := args[info.PatchArg].(string); ok {
+			for _, p := range permission.PatchPaths(s) {
+				check(info.PatchArg, fmt.Sprintf("the file name %q", p.Path), p.Path)
+			}
+		}
+	}
+	return out
+}
+
+// controlName names a control byte the way a person reads it.
+func controlName(c byte) string {
+	switch c {
+	case 0:
+		return "NUL (\\x00)"
+	case '\t':
+		return "tab (\\t)"
+	case '\n':
+		return "newline (\\n)"
+	case '\r':
+		return "carriage return (\\r)"
+	case 0x1b:
+		return "escape (\\x1b)"
+	}
+	return fmt.Sprintf("\\x%02x", c)
 }
 
 var english = message.NewPrinter(language.English)

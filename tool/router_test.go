@@ -116,3 +116,59 @@ func TestRegisterPanicsOnMistakes(t *testing.T) {
 		})
 	}
 }
+
+// A control character in a file path is refused before the engine judges
+// the call (issue 9 §3): a NUL after `.env` names .env for the kernel.
+func TestValidateControlCharacters(t *testing.T) {
+	t.Parallel()
+	r := builtinRouter(t)
+	refused := []struct{ tool, args, arg, char string }{
+		{"read_file", `{"path":".env\u0000.txt"}`, `"path"`, "NUL"},
+		{"read_file", `{"path":"src/a\nb.go"}`, `"path"`, "newline"},
+		{"read_file", `{"path":"a\u001b]0;title\u0007.txt"}`, `"path"`, "escape"},
+		{"read_file", `{"path":"README\u007f.md"}`, `"path"`, `\x7f`},
+		{"list_files", `{"path":"src\u0000"}`, `"path"`, "NUL"},
+		{"list_files", `{"path":"src","glob":"*.go\u0000"}`, `"glob"`, "NUL"},
+		{"search_text", `{"pattern":"x","path":".env\u0000"}`, `"path"`, "NUL"},
+		{"search_text", `{"pattern":"x","glob":"**/*\t.go"}`, `"glob"`, "tab"},
+		{"write_file", `{"path":"notes\r.txt","content":"x"}`, `"path"`, "carriage return"},
+		{"get_diagnostics", `{"path":"pkg\u0000/../.."}`, `"path"`, "NUL"},
+		{"run_tests", `{"path":"./...\u0001"}`, `"path"`, `\x01`},
+		{"shell", `{"command":"ls","cwd":"/tmp\u0000/x"}`, `"cwd"`, "NUL"},
+		{"apply_patch", `{"patch":"--- a/x.txt\n+++ b/x\u0001.txt\n@@ -1 +1 @@\n-a\n+b\n"}`, `"patch"`, `\x01`},
+		{"apply_patch", `{"patch":"diff --git \"a/.env\\000.txt\" \"b/.env\\000.txt\"\n--- \"a/.env\\000.txt\"\n+++ \"b/.env\\000.txt\"\n@@ -1 +1 @@\n-a\n+b\n"}`, `"patch"`, "NUL"},
+		{"apply_patch", `{"patch":"*** Begin Patch\n*** Add File: evil\u001b[2K.txt\n+x\n*** End Patch\n"}`, `"patch"`, "escape"},
+	}
+	for _, tc := range refused {
+		_, err := r.Validate(tc.tool, []byte(tc.args))
+		var ae *ArgsError
+		if !errors.As(err, &ae) {
+			t.Errorf("%s %s: Validate error %v, want an ArgsError", tc.tool, tc.args, err)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range []string{tc.arg, tc.char, "control character", "invalid arguments for " + tc.tool} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s %s: error %q does not mention %q", tc.tool, tc.args, msg, w)
+			}
+		}
+		if strings.ContainsAny(msg, "\x00\x01\x1b\x7f\r") {
+			t.Errorf("%s: the error %q carries the control character itself", tc.tool, msg)
+		}
+	}
+	// Control characters where they belong are fine: file content, a
+	// command (the shell analyser judges it), a search pattern, the
+	// content lines of a patch, and non-ASCII names.
+	valid := []struct{ tool, args string }{
+		{"write_file", `{"path":"notes.txt","content":"a\tb\r\n\u0000"}`},
+		{"search_text", `{"pattern":"\t\\x00","path":"src"}`},
+		{"shell", `{"command":"printf 'a\\tb\\n'"}`},
+		{"apply_patch", `{"patch":"--- a/x.txt\t2024-01-01\n+++ b/x.txt\t2024-01-01\n@@ -1 +1 @@\n-a\tb\r\n+b\u0001\n"}`},
+		{"read_file", `{"path":"résumé/über café.txt"}`},
+	}
+	for _, tc := range valid {
+		if _, err := r.Validate(tc.tool, []byte(tc.args)); err != nil {
+			t.Errorf("%s %s: Validate = %v, want valid", tc.tool, tc.args, err)
+		}
+	}
+}
