@@ -133,18 +133,21 @@ func secretKey(k string) bool {
 	return false
 }
 
-// MaskJSON masks every string in a JSON value, and the whole value of every
-// key that names a secret. Invalid JSON is masked as text and returned as a
-// JSON string, so the result is always valid JSON.
-func MaskJSON(raw json.RawMessage) json.RawMessage {
+// MaskJSON masks every string in a JSON value, object keys included, and
+// the whole value of every key that names a secret. Invalid JSON is masked
+// as text and returned as a JSON string, so the result is always valid
+// JSON.
+func MaskJSON(raw json.RawMessage) json.RawMessage { return maskJSONWith(raw, Mask) }
+
+func maskJSONWith(raw json.RawMessage, mask func(string) string) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		b, _ := json.Marshal(Mask(string(raw)))
+		b, _ := json.Marshal(mask(string(raw)))
 		return b
 	}
-	v = maskValue(v)
+	v = maskValue(v, mask)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -152,24 +155,26 @@ func MaskJSON(raw json.RawMessage) json.RawMessage {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
-func maskValue(v any) any {
+func maskValue(v any, mask func(string) string) any {
 	switch v := v.(type) {
 	case string:
-		return Mask(v)
+		return mask(v)
 	case []any:
 		for i := range v {
-			v[i] = maskValue(v[i])
+			v[i] = maskValue(v[i], mask)
 		}
 		return v
 	case map[string]any:
+		out := make(map[string]any, len(v))
 		for k, x := range v {
+			mk := mask(k)
 			if s, ok := x.(string); ok && secretKey(k) && !isPlaceholder(s) {
-				v[k] = Redacted
+				out[mk] = Redacted
 				continue
 			}
-			v[k] = maskValue(x)
+			out[mk] = maskValue(x, mask)
 		}
-		return v
+		return out
 	}
 	return v
 }
