@@ -112,7 +112,12 @@ var builtins = [...]ToolInfo{
 		PathArgs: []string{"path"}, PathDefaultsToCwd: true, GlobArg: "glob", Schema: schemaListFiles},
 	{Name: "search_text", Risk: risk.Read, AllowedModes: readModes, Kind: KindSearch,
 		PathArgs: []string{"path"}, PathDefaultsToCwd: true, PathsRecursive: true, GlobArg: "glob", Schema: schemaSearchText},
-	{Name: "get_diagnostics", Risk: risk.Read, AllowedModes: readModes, Kind: KindRead,
+	// get_diagnostics runs checkers the project controls: eslint loads
+	// eslint.config.js, tsc and eslint run from node_modules/.bin, ruff and
+	// mypy read pyproject.toml plugins. That executes the repository's
+	// code, so it is execute, asked by default and never run in plan mode
+	// (white-box review A7).
+	{Name: "get_diagnostics", Risk: risk.Execute, AllowedModes: otherModes, Kind: KindExecute,
 		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaGetDiagnostics},
 	{Name: "write_file", Risk: risk.Write, AllowedModes: otherModes, Kind: KindEdit,
 		PathArgs: []string{"path"}, PathsWrite: true, Schema: schemaWriteFile},

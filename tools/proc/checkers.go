@@ -35,11 +35,12 @@ type checker struct {
 	parse func(r io.Reader, emit func(diagnostic), other io.Writer) error
 }
 
-// detectCheckers finds the nearest directory at or above the target that
+// detectCheckers finds the nearest directory at or above the target, up
+// to the session's working directory root and never above it, that
 // configures a checker, and returns every checker configured there.
-func detectCheckers(tg target) ([]checker, error) {
+func detectCheckers(tg target, root string) ([]checker, error) {
 	var found []checker
-	walkUp(tg.dir, func(dir string) bool {
+	walkUpTo(tg.dir, root, func(dir string) bool {
 		if isFile(filepath.Join(dir, "go.mod")) {
 			pkgs := target{path: tg.dir}.rel(dir)
 			if tg.path == tg.dir {
@@ -67,7 +68,7 @@ func detectCheckers(tg target) ([]checker, error) {
 		return len(found) > 0
 	})
 	if len(found) == 0 {
-		return nil, fmt.Errorf("no checker configured in %s or its parents: looked for go.mod (go vet), "+
+		return nil, fmt.Errorf("no checker configured in %s or its parents up to the working directory: looked for go.mod (go vet), "+
 			"tsconfig.json (tsc), an ESLint config (eslint.config.js/.mjs/.cjs/.ts, .eslintrc*, eslintConfig in package.json) "+
 			"and ruff.toml, .ruff.toml or pyproject.toml with [tool.ruff] (ruff); run a checker with the shell tool instead", tg.dir)
 	}

@@ -18,8 +18,9 @@ import (
 const DiagnosticsTimeout = 5 * time.Minute
 
 // Diagnostics is the get_diagnostics tool: {path?}. It finds the nearest
-// directory at or above path (default the session's cwd) that configures a
-// checker, runs every checker configured there and writes their findings
+// directory at or above path (default the session's cwd), but not above
+// the session's cwd, that configures a checker, runs every checker
+// configured there and writes their findings
 // to stdout, one JSON object a line:
 //
 //	{"file":"a.go","line":7,"column":2,"severity":"error","message":"…","source":"go vet"}
@@ -38,6 +39,10 @@ const DiagnosticsTimeout = 5 * time.Minute
 // ("tsc, eslint" when several ran, and "missing" naming the checkers that
 // are not installed); Result.ExitCode is the first non-zero exit of a
 // checker, or 0.
+//
+// The checkers run code the project controls (eslint.config.js, the
+// programs in node_modules/.bin, pyproject.toml plugins), so the tool is
+// judged execute: asked by default and never run in plan mode.
 //
 // A Diagnostics is stateless and safe for concurrent use.
 type Diagnostics struct{}
@@ -62,14 +67,14 @@ func (*Diagnostics) Run(ctx context.Context, call tool.Call, out tool.Output) (t
 	if err != nil {
 		return tool.Result{}, err
 	}
-	checkers, err := detectCheckers(tg)
+	checkers, err := detectCheckers(tg, call.Cwd)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	var ran, missing []string
 	count, code := 0, 0
 	for _, c := range checkers {
-		if why := available(c, call.Env); why != "" {
+		if why := available(c, call.Env, call.Cwd); why != "" {
 			missing = append(missing, why)
 			continue
 		}
@@ -93,13 +98,14 @@ func (*Diagnostics) Run(ctx context.Context, call tool.Call, out tool.Output) (t
 	return tool.Result{ExitCode: &code, Summary: sum}, nil
 }
 
-// available returns why c cannot run, or "".
-func available(c checker, env []string) string {
+// available returns why c cannot run, or "". A project-local program
+// (node_modules/.bin) counts only at or below the working directory root.
+func available(c checker, env []string, root string) string {
 	if _, err := lookPath(c.argv[0], env); err != nil {
 		return fmt.Sprintf("%s needs %s, which is not installed: %s", c.name, c.argv[0], c.install)
 	}
 	if c.localBin != "" {
-		if _, ok := walkUp(c.dir, func(dir string) bool {
+		if _, ok := walkUpTo(c.dir, root, func(dir string) bool {
 			return isFile(filepath.Join(dir, "node_modules", ".bin", c.localBin))
 		}); !ok {
 			return fmt.Sprintf("%s is not installed in %s: %s", c.name, c.dir, c.install)

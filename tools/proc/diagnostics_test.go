@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -162,5 +163,83 @@ func via(parse func(io.Reader, func(diagnostic), io.Writer) error) func(*strings
 		var other strings.Builder
 		err := parse(r, func(d diagnostic) { got = append(got, d) }, &other)
 		return got, other.String(), err
+	}
+}
+
+// TestDiagnosticsStaysInCwd is white-box review A7: checkers configured
+// above the session's working directory, or project-local programs found
+// only there, are never run.
+func TestDiagnosticsStaysInCwd(t *testing.T) {
+	t.Parallel()
+	needProgram(t, "npx")
+	const fakeESLint = "#!/bin/sh\ntouch PWNED_DIAG\necho '[]'\n"
+	setup := func(t *testing.T, files map[string]string) string {
+		t.Helper()
+		root := t.TempDir()
+		writeFiles(t, root, files)
+		if err := os.Chmod(filepath.Join(root, "node_modules/.bin/eslint"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return root
+	}
+	pwned := func(root string) []string {
+		m, _ := filepath.Glob(filepath.Join(root, "*", "PWNED_DIAG"))
+		if isFile(filepath.Join(root, "PWNED_DIAG")) {
+			m = append(m, filepath.Join(root, "PWNED_DIAG"))
+		}
+		return m
+	}
+
+	// The fixture works: with the checker in cwd, the project's "eslint" runs.
+	root := setup(t, map[string]string{"eslint.config.js": "", "node_modules/.bin/eslint": fakeESLint, "sub/README": ""})
+	if _, o := runWithResult(t, NewDiagnostics(), tool.Call{Cwd: root, Env: testEnv()}); o.err != nil || len(pwned(root)) == 0 {
+		t.Fatalf("control: the project's eslint did not run (err %v, stderr %q)", o.err, o.stderr)
+	}
+
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"config and program above cwd", map[string]string{"eslint.config.js": "", "node_modules/.bin/eslint": fakeESLint, "sub/README": ""},
+			"no checker configured in"},
+		{"program only above cwd", map[string]string{"sub/eslint.config.js": "", "node_modules/.bin/eslint": fakeESLint},
+			"eslint is not installed in"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := setup(t, tt.files)
+			_, o := runWithResult(t, NewDiagnostics(), tool.Call{Cwd: filepath.Join(root, "sub"), Env: testEnv()})
+			if o.err == nil || !strings.Contains(o.err.Error(), tt.want) {
+				t.Errorf("error %v, want one containing %q", o.err, tt.want)
+			}
+			if p := pwned(root); len(p) > 0 {
+				t.Errorf("a checker above the working directory ran: %v", p)
+			}
+		})
+	}
+}
+
+func TestWalkUpTo(t *testing.T) {
+	t.Parallel()
+	var seen []string
+	collect := func(dir string) bool { seen = append(seen, dir); return false }
+	tests := []struct {
+		dir, root string
+		want      []string
+	}{
+		{"/a/b/c", "/a", []string{"/a/b/c", "/a/b", "/a"}},
+		{"/a", "/a", []string{"/a"}},
+		{"/x/y", "/a", []string{"/x/y"}},
+		{"/ab/c", "/a", []string{"/ab/c"}},
+		{"/a/b", "/", []string{"/a/b", "/a", "/"}},
+	}
+	for _, tt := range tests {
+		seen = nil
+		walkUpTo(tt.dir, tt.root, collect)
+		if d := cmp.Diff(tt.want, seen); d != "" {
+			t.Errorf("walkUpTo(%s, %s) (-want +got):\n%s", tt.dir, tt.root, d)
+		}
 	}
 }

@@ -61,6 +61,31 @@ func walkUp(dir string, found func(dir string) bool) (string, bool) {
 	}
 }
 
+// walkUpTo is walkUp that stops at root, the session's working directory:
+// it calls found for dir and its parents up to and including root, and for
+// dir alone when dir is not inside root. Files above the working directory
+// belong to someone else (a parent checkout, the home directory), so
+// nothing there chooses what runs.
+func walkUpTo(dir, root string, found func(dir string) bool) (string, bool) {
+	root = filepath.Clean(root)
+	for dir = filepath.Clean(dir); ; {
+		if found(dir) {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if dir == root || parent == dir || !within(parent, root) {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// within reports whether dir is root or lies under it (lexically).
+func within(dir, root string) bool {
+	r, err := filepath.Rel(root, dir)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
+}
+
 func isFile(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
