@@ -15,6 +15,10 @@
 //     lexical filepath.Clean could name another file;
 //   - apply_patch writes exactly the files permission.PatchPaths reports,
 //     and refuses a patch whose files it would read differently.
+//   - search_text judges each file its walk would open with the engine's
+//     own classifier (pathrisk.Classify) and leaves out the contents of
+//     those it would deny reading (.env, keys, tokens), saying so: the
+//     engine judged the directory, never the files beneath it.
 //
 // Output goes to Output.Stdout as text for the model. Notes about the
 // output itself (truncation, how to read on) are lines of the form

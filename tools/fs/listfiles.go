@@ -62,7 +62,10 @@ func (t *ListFiles) Run(ctx context.Context, call tool.Call, out tool.Output) (t
 			return errStop
 		}
 		sum.Entries++
-		name := displayPath(raw, e.rel)
+		// Names only, never contents: a credential file is listed like
+		// any other (read_file judges it), its name escaped when it
+		// holds control characters.
+		name := safeName(displayPath(raw, e.rel))
 		if e.isDir() {
 			name += "/"
 		}

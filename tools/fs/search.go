@@ -30,6 +30,11 @@ import (
 // skipped; the glob filters files as in list_files. A path naming a file
 // searches that file alone, whatever .gitignore says.
 //
+// In a directory, files that are credentials by name or location (.env,
+// private keys, .npmrc, …: whatever the PermissionEngine would judge a
+// credential read, by pathrisk.Classify) are not opened; a note says how
+// many were left out and names them (see secretFilter).
+//
 // A line longer than MaxLineBytes is shown as a window around its first
 // match, marked with "…"; only the first MaxScanBytes of a line are
 // searched.
@@ -52,6 +57,9 @@ type searchSummary struct {
 	Files     int  `json:"files"`
 	Searched  int  `json:"searched"`
 	Truncated bool `json:"truncated"`
+	// Skipped counts the files left out because reading them is a
+	// credential read (see secretFilter).
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // Run searches for the pattern argument.
@@ -80,19 +88,22 @@ func (t *SearchText) Run(ctx context.Context, call tool.Call, out tool.Output) (
 		return tool.Result{}, err
 	}
 	var walk *walker
+	secrets := newSecretFilter(call.Cwd, raw)
 	if st.IsDir() {
 		walk = newWalker(root)
 		err = walk.walk(ctx, func(e entry) error {
-			if !e.mode.IsRegular() || !matchGlob(glob, e.rel) {
+			if !e.mode.IsRegular() || !matchGlob(glob, e.rel) || secrets.skip(e) {
 				return nil
 			}
-			return s.file(ctx, e.abs, displayPath(raw, e.rel), false)
+			return s.file(ctx, e.abs, safeName(displayPath(raw, e.rel)), false)
 		})
 	} else {
 		if !st.Mode().IsRegular() {
 			return tool.Result{}, fmt.Errorf("%s is not a regular file (%s); search a directory or a file", raw, st.Mode().Type())
 		}
-		err = s.file(ctx, root, raw, true)
+		// A file named alone was judged by the engine itself, by this
+		// very path; a policy rule that names it may have allowed it.
+		err = s.file(ctx, root, safeName(raw), true)
 		if errors.Is(err, errStop) {
 			err = nil
 		}
@@ -111,6 +122,8 @@ func (t *SearchText) Run(ctx context.Context, call tool.Call, out tool.Output) (
 	case s.sum.Matches == 0:
 		fmt.Fprintf(s.w, "[no matches in %d file%s searched]\n", s.sum.Searched, plural(s.sum.Searched, "", "s"))
 	}
+	secrets.note(s.w)
+	s.sum.Skipped = len(secrets.skipped)
 	if walk != nil {
 		writeUnreadable(s.w, walk.unreadable, raw)
 	}

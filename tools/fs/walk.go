@@ -89,8 +89,14 @@ func workTreeTop(dir string) string {
 }
 
 // readIgnoreFile parses a .gitignore-format file whose patterns apply
-// beneath domain. A missing or unreadable file has no patterns.
+// beneath domain. A missing or unreadable file has no patterns, and so has
+// one that is not a regular file: like git (2.32 and later), a symbolic
+// link named .gitignore is not followed, so the walk never reads a file
+// outside the tree the engine judged (a link to ~/.ssh/id_rsa).
 func readIgnoreFile(name string, domain []string) []gitignore.Pattern {
+	if fi, err := os.Lstat(name); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil
