@@ -1,0 +1,273 @@
+package pathrisk
+
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// This file judges a file by its name alone, wherever it is: in the
+// project, in a home directory, anywhere. Names are lower case (locate folds
+// the path first). A secret file is a secret because of what it is, not
+// where it sits, so a service-account key committed under secrets/ or a
+// project-level .npmrc is credential like ~/.npmrc.
+
+// secretNames are file names that hold credentials wherever they are.
+var secretNames = map[string]string{
+	".npmrc":                               "an .npmrc, which holds registry tokens",
+	".yarnrc.yml":                          "a Yarn configuration, which holds registry tokens (npmAuthToken)",
+	".pypirc":                              "a .pypirc file, which holds registry passwords",
+	".netrc":                               "a .netrc file, which holds passwords",
+	"_netrc":                               "a _netrc file, which holds passwords",
+	".git-credentials":                     "a git credential file",
+	".dockercfg":                           "a Docker credential file",
+	".vault-token":                         "a Vault token",
+	".pgpass":                              "a .pgpass file, which holds database passwords",
+	".my.cnf":                              "a MySQL option file, which holds database passwords",
+	".mylogin.cnf":                         "a MySQL login path file, which holds database passwords",
+	".envrc":                               "a direnv .envrc, which exports secrets into the environment",
+	".htpasswd":                            "an .htpasswd file, which holds password hashes",
+	".s3cfg":                               "an .s3cfg file, which holds S3 access keys",
+	".boto":                                "a .boto file, which holds cloud storage keys",
+	".terraformrc":                         "a Terraform CLI configuration, which holds tokens",
+	"terraform.rc":                         "a Terraform CLI configuration, which holds tokens",
+	"kubeconfig":                           "a kubeconfig, which holds cluster credentials",
+	"kubeconfig.yaml":                      "a kubeconfig, which holds cluster credentials",
+	"kubeconfig.yml":                       "a kubeconfig, which holds cluster credentials",
+	"credentials.json":                     "a credential file (Google API and gcloud credentials)",
+	"application_default_credentials.json": "the Google application default credentials",
+	"key.json":                             "a service-account key (the name gcloud's own examples give it)",
+	"keyfile.json":                         "a service-account key file",
+	"secrets.yml":                          "a secrets file",
+	"secrets.yaml":                         "a secrets file",
+	"secrets.json":                         "a secrets file",
+	"secrets.toml":                         "a secrets file",
+	"secring.gpg":                          "a GPG secret key ring",
+	"identity":                             "a private key",
+}
+
+// secretExts are file name extensions of key and secret stores.
+var secretExts = map[string]string{
+	".pem":         "a PEM key or certificate file",
+	".key":         "a private key file",
+	".p8":          "a PKCS#8 private key (such as an App Store Connect key)",
+	".p12":         "a PKCS#12 key store",
+	".pfx":         "a PKCS#12 key store",
+	".pkcs12":      "a PKCS#12 key store",
+	".jks":         "a Java key store",
+	".jceks":       "a Java key store",
+	".bks":         "a BouncyCastle key store",
+	".keystore":    "a key store",
+	".keychain":    "a keychain",
+	".keychain-db": "a keychain",
+	".kdbx":        "a KeePass password database",
+	".ppk":         "a PuTTY private key",
+	".tfstate":     "a Terraform state file, which holds secrets in plain text",
+	".kubeconfig":  "a kubeconfig, which holds cluster credentials",
+	".env":         "an environment file, which holds secrets",
+}
+
+// envTemplates are the last dot-separated parts of .env file names that
+// are templates: .env.example, .env.sample, .env.template, .env.dist (and
+// .env.local.example). By convention they hold no secrets and are committed
+// for everyone to copy, so they are read and written like any file.
+var envTemplates = map[string]bool{
+	"example": true, "sample": true, "template": true, "dist": true,
+}
+
+// isEnvFile reports whether name is a .env file that may hold secrets.
+func isEnvFile(name string) bool {
+	if name == ".env" {
+		return true
+	}
+	if !strings.HasPrefix(name, ".env.") {
+		return false
+	}
+	last := name[strings.LastIndexByte(name, '.')+1:]
+	return !envTemplates[last]
+}
+
+// keyTypes are the OpenSSH private key names ssh-keygen writes.
+var keyTypes = [...]string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_xmss"}
+
+// sourceExts are extensions of source files whose names may start like a
+// key's (id_rsa_test.go) and are not keys.
+var sourceExts = map[string]bool{
+	".go": true, ".py": true, ".js": true, ".ts": true, ".rs": true, ".java": true, ".c": true,
+	".h": true, ".rb": true, ".md": true, ".kt": true, ".swift": true, ".cs": true, ".php": true,
+}
+
+// isPrivateKeyName reports whether name is an SSH private key by its name:
+// id_rsa, id_ed25519 and the like with any suffix (id_rsa_work,
+// id_ed25519.bak), any id_NAME without an extension (id_deploy), and
+// NAME_rsa or NAME_ed25519 without an extension (deploy_rsa). A public key
+// (.pub) is not secret, and source files (id_rsa_test.go) are not keys.
+func isPrivateKeyName(name string) bool {
+	if strings.HasSuffix(name, ".pub") {
+		return false
+	}
+	dot := strings.LastIndexByte(name, '.')
+	if dot > 0 && sourceExts[name[dot:]] {
+		return false
+	}
+	for _, k := range keyTypes {
+		if strings.HasPrefix(name, k) {
+			return true
+		}
+	}
+	if dot >= 0 {
+		return false
+	}
+	if strings.HasPrefix(name, "id_") && len(name) > len("id_") {
+		return true
+	}
+	for _, s := range [...]string{"_rsa", "_dsa", "_ecdsa", "_ed25519"} {
+		if strings.HasSuffix(name, s) && len(name) > len(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isServiceAccountJSON reports whether name is a cloud service-account key
+// or OAuth client secret in JSON: what `gcloud iam service-accounts keys
+// create`, the Firebase console and the Google Cloud console download, and
+// the names people give them (prod-service-account.json, ci-sa-key.json,
+// terraform-sa.json, gcp_credentials.json, client_secret_….json).
+func isServiceAccountJSON(name string) bool {
+	stem, ok := strings.CutSuffix(name, ".json")
+	if !ok || stem == "" {
+		return false
+	}
+	for _, w := range [...]string{
+		"service-account", "service_account", "serviceaccount", "sa-key", "sa_key", "firebase-adminsdk",
+		"client_secret", "credentials", "gcp-key", "gcp_key", "gcloud-key", "gcloud_key",
+	} {
+		if strings.Contains(stem, w) {
+			return true
+		}
+	}
+	if strings.Contains(stem, "public") {
+		return false
+	}
+	for _, s := range [...]string{"-sa", "_sa", "-key", "_key", ".key"} {
+		if strings.HasSuffix(stem, s) && len(stem) > len(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// byName judges a file by its name alone.
+func byName(name string) (risk.Level, string) {
+	switch {
+	case isEnvFile(name):
+		return risk.Credential, "an environment file, which holds secrets"
+	case isPrivateKeyName(name):
+		return risk.Credential, "a private key"
+	case cookieNames[name]:
+		return risk.Credential, "a browser cookie or password store"
+	case secretNames[name] != "":
+		return risk.Credential, secretNames[name]
+	case isServiceAccountJSON(name):
+		return risk.Credential, "a cloud service-account key or OAuth client secret"
+	case strings.HasSuffix(name, ".tfstate.backup"):
+		return risk.Credential, "a Terraform state backup, which holds secrets in plain text"
+	}
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		if w, ok := secretExts[name[i:]]; ok {
+			return risk.Credential, w
+		}
+	}
+	return risk.Read, ""
+}
+
+// protectedNames are file names whose content a program runs later, on a
+// command that looks harmless (npm install, pytest, eslint, bundle install):
+// a write to one is at least execute wherever it is.
+var protectedNames = map[string]string{
+	"package.json":        "a package.json, whose scripts (postinstall, test, …) npm runs",
+	"composer.json":       "a composer.json, whose scripts Composer runs",
+	"gemfile":             "a Gemfile, which Bundler runs as Ruby",
+	"pyproject.toml":      "a pyproject.toml, whose build backend and tool plugins run code",
+	"setup.py":            "a setup.py, which runs on install",
+	"setup.cfg":           "a setup.cfg, which names code setuptools runs",
+	"conftest.py":         "a conftest.py, which pytest runs when it collects tests",
+	"noxfile.py":          "a noxfile, which nox runs",
+	"tox.ini":             "a tox.ini, whose commands tox runs",
+	"pytest.ini":          "a pytest.ini, which can load plugins pytest runs",
+	"sitecustomize.py":    "a sitecustomize.py, which Python runs at startup",
+	"usercustomize.py":    "a usercustomize.py, which Python runs at startup",
+	"pyvenv.cfg":          "a virtualenv's pyvenv.cfg, which names the interpreter it runs",
+	"build.rs":            "a Cargo build script, which cargo build and cargo check run",
+	"rust-toolchain":      "a rust-toolchain file, which chooses the compiler cargo runs",
+	"rust-toolchain.toml": "a rust-toolchain file, which chooses the compiler cargo runs",
+	"mise.toml":           "a mise configuration, whose hooks and tasks run",
+	".mise.toml":          "a mise configuration, whose hooks and tasks run",
+	".pylintrc":           "a pylint configuration, which can load plugins",
+	"pylintrc":            "a pylint configuration, which can load plugins",
+	".clinerules":         "agent instructions (.clinerules), which steer what an agent runs",
+	".windsurfrules":      "agent instructions (.windsurfrules), which steer what an agent runs",
+	".roomodes":           "a Roo Code mode file, which steers what an agent runs",
+	"opencode.json":       "an opencode configuration, whose MCP servers and permissions run code",
+	"opencode.jsonc":      "an opencode configuration, whose MCP servers and permissions run code",
+	"crush.json":          "a crush configuration, whose MCP servers and permissions run code",
+	".crush.json":         "a crush configuration, whose MCP servers and permissions run code",
+	".aider.conf.yml":     "an aider configuration, whose lint and test commands run",
+	".goosehints":         "agent instructions (.goosehints), which steer what an agent runs",
+	"mcp.json":            "an MCP server list, whose servers run as programs",
+	"mcp_config.json":     "an MCP server list, whose servers run as programs",
+	".gitlab-ci.yml":      "a CI pipeline, which runs code",
+	"deno.json":           "a Deno configuration, whose tasks and import maps choose the code deno runs",
+	"deno.jsonc":          "a Deno configuration, whose tasks and import maps choose the code deno runs",
+	"mypy.ini":            "a mypy configuration, which can load plugins",
+	".mypy.ini":           "a mypy configuration, which can load plugins",
+}
+
+// protectedStems are names of configuration files that run code, in every
+// extension: a name is protected when it is the stem itself (.eslintrc) or
+// the stem followed by a dot and anything with a configuration extension
+// (eslint.config.mjs, .eslintrc.json, tsconfig.build.json). Linters, formatters, test runners
+// and bundlers load these, and the plugins they name, on every run.
+var protectedStems = [...]string{
+	"eslint.config", ".eslintrc", "prettier.config", ".prettierrc", "jest.config", "vitest.config",
+	"vite.config", "webpack.config", "rollup.config", "babel.config", ".babelrc", "postcss.config",
+	"tailwind.config", "next.config", "nuxt.config", "svelte.config", "astro.config", "vue.config",
+	"playwright.config", "cypress.config", "karma.conf", "stylelint.config", ".stylelintrc",
+	"commitlint.config", ".commitlintrc", "lint-staged.config", ".lintstagedrc", ".mocharc",
+	"tsconfig", ".swcrc", "esbuild.config", "tsup.config", ".huskyrc", ".releaserc", "release.config",
+}
+
+// configExts are the extensions a configuration file of protectedStems
+// may have; tsconfig.go is source, not configuration.
+var configExts = map[string]bool{
+	"js": true, "cjs": true, "mjs": true, "ts": true, "cts": true, "mts": true, "json": true,
+	"jsonc": true, "json5": true, "yaml": true, "yml": true, "toml": true, "coffee": true,
+}
+
+// protectedName judges a write by the file's name alone: the level and
+// what the file is, or 0 when the name is ordinary.
+func protectedName(name string) (risk.Level, string) {
+	if w, ok := protectedNames[name]; ok {
+		return risk.Execute, w
+	}
+	if strings.HasSuffix(name, ".code-workspace") {
+		return risk.Execute, "an editor workspace file, whose tasks and settings run code"
+	}
+	if strings.HasSuffix(name, ".pth") {
+		// Python runs lines starting with "import" in .pth files of its
+		// site directories at every start; elsewhere they are inert, but
+		// which directories are site directories is the machine's choice.
+		return risk.Execute, "a Python .pth file, which Python runs at startup from a site directory"
+	}
+	ext := ""
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		ext = name[i+1:]
+	}
+	for _, s := range protectedStems {
+		if name == s || strings.HasPrefix(name, s+".") && configExts[ext] {
+			return risk.Execute, "a tool configuration (" + s + "), which loads code the tool runs"
+		}
+	}
+	return 0, ""
+}
