@@ -160,7 +160,7 @@ __dt_trap() {
     eval "w=( $w )" 2>/dev/null || w=
   elif [[ $c =~ $__dt_var ]]; then
     t=${BASH_REMATCH[2]}${BASH_REMATCH[3]} rest=${c:${#BASH_REMATCH[0]}}
-    if [[ -R $t ]]; then t=${!t}; fi
+    if [[ -R $t ]]; then local -n __dt_ref=$t; t=${!__dt_ref}; fi
     if [[ $t =~ ^[A-Za-z_][A-Za-z0-9_]*$ && ! -R $t ]]; then w=( "${!t}" ); fi
     [[ $w == *' '* ]] && w=
   fi
