@@ -1,6 +1,8 @@
 package shellrisk
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -204,6 +206,11 @@ func (a *analyzer) sedScript(s arg, cwd string) {
 			}
 			a.access(arg{s: cmd.arg, sp: s.sp}, cwd, true, false)
 			a.find(risk.Write, s.sp, "the sed script writes to the file "+quote(cmd.arg))
+		case 'r', 'R':
+			if cmd.arg == "" || cmd.arg == "-" || cmd.arg == "/dev/stdin" {
+				continue
+			}
+			a.access(arg{s: cmd.arg, sp: s.sp}, cwd, false, false)
 		}
 	}
 }
@@ -266,8 +273,11 @@ func sedCommands(s string) []sedCmd {
 		switch ch {
 		case 'e', 'w', 'W':
 			out = append(out, sedCmd{op: ch, arg: restOfLine()})
-		case 'r', 'R', 'a', 'i', 'c', 'b', 't', 'T', ':', '#', 'q', 'Q', 'l', 'L':
-			if ch == 'a' || ch == 'i' || ch == 'c' || ch == ':' || ch == '#' || ch == 'r' || ch == 'R' || ch == 'b' || ch == 't' || ch == 'T' {
+		case 'r', 'R':
+			// r FILE and R FILE read a file into the output.
+			out = append(out, sedCmd{op: ch, arg: restOfLine()})
+		case 'a', 'i', 'c', 'b', 't', 'T', ':', '#', 'q', 'Q', 'l', 'L':
+			if ch == 'a' || ch == 'i' || ch == 'c' || ch == ':' || ch == '#' || ch == 'b' || ch == 't' || ch == 'T' {
 				restOfLine()
 			}
 		case 's', 'y':
@@ -325,6 +335,15 @@ func ruleAwk(a *analyzer, c *call) {
 		a.opaque(prog.sp, "the "+name+" program is built at run time and may run commands")
 	case awkRuns(prog.s):
 		a.opaque(prog.sp, "the "+name+" program runs commands or writes files (system, pipes or redirection), which is not analysed")
+	default:
+		// getline < FILE reads a file the program names.
+		files, ok := awkGetlineFiles(prog.s)
+		if !ok {
+			a.opaque(prog.sp, "the "+name+" program reads with getline from a file named at run time, which is not analysed")
+		}
+		for _, f := range files {
+			a.access(arg{s: f, sp: prog.sp}, c.cwd, false, false)
+		}
 	}
 	for _, x := range ops[1:] {
 		a.awkOperand(x, c.cwd)
@@ -336,6 +355,42 @@ func (a *analyzer) awkOperand(x arg, cwd string) {
 		return
 	}
 	a.access(x, cwd, false, false)
+}
+
+// awkGetline matches getline [var] < "literal".
+var awkGetline = regexp.MustCompile(`getline\s*[A-Za-z_][A-Za-z_0-9]*(\[[^]]*\])?\s*<\s*"((?:[^"\\]|\\.)*)"|getline\s*<\s*"((?:[^"\\]|\\.)*)"`)
+
+// awkGetlineFiles returns the files an awk program reads with getline <
+// "file"; ok is false when a getline reads from an expression it cannot
+// name statically.
+func awkGetlineFiles(p string) ([]string, bool) {
+	n := strings.Count(p, "getline")
+	if n == 0 {
+		return nil, true
+	}
+	var files []string
+	for _, m := range awkGetline.FindAllStringSubmatch(p, -1) {
+		f := m[2]
+		if f == "" {
+			f = m[3]
+		}
+		files = append(files, f)
+	}
+	// A getline not followed by < reads the input (fine); one followed by
+	// < and no literal cannot be named.
+	rest := awkGetline.ReplaceAllString(p, "")
+	for i := strings.Index(rest, "getline"); i >= 0; i = strings.Index(rest, "getline") {
+		tail := strings.TrimLeft(rest[i+len("getline"):], " \t")
+		j := strings.IndexAny(tail, ";})\n")
+		if j < 0 {
+			j = len(tail)
+		}
+		if strings.Contains(tail[:j], "<") {
+			return files, false
+		}
+		rest = tail
+	}
+	return files, true
 }
 
 // awkRuns reports whether an awk program may run commands or write files.
@@ -776,16 +831,24 @@ func ruleRead(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	o := opts{}
 	skip := 0
+	if spec, ok := readSpecFor(name); ok {
+		a.readBySpec(c, name, spec)
+		return
+	}
 	switch name {
-	case "grep", "egrep", "fgrep", "zgrep", "rg", "ripgrep", "ag", "ack":
+	case "jq":
+		ruleJq(a, c)
+		return
+	case "dos2unix", "unix2dos", "mac2unix", "unix2mac":
+		ruleDos2unix(a, c)
+		return
+	case "rg", "ripgrep", "ag", "ack":
 		o = opts{short: "efmABCdDg", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
 			"context", "glob", "type", "type-not", "pre", "pre-glob", "color", "colors", "sort", "max-depth", "threads", "replace", "encoding"}}
 		skip = 1
-	case "jq", "yq":
+	case "yq":
 		o = opts{long: []string{"arg", "argjson", "slurpfile", "rawfile", "indent", "from-file"}}
 		skip = 1
-	case "head", "tail":
-		o = opts{short: "nc", long: []string{"lines", "bytes", "pid", "sleep-interval", "max-unchanged-stats"}}
 	case "cut":
 		o = opts{short: "dfbc", long: []string{"delimiter", "fields", "bytes", "characters", "output-delimiter"}}
 	case "sort":
@@ -798,12 +861,10 @@ func ruleRead(a *analyzer, c *call) {
 		return
 	case "split", "csplit":
 		o = opts{short: "lbnaCdpf", long: []string{"lines", "bytes", "number", "suffix-length", "line-bytes", "prefix"}}
-	case "ls", "tree", "du", "diff":
-		o = opts{short: "ILPX", long: []string{"ignore", "hide", "exclude", "block-size", "format", "time-style", "color", "sort", "width", "tabsize"}}
 	case "uniq":
 		o = opts{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars"}}
-	case "od", "hexdump", "xxd":
-		o = opts{short: "AjNtwnsleC", long: []string{"address-radix", "skip-bytes", "read-bytes", "format", "width"}}
+	case "xxd":
+		o = opts{short: "cglosn"}
 	}
 	os, ops := a.scan(o, c.args)
 	if skip > 0 && (has(os, "-e", "-f", "--regexp", "--file") || name == "jq" && has(os, "--from-file")) {
@@ -850,6 +911,140 @@ func ruleRead(a *analyzer, c *call) {
 	}
 	if name == "uniq" && len(ops) == 2 {
 		a.access(ops[1], c.cwd, true, false)
+	}
+}
+
+// readBySpec judges a reading program with a complete option table.
+func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
+	os, ops := a.scan(spec.o, c.args)
+	skip := spec.skip
+	if skip > 0 && has(os, spec.noSkip...) {
+		skip = 0
+	}
+	skip = min(skip, len(ops))
+	deep := false
+	switch name {
+	case "grep", "egrep", "fgrep", "zgrep":
+		deep = has(os, "-r", "-R", "--recursive", "--dereference-recursive")
+		if d, ok := val(os, "-d", "--directories"); ok && strings.HasPrefix(d.s, "rec") {
+			deep = true
+		}
+	case "du", "tree":
+		deep = true // reads names and sizes only, but of everything
+	case "ls":
+		deep = has(os, "-R", "--recursive")
+	case "diff":
+		deep = has(os, "-r", "--recursive")
+	}
+	if name == "du" || name == "tree" {
+		deep = false // names, not contents: judged as plain reads
+	}
+	if deep && len(ops) == skip {
+		a.accessDeep(arg{s: ".", sp: c.sp}, c.cwd)
+	}
+	for _, x := range ops[skip:] {
+		if deep {
+			a.accessDeep(x, c.cwd)
+		} else {
+			a.access(x, c.cwd, false, false)
+		}
+	}
+	for _, op := range os {
+		if op.val.s == "" && !op.val.dyn || op.val.s == "-" {
+			continue
+		}
+		switch {
+		case slices.Contains(spec.reads, op.name):
+			a.access(op.val, c.cwd, false, false)
+		case slices.Contains(spec.writes, op.name):
+			a.access(op.val, c.cwd, true, false)
+		}
+	}
+}
+
+// ruleJq: jq's first operand is the filter unless -f gives it; --rawfile
+// and --slurpfile take a name and a file, --arg and --argjson a name and
+// a value (jq parses its options itself: no abbreviations, and these take
+// two words).
+func ruleJq(a *analyzer, c *call) {
+	args := c.args[1:]
+	filter := true
+	var files []arg
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		s := x.s
+		switch {
+		case x.dyn:
+			files = append(files, x)
+		case s == "--args" || s == "--jsonargs":
+			// The rest are positional values, not files.
+			if filter {
+				i++ // the filter
+			}
+			a.jqFiles(c, files)
+			return
+		case s == "--arg" || s == "--argjson":
+			i += 2
+		case s == "--rawfile" || s == "--slurpfile":
+			if i+2 < len(args) {
+				a.access(args[i+2], c.cwd, false, false)
+			}
+			i += 2
+		case s == "-f" || s == "--from-file":
+			filter = false
+			if i+1 < len(args) {
+				a.access(args[i+1], c.cwd, false, false)
+			}
+			i++
+		case s == "--indent" || s == "-L":
+			i++
+		case s == "--":
+			files = append(files, args[i+1:]...)
+			i = len(args)
+		case len(s) > 1 && s[0] == '-':
+			if !jqFlag(s) {
+				a.unknownOpt(c.args[0], opt{name: s, x: x})
+			}
+		default:
+			files = append(files, x)
+		}
+	}
+	if filter && len(files) > 0 {
+		files = files[1:]
+	}
+	a.jqFiles(c, files)
+}
+
+func (a *analyzer) jqFiles(c *call, files []arg) {
+	for _, f := range files {
+		a.access(f, c.cwd, false, false)
+	}
+}
+
+// jqFlag reports a jq option that takes no value; short ones may be
+// clustered (-rc).
+func jqFlag(s string) bool {
+	switch s {
+	case "--seq", "--stream", "--stream-errors", "--ascii-output", "--raw-output", "--join-output", "--raw-output0",
+		"--compact-output", "--color-output", "--monochrome-output", "--sort-keys", "--exit-status", "--null-input",
+		"--slurp", "--raw-input", "--tab", "--unbuffered", "--help", "--version", "--build-configuration":
+		return true
+	}
+	if strings.HasPrefix(s, "--") {
+		return false
+	}
+	return strings.Trim(s[1:], "nrjascCMSeahV") == ""
+}
+
+// ruleDos2unix: the converters rewrite their operands in place, and with
+// -n (--newfile) operands come in pairs, a file read and a file written.
+// Every operand is judged as written: the read half of a pair is judged
+// stricter than it needs, never looser.
+func ruleDos2unix(a *analyzer, c *call) {
+	for _, x := range c.args[1:] {
+		if x.dyn || len(x.s) < 2 || x.s[0] != '-' {
+			a.access(x, c.cwd, true, false)
+		}
 	}
 }
 

@@ -89,10 +89,25 @@ func (a *analyzer) gitConfig(x arg, kv string, transient bool) {
 		a.find(risk.Execute, x.sp, how+" makes git run the program "+quote(value))
 		a.reparse(value, x.sp, false) // most of these values are shell commands
 		return
+	case strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".push") && strings.HasPrefix(strings.TrimSpace(value), "+"),
+		strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".push") && strings.HasPrefix(strings.TrimSpace(value), ":"):
+		a.find(risk.Destructive, x.sp, how+" sets the push refspec "+quote(value)+", which force-pushes or deletes remote branches")
+	case strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".mirror") && gitTrue(value),
+		key == "push.default" && strings.EqualFold(strings.TrimSpace(value), "mirror"):
+		a.find(risk.Destructive, x.sp, how+" makes a push mirror every ref, deleting remote branches that are not local")
 	}
 	if transient {
 		a.find(risk.Execute, x.sp, "git -c changes git's configuration for this command, which can change what it runs")
 	}
+}
+
+// gitTrue reports a git boolean that is true ("" counts: -c key alone).
+func gitTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "true", "yes", "on", "1":
+		return true
+	}
+	return false
 }
 
 // gitRunsKey reports configuration keys whose value is a program git runs
@@ -146,8 +161,12 @@ func ruleGit(a *analyzer, c *call) {
 		}
 		switch {
 		case gopt(x.s, "--output", 5), x.s == "-o" && (sub == "diff" || sub == "log" || sub == "show" || sub == "format-patch" || sub == "archive"):
-			if v, ok := strings.CutPrefix(x.s, "--output="); ok {
-				a.access(arg{s: v, sp: x.sp}, cwd, true, false)
+			// The value is the file, given with "=" or as the next word.
+			if v, next, ok := optValue(rest, j); ok {
+				a.access(v, cwd, true, false)
+				if next {
+					j++
+				}
 			}
 			a.find(risk.Write, x.sp, "git "+sub+" --output writes a file")
 		case sub != "rebase" && (gopt(x.s, "--upload-pack", 4) || gopt(x.s, "--receive-pack", 4) || x.s == "--exec" ||
@@ -503,7 +522,7 @@ func (g gitCall) checkout() {
 		g.destroy(x.sp, "git checkout "+x.s+" overwrites files or a branch, throwing away uncommitted changes")
 		return
 	}
-	_, ops := a.scan(opts{short: "bB", long: []string{"orphan", "conflict", "pathspec-from-file"}}, append([]arg{{}}, g.rest...))
+	cos, ops := a.scan(opts{short: "bB", long: []string{"orphan", "conflict", "pathspec-from-file"}}, append([]arg{{}}, g.rest...))
 	dashdash := false
 	for _, x := range g.rest {
 		if x.s == "--" {
@@ -516,6 +535,14 @@ func (g gitCall) checkout() {
 		}
 		g.destroy(c.sp, "git checkout of paths overwrites them with the committed version, throwing away uncommitted changes")
 		return
+	}
+	if len(ops) == 1 && !has(cos, "-b", "-B", "--orphan") && ops[0].s != "-" {
+		// git checkout X switches to the branch X, or, when X is a file or
+		// directory and no branch, throws away its uncommitted changes:
+		// only the repository can say which.
+		x := ops[0]
+		a.access(x, g.cwd, true, false)
+		a.opaque(x.sp, "git checkout "+quote(x.s)+" switches branches, or overwrites the file or directory of that name and throws away its uncommitted changes; which one depends on the repository (git switch names a branch unambiguously)")
 	}
 	g.write("git checkout changes the files in the working tree")
 }

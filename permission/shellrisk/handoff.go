@@ -51,8 +51,16 @@ func optValue(args []arg, i int) (v arg, next, ok bool) {
 // own syntax ($(shell ...), variables) is not shell, so the call is Opaque.
 // SHELL=prog names the program recipes run with.
 func ruleMake(a *analyzer, c *call) {
+	// GNU make 4, complete. -j and -l take an optional number (a target
+	// "4" after -j is harmless as a target).
 	os, ops := a.scan(opts{short: "CfIoWE", long: []string{"directory", "file", "makefile", "include-dir",
-		"old-file", "assume-old", "what-if", "new-file", "assume-new", "eval"}}, c.args)
+		"old-file", "assume-old", "what-if", "new-file", "assume-new", "eval"}, optShort: "jl",
+		flags: "bBdehikLnpqrRsStvw",
+		flagsLong: []string{"always-make", "environment-overrides", "help", "ignore-errors", "keep-going", "no-keep-going",
+			"check-symlink-times", "just-print", "dry-run", "recon", "print-data-base", "question", "no-builtin-rules",
+			"no-builtin-variables", "silent", "quiet", "no-silent", "stop", "touch", "trace", "version", "print-directory",
+			"no-print-directory", "warn-undefined-variables"},
+		optional: []string{"jobs", "load-average", "output-sync", "debug", "shuffle", "jobserver-style"}, complete: true}, c.args)
 	for _, o := range os {
 		switch o.name {
 		case "-E", "--eval":
@@ -76,7 +84,11 @@ func ruleMake(a *analyzer, c *call) {
 		if name == "SHELL" || name == "MAKESHELL" || name == ".SHELLFLAGS" {
 			a.find(risk.Execute, x.sp, "make "+name+"= changes the program every recipe runs with")
 			a.runValue(arg{s: value, dyn: x.dyn, sp: x.sp, w: x.w}, "make "+name, true)
+			continue
 		}
+		// Any variable may be part of a recipe ($(CC), $(RM), $(TEST)):
+		// what the makefile does with the value is not read here.
+		a.opaque(x.sp, "make "+name+"= overrides a makefile variable, and recipes may run its value ("+quote(value)+") as a command; no rule allows it")
 	}
 }
 

@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -213,6 +214,75 @@ func ruleDNS(a *analyzer, c *call) {
 
 // rulePackage: installing packages downloads code and usually runs its
 // install scripts.
+// npmSafeFlags are npm options that change only output or which scripts
+// are selected; every other --key[=value] before "--" sets npm
+// configuration (--node-options, --script-shell, --userconfig …), which can
+// make npm run code.
+var npmSafeFlags = []string{"-s", "--silent", "-q", "--quiet", "-d", "--loglevel", "--if-present", "--ignore-scripts",
+	"--workspaces", "-ws", "--include-workspace-root", "--no-fund", "--no-audit", "--no-update-notifier", "--color",
+	"--no-color", "--json", "--parseable", "-h", "--help", "-v", "--version", "--verbose", "--yes", "-y"}
+
+// npmConfigOpts makes Opaque an npm option that is not known to be
+// harmless: npm reads any --key=value before "--" as configuration.
+func (a *analyzer) npmConfigOpts(c *call, name string) {
+	for _, x := range c.args[1:] {
+		if x.s == "--" {
+			return // the rest goes to the script
+		}
+		if x.dyn {
+			a.opaque(x.sp, name+" is given a word built at run time, which may be an option that sets its configuration")
+			return
+		}
+		if !strings.HasPrefix(x.s, "-") {
+			continue
+		}
+		opt, _, _ := strings.Cut(x.s, "=")
+		if !slices.Contains(npmSafeFlags, opt) && !(opt == "-w" || opt == "--workspace") {
+			a.opaque(x.sp, name+" reads "+quote(x.s)+" as a configuration setting, and settings such as --node-options or --script-shell run code; no rule allows it")
+			return
+		}
+	}
+}
+
+// goBuildFlags judges go's build flags that run other programs: -exec
+// and -toolexec run a program of the caller's choice, -overlay and
+// -ldflags=-extld replace what is compiled or linked, -o writes.
+func (a *analyzer) goBuildFlags(c *call, sub string, subAt int) {
+	args := c.args[subAt+1:]
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if x.dyn {
+			continue
+		}
+		s := strings.TrimPrefix(x.s, "-") // go accepts -flag and --flag
+		flag, val, hasVal := strings.Cut(s, "=")
+		if !strings.HasPrefix(x.s, "-") {
+			continue
+		}
+		switch strings.TrimPrefix(flag, "-") {
+		case "exec", "toolexec", "overlay", "pgo", "modfile", "C":
+			a.opaque(x.sp, "go "+sub+" "+quote(x.s)+" makes go run or build what it names; no rule allows it")
+			return
+		case "ldflags", "gcflags", "asmflags", "gccgoflags":
+			if !hasVal && i+1 < len(args) {
+				val = args[i+1].s
+			}
+			if strings.Contains(val, "extld") || strings.Contains(val, "plugin") || args[min(i+1, len(args)-1)].dyn {
+				a.opaque(x.sp, "go "+sub+" "+quote(x.s)+" names a linker or plugin go runs; no rule allows it")
+				return
+			}
+		case "o":
+			v := val
+			if !hasVal && i+1 < len(args) {
+				v = args[i+1].s
+				a.access(args[i+1], c.cwd, true, false)
+			} else if hasVal {
+				a.access(arg{s: v, sp: x.sp}, c.cwd, true, false)
+			}
+		}
+	}
+}
+
 func rulePackage(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	if len(c.args) < 2 {
@@ -248,6 +318,12 @@ func rulePackage(a *analyzer, c *call) {
 				}
 			}
 		}
+	}
+	if name == "npm" || name == "pnpm" || name == "yarn" || name == "bun" {
+		a.npmConfigOpts(c, name)
+	}
+	if name == "go" && sub != "" {
+		a.goBuildFlags(c, sub, subAt)
 	}
 	if a.projectRunner(c, name, sub, subAt) {
 		return

@@ -246,6 +246,9 @@ type opts struct {
 	flags     string
 	flagsLong []string
 	optional  []string
+	// optShort are short options whose value is optional and only given
+	// attached (od -w8, -w alone).
+	optShort string
 	// dash is the option a lone "-" stands for ("-i" for env), if any.
 	dash string
 	// numeric is set when -N (digits) is an option, as nice -10 and
@@ -372,6 +375,13 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 		default:
 			for j := 1; j < len(s); j++ {
 				op := opt{name: "-" + s[j:j+1], x: x}
+				if strings.IndexByte(o.optShort, s[j]) >= 0 {
+					if j+1 < len(s) {
+						op.val = arg{s: s[j+1:], sp: x.sp, w: x.w}
+					}
+					os = append(os, op)
+					break
+				}
 				if o.complete && strings.IndexByte(o.short, s[j]) < 0 && strings.IndexByte(o.flags, s[j]) < 0 {
 					op.unknown = true
 				}
