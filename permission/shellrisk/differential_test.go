@@ -42,8 +42,8 @@
 //     finds nothing and calls the handler, which records the expanded argv
 //     and returns 127. That is how `||` branches are reached and how
 //     `MARK_1 $(MARK_2)` reports both.
-//   - `true`, `false` and `:` without arguments run (harmless; they steer
-//     `&&`, `||`, `if` and `while` the way bash would). for, case and select
+//   - `true`, `false`, `:`, `break` and `continue` without arguments run
+//     (harmless; they steer `&&`, `||`, `if` and loops the way bash would). for, case and select
 //     headers run so that their bodies are traversed.
 //   - For every skipped simple command whose first word (after leading
 //     assignments) is static (quotes, backslashes, $'…', no other
@@ -151,7 +151,7 @@ __dt_trap() {
   local c=$BASH_COMMAND w= a= rest= t
   printf 'T%s\0' "$c" >&3
   case $c in
-  true|false|:) return 0 ;;
+  true|false|:|break|continue) return 0 ;;
   'for '*|'case '*|'select '*) return 0 ;;
   '(('*|'[[ '*) ((__dt_eval)) && return 0; return 1 ;;
   esac
