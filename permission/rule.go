@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/custom-agent/custom-agent/permission/netrisk"
 )
 
 // RuleLevel is where a rule comes from (spec §7).
@@ -440,9 +443,37 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 	if err != nil || u.User != nil {
 		return up, fmt.Errorf("%q is not host[:port]", hostport)
 	}
-	up.host, up.port = strings.ToLower(u.Hostname()), u.Port()
+	// The host and port are put in the normal form URLs are judged in
+	// (netrisk.NormalizeURL): IDNA, canonical addresses, no leading zeros.
+	host, wild := u.Hostname(), false
+	if h, ok := strings.CutPrefix(host, "*."); ok {
+		host, wild = h, true
+	}
+	if host, err = netrisk.NormalHost(host); err != nil {
+		return up, fmt.Errorf("%q: the host %v", hostport, err)
+	}
+	if wild {
+		host = "*." + host
+	}
+	up.host = host
+	if port := u.Port(); port != "" {
+		n, err := strconv.ParseUint(port, 10, 16)
+		if err != nil {
+			return up, fmt.Errorf("%q: %q is not a port", hostport, port)
+		}
+		up.port = strconv.FormatUint(n, 10)
+	}
 	up.path = glob{kind: globAny}
 	if hasPath && p != "" {
+		// The path glob is matched against normal paths: unreserved
+		// escapes decoded, the others in upper case, no dot segments. A
+		// glob with dot segments would match nothing, so it is an error.
+		p = netrisk.NormalEscapes(p)
+		for _, seg := range strings.Split(p, "/") {
+			if seg == "." || seg == ".." {
+				return up, fmt.Errorf("%q: a URL path glob cannot hold . or .. segments; URLs are matched with them resolved", p)
+			}
+		}
 		g, ok := compileGlob("/"+p, fold)
 		if !ok {
 			return up, fmt.Errorf("%q is not a valid path glob", p)
@@ -458,6 +489,9 @@ func (up *urlPattern) namesPath() bool {
 	return up.set && up.path.kind != globAny && strings.Trim(up.path.pat, "/*") != ""
 }
 
+// match reports whether u, in the normal form netrisk.NormalizeURL gives
+// (judgeURL), matches. A port the URL does not write is its scheme's
+// default, so "https://host:443" matches https://host/.
 func (up *urlPattern) match(u *url.URL) bool {
 	scheme := strings.ToLower(u.Scheme)
 	if up.scheme != "" && scheme != up.scheme {
@@ -474,8 +508,14 @@ func (up *urlPattern) match(u *url.URL) bool {
 	} else if host != up.host {
 		return false
 	}
-	if up.port != "" && u.Port() != up.port {
-		return false
+	if up.port != "" {
+		port := u.Port()
+		if port == "" {
+			port = netrisk.DefaultPort(scheme)
+		}
+		if port != up.port {
+			return false
+		}
 	}
 	p := u.EscapedPath()
 	if p == "" {

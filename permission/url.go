@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 
@@ -8,8 +9,14 @@ import (
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
-// judgeURL judges the URL argument of a network tool. It returns the parsed
-// URL, or nil when it cannot be parsed (the call is then opaque).
+// judgeURL judges the URL argument of a network tool. It returns the URL
+// that rules are matched against: for http and https its normal form
+// (netrisk.NormalizeURL), which is also the form the http tools send, so
+// what is judged is what is sent. It returns nil when the URL cannot be
+// parsed (the call is then opaque). A URL without a single normal form
+// (a path that some server reads as holding dot segments) is opaque too:
+// the best normal form it has is returned, so that deny and ask rules
+// still match its host, but no allow rule covers it.
 func (j *judge) judgeURL(arg, raw string) *url.URL {
 	sp := risk.Span{End: len(raw)}
 	u, err := url.Parse(raw)
@@ -22,6 +29,18 @@ func (j *judge) judgeURL(arg, raw string) *url.URL {
 	scheme := strings.ToLower(u.Scheme)
 	switch scheme {
 	case "http", "https":
+		n, err := netrisk.NormalizeURL(raw)
+		var ue *netrisk.URLError
+		switch {
+		case err == nil:
+			u = n
+		case errors.As(err, &ue):
+			j.opaque = true
+			j.find(risk.Network, arg, sp, raw, ue.Reason+", so it has no single meaning: no allow rule covers it, and the http tools refuse to send it")
+			if ue.Best != nil {
+				u = ue.Best
+			}
+		}
 	case "file":
 		j.addPath(arg, sp, u.Path, false)
 		return u
@@ -32,13 +51,22 @@ func (j *judge) judgeURL(arg, raw string) *url.URL {
 		j.find(risk.Credential, arg, sp, raw, "carries a user name or password")
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-	switch addr, ok := netrisk.HostAddr(host); {
+	addr, ok := netrisk.HostAddr(host)
+	wild := netrisk.WildcardAddrs(host)
+	switch {
 	case netrisk.MetadataHost(host):
 		j.find(risk.Credential, arg, sp, raw, "reaches a cloud metadata service ("+quoteText(host)+"), which hands out the machine's credentials")
 	case ok && (addr.IsLoopback() || addr.IsUnspecified()) || host == "localhost" || strings.HasSuffix(host, ".localhost"):
 		j.find(risk.Network, arg, sp, raw, "reaches this machine ("+quoteText(host)+"), whose local services may trust it")
 	case ok && (addr.IsPrivate() || addr.IsLinkLocalUnicast()):
 		j.find(risk.Network, arg, sp, raw, "reaches a private network address ("+quoteText(host)+")")
+	case len(wild) > 0:
+		for _, a := range wild {
+			if a.IsLoopback() || a.IsUnspecified() || a.IsPrivate() || a.IsLinkLocalUnicast() {
+				j.find(risk.Network, arg, sp, raw, quoteText(host)+" is a wildcard DNS name that resolves to "+a.String()+", a local or private address")
+				break
+			}
+		}
 	}
 	for k := range u.Query() {
 		if secretName(k) {

@@ -54,28 +54,6 @@ func HostAddr(host string) (netip.Addr, bool) {
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
-var (
-	linkLocal4 = netip.MustParsePrefix("169.254.0.0/16")
-	alibabaMD  = netip.MustParseAddr("100.100.100.200")
-	awsMD6     = netip.MustParseAddr("fd00:ec2::254")
-)
-
-// IsMetadata reports whether addr serves cloud instance metadata: AWS, GCP,
-// Azure, OpenStack and ECS use 169.254.0.0/16, Alibaba 100.100.100.200.
-func IsMetadata(a netip.Addr) bool {
-	return linkLocal4.Contains(a) || a == alibabaMD || a == awsMD6
-}
-
-// MetadataHost reports whether a host name or address (lower case, no
-// trailing dot) reaches a cloud metadata service.
-func MetadataHost(host string) bool {
-	if host == "metadata.google.internal" || host == "metadata" || host == "instance-data" || host == "metadata.azure.internal" {
-		return true
-	}
-	a, ok := HostAddr(host)
-	return ok && IsMetadata(a)
-}
-
 // secretMarkers are fixed strings that only appear in secret material.
 var secretMarkers = [...]struct{ marker, what string }{
 	{"PRIVATE KEY-----", "a private key"},

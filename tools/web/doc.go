@@ -8,4 +8,11 @@
 // refuses cloud metadata and link-local addresses whatever name resolved
 // to them. Proxies from the environment are not used: the guard must see
 // the address actually connected to.
+//
+// A request goes to the URL's normal form (netrisk.NormalizeURL: dot
+// segments and %2e resolved, unreserved escapes decoded, host lower-case
+// and IDNA, default port dropped), the form the PermissionEngine judged and
+// matched rules against, so that what is judged is what is sent. A URL
+// without a single normal form (..;/, ..%5c, %252e%252e) is refused before
+// anything is sent.
 package web

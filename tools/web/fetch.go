@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custom-agent/custom-agent/permission/netrisk"
 	"github.com/custom-agent/custom-agent/tool"
 )
 
@@ -28,6 +29,7 @@ type options struct {
 	connectTimeout time.Duration
 	totalTimeout   time.Duration
 	maxBody        int64
+	resolver       *net.Resolver // nil: the system's
 }
 
 func (o options) withDefaults() options {
@@ -55,7 +57,7 @@ type fetcher struct {
 
 func newFetcher(o options) *fetcher {
 	o = o.withDefaults()
-	d := &net.Dialer{Timeout: o.connectTimeout, ControlContext: guard}
+	d := &net.Dialer{Timeout: o.connectTimeout, ControlContext: guard, Resolver: o.resolver}
 	tr := &http.Transport{
 		Proxy:                  nil, // the guard must see the real peer
 		DialContext:            d.DialContext,
@@ -81,14 +83,20 @@ type summary struct {
 // fetch makes one request and writes the response to out.
 func (f *fetcher) fetch(ctx context.Context, name, method string, call tool.Call, body *string, out tool.Output) (tool.Result, error) {
 	rawURL := call.String("url")
-	u, err := url.Parse(rawURL)
-	switch {
-	case err != nil:
-		return tool.Result{}, fmt.Errorf("%s: %q is not a URL: %v", name, rawURL, err)
-	case u.Scheme != "http" && u.Scheme != "https":
+	if p, err := url.Parse(rawURL); err == nil && p.Scheme != "" && !strings.EqualFold(p.Scheme, "http") && !strings.EqualFold(p.Scheme, "https") {
 		return tool.Result{}, fmt.Errorf("%s: only http and https URLs can be fetched, not %q", name, rawURL)
-	case u.Host == "":
-		return tool.Result{}, fmt.Errorf("%s: %q has no host", name, rawURL)
+	}
+	// The request goes to the URL's normal form, the one form the
+	// PermissionEngine judged and matched rules against: what is judged is
+	// what is sent. A URL without one (a path some server reads as going
+	// up) is not sent at all.
+	u, err := netrisk.NormalizeURL(rawURL)
+	if err != nil {
+		var ue *netrisk.URLError
+		if errors.As(err, &ue) && ue.Best != nil {
+			return tool.Result{}, fmt.Errorf("%s: %v, so servers may read it differently and it is not sent; write the path without it", name, err)
+		}
+		return tool.Result{}, fmt.Errorf("%s: %v", name, err)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, f.opts.totalTimeout, errTotalTimeout)
 	defer cancel()
@@ -100,6 +108,7 @@ func (f *fetcher) fetch(ctx context.Context, name, method string, call tool.Call
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("%s %s: %v", name, rawURL, err)
 	}
+	req.URL = u // exactly the normal form, not a re-parse of its text
 	if err := setHeaders(req, call.Args["headers"], body); err != nil {
 		return tool.Result{}, fmt.Errorf("%s: %v", name, err)
 	}

@@ -6,24 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"syscall"
-)
 
-// Addresses the dialer refuses: cloud metadata services, which hand out
-// credentials to whoever asks from inside the machine, and the link-local
-// ranges they live in.
-var (
-	metadataAddrs = []netip.Addr{
-		netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, OpenStack, …
-		netip.MustParseAddr("169.254.170.2"),   // AWS ECS task credentials
-		netip.MustParseAddr("fd00:ec2::254"),   // AWS IMDS over IPv6
-		netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
-	}
-	linkLocal = []netip.Prefix{
-		netip.MustParsePrefix("169.254.0.0/16"),
-		netip.MustParsePrefix("fe80::/10"),
-	}
-	// nat64 embeds an IPv4 address in its last four bytes (RFC 6052).
-	nat64 = netip.MustParsePrefix("64:ff9b::/96")
+	"github.com/custom-agent/custom-agent/permission/netrisk"
 )
 
 // RefusedError is returned when a connection would reach a metadata or
@@ -34,24 +18,13 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("refused to connect to %s: cloud metadata / link-local address", e.IP)
 }
 
-// refused reports whether ip must not be connected to.
+// refused reports whether ip must not be connected to: a cloud metadata
+// service of any cloud, or a link-local address, in any spelling that
+// reaches one (IPv4-mapped, NAT64). It is the table the PermissionEngine
+// judges URLs with (netrisk.IsMetadata), applied to the address a name
+// resolved to.
 func refused(ip netip.Addr) bool {
-	ip = ip.Unmap().WithZone("")
-	if nat64.Contains(ip) {
-		b := ip.As16()
-		ip = netip.AddrFrom4([4]byte(b[12:]))
-	}
-	for _, a := range metadataAddrs {
-		if ip == a {
-			return true
-		}
-	}
-	for _, p := range linkLocal {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
+	return netrisk.IsMetadata(ip)
 }
 
 // guard is the dialer's ControlContext: it runs after name resolution and

@@ -208,7 +208,8 @@ func TestFetchErrors(t *testing.T) {
 		wantIs error
 	}{
 		{name: "scheme", tool: NewGet(), args: map[string]any{"url": "file:///etc/passwd"}, want: "only http and https URLs"},
-		{name: "no host", tool: NewGet(), args: map[string]any{"url": "http:///x"}, want: "has no host"},
+		{name: "no host", tool: NewGet(), args: map[string]any{"url": "http:///x"}, want: "names no host"},
+		{name: "no single meaning", tool: NewGet(), args: map[string]any{"url": "http://127.0.0.1:1/a/..;/b"}, want: "servers may read it differently and it is not sent"},
 		{name: "Host header", tool: NewGet(), args: map[string]any{"url": slow.URL, "headers": map[string]any{"host": "x"}}, want: "Host header cannot be set"},
 		{name: "metadata address", tool: NewGet(), args: map[string]any{"url": "http://169.254.169.254/latest/meta-data/"},
 			want: "http_get http://169.254.169.254/latest/meta-data/: refused to connect to 169.254.169.254: cloud metadata / link-local address"},
@@ -258,7 +259,14 @@ func TestGuard(t *testing.T) {
 		{"[fe80::1%eth0]:80", true},
 		{"[febf::1]:80", true},
 		{"[::ffff:169.254.169.254]:80", true},
-		{"[64:ff9b::a9fe:a9fe]:80", true}, // NAT64 of 169.254.169.254
+		{"[64:ff9b::a9fe:a9fe]:80", true},   // NAT64 of 169.254.169.254
+		{"[64:ff9b:1::a9fe:a9fe]:80", true}, // local-use NAT64
+		{"[::a9fe:a9fe]:80", true},          // IPv4-compatible
+		{"192.0.0.192:80", true},            // Oracle Cloud
+		{"168.63.129.16:80", true},          // Azure WireServer
+		{"[fd00:ec2::23]:80", true},         // EKS Pod Identity
+		{"[fd20:ce::254]:80", true},         // GCP over IPv6
+		{"169.254.170.23:80", true},
 		{"127.0.0.1:8080", false},
 		{"[::1]:80", false},
 		{"10.0.0.1:80", false},
