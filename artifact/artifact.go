@@ -50,6 +50,29 @@ func ParseDigest(d string) (string, error) {
 	return h, nil
 }
 
+// NormalizeDigest reads a digest as a person may type it: "sha256:" and 64
+// hex digits, or the 64 hex digits alone, in either case. It returns the
+// canonical form (DigestPrefix and lower-case hex), or an error that says
+// what is wrong.
+func NormalizeDigest(d string) (string, error) {
+	s := strings.TrimSpace(d)
+	h := s
+	if algo, rest, ok := strings.Cut(s, ":"); ok {
+		if !strings.EqualFold(algo, strings.TrimSuffix(DigestPrefix, ":")) {
+			return "", fmt.Errorf("%q is not an artifact digest: artifacts are named by SHA-256 (%s followed by 64 hex digits), not %q", d, DigestPrefix, algo)
+		}
+		h = rest
+	}
+	h = strings.ToLower(h)
+	if i := strings.IndexFunc(h, func(r rune) bool { return !strings.ContainsRune("0123456789abcdef", r) }); i >= 0 {
+		return "", fmt.Errorf("%q is not an artifact digest: %q is not a hex digit (want 64 hex digits, optionally after %s)", d, h[i:i+1], DigestPrefix)
+	}
+	if len(h) != 64 {
+		return "", fmt.Errorf("%q is not an artifact digest: %d hex digits, want 64 (optionally after %s)", d, len(h), DigestPrefix)
+	}
+	return DigestPrefix + h, nil
+}
+
 func (s *Store) path(hexDigest string) string {
 	return filepath.Join(s.dir, "sha256", hexDigest[:2], hexDigest[2:])
 }

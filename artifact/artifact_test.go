@@ -127,3 +127,29 @@ func TestUnwritableDir(t *testing.T) {
 		t.Fatalf("Put under a file: %v", err)
 	}
 }
+
+func TestNormalizeDigest(t *testing.T) {
+	t.Parallel()
+	hex := "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
+	for _, in := range []string{"sha256:" + hex, hex, strings.ToUpper(hex), "SHA256:" + strings.ToUpper(hex), " sha256:" + hex + "\n"} {
+		if got, err := NormalizeDigest(in); err != nil || got != "sha256:"+hex {
+			t.Errorf("NormalizeDigest(%q) = %q, %v", in, got, err)
+		}
+	}
+	for in, says := range map[string]string{
+		"":                         "0 hex digits",
+		"sha256:":                  "0 hex digits",
+		hex[:63]:                   "63 hex digits",
+		hex + "0":                  "65 hex digits",
+		"sha256:" + hex[:10]:       "10 hex digits",
+		"md5:" + hex:               `not "md5"`,
+		"sha256:" + hex[:63] + "g": `"g" is not a hex digit`,
+		"sha256:sha256:" + hex:     `"s" is not a hex digit`,
+		"nope":                     `"n" is not a hex digit`,
+	} {
+		_, err := NormalizeDigest(in)
+		if err == nil || !strings.Contains(err.Error(), "not an artifact digest") || !strings.Contains(err.Error(), says) {
+			t.Errorf("NormalizeDigest(%q) = %v, want an error saying %s", in, err, says)
+		}
+	}
+}

@@ -1,13 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/internal/app"
 )
 
 func newArtifactCmd(g *globalFlags) *cobra.Command {
@@ -19,10 +26,16 @@ func newArtifactCmd(g *globalFlags) *cobra.Command {
 		Use:   "cat DIGEST",
 		Short: "Print an artifact (a tool call's whole output) by its digest",
 		Long: `Print an artifact by the digest a tool.completed event names
-(sha256:…). The artifact is checked against its digest first.`,
+(sha256:… or the 64 hex digits alone). The artifact is checked against its
+digest first, then streamed to stdout: memory use does not grow with its size.
+
+When the event log records that the artifact is only the start of a stream
+(the rest was over the output cap, --max-output-bytes on run), stderr says
+how many bytes were dropped; stdout still holds exactly the stored bytes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := artifact.ParseDigest(args[0]); err != nil {
+			digest, err := artifact.NormalizeDigest(args[0])
+			if err != nil {
 				return err
 			}
 			dir, err := g.resolveDataDir()
@@ -33,21 +46,91 @@ func newArtifactCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := s.Verify(args[0]); err != nil {
+			if err := s.Verify(digest); err != nil {
 				if errors.Is(err, artifact.ErrNotFound) {
 					return &exitError{code: 1, msg: err.Error() + " in " + s.Dir()}
 				}
 				return err
 			}
-			f, err := s.Open(args[0])
+			f, err := s.Open(digest)
 			if err != nil {
 				return err
 			}
 			defer f.Close()
-			_, err = io.Copy(cmd.OutOrStdout(), f)
-			return err
+			if _, err := io.Copy(cmd.OutOrStdout(), f); err != nil {
+				return err
+			}
+			cuts, err := cutsOf(cmd.Context(), g, digest)
+			errOut := cmd.ErrOrStderr()
+			for _, c := range cuts {
+				fmt.Fprintf(errOut, "custom-agent: this artifact is not the whole output: it holds the first %d bytes of the %s of tool call %s (session %s), which printed %d; %d bytes were dropped by the output cap (raise it with run --max-output-bytes or %s)\n",
+					c.stored, c.stream, c.toolCallID, c.sessionID, c.printed, c.printed-c.stored, app.MaxOutputEnv)
+			}
+			if err != nil {
+				fmt.Fprintf(errOut, "custom-agent: could not check in the event log whether this artifact is a whole output: %v\n", err)
+			}
+			return nil
 		},
 	}
 	cmd.AddCommand(cat)
 	return cmd
+}
+
+// cut is a tool.completed event naming an artifact that holds only the
+// start of its stream.
+type cut struct {
+	sessionID, toolCallID, stream string
+	stored, printed               int64
+}
+
+// maxCutsShown bounds what artifact cat prints about one digest (the same
+// bytes may be the start of many outputs).
+const maxCutsShown = 3
+
+// cutsOf finds the tool.completed events that name digest as a truncated
+// artifact. It opens the log read-only and finds nothing when there is no
+// log yet.
+func cutsOf(ctx context.Context, g *globalFlags, digest string) ([]cut, error) {
+	log, err := g.openLog(ctx, true)
+	if errors.Is(err, sqlitestore.ErrNoLog) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	sessions, err := log.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	needle := []byte(digest)
+	var cuts []cut
+	for _, si := range sessions {
+		for e, err := range log.Read(ctx, si.ID, 1) {
+			if err != nil {
+				return cuts, err
+			}
+			if e.Type != event.ToolCompleted || !bytes.Contains(e.Payload, needle) {
+				continue
+			}
+			var p event.ToolCompletedPayload
+			if err := json.Unmarshal(e.Payload, &p); err != nil {
+				return cuts, fmt.Errorf("session %s seq %d: %w", si.ID, e.Seq, err)
+			}
+			for _, a := range p.Artifacts {
+				if a.Digest != digest || !a.Truncated {
+					continue
+				}
+				printed := p.StdoutBytes
+				if a.Name == "stderr" {
+					printed = p.StderrBytes
+				}
+				cuts = append(cuts, cut{sessionID: si.ID, toolCallID: p.ToolCallID, stream: a.Name, stored: a.Bytes, printed: printed})
+				if len(cuts) == maxCutsShown {
+					return cuts, nil
+				}
+			}
+		}
+	}
+	return cuts, nil
 }

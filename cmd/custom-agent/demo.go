@@ -31,6 +31,7 @@ const demoScript = `{"text": "I'll run the tests.", "toolCalls": [{"id": "tc_1",
 func newDemoCmd(g *globalFlags) *cobra.Command {
 	var yes bool
 	var keep bool
+	var maxOutput sizeFlag
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "See the permission gate work, offline: a scripted model runs a project's tests",
@@ -70,7 +71,7 @@ verified. --yes answers "allow once" for you. Needs go on PATH.`,
 			if yes {
 				newUI = func(b *approval.Broker, _ context.CancelFunc) approvalUI { return autoApprover{b: b, out: errOut} }
 			}
-			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: approval.DefaultTimeout, maxSteps: 5}
+			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: approval.DefaultTimeout, maxSteps: 5, maxOutput: maxOutput}
 			const prompt = "Run the tests."
 			fmt.Fprintf(cmd.OutOrStdout(), "you> %s\n", prompt)
 			id, turnErr := runTurn(cmd, g, f, m, prompt, newUI)
@@ -85,6 +86,7 @@ verified. --yes answers "allow once" for you. Needs go on PATH.`,
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, `answer "allow once" to the question instead of asking`)
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the demo project directory")
+	cmd.Flags().Var(&maxOutput, "max-output-bytes", maxOutputUsage)
 	return cmd
 }
 

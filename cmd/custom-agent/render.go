@@ -49,6 +49,9 @@ func (r *renderer) event(e event.Event) {
 			exit = fmt.Sprintf("exit %d · ", *p.ExitCode)
 		}
 		fmt.Fprintf(r.w, "  %s%d bytes of output · %dms\n", exit, p.StdoutBytes+p.StderrBytes, p.DurationMs)
+		if t := p.Truncated; t != nil {
+			fmt.Fprintf(r.w, "  ! %d bytes of stdout and %d of stderr were not stored: over the output cap (--max-output-bytes)\n", t.Stdout, t.Stderr)
+		}
 		for _, line := range headLines(p.StdoutPreview+p.StderrPreview, 12) {
 			fmt.Fprintf(r.w, "  │ %s\n", line)
 		}

@@ -29,7 +29,25 @@ type runFlags struct {
 	json            bool
 	approvalTimeout time.Duration
 	maxSteps        int
+	maxOutput       sizeFlag // --max-output-bytes; unset means $CUSTOM_AGENT_MAX_OUTPUT_BYTES, else the default
 }
+
+// sizeFlag is a flag holding a size such as 2GiB, checked when it is set.
+type sizeFlag string
+
+func (f *sizeFlag) String() string { return string(*f) }
+func (f *sizeFlag) Type() string   { return "size" }
+func (f *sizeFlag) Set(v string) error {
+	if _, err := app.ParseSize(v); err != nil {
+		return err
+	}
+	*f = sizeFlag(v)
+	return nil
+}
+
+// maxOutputUsage documents --max-output-bytes for every command that runs
+// tools.
+var maxOutputUsage = "most bytes of one output stream (stdout or stderr) of a tool call kept in the artifact store, e.g. 2GiB, 512MiB, 500MB; the rest is counted, not stored, and tool.completed says how much was dropped (default $" + app.MaxOutputEnv + ", else " + app.FormatSize(executor.DefaultMaxStored) + ")"
 
 func newRunCmd(g *globalFlags) *cobra.Command {
 	f := &runFlags{}
@@ -69,6 +87,7 @@ else is written there.`,
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
 	fl.DurationVar(&f.approvalTimeout, "approval-timeout", approval.DefaultTimeout, "how long a question waits for an answer before it is denied")
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
+	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
 	return cmd
 }
 
@@ -81,6 +100,10 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	}
 	if f.approvalTimeout <= 0 {
 		return "", errors.New("--approval-timeout must be positive")
+	}
+	maxOutput, err := app.MaxOutputBytes(string(f.maxOutput), os.Getenv)
+	if err != nil {
+		return "", err
 	}
 	cwd, err := app.Cwd(f.cwd)
 	if err != nil {
@@ -108,7 +131,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	cfg := session.Config{
 		Log: rt.Store, Model: m, Router: rt.Router, Artifacts: rt.Artifacts, Approver: rt.Broker,
 		MaxSteps: f.maxSteps, System: systemPrompt(cwd),
-		Exec: executor.Options{ApprovalTimeout: f.approvalTimeout},
+		Exec: executor.Options{ApprovalTimeout: f.approvalTimeout, MaxStored: maxOutput},
 	}
 	info := session.Info{Cwd: cwd, Home: home, Mode: mode, Rules: rules, Env: os.Environ()}
 	var s *session.Session
