@@ -466,6 +466,8 @@ func ansiCut(s string) (string, bool) {
 			if i+1 < len(s) {
 				i++
 				b.WriteByte(s[i] & 0x1f)
+			} else {
+				b.WriteString(`\c`) // bash keeps a trailing \c as it is
 			}
 		case 'x', 'u', 'U':
 			width := 2
