@@ -189,6 +189,7 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 			consider(l, w)
 		}
 	}
+	consider(submodule(comps, write))
 	consider(byName(comps[len(comps)-1]))
 	if write {
 		consider(protectedName(comps[len(comps)-1]))
@@ -199,6 +200,34 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 		consider(locate(p[:i], env, write))
 	}
 	return best, what
+}
+
+// submodule judges a path inside a submodule's git directory,
+// .git/modules/NAME/…, where NAME is the submodule's name and may hold
+// slashes (it defaults to the submodule's path, vendor/lib): its config
+// holds the remote's tokens like .git/config, and a hook of it runs later.
+// The tables cannot say "any number of components", so it is code.
+func submodule(comps []string, write bool) (risk.Level, string) {
+	for i := 0; i+3 < len(comps); i++ {
+		if comps[i] != ".git" || comps[i+1] != "modules" {
+			continue
+		}
+		if comps[len(comps)-1] == "config" {
+			return risk.Credential, "a submodule's git configuration, which holds tokens in remote URLs and http.extraheader and can name commands git runs"
+		}
+		if write {
+			for _, c := range comps[i+3:] {
+				if c == "hooks" {
+					return risk.Execute, "a submodule's git hook, which git runs later"
+				}
+			}
+			if last := comps[len(comps)-1]; last == "config.worktree" || last == "attributes" {
+				return risk.Execute, "a submodule's git configuration, which can name commands git runs"
+			}
+		}
+		return risk.Read, ""
+	}
+	return risk.Read, ""
 }
 
 // matchAt returns the level of the first location in ix that matches comps

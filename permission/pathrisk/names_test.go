@@ -23,7 +23,7 @@ func TestSecretFilesByName(t *testing.T) {
 		".dockercfg", ".docker/config.json", "kubeconfig", "ops/prod.kubeconfig", "ops/kubeconfig.yaml",
 		".kube/config", "terraform.tfstate", "infra/terraform.tfstate.backup", ".terraform/terraform.tfstate",
 		".vault-token", ".pgpass", ".my.cnf", ".envrc", "config/secrets.yml", "secrets.json", ".htpasswd",
-		".git/config", ".git/modules/sub/config", ".env", ".env.local", ".env.production", "docker/db.env",
+		".git/config", ".git/modules/sub/config", ".git/modules/vendor/lib/config", ".env", ".env.local", ".env.production", "docker/db.env",
 		".ENV.Local", "Secrets/PROD.PEM", ".gem/credentials", ".cargo/credentials.toml", ".aws/sso/cache/x.json",
 	}
 	for _, p := range secret {
@@ -119,6 +119,7 @@ func TestWritesThatRunLater(t *testing.T) {
 		"babel.config.js", ".babelrc", "tsconfig.json", "tsconfig.build.json", "playwright.config.ts",
 		"pyproject.toml", "setup.py", "setup.cfg", "conftest.py", "tests/conftest.py", "tox.ini", "noxfile.py",
 		"pytest.ini", "build.rs", "rust-toolchain.toml", ".pre-commit-config.yaml", "proj.code-workspace",
+		".git/modules/vendor/lib/hooks/post-checkout", ".git/modules/a/b/c/hooks/pre-commit",
 	}
 	for _, p := range protected {
 		f := pathrisk.PathFacts{Raw: p, Write: true}
