@@ -53,9 +53,51 @@ var patterns = []pattern{
 }
 
 // Find returns the secrets in s, sorted, with overlapping matches merged.
+// A secret split by quotes or backslashes, as a shell would join it
+// (sk-proj-"…", 'AKIA”…', ghp_\…), is found too: its range then runs from
+// its first byte to its last, the quotes inside included.
 func Find(s string) []Match {
+	ms := find(s, false)
+	if strings.ContainsAny(s, `"'\`) {
+		t, pos := unquoted(s)
+		for _, m := range find(t, true) {
+			ms = append(ms, Match{Start: pos[m.Start], End: pos[m.End-1] + 1, Kind: m.Kind})
+		}
+	}
+	return merge(ms)
+}
+
+// unquoted returns s without quote characters and backslashes (a
+// backslash-newline pair is dropped whole), and the offset in s of each
+// byte kept.
+func unquoted(s string) (string, []int) {
+	b := make([]byte, 0, len(s))
+	pos := make([]int, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\'':
+			continue
+		case '\\':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			continue
+		default:
+			b = append(b, c)
+			pos = append(pos, i)
+		}
+	}
+	return string(b), pos
+}
+
+// find returns the pattern matches in s, unsorted; tokensOnly keeps to the
+// patterns of whole tokens (those that hide their whole match).
+func find(s string, tokensOnly bool) []Match {
 	var ms []Match
 	for _, p := range patterns {
+		if tokensOnly && p.group != 0 {
+			continue
+		}
 		for _, loc := range p.re.FindAllStringSubmatchIndex(s, -1) {
 			start, end := loc[2*p.group], loc[2*p.group+1]
 			if start < 0 || end <= start {
@@ -67,6 +109,11 @@ func Find(s string) []Match {
 			ms = append(ms, Match{Start: start, End: end, Kind: p.kind})
 		}
 	}
+	return ms
+}
+
+// merge sorts matches and merges those that overlap.
+func merge(ms []Match) []Match {
 	if len(ms) < 2 {
 		return ms
 	}

@@ -21,6 +21,9 @@ func TestMask(t *testing.T) {
 		{"private key", "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----\nz", "a\n[REDACTED]\nz"},
 		{"truncated private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEow", "[REDACTED]"},
 		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N", "[REDACTED]"},
+		{"token split by quotes", `echo sk-proj-"abcdefghijklmnopqrstuvwx"`, `echo [REDACTED]"`},
+		{"token split by single quotes", `x='AKIA''IOSFODNN7EXAMPLE'`, `x='[REDACTED]'`},
+		{"token split by a line continuation", "ghp_abcdefghij\\\nklmnopqrstuvwxyz0123456789", "[REDACTED]"},
 		// What must stay visible.
 		{"ordinary text", "PASS  packages/storage 27 tests", "PASS  packages/storage 27 tests"},
 		{"words containing key names", "monkey=banana tokenizer=bpe", "monkey=banana tokenizer=bpe"},
