@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/permission/shellrisk"
+	"github.com/custom-agent/custom-agent/secrets"
 )
 
 // SessionRuleFor proposes the rule an "allow for this session" answer to a
@@ -19,8 +21,10 @@ import (
 // should be offered: for a destructive call; for a shell command that
 // cannot be judged statically, builds its program at run time, or runs
 // several programs; for a path outside the working directory or a
-// credential or protected location; and whenever the rule, once made,
-// would not allow this very call.
+// credential or protected location; for a call whose arguments hold what
+// looks like a secret (package secrets), and for a rule that would hold
+// one, since a rule is logged, shown and written in plain text; and
+// whenever the rule, once made, would not allow this very call.
 //
 // The shapes: for a shell command, its program and subcommand ("npm test",
 // "go test", "git status"; the program alone when the next word is an
@@ -41,6 +45,9 @@ func (s *Store) ProjectRuleFor(t permission.ToolInfo, args map[string]any) (perm
 }
 
 func (s *Store) ruleFor(level permission.RuleLevel, t permission.ToolInfo, args map[string]any) (permission.Rule, bool) {
+	if !secrets.CollectValue(args).Empty() {
+		return permission.Rule{}, false
+	}
 	env := s.env
 	req := permission.Request{Tool: t, Args: args, Cwd: env.Cwd, Home: env.Home, ConfigHome: env.ConfigHome}
 	req.Resolved = resolve.Map(permission.PathsToResolve(req))
@@ -77,6 +84,9 @@ func (s *Store) ruleFor(level permission.RuleLevel, t permission.ToolInfo, args 
 		what = strings.TrimSuffix(r.Path, "/**")
 	}
 	r.ID = slug(t.Name, what)
+	if ruleHoldsSecret(FromPermission(r)) {
+		return permission.Rule{}, false
+	}
 	pol, err := permission.Compile([]permission.Rule{r})
 	if err != nil {
 		return r, false
@@ -86,6 +96,14 @@ func (s *Store) ruleFor(level permission.RuleLevel, t permission.ToolInfo, args 
 		return r, false
 	}
 	return r, true
+}
+
+// ruleHoldsSecret reports whether any field of a rule holds what looks
+// like a secret: a shell word the parser joined from quoted pieces
+// (sk-proj-"…") shows none in the arguments, but would in the rule.
+func ruleHoldsSecret(r Rule) bool {
+	raw, err := json.Marshal(r)
+	return err != nil || secrets.Holds(raw)
 }
 
 // bareless are programs whose name alone allows running anything: they

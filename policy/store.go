@@ -11,6 +11,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/secrets"
 )
 
 // Entry is one rule as the store holds it: the rule, where it comes from,
@@ -308,9 +309,18 @@ func (s *Store) AddProject(r permission.Rule) error {
 	return s.Add(permission.LevelProject, FromPermission(r))
 }
 
+// ErrSecret is returned when a rule to be added holds what looks like a
+// secret: rules are recorded in the event log and written to files in
+// plain text.
+var ErrSecret = errors.New("the rule holds what looks like a secret (a key, token or password); rules are logged and written in plain text, so it is not added")
+
 // Add adds a rule at a level: session (memory), project or user (file).
-// The rule is checked as a file's rule is (id, matchers, examples).
+// The rule is checked as a file's rule is (id, matchers, examples), and
+// refused with ErrSecret if it holds what looks like a secret.
 func (s *Store) Add(level permission.RuleLevel, r Rule) error {
+	if ruleHoldsSecret(r) {
+		return fmt.Errorf("rule %q: %w", secrets.Mask(r.ID), ErrSecret)
+	}
 	switch level {
 	case permission.LevelSession:
 		if err := s.validate(&r, level, "session"); err != nil {
