@@ -189,7 +189,9 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 			consider(l, w)
 		}
 	}
-	consider(submodule(comps, write))
+	if l, w, _ := submodule(comps, write); l > risk.Read {
+		consider(l, w)
+	}
 	consider(byName(comps[len(comps)-1]))
 	if write {
 		consider(protectedName(comps[len(comps)-1]))
@@ -207,27 +209,29 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 // slashes (it defaults to the submodule's path, vendor/lib): its config
 // holds the remote's tokens like .git/config, and a hook of it runs later.
 // The tables cannot say "any number of components", so it is code.
-func submodule(comps []string, write bool) (risk.Level, string) {
+// It also returns the offset of ".git", so that Sensitive can ask a rule to
+// name the whole path from there.
+func submodule(comps []string, write bool) (risk.Level, string, int) {
 	for i := 0; i+3 < len(comps); i++ {
 		if comps[i] != ".git" || comps[i+1] != "modules" {
 			continue
 		}
 		if comps[len(comps)-1] == "config" {
-			return risk.Credential, "a submodule's git configuration, which holds tokens in remote URLs and http.extraheader and can name commands git runs"
+			return risk.Credential, "a submodule's git configuration, which holds tokens in remote URLs and http.extraheader and can name commands git runs", i
 		}
 		if write {
 			for _, c := range comps[i+3:] {
 				if c == "hooks" {
-					return risk.Execute, "a submodule's git hook, which git runs later"
+					return risk.Execute, "a submodule's git hook, which git runs later", i
 				}
 			}
 			if last := comps[len(comps)-1]; last == "config.worktree" || last == "attributes" {
-				return risk.Execute, "a submodule's git configuration, which can name commands git runs"
+				return risk.Execute, "a submodule's git configuration, which can name commands git runs", i
 			}
 		}
-		return risk.Read, ""
+		return risk.Read, "", i
 	}
-	return risk.Read, ""
+	return risk.Read, "", -1
 }
 
 // matchAt returns the level of the first location in ix that matches comps
@@ -431,6 +435,9 @@ func Sensitive(p string, env Env, write bool) []string {
 		at(anyLocations, i)
 	}
 	last := comps[len(comps)-1]
+	if l, _, at := submodule(comps, write); l >= risk.Execute {
+		consider(l, comps[at:])
+	}
 	if l, _ := byName(last); l >= risk.Credential {
 		consider(l, []string{last})
 	}

@@ -1,6 +1,7 @@
 package pathrisk_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
@@ -164,5 +165,28 @@ func TestGlobsAimedAtKindsNotSecrets(t *testing.T) {
 		if _, got := pathrisk.GlobTargetsCredential(glob); got != want {
 			t.Errorf("GlobTargetsCredential(%q) = %v, want %v", glob, got, want)
 		}
+	}
+}
+
+// A rule covers a sensitive file only when it names it: for a nested
+// submodule's config or hook that is the whole path from .git on, and for a
+// file judged by its name, the name.
+func TestSensitiveNamesWhatARuleMustName(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[string]string{
+		"/home/u/proj/.git/modules/vendor/lib/config":              ".git/modules/vendor/lib/config",
+		"/home/u/proj/.git/modules/vendor/lib/hooks/post-checkout": ".git/modules/vendor/lib/hooks/post-checkout",
+		"/home/u/proj/.git/config":                                 ".git/config",
+		"/home/u/proj/secrets/prod-service-account.json":           "prod-service-account.json",
+		"/home/u/proj/web/package.json":                            "package.json",
+		"/home/u/proj/.npmrc":                                      ".npmrc",
+	} {
+		got := strings.Join(pathrisk.Sensitive(p, env, true), "/")
+		if got != want {
+			t.Errorf("Sensitive(%q) = %q, want %q", p, got, want)
+		}
+	}
+	if s := pathrisk.Sensitive("/home/u/proj/src/main.go", env, true); s != nil {
+		t.Errorf("Sensitive(src/main.go) = %q, want nil", s)
 	}
 }
