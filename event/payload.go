@@ -107,6 +107,9 @@ type (
 		// allow_project answers would make, as shown to the person.
 		SessionRule json.RawMessage `json:"sessionRule,omitempty"`
 		ProjectRule json.RawMessage `json:"projectRule,omitempty"`
+		// NoRuleReason says why neither rule is offered, when a person
+		// should be told (the arguments hold a secret).
+		NoRuleReason string `json:"noRuleReason,omitempty"`
 	}
 	// PermissionResolvedPayload is the final decision for a tool call.
 	PermissionResolvedPayload struct {

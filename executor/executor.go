@@ -42,7 +42,8 @@ type Approver interface {
 	Ask(ctx context.Context, q Question) (Answer, error)
 }
 
-// Question is what an approval UI shows.
+// Question is what an approval UI shows. Every string in it is masked of
+// the call's secrets: Args, the Decision's reason and findings.
 type Question struct {
 	SessionID  string
 	ToolCallID string
@@ -56,6 +57,9 @@ type Question struct {
 	// before they choose (DESIGN.md §6). Nil when that option is not
 	// offered.
 	SessionRule, ProjectRule *permission.Rule
+	// NoRuleReason, when set, says why neither rule is offered (e.g.
+	// NoRuleSecret), for the UI to show.
+	NoRuleReason string
 }
 
 // Rules is the session's PolicyStore as the executor uses it: to propose
@@ -205,13 +209,16 @@ var ErrLog = errors.New("event log append failed")
 // call is then recorded as denied or failed before Execute returns).
 func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, error) {
 	start := x.opts.Now()
+	// Every string this call puts in an event, a question or a rule is
+	// masked of the secrets its arguments hold, fragments included.
+	sec := secrets.Collect(c.Args)
 	t, err := x.router.Resolve(c.Tool)
 	if err != nil {
-		return x.fail(ctx, s, c, event.StageResolve, err, start)
+		return x.fail(ctx, s, c, event.StageResolve, err, start, sec)
 	}
 	args, err := x.router.Validate(c.Tool, c.Args)
 	if err != nil {
-		return x.fail(ctx, s, c, event.StageValidate, err, start)
+		return x.fail(ctx, s, c, event.StageValidate, err, start, sec)
 	}
 	info := t.Info()
 	req := permission.Request{
@@ -221,17 +228,18 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	req.Resolved = resolve.Map(permission.PathsToResolve(req))
 	req.Expanded = resolve.Globs(permission.GlobsToExpand(req))
 	d := x.engine.Check(req)
-	masked := secrets.MaskJSON(c.Args)
-	out := Outcome{Decision: d}
+	masked := sec.MaskJSON(c.Args)
+	shown := maskDecision(d, args, sec)
+	out := Outcome{Decision: shown}
 
 	var resolved event.PermissionResolvedPayload
 	var change *event.PolicyChangedPayload // recorded right after permission.resolved
 	switch d.Decision {
 	case permission.Allow:
-		resolved = x.resolvedBy(c, d, true, event.ActorPolicy, d.Reason, "")
+		resolved = x.resolvedBy(c, shown, true, event.ActorPolicy, shown.Reason, "", sec)
 	case permission.Ask:
-		p := x.proposals(s, info, args, d)
-		ans, err := x.ask(ctx, s, c, info, masked, d, p)
+		p := x.proposals(s, info, args, d, sec)
+		ans, err := x.ask(ctx, s, c, info, masked, shown, p)
 		if err != nil {
 			return out, err
 		}
@@ -242,13 +250,13 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 			out.PolicyChanged = change != nil
 		}
 		out.Answer = &ans
-		resolved = x.resolvedBy(c, d, ans.Allow, ans.Actor, ans.Reason, ans.Option)
+		resolved = x.resolvedBy(c, shown, ans.Allow, ans.Actor, ans.Reason, ans.Option, sec)
 	default: // deny, and the unset decision, which every caller treats as deny
-		reason := d.Reason
+		reason := shown.Reason
 		if d.Decision == permission.Unset {
 			reason = "the permission engine gave no decision; denied"
 		}
-		resolved = x.resolvedBy(c, d, false, event.ActorPolicy, reason, "")
+		resolved = x.resolvedBy(c, shown, false, event.ActorPolicy, reason, "", sec)
 	}
 	// permission.resolved is durable before anything runs, even when the
 	// turn is being cancelled.
@@ -274,17 +282,19 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("the turn was cancelled before %s started", c.Tool), x.opts.Now())
+		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("the turn was cancelled before %s started", c.Tool), x.opts.Now(), sec)
 	}
 	if err := x.append(ctx, s, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked}); err != nil {
 		return out, err
 	}
 	// durationMs is the tool's own run time, not the time a person took
 	// to answer.
-	return x.run(ctx, s, c, t, args, out, x.opts.Now())
+	return x.run(ctx, s, c, t, args, out, x.opts.Now(), sec)
 }
 
-func (x *Executor) resolvedBy(c Call, d permission.Decision, allow bool, actor event.Actor, reason, option string) event.PermissionResolvedPayload {
+// resolvedBy builds permission.resolved from a masked decision; the reason
+// (which may come from the UI) is masked here.
+func (x *Executor) resolvedBy(c Call, d permission.Decision, allow bool, actor event.Actor, reason, option string, sec *secrets.Set) event.PermissionResolvedPayload {
 	decision := "deny"
 	if allow {
 		decision = "allow"
@@ -293,14 +303,15 @@ func (x *Executor) resolvedBy(c Call, d permission.Decision, allow bool, actor e
 		reason = "no reason given"
 	}
 	return event.PermissionResolvedPayload{
-		ToolCallID: c.ID, Decision: decision, Reason: reason, Actor: actor,
+		ToolCallID: c.ID, Decision: decision, Reason: sec.Mask(reason), Actor: actor,
 		RiskAtDecision: riskOf(d), SourcedFrom: sourceOf(d), Option: option, Findings: d.Findings,
 	}
 }
 
-// proposal holds the rules an answer could make.
+// proposal holds the rules an answer could make, or why none is offered.
 type proposal struct {
 	session, project *permission.Rule
+	noRule           string
 }
 
 func (p proposal) ruleFor(a Answer) *permission.Rule {
@@ -314,22 +325,6 @@ func (p proposal) ruleFor(a Answer) *permission.Rule {
 		return p.project
 	}
 	return nil
-}
-
-// proposals asks the session's Rules which rules the session and project
-// answers would make; never for a destructive call.
-func (x *Executor) proposals(s *Session, info permission.ToolInfo, args map[string]any, d permission.Decision) proposal {
-	var p proposal
-	if s.Rules == nil || riskOf(d) >= risk.Destructive {
-		return p
-	}
-	if r, ok := s.Rules.SessionRuleFor(info, args); ok {
-		p.session = &r
-	}
-	if r, ok := s.Rules.ProjectRuleFor(info, args); ok {
-		p.project = &r
-	}
-	return p
 }
 
 // makeRule adds the rule an answer stands for and returns the
@@ -361,14 +356,15 @@ func ruleJSON(r *permission.Rule) json.RawMessage {
 	return b
 }
 
-// ask records permission.requested and waits for the Approver.
+// ask records permission.requested and waits for the Approver. d is the
+// masked decision.
 func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.ToolInfo, masked json.RawMessage, d permission.Decision, p proposal) (Answer, error) {
 	opts := OfferedOptions(d, p.session != nil, p.project != nil)
 	if err := x.append(ctx, s, event.PermissionRequestedPayload{
 		ToolCallID: c.ID, Tool: info.Name, Args: masked, RiskAtDecision: riskOf(d), SourcedFrom: sourceOf(d),
 		SuggestedDecision: "ask", Reason: d.Reason, Findings: d.Findings, Options: opts,
 		TimeoutMs:   x.opts.ApprovalTimeout.Milliseconds(),
-		SessionRule: ruleJSON(p.session), ProjectRule: ruleJSON(p.project),
+		SessionRule: ruleJSON(p.session), ProjectRule: ruleJSON(p.project), NoRuleReason: p.noRule,
 	}); err != nil {
 		return Answer{}, err
 	}
@@ -377,7 +373,7 @@ func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.
 	}
 	ans, err := x.approver.Ask(ctx, Question{
 		SessionID: s.ID, ToolCallID: c.ID, Tool: info, Args: masked, Decision: d, Options: opts, Timeout: x.opts.ApprovalTimeout,
-		SessionRule: p.session, ProjectRule: p.project,
+		SessionRule: p.session, ProjectRule: p.project, NoRuleReason: p.noRule,
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -413,7 +409,7 @@ func contains(list []string, s string) bool {
 }
 
 // run runs the tool with its output streamed into artifacts.
-func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, args map[string]any, out Outcome, start time.Time) (Outcome, error) {
+func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, args map[string]any, out Outcome, start time.Time, sec *secrets.Set) (Outcome, error) {
 	stdout, stderr := newStream(x.artifacts, x.opts.MaxStored), newStream(x.artifacts, x.opts.MaxStored)
 	env, _ := ScrubEnv(s.Env)
 	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env}, tool.Output{Stdout: stdout, Stderr: stderr})
@@ -424,7 +420,7 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 		if p := stderr.preview(); p != "" {
 			msg += "\nstderr:\n" + p
 		}
-		return x.failAfterStart(ctx, s, c, out, errors.New(msg), start)
+		return x.failAfterStart(ctx, s, c, out, errors.New(msg), start, sec)
 	}
 	if storeErr != nil {
 		x.opts.Logger.Warn("tool output could not be stored in full", "tool", c.Tool, "toolCallId", c.ID, "err", storeErr)
@@ -433,11 +429,11 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 		ToolCallID: c.ID, ExitCode: res.ExitCode,
 		StdoutBytes: stdout.total, StderrBytes: stderr.total,
 		DurationMs:    x.opts.Now().Sub(start).Milliseconds(),
-		StdoutPreview: secrets.Mask(stdout.preview()),
-		StderrPreview: secrets.Mask(stderr.preview()),
+		StdoutPreview: sec.Mask(stdout.preview()),
+		StderrPreview: sec.Mask(stderr.preview()),
 		Artifacts:     artifacts,
 		Truncated:     notStored(stdout, stderr, artifacts),
-		Summary:       maskSummary(res.Summary),
+		Summary:       maskSummary(res.Summary, sec),
 	}
 	if err := x.append(context.WithoutCancel(ctx), s, p); err != nil {
 		return out, err
@@ -471,8 +467,8 @@ func commitStreams(streams ...*stream) ([]event.Artifact, error) {
 }
 
 // fail records tool.failed for a call that never reached the engine.
-func (x *Executor) fail(ctx context.Context, s *Session, c Call, stage string, cause error, start time.Time) (Outcome, error) {
-	msg := secrets.Mask(cause.Error())
+func (x *Executor) fail(ctx context.Context, s *Session, c Call, stage string, cause error, start time.Time, sec *secrets.Set) (Outcome, error) {
+	msg := sec.Mask(cause.Error())
 	if err := x.append(context.WithoutCancel(ctx), s, event.ToolFailedPayload{
 		ToolCallID: c.ID, Stage: stage, Error: msg, DurationMs: x.opts.Now().Sub(start).Milliseconds(),
 	}); err != nil {
@@ -482,8 +478,8 @@ func (x *Executor) fail(ctx context.Context, s *Session, c Call, stage string, c
 }
 
 // failAfterStart records tool.failed at the execute stage.
-func (x *Executor) failAfterStart(ctx context.Context, s *Session, c Call, out Outcome, cause error, start time.Time) (Outcome, error) {
-	msg := secrets.Mask(cause.Error())
+func (x *Executor) failAfterStart(ctx context.Context, s *Session, c Call, out Outcome, cause error, start time.Time, sec *secrets.Set) (Outcome, error) {
+	msg := sec.Mask(cause.Error())
 	if err := x.append(context.WithoutCancel(ctx), s, event.ToolFailedPayload{
 		ToolCallID: c.ID, Stage: event.StageExecute, Error: msg, DurationMs: x.opts.Now().Sub(start).Milliseconds(),
 	}); err != nil {
@@ -521,9 +517,9 @@ func sourceOf(d permission.Decision) string {
 	return string(d.SourcedFrom)
 }
 
-func maskSummary(raw json.RawMessage) json.RawMessage {
+func maskSummary(raw json.RawMessage, sec *secrets.Set) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
 	}
-	return secrets.MaskJSON(raw)
+	return sec.MaskJSON(raw)
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/secrets"
 )
 
 // Reasons the terminal UI gives when it denies on its own.
@@ -369,7 +370,7 @@ func (r *run) renderPlain() string {
 	fmt.Fprintf(&b, "  reason: %s\n", clean(q.Decision.Reason))
 	fmt.Fprintf(&b, "  args: %s\n", clean(compact(q.Args)))
 	for _, f := range q.Decision.Findings {
-		fmt.Fprintf(&b, "  finding: %s %s %s: %s\n", f.Risk, clean(f.Arg), strconv.Quote(f.Text), clean(f.Why))
+		fmt.Fprintf(&b, "  finding: %s %s %s: %s\n", f.Risk, clean(f.Arg), quoteText(f.Text), clean(f.Why))
 	}
 	for _, l := range ruleLines(q) {
 		fmt.Fprintf(&b, "  %s\n", l)
@@ -424,9 +425,12 @@ var words = map[risk.Level]string{
 }
 
 // clean makes text from the model or the repository safe to print on a
-// terminal: control characters (escape sequences), C1 controls and bidi
-// overrides are shown escaped instead of acting on the terminal.
+// terminal: anything that looks like a secret is masked (the executor has
+// masked the question already; this is the second line), and control
+// characters (escape sequences), C1 controls and bidi overrides are shown
+// escaped instead of acting on the terminal.
 func clean(s string) string {
+	s = secrets.Mask(s)
 	if !strings.ContainsFunc(s, unsafeRune) {
 		return s
 	}
@@ -469,10 +473,18 @@ func confirmWords(args json.RawMessage) []string {
 	return out
 }
 
+// quoteText quotes text from the call (a finding's slice of an argument)
+// for printing, masked of secrets.
+func quoteText(s string) string { return strconv.Quote(secrets.Mask(s)) }
+
 // ruleLines describe the rules the session and project answers would make,
-// so the person sees a rule before it is made (DESIGN.md §6).
+// so the person sees a rule before it is made (DESIGN.md §6), or why no
+// rule is offered.
 func ruleLines(q executor.Question) []string {
 	var out []string
+	if q.NoRuleReason != "" {
+		out = append(out, clean(q.NoRuleReason))
+	}
 	if q.SessionRule != nil {
 		out = append(out, executor.OptionAllowSession+" adds the session rule: "+clean(describeRule(*q.SessionRule)))
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -102,7 +101,7 @@ func (r *run) renderBlock() string {
 		add("│ findings")
 		for _, f := range q.Decision.Findings {
 			add("│   %s %s %s: %s", r.paint(riskColour[f.Risk], f.Risk.String()), clean(f.Arg),
-				r.paint(bold, strconv.Quote(f.Text)), clean(f.Why))
+				r.paint(bold, quoteText(f.Text)), clean(f.Why))
 		}
 	}
 	for _, l := range ruleLines(q) {
@@ -142,7 +141,7 @@ func prettyArgs(raw json.RawMessage) []string {
 func quoteList(ws []string) string {
 	q := make([]string, len(ws))
 	for i, w := range ws {
-		q[i] = strconv.Quote(w)
+		q[i] = quoteText(w)
 	}
 	return strings.Join(q, " or ")
 }
