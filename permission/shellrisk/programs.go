@@ -116,6 +116,11 @@ func (a *analyzer) newCall(c call) *call {
 
 // ruleFor returns the rule of a program that runs itself (not a wrapper).
 func ruleFor(name string) rule {
+	for _, f := range [...]func(string) rule{ruleForDestroy, ruleForLang, ruleForSideDoor, ruleForBuild} {
+		if r := f(name); r != nil {
+			return r
+		}
+	}
 	switch name {
 	case "cd", "pushd", "popd":
 		return ruleCd
