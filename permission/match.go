@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/custom-agent/custom-agent/permission/netrisk"
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -384,6 +385,12 @@ func (c *compiled) namesCall(j *judge) bool {
 		// A secret written in a URL (http_get, curl) is named only by a
 		// URL matcher that names where on the host it goes, not by a bare
 		// host or a command prefix.
+		return false
+	}
+	if j.url != nil && c.url.set && c.url.wildHost() && netrisk.MetadataHost(j.url.Hostname()) {
+		// A cloud metadata service is named only by its own host: a rule
+		// for "*.nip.io" allows a developer's wildcard-DNS names, not
+		// 169.254.169.254.nip.io.
 		return false
 	}
 	if c.rule.Path != "" || c.url.set || len(c.args) > 0 {

@@ -483,6 +483,10 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 	return up, nil
 }
 
+// wildHost reports whether the pattern's host is a "*." wildcard, which
+// names no one host.
+func (up *urlPattern) wildHost() bool { return strings.HasPrefix(up.host, "*.") }
+
 // namesPath reports whether the pattern names a path on its host with some
 // literal text ("api.example.com/v1/**"), not only the host.
 func (up *urlPattern) namesPath() bool {

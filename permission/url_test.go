@@ -170,3 +170,26 @@ func TestMetadataByName(t *testing.T) {
 		t.Errorf("10.0.0.1.nip.io: reason %q does not say it resolves to a private address", d.Reason)
 	}
 }
+
+// TestMetadataNeedsItsOwnHost: an allow rule for a wildcard-DNS domain
+// does not loosen a call that reaches a metadata service through it; a
+// rule naming the metadata host itself does.
+func TestMetadataNeedsItsOwnHost(t *testing.T) {
+	t.Parallel()
+	wild := permission.Rule{ID: "nip", Tool: "http_get", URL: "*.nip.io", Decision: permission.Allow}
+	for _, u := range []string{"http://169.254.169.254.nip.io/latest/", "http://a9fea9fe.nip.io/", "http://app-169-254-169-254.nip.io/"} {
+		d := permission.Engine{}.Check(newReq(t, "http_get", args{"url": u}, withRules(t, wild)))
+		if d.Decision != permission.Deny || d.RiskAtDecision != risk.Credential {
+			t.Errorf("%s under *.nip.io: %s at %s, want deny at credential (reason %q)", u, d.Decision, d.RiskAtDecision, d.Reason)
+		}
+	}
+	d := permission.Engine{}.Check(newReq(t, "http_get", args{"url": "http://app.10.0.0.1.nip.io/"}, withRules(t, wild)))
+	if d.Decision != permission.Allow {
+		t.Errorf("app.10.0.0.1.nip.io under *.nip.io: %s (reason %q), want allow", d.Decision, d.Reason)
+	}
+	own := permission.Rule{ID: "gce", Tool: "http_get", URL: "metadata.google.internal/computeMetadata/v1/project/**", Decision: permission.Allow}
+	d = permission.Engine{}.Check(newReq(t, "http_get", args{"url": "http://metadata.google.internal/computeMetadata/v1/project/project-id"}, withRules(t, own)))
+	if d.Decision != permission.Allow {
+		t.Errorf("a rule naming the metadata host: %s (reason %q), want allow", d.Decision, d.Reason)
+	}
+}
