@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -85,6 +86,16 @@ func wrapSimple(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	o, skip := simpleOpts(name)
 	os, rest := a.scan(o, c.args)
+	if !o.complete {
+		// Without a complete table an option may take the next word as
+		// its value, so the program is not known for sure.
+		for _, op := range os {
+			if !strings.Contains(o.short, op.name[1:]) && !slices.Contains(o.long, strings.TrimPrefix(op.name, "--")) {
+				a.unknownOpt(c.args[0], op)
+				break
+			}
+		}
+	}
 	if name == "ionice" && has(os, "-p", "-P", "-u", "--pid", "--pgid", "--uid") {
 		a.command(c.args, c.sp, false)
 		return
@@ -213,8 +224,12 @@ func wrapTime(a *analyzer, c *call) {
 }
 
 func wrapXargs(a *analyzer, c *call) {
-	o := opts{short: "aEILnPsd", long: []string{"arg-file", "delimiter", "eof", "max-lines", "max-args",
-		"max-procs", "max-chars", "process-slot-var"}, stop: true}
+	// GNU findutils xargs, complete: -e, -i and -l take an optional
+	// attached value.
+	o := opts{short: "aEILnPsd", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
+		optShort: "eil", flags: "0oprtx",
+		flagsLong: []string{"null", "interactive", "no-run-if-empty", "open-tty", "show-limits", "verbose", "exit", "help", "version"},
+		optional:  []string{"eof", "replace", "max-lines"}, complete: true, stop: true}
 	os, rest := a.scan(o, c.args)
 	if f, ok := val(os, "-a", "--arg-file"); ok {
 		a.access(f, c.cwd, false, false)
@@ -226,8 +241,8 @@ func wrapXargs(a *analyzer, c *call) {
 			repl = op.val.s
 		case op.name == "-i" || op.name == "--replace":
 			repl = "{}"
-			if strings.HasPrefix(op.x.s, "--replace=") {
-				repl = op.x.s[len("--replace="):]
+			if op.val.s != "" {
+				repl = op.val.s
 			}
 		}
 	}
@@ -280,7 +295,10 @@ func wrapParallel(a *analyzer, c *call) {
 }
 
 func wrapWatch(a *analyzer, c *call) {
-	os, rest := a.scan(opts{short: "n", long: []string{"interval"}, stop: true}, c.args)
+	// procps watch, complete.
+	os, rest := a.scan(opts{short: "nq", long: []string{"interval", "equexit"}, flags: "bcCdegptwxrhv",
+		flagsLong: []string{"beep", "color", "no-color", "errexit", "chgexit", "precise", "no-title", "no-wrap", "exec",
+			"no-rerun", "help", "version"}, optional: []string{"differences"}, complete: true, stop: true}, c.args)
 	if has(os, "-x", "--exec") {
 		a.inner(c, rest, c.cwd, false)
 		return
