@@ -96,3 +96,30 @@ func TestPropNotUnderstoodNeverAllowed(t *testing.T) {
 		}
 	})
 }
+
+// TestNoProposalFromMisreadCommand is review C1: "allow for session" on
+// r$'\0'm -rf ./build proposed a rule for the program r\x00m, after which
+// r$'\0'm -rf ~ ran without asking. Bash runs rm there.
+func TestNoProposalFromMisreadCommand(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	s := w.open(t)
+	ti, _ := permission.Builtin("shell")
+	for _, cmd := range []string{`r$'\0'm -rf ./build`, `r$'\x00'm -rf ./build`, "ls \r#; rm -rf ./build", `env --u ls rm -rf ./build`} {
+		if r, ok := s.SessionRuleFor(ti, map[string]any{"command": cmd}); ok {
+			t.Errorf("SessionRuleFor(%q) proposed %+v", cmd, r)
+		}
+		if r, ok := s.ProjectRuleFor(ti, map[string]any{"command": cmd}); ok {
+			t.Errorf("ProjectRuleFor(%q) proposed %+v", cmd, r)
+		}
+		if d := w.check(t, s, "shell", map[string]any{"command": cmd}); d.Decision == permission.Allow {
+			t.Errorf("%q allowed: %s", cmd, d.Reason)
+		}
+	}
+	// The rule the old proposal made must not carry the real rm either.
+	if err := s.AddSession(permission.Rule{ID: "nul-rm", Tool: "shell", Command: "r\x00m", Decision: permission.Allow}); err == nil {
+		if d := w.check(t, s, "shell", map[string]any{"command": `r$'\0'm -rf ~`}); d.Decision == permission.Allow {
+			t.Errorf("a rule for r\\x00m allowed r$'\\0'm -rf ~: %s", d.Reason)
+		}
+	}
+}
