@@ -133,7 +133,7 @@ func TestPolicyTestCLI(t *testing.T) {
 	}
 
 	// A failing example: exit 1, and the other commands refuse to start.
-	bad := strings.Replace(src, `"notMatch": [{"command": "npm publish"}]`, `"notMatch": [{"command": "npm test --ci"}]`, 1)
+	bad := strings.Replace(src, `"notMatch": [{"command": "npm publish"}]`, `"notMatch": [{"command": "npm test -- --ci"}]`, 1)
 	if err := os.WriteFile(pf, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
