@@ -968,21 +968,22 @@ func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
 // two words).
 func ruleJq(a *analyzer, c *call) {
 	args := c.args[1:]
-	filter := true
+	filter, positional := true, false
 	var files []arg
 	for i := 0; i < len(args); i++ {
 		x := args[i]
 		s := x.s
 		switch {
+		case positional && (x.dyn || !strings.HasPrefix(s, "-")):
+			// After --args the words are values, not files, but for the
+			// filter when none came before.
+			if filter && len(files) == 0 {
+				files = append(files, x)
+			}
 		case x.dyn:
 			files = append(files, x)
 		case s == "--args" || s == "--jsonargs":
-			// The rest are positional values, not files.
-			if filter {
-				i++ // the filter
-			}
-			a.jqFiles(c, files)
-			return
+			positional = true
 		case s == "--arg" || s == "--argjson":
 			i += 2
 		case s == "--rawfile" || s == "--slurpfile":
@@ -1033,7 +1034,7 @@ func jqFlag(s string) bool {
 	if strings.HasPrefix(s, "--") {
 		return false
 	}
-	return strings.Trim(s[1:], "nrjascCMSeahV") == ""
+	return strings.Trim(s[1:], "nrjascCMSehV") == ""
 }
 
 // ruleDos2unix: the converters rewrite their operands in place, and with

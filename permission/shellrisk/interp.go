@@ -161,16 +161,16 @@ func ruleAlias(a *analyzer, c *call) {
 // ruleTrap: the trap's action is code run later.
 func ruleTrap(a *analyzer, c *call) {
 	args := c.args[1:]
-	for len(args) > 0 && !args[0].dyn && len(args[0].s) > 1 && args[0].s[0] == '-' {
-		if args[0].s == "--" {
+	if len(args) > 0 && !args[0].dyn && len(args[0].s) > 1 && args[0].s[0] == '-' {
+		switch {
+		case args[0].s == "--":
 			args = args[1:]
-			break
-		}
-		if strings.Trim(args[0].s[1:], "lpP") != "" {
+		case strings.Trim(args[0].s[1:], "lpP") != "":
 			a.opaque(args[0].sp, "trap is given the option "+quote(args[0].s)+", which the analyser does not know")
 			return
+		default:
+			return // -l, -p and -P only print
 		}
-		return // -l, -p and -P only print
 	}
 	if len(args) < 2 || args[0].s == "-" && !args[0].dyn {
 		return // trap SIG and trap - SIG reset; they run nothing

@@ -272,12 +272,10 @@ func (a *analyzer) goBuildFlags(c *call, sub string, subAt int) {
 				return
 			}
 		case "o":
-			v := val
-			if !hasVal && i+1 < len(args) {
-				v = args[i+1].s
+			if hasVal {
+				a.access(arg{s: val, sp: x.sp}, c.cwd, true, false)
+			} else if i+1 < len(args) {
 				a.access(args[i+1], c.cwd, true, false)
-			} else if hasVal {
-				a.access(arg{s: v, sp: x.sp}, c.cwd, true, false)
 			}
 		}
 	}

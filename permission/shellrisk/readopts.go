@@ -16,8 +16,6 @@ type readSpec struct {
 	reads, writes []string
 }
 
-var hv = []string{"help", "version"}
-
 var grepSpec = readSpec{
 	o: opts{short: "efmABCdD", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context",
 		"devices", "directories", "exclude", "include", "exclude-from", "exclude-dir", "label", "binary-files", "group-separator"},
