@@ -271,7 +271,10 @@ func (a *analyzer) goBuildFlags(c *call, sub string, subAt int) {
 				a.opaque(x.sp, "go "+sub+" "+quote(x.s)+" names a linker or plugin go runs; no rule allows it")
 				return
 			}
-		case "o":
+		case "o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir",
+			"test.coverprofile", "test.cpuprofile", "test.memprofile", "test.blockprofile", "test.mutexprofile", "test.trace", "test.outputdir":
+			// Files go writes: a profile holds file names the repository
+			// chooses, so one written to ~/.bashrc runs them.
 			if hasVal {
 				a.access(arg{s: val, sp: x.sp}, c.cwd, true, false)
 			} else if i+1 < len(args) {
