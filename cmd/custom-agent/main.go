@@ -34,6 +34,9 @@ func main() {
 type exitError struct {
 	code int
 	msg  string
+	err  error // what the status stands for, for errors.Is; optional
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+func (e *exitError) Unwrap() error { return e.err }

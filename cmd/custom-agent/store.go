@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/internal/datadir"
 )
@@ -22,4 +25,75 @@ func (g *globalFlags) openLog(ctx context.Context, readOnly bool) (*sqlitestore.
 		return nil, err
 	}
 	return sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: readOnly})
+}
+
+// LastSession is the word that names the most recently updated session
+// wherever a command takes a session id (log, audit verify, run --session).
+const LastSession = "last"
+
+// sessionLister is what resolveSessionID needs of an event log.
+type sessionLister interface {
+	Sessions(ctx context.Context) ([]eventlog.SessionInfo, error)
+}
+
+// resolveSessionID turns a session id as a person typed it into the id of a
+// recorded session: "last" is the most recently updated one, any other word
+// must be a recorded id. Every command that takes a session id calls it, so
+// that an unknown id gets the same error everywhere (unknownSession). log may
+// be nil when there is no log file yet (sqlitestore.ErrNoLog). dataDir only
+// goes into the error.
+func resolveSessionID(ctx context.Context, log sessionLister, dataDir, arg string) (string, error) {
+	if arg == "" {
+		return "", errors.New("the session id is empty (custom-agent sessions lists the recorded ones; \"last\" is the most recent)")
+	}
+	var list []eventlog.SessionInfo
+	if log != nil {
+		var err error
+		if list, err = log.Sessions(ctx); err != nil {
+			return "", err
+		}
+	}
+	if arg == LastSession {
+		if len(list) == 0 {
+			return "", &exitError{code: 1, err: eventlog.ErrNoSession,
+				msg: fmt.Sprintf("custom-agent: no sessions are recorded in %s yet, so %q names none", dataDir, LastSession)}
+		}
+		return list[0].ID, nil // Sessions is newest first
+	}
+	for _, si := range list {
+		if si.ID == arg {
+			return arg, nil
+		}
+	}
+	return "", unknownSession(dataDir, arg)
+}
+
+// unknownSession is the one error for a session id that names no recorded
+// session. It unwraps to eventlog.ErrNoSession and exits 1.
+func unknownSession(dataDir, id string) error {
+	return &exitError{code: 1, err: eventlog.ErrNoSession,
+		msg: fmt.Sprintf("custom-agent: no session %q in %s (custom-agent sessions lists the recorded ones; %q is the most recent)", id, dataDir, LastSession)}
+}
+
+// openLogForSession opens the event log read-only and resolves arg to a
+// recorded session id. A data directory without a log has no sessions.
+func (g *globalFlags) openLogForSession(ctx context.Context, arg string) (*sqlitestore.Store, string, error) {
+	dir, err := g.resolveDataDir()
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: true})
+	if errors.Is(err, sqlitestore.ErrNoLog) {
+		_, rerr := resolveSessionID(ctx, nil, dir, arg)
+		return nil, "", rerr
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := resolveSessionID(ctx, s, dir, arg)
+	if err != nil {
+		s.Close()
+		return nil, "", err
+	}
+	return s, id, nil
 }
