@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -69,8 +70,18 @@ type (
 		Mode  string `json:"mode"`
 		Model string `json:"model"`
 	}
-	// TurnStartedPayload opens a turn; it has no fields.
-	TurnStartedPayload struct{}
+	// TurnStartedPayload opens a turn and says where and how it runs: a
+	// session may be resumed in another directory, with another model or
+	// mode. Logs written before these fields existed have "{}".
+	TurnStartedPayload struct {
+		Cwd   string `json:"cwd,omitempty"`
+		Model string `json:"model,omitempty"`
+		Mode  string `json:"mode,omitempty"`
+		// CwdChangedFrom is set on the first turn of a session resumed in
+		// another directory than its last turn ran in: that directory. The
+		// session rules and approvals made there do not hold here.
+		CwdChangedFrom string `json:"cwdChangedFrom,omitempty"`
+	}
 	// UserMessagePayload is what the person typed.
 	UserMessagePayload struct {
 		Content string `json:"content"`
@@ -121,6 +132,9 @@ type (
 		SourcedFrom    string         `json:"sourcedFrom"`
 		Option         string         `json:"option,omitempty"`
 		Findings       []risk.Finding `json:"findings,omitempty"`
+		// Cwd is the directory the decision was made in: an approval
+		// holds as a prior approval there only (DESIGN.md §6).
+		Cwd string `json:"cwd,omitempty"`
 	}
 	// ToolStartedPayload marks the moment a tool began to run.
 	ToolStartedPayload struct {
@@ -167,6 +181,9 @@ type (
 		Level string          `json:"level"`
 		Op    string          `json:"op"`
 		Rule  json.RawMessage `json:"rule"`
+		// Cwd is the directory the rule was made in: a session rule is
+		// restored on resume only there (DESIGN.md §6).
+		Cwd string `json:"cwd,omitempty"`
 	}
 )
 
@@ -305,7 +322,31 @@ func (PolicyChangedPayload) EventType() Type          { return PolicyChanged }
 func (p SessionStartedPayload) Validate() error {
 	return required([2]string{"cwd", p.Cwd}, [2]string{"mode", p.Mode})
 }
-func (TurnStartedPayload) Validate() error  { return nil }
+
+// Validate accepts the old empty form ({}, still written by tools that
+// predate the fields); once any field is set, cwd and mode are required,
+// cwd is absolute, and cwdChangedFrom names another absolute directory.
+func (p TurnStartedPayload) Validate() error {
+	if p == (TurnStartedPayload{}) {
+		return nil
+	}
+	if err := required([2]string{"cwd", p.Cwd}, [2]string{"mode", p.Mode}); err != nil {
+		return err
+	}
+	if !isAbs(p.Cwd) {
+		return fmt.Errorf("field \"cwd\": %q is not an absolute path", p.Cwd)
+	}
+	if p.CwdChangedFrom != "" && (!isAbs(p.CwdChangedFrom) || p.CwdChangedFrom == p.Cwd) {
+		return fmt.Errorf("field \"cwdChangedFrom\": %q is not another absolute path than cwd", p.CwdChangedFrom)
+	}
+	return nil
+}
+
+// isAbs reports whether a recorded directory is absolute (on Unix or
+// Windows), without asking the file system.
+func isAbs(dir string) bool {
+	return strings.HasPrefix(dir, "/") || (len(dir) > 2 && dir[1] == ':' && (dir[2] == '\\' || dir[2] == '/'))
+}
 func (UserMessagePayload) Validate() error  { return nil }
 func (ContextBuiltPayload) Validate() error { return nil }
 func (ModelDeltaPayload) Validate() error   { return nil }

@@ -258,6 +258,11 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		}
 		resolved = x.resolvedBy(c, shown, false, event.ActorPolicy, reason, "", sec)
 	}
+	// The decision, and any rule it made, hold in this directory only.
+	resolved.Cwd = s.Cwd
+	if change != nil {
+		change.Cwd = s.Cwd
+	}
 	// permission.resolved is durable before anything runs, even when the
 	// turn is being cancelled.
 	if err := x.append(context.WithoutCancel(ctx), s, resolved); err != nil {

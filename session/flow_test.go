@@ -99,6 +99,10 @@ type flow struct {
 	prompts []string
 	setup   func(t *testing.T, cwd, home string)
 	steps   int
+	// resumeIn, when set, names the directory of each prompt after the
+	// first ("A" is the first's, "B" another repository): each runs in a
+	// new process's session.Resume there, with its own policy store.
+	resumeIn []string
 	// timeoutBroker answers through a real approval broker with no UI
 	// attached, inside a testing/synctest bubble: every ask times out, and
 	// the 30 s pass instantly.
@@ -162,6 +166,21 @@ var flows = []flow{
 		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "a.txt"}}]}
 {"toolCalls": [{"id": "tc_2", "name": "read_file", "args": {"path": "a.txt"}}]}
 {"toolCalls": [{"id": "tc_3", "name": "read_file", "args": {"path": "a.txt"}}]}`},
+	// DESIGN.md §6, issue 10 item 3: a session rule and a prior approval
+	// made in A do not hold when the session is resumed in B (both calls
+	// are asked again, and turn.started says where the session moved
+	// from); back in A they hold again.
+	{name: "resumed-elsewhere", prompts: []string{"在 A 里写", "在 B 里写", "回到 A"}, resumeIn: []string{"B", "A"},
+		answers: []string{"allow_session", "allow_once", "deny", "deny"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
+{"text": "A 里写好了。"}
+{"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go env GOARCH"}}]}
+{"toolCalls": [{"id": "tc_4", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
+{"text": "B 里你都拒绝了。"}
+{"toolCalls": [{"id": "tc_5", "name": "shell", "args": {"command": "go env GOARCH"}}]}
+{"toolCalls": [{"id": "tc_6", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
+{"text": "回到 A，没有再问。"}`},
 	{name: "model-runs-out", prompts: []string{"说话"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "list_files", "args": {}}]}`},
 }
@@ -196,6 +215,7 @@ func runFlow(t *testing.T, f flow) string {
 	t.Helper()
 	data := t.TempDir()
 	cwd, _ := filepath.EvalSymlinks(t.TempDir())
+	cwdB, _ := filepath.EvalSymlinks(t.TempDir())
 	home, _ := filepath.EvalSymlinks(t.TempDir())
 	if f.setup != nil {
 		f.setup(t, cwd, home)
@@ -234,14 +254,31 @@ func runFlow(t *testing.T, f flow) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: env})
 	var out strings.Builder
-	for _, p := range f.prompts {
+	for i, p := range f.prompts {
+		if i > 0 && f.resumeIn != nil {
+			dir := map[string]string{"A": cwd, "B": cwdB}[f.resumeIn[i-1]]
+			rules, err := policy.Open(policy.Options{Cwd: dir, ConfigHome: filepath.Join(home, ".config"), Home: home})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err = session.Resume(ctx, cfg, "sess-1", session.Info{Cwd: dir, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			moved := "not moved"
+			if m := s.Moved(); m != nil {
+				moved = fmt.Sprintf("moved from %s; not carried over: %d session rule(s), %d approval(s)", m.From, m.Rules, m.Approvals)
+			}
+			fmt.Fprintf(&out, "--- resumed in %s: %s\n", f.resumeIn[i-1], strings.NewReplacer(cwdB, "<cwdB>", cwd, "<cwd>").Replace(moved))
+		}
 		for e, err := range s.RunTurn(ctx, p) {
 			if err != nil {
 				t.Fatalf("turn failed: %v", err)
 			}
-			fmt.Fprintf(&out, "%3d %-26s %s\n", e.Seq, e.Type, normalise(t, e, cwd, home))
+			fmt.Fprintf(&out, "%3d %-26s %s\n", e.Seq, e.Type, strings.ReplaceAll(normalise(t, e, cwd, home), cwdB, "<cwdB>"))
 		}
 	}
 	if err := store.Verify(context.Background(), "sess-1"); err != nil {

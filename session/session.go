@@ -92,6 +92,20 @@ type Session struct {
 	// logged are the session's events read from the log so far, in seq
 	// order (the model's context is built from them).
 	logged []event.Event
+	// moved is set when the session was resumed in another directory than
+	// its last turn ran in; it is recorded on the next turn.started.
+	moved *Moved
+}
+
+// Moved describes a session resumed in another directory: where it last
+// ran, and the grants made elsewhere that were not carried over (session
+// rules and prior approvals hold only in the directory they were made in,
+// DESIGN.md §6).
+type Moved struct {
+	From string
+	// Rules and Approvals count the session rules and prior approvals made
+	// in other directories, which do not apply here.
+	Rules, Approvals int
 }
 
 const defaultMaxSteps = 25
@@ -104,12 +118,18 @@ func New(cfg Config, info Info) *Session {
 
 // Resume continues a recorded session: its turns so far and the calls a
 // person approved in it (prior approvals, spec §3 step 5) are read from the
-// log.
+// log. Session rules and prior approvals are restored only when they were
+// made in info.Cwd: a grant made in one repository never carries over to
+// another. An event written before cwd was recorded with each grant is
+// taken to be made where the turn it belongs to ran (its turn.started, else
+// session.started).
 func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, error) {
 	cfg = withDefaults(cfg)
 	s := &Session{cfg: cfg, id: id, info: info}
 	calls := map[string]*event.ModelToolCallRequestedPayload{}
 	n := 0
+	cur := "" // where the events being read were made
+	var dropped Moved
 	for e, err := range cfg.Log.Read(ctx, id, 1) {
 		if err != nil {
 			return nil, fmt.Errorf("resuming session %s: %w", id, err)
@@ -122,20 +142,33 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 		switch p := p.(type) {
 		case *event.SessionStartedPayload:
 			s.started = true
+			cur = p.Cwd
 		case *event.TurnStartedPayload:
 			s.turns++
+			if p.Cwd != "" {
+				cur = p.Cwd
+			}
 		case *event.ModelToolCallRequestedPayload:
 			calls[p.ToolCallID] = p
 		case *event.PermissionResolvedPayload:
 			if c, ok := calls[p.ToolCallID]; ok {
 				if prior, ok := priorOf(c, p); ok {
+					if orElse(p.Cwd, cur) != info.Cwd {
+						dropped.Approvals++
+						continue
+					}
 					s.history = append(s.history, prior)
 				}
 			}
 		case *event.PolicyChangedPayload:
-			// Session rules live as long as the session: replay them.
-			// Project rules are in the project file already.
+			// Session rules live as long as the session, in the
+			// directory they were made in: replay those. Project rules
+			// are in the project file already.
 			if p.Level == "session" && p.Op == "add" && info.Rules != nil {
+				if orElse(p.Cwd, cur) != info.Cwd {
+					dropped.Rules++
+					continue
+				}
 				var r permission.Rule
 				if err := json.Unmarshal(p.Rule, &r); err != nil {
 					return nil, fmt.Errorf("resuming session %s: seq %d: %w", id, e.Seq, err)
@@ -149,7 +182,28 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 	if n == 0 {
 		return nil, fmt.Errorf("resuming session %s: %w", id, eventlog.ErrNoSession)
 	}
+	if cur != "" && cur != info.Cwd {
+		dropped.From = cur
+		s.moved = &dropped
+	}
 	return s, nil
+}
+
+func orElse(s, def string) string {
+	if s != "" {
+		return s
+	}
+	return def
+}
+
+// Moved reports whether the session was resumed in another directory than
+// its last turn ran in, and what was not carried over; nil when it was not.
+func (s *Session) Moved() *Moved {
+	if s.moved == nil {
+		return nil
+	}
+	m := *s.moved
+	return &m
 }
 
 // priorOf turns a person's approval into a prior approval.
@@ -255,19 +309,24 @@ func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc)
 	logErr := func(err error) (string, string, error) {
 		return event.StopError, err.Error(), fmt.Errorf("%w: %w", executor.ErrLog, err)
 	}
+	mode := string(s.info.Mode)
+	if mode == "" {
+		mode = string(permission.ModeDefault)
+	}
 	if !s.started {
-		mode := string(s.info.Mode)
-		if mode == "" {
-			mode = string(permission.ModeDefault)
-		}
 		if err := t.emit(ctx, event.SessionStartedPayload{Cwd: s.info.Cwd, Mode: mode, Model: s.cfg.Model.Name()}); err != nil {
 			return logErr(err)
 		}
 		s.started = true
 	}
-	if err := t.emit(ctx, event.TurnStartedPayload{}); err != nil {
+	started := event.TurnStartedPayload{Cwd: s.info.Cwd, Model: s.cfg.Model.Name(), Mode: mode}
+	if s.moved != nil {
+		started.CwdChangedFrom = s.moved.From
+	}
+	if err := t.emit(ctx, started); err != nil {
 		return logErr(err)
 	}
+	s.moved = nil
 	if err := t.emit(ctx, event.UserMessagePayload{Content: input}); err != nil {
 		return logErr(err)
 	}
