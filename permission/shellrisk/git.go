@@ -43,9 +43,11 @@ func (a *analyzer) gitGlobal(c *call) (int, string) {
 			a.gitConfig(x, s[2:], true)
 		case strings.HasPrefix(s, "--config-env"):
 			a.opaque(x.sp, "git --config-env sets configuration from the environment, which can make git run programs")
+			kv := sub(x, strings.TrimPrefix(s, "--config-env="))
 			if !strings.Contains(s, "=") {
-				next()
+				kv, _ = next()
 			}
+			a.gitConfigEnv(kv)
 		case strings.HasPrefix(s, "--exec-path="):
 			a.find(risk.Execute, x.sp, "git --exec-path makes git run its subcommands from another directory")
 		case s == "--git-dir" || s == "--work-tree" || s == "--namespace" || s == "--super-prefix" || s == "--list-cmds":
@@ -92,6 +94,9 @@ func (a *analyzer) gitConfig(x arg, kv string, transient bool) {
 	case strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".push") && strings.HasPrefix(strings.TrimSpace(value), "+"),
 		strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".push") && strings.HasPrefix(strings.TrimSpace(value), ":"):
 		a.find(risk.Destructive, x.sp, how+" sets the push refspec "+quote(value)+", which force-pushes or deletes remote branches")
+	case strings.HasPrefix(key, "trace2.") && strings.HasSuffix(key, "target") && strings.HasPrefix(strings.TrimSpace(value), "/"):
+		a.access(sub(x, strings.TrimSpace(value)), a.cwd, true, false)
+		a.find(risk.Write, x.sp, how+" makes git append its trace to "+quote(value))
 	case strings.HasPrefix(key, "remote.") && strings.HasSuffix(key, ".mirror") && gitTrue(value),
 		key == "push.default" && strings.EqualFold(strings.TrimSpace(value), "mirror"):
 		a.find(risk.Destructive, x.sp, how+" makes a push mirror every ref, deleting remote branches that are not local")
@@ -581,5 +586,102 @@ func (g gitCall) config() {
 		kv.dyn = ops[0].dyn || ops[1].dyn
 		g.a.gitConfig(kv, kv.s, false)
 		g.write("git config changes git's configuration")
+	}
+}
+
+// gitConfigEnv judges --config-env=KEY=ENVVAR: the value is the variable's,
+// judged like -c KEY=VALUE when this command set it statically (the call
+// stays Opaque: the variable may come from the environment).
+func (a *analyzer) gitConfigEnv(kv arg) {
+	key, env, ok := strings.Cut(kv.s, "=")
+	if !ok || kv.dyn {
+		return
+	}
+	if gitRunsKey(strings.ToLower(key)) {
+		a.find(risk.Execute, kv.sp, "git --config-env "+quote(key)+" makes git run the program held in $"+env)
+	}
+	if v, known := a.lookup(env); known {
+		a.gitConfig(kv, key+"="+v, true)
+	}
+}
+
+// gitEnv judges the variables git reads its configuration and trace
+// targets from. GIT_CONFIG_PARAMETERS holds -c settings ('key=value' or
+// 'key'='value', shell-quoted), judged as -c is; GIT_CONFIG_KEY_n and
+// GIT_CONFIG_VALUE_n are one setting split in two, so a value is judged
+// as a command git may run (its key may be core.pager). GIT_TRACE* set
+// to an absolute path make git append to that file.
+func (a *analyzer) gitEnv(name string, x arg, sp risk.Span) {
+	if x.dyn {
+		a.opaque(sp, name+" is set to a value built at run time")
+		return
+	}
+	v := strings.TrimSpace(x.s)
+	switch {
+	case name == "GIT_CONFIG_PARAMETERS":
+		items, ok := gitConfigParams(v)
+		if !ok {
+			a.opaque(sp, "GIT_CONFIG_PARAMETERS holds "+quote(v)+", which the analyser cannot split into settings")
+			return
+		}
+		for _, kv := range items {
+			a.gitConfig(sub(x, kv), kv, true)
+		}
+	case strings.HasPrefix(name, "GIT_CONFIG_KEY_"):
+		if gitRunsKey(strings.ToLower(v)) {
+			a.find(risk.Execute, sp, name+" names "+quote(v)+", so the matching GIT_CONFIG_VALUE is a program git runs")
+		}
+	case strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+		if v == "" {
+			return
+		}
+		a.find(risk.Execute, sp, name+" may be the program of a key such as core.pager, so it is judged as a command")
+		a.runValue(x, name, false)
+	case strings.HasPrefix(name, "GIT_TRACE"):
+		switch {
+		case v == "" || isDigits(v) || gitTrue(v) || strings.EqualFold(v, "false") || strings.EqualFold(v, "no") || strings.EqualFold(v, "off"):
+			// Off, standard error or an open descriptor.
+		case strings.HasPrefix(v, "/"):
+			a.access(x, a.cwd, true, false)
+			a.find(risk.Write, sp, "setting "+name+" makes git append its trace, which holds the commands and arguments it runs, to "+quote(v))
+		default:
+			a.opaque(sp, "setting "+name+" to "+quote(v)+" sends git's trace somewhere the analyser does not know (a socket, a directory)")
+		}
+	}
+}
+
+// gitConfigParams splits GIT_CONFIG_PARAMETERS into key=value settings.
+// Git writes each as one shell-single-quoted word, or as 'key'='value'.
+func gitConfigParams(s string) ([]string, bool) {
+	var out []string
+	i := 0
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+			i++
+		}
+		if i == len(s) {
+			return out, true
+		}
+		var b strings.Builder
+		for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' {
+			switch {
+			case s[i] == '\'':
+				j := strings.IndexByte(s[i+1:], '\'')
+				if j < 0 {
+					return nil, false
+				}
+				b.WriteString(s[i+1 : i+1+j])
+				i += j + 2
+			case s[i] == '\\' && i+1 < len(s):
+				b.WriteByte(s[i+1])
+				i += 2
+			case s[i] == '=':
+				b.WriteByte('=')
+				i++
+			default:
+				return nil, false
+			}
+		}
+		out = append(out, b.String())
 	}
 }

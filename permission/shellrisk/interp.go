@@ -378,6 +378,10 @@ func ruleSystem(a *analyzer, c *call) {
 // varCode judges the value of a variable that other programs run as a
 // shell command (GIT_SSH_COMMAND, PAGER, PROMPT_COMMAND, ...).
 func (a *analyzer) varCode(name string, x arg, sp risk.Span) {
+	if strings.HasPrefix(name, "GIT_CONFIG") || strings.HasPrefix(name, "GIT_TRACE") {
+		a.gitEnv(name, x, sp)
+		return
+	}
 	switch name {
 	case "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND",
 		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE", "BROWSER",
@@ -449,6 +453,9 @@ func (a *analyzer) dangerousVar(name string, sp risk.Span) bool {
 	}
 	if why == "" {
 		return false
+	}
+	if strings.HasPrefix(name, "GIT_TRACE") {
+		return true // varCode judges where the trace goes
 	}
 	switch name {
 	case "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PROXY_COMMAND",
