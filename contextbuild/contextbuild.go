@@ -114,15 +114,16 @@ func (b *builder) flushResults() {
 	b.pending = b.pending[:0]
 }
 
-// ToolResult is what the model sees of a completed call: the recorded
-// previews, the exit code and summary, and a note when the whole output is
-// longer than the preview.
+// ToolResult is what the model sees of a completed call: each stream's
+// recorded preview (its first ~4 KiB) and, for a longer one, its tail (the
+// last ~6 KiB) with the bytes between them counted and how to read them
+// (read_output); the exit code and summary.
 func ToolResult(p *event.ToolCompletedPayload) string {
 	var s strings.Builder
-	s.WriteString(p.StdoutPreview)
-	if p.StderrPreview != "" {
+	writeStream(&s, p.ToolCallID, "stdout", p.StdoutPreview, p.StdoutTail)
+	if p.StderrPreview != "" || p.StderrTail != nil {
 		s.WriteString("\n[stderr]\n")
-		s.WriteString(p.StderrPreview)
+		writeStream(&s, p.ToolCallID, "stderr", p.StderrPreview, p.StderrTail)
 	}
 	if p.ExitCode != nil {
 		fmt.Fprintf(&s, "\n[exit code %d]", *p.ExitCode)
@@ -131,17 +132,40 @@ func ToolResult(p *event.ToolCompletedPayload) string {
 		s.WriteString("\n[summary] ")
 		s.Write(p.Summary)
 	}
-	if p.StdoutBytes > int64(len(p.StdoutPreview)) || p.StderrBytes > int64(len(p.StderrPreview)) || p.Truncated != nil {
-		kept := "the whole output is stored as an artifact"
-		if t := p.Truncated; t != nil {
-			kept = fmt.Sprintf("the last %d bytes of stdout and %d of stderr were not stored (over the output cap), the rest is stored as an artifact", t.Stdout, t.Stderr)
-		}
-		fmt.Fprintf(&s, "\n[output truncated: the preview shows the start of %d bytes of stdout and %d of stderr; %s]", p.StdoutBytes, p.StderrBytes, kept)
+	// Logs written before tails existed: only the start was recorded.
+	oldCut := (p.StdoutTail == nil && p.StdoutBytes > int64(len(p.StdoutPreview))) ||
+		(p.StderrTail == nil && p.StderrBytes > int64(len(p.StderrPreview)))
+	if oldCut {
+		fmt.Fprintf(&s, "\n[output truncated: the preview shows the start of %d bytes of stdout and %d of stderr; read the rest with %s]", p.StdoutBytes, p.StderrBytes, ReadOutputTool)
+	}
+	if t := p.Truncated; t != nil {
+		fmt.Fprintf(&s, "\n[the output was longer than the store keeps (the output cap): the last %d bytes of stdout and %d of stderr were not stored, so %s cannot read them]", t.Stdout, t.Stderr, ReadOutputTool)
 	}
 	if s.Len() == 0 {
 		return "(no output)"
 	}
 	return s.String()
+}
+
+// ReadOutputTool is the tool that reads a range of a recorded output.
+const ReadOutputTool = "read_output"
+
+// writeStream writes a stream's preview and tail, and between them the
+// count of bytes omitted with the read_output call that reads them.
+func writeStream(s *strings.Builder, callID, name, preview string, tail *event.OutputTail) {
+	s.WriteString(preview)
+	if tail == nil {
+		return
+	}
+	if tail.Omitted > 0 {
+		start := tail.From - tail.Omitted
+		if !strings.HasSuffix(preview, "\n") {
+			s.WriteString("\n")
+		}
+		fmt.Fprintf(s, "[… %d bytes of %s omitted (bytes %d to %d); read them with %s {\"toolCallId\":%q,\"stream\":%q,\"offset\":%d,\"limit\":%d} …]\n",
+			tail.Omitted, name, start, tail.From, ReadOutputTool, callID, name, start, tail.Omitted)
+	}
+	s.WriteString(tail.Text)
 }
 
 // descriptions tell the model what each built-in tool is for.
@@ -156,6 +180,7 @@ var descriptions = map[string]string{
 	"run_tests":       "Run the project's tests (go, npm, pytest, cargo) and report passed and failed counts.",
 	"http_get":        "Fetch a URL with GET. Redirects are not followed: call again on the new URL.",
 	"http_post":       "Send a POST request with a body. Redirects are not followed.",
+	"read_output":     "Read a byte range of a recorded tool output (by the call's toolCallId, or an artifact digest), e.g. the middle of a long output that was shown only in part.",
 }
 
 // Description returns the model-facing description of a tool.

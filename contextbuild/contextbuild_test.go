@@ -66,7 +66,7 @@ func TestBuild(t *testing.T) {
 			{ID: "tc3", Name: "nope", Args: json.RawMessage(`{}`)},
 		}},
 		{Role: model.RoleTool, ToolCallID: "tc1", Content: "Permission denied: user denied", IsError: true},
-		{Role: model.RoleTool, ToolCallID: "tc2", Content: "FAIL x\n[exit code 1]\n[output truncated: the preview shows the start of 5000 bytes of stdout and 0 of stderr; the whole output is stored as an artifact]"},
+		{Role: model.RoleTool, ToolCallID: "tc2", Content: "FAIL x\n[exit code 1]\n[output truncated: the preview shows the start of 5000 bytes of stdout and 0 of stderr; read the rest with read_output]"},
 		{Role: model.RoleTool, ToolCallID: "tc3", Content: `Tool error: unknown tool "nope"`, IsError: true},
 		{Role: model.RoleAssistant, Content: "有一个失败。", ToolCalls: []model.ToolCall{{ID: "tc4", Name: "shell", Args: args}}},
 		{Role: model.RoleTool, ToolCallID: "tc4", IsError: true, Content: "No result was recorded for this call: the turn ended (cancelled, failed or the process stopped) before it finished."},

@@ -145,14 +145,20 @@ type (
 	// ToolCompletedPayload is a tool that ran to the end (a non-zero exit
 	// code is still a completion).
 	ToolCompletedPayload struct {
-		ToolCallID    string     `json:"toolCallId"`
-		ExitCode      *int       `json:"exitCode,omitempty"`
-		StdoutBytes   int64      `json:"stdoutBytes"`
-		StderrBytes   int64      `json:"stderrBytes"`
-		DurationMs    int64      `json:"durationMs"`
-		StdoutPreview string     `json:"stdoutPreview"`
-		StderrPreview string     `json:"stderrPreview,omitempty"`
-		Artifacts     []Artifact `json:"artifacts"`
+		ToolCallID    string `json:"toolCallId"`
+		ExitCode      *int   `json:"exitCode,omitempty"`
+		StdoutBytes   int64  `json:"stdoutBytes"`
+		StderrBytes   int64  `json:"stderrBytes"`
+		DurationMs    int64  `json:"durationMs"`
+		StdoutPreview string `json:"stdoutPreview"`
+		StderrPreview string `json:"stderrPreview,omitempty"`
+		// StdoutTail and StderrTail are the end of a stream longer than
+		// its preview (at most ~6 KiB, secrets masked): what a long output
+		// ends with reaches the model too. Nil when the preview holds the
+		// whole stream, and in logs written before tails existed.
+		StdoutTail *OutputTail `json:"stdoutTail,omitempty"`
+		StderrTail *OutputTail `json:"stderrTail,omitempty"`
+		Artifacts  []Artifact  `json:"artifacts"`
 		// Truncated is set when part of the output is not in the artifact
 		// store: how many bytes of each stream were dropped (past the
 		// cap on stored output, or all of a stream the store failed to
@@ -195,6 +201,17 @@ type Artifact struct {
 	// Truncated is set when the stream was longer than the store keeps;
 	// the event's byte count says how long it was.
 	Truncated bool `json:"truncated,omitempty"`
+}
+
+// OutputTail is the end of an output stream.
+type OutputTail struct {
+	// From is the byte offset in the stream where Text begins.
+	From int64 `json:"from"`
+	// Omitted is how many bytes lie between the preview and Text (the
+	// preview ends at From-Omitted); 0 when the two together hold the whole
+	// stream.
+	Omitted int64  `json:"omitted"`
+	Text    string `json:"text"`
 }
 
 // StreamBytes counts bytes per output stream.
@@ -403,6 +420,15 @@ func (p ToolCompletedPayload) Validate() error {
 		}
 		if dropped.Stdout < 0 || dropped.Stderr < 0 || dropped.Stdout > p.StdoutBytes || dropped.Stderr > p.StderrBytes {
 			return fmt.Errorf("field \"truncated\": %+v is not between 0 and the stream's byte count (stdout %d, stderr %d)", dropped, p.StdoutBytes, p.StderrBytes)
+		}
+	}
+	for _, t := range []struct {
+		name  string
+		tail  *OutputTail
+		total int64
+	}{{"stdoutTail", p.StdoutTail, p.StdoutBytes}, {"stderrTail", p.StderrTail, p.StderrBytes}} {
+		if t.tail != nil && (t.tail.Omitted < 0 || t.tail.From < t.tail.Omitted || t.tail.From >= t.total) {
+			return fmt.Errorf("field %q: from %d and omitted %d do not fit a stream of %d bytes", t.name, t.tail.From, t.tail.Omitted, t.total)
 		}
 	}
 	for _, a := range p.Artifacts {

@@ -119,6 +119,9 @@ type Session struct {
 	// Rules makes the rules "allow for this session" and "always allow in
 	// this project" stand for; nil offers neither.
 	Rules Rules
+	// Outputs reads the session's recorded outputs (for read_output);
+	// nil offers none.
+	Outputs tool.Outputs
 }
 
 // Call is a tool call the model asked for.
@@ -417,7 +420,7 @@ func contains(list []string, s string) bool {
 func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, args map[string]any, out Outcome, start time.Time, sec *secrets.Set) (Outcome, error) {
 	stdout, stderr := newStream(x.artifacts, x.opts.MaxStored), newStream(x.artifacts, x.opts.MaxStored)
 	env, _ := ScrubEnv(s.Env)
-	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env}, tool.Output{Stdout: stdout, Stderr: stderr})
+	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env, Outputs: s.Outputs}, tool.Output{Stdout: stdout, Stderr: stderr})
 	out.Result = res
 	artifacts, storeErr := commitStreams(stdout, stderr)
 	if runErr != nil {
@@ -436,6 +439,8 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 		DurationMs:    x.opts.Now().Sub(start).Milliseconds(),
 		StdoutPreview: sec.Mask(stdout.preview()),
 		StderrPreview: sec.Mask(stderr.preview()),
+		StdoutTail:    maskedTail(stdout, sec),
+		StderrTail:    maskedTail(stderr, sec),
 		Artifacts:     artifacts,
 		Truncated:     notStored(stdout, stderr, artifacts),
 		Summary:       maskSummary(res.Summary, sec),
@@ -446,6 +451,15 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 	out.Status = Completed
 	out.Content = contextbuild.ToolResult(&p)
 	return out, nil
+}
+
+// maskedTail is the end of a stream the preview does not hold, masked.
+func maskedTail(st *stream, sec *secrets.Set) *event.OutputTail {
+	text, from, omitted, ok := st.tailPart()
+	if !ok {
+		return nil
+	}
+	return &event.OutputTail{From: from, Omitted: omitted, Text: sec.Mask(text)}
 }
 
 func commitStreams(streams ...*stream) ([]event.Artifact, error) {

@@ -261,7 +261,7 @@ func TestOutputPreviewArtifactAndMasking(t *testing.T) {
 	if !bytes.Equal(raw, []byte(secret+big)) {
 		t.Error("the artifact does not hold the raw output")
 	}
-	if !strings.Contains(out.Content, "output truncated") {
+	if !strings.Contains(out.Content, "bytes of stdout omitted") || !strings.Contains(out.Content, "read_output") {
 		t.Errorf("the model is not told the output was cut: %.200q", out.Content[len(out.Content)-200:])
 	}
 }

@@ -12,6 +12,11 @@ import (
 // log keeps a preview, the artifact store keeps all).
 const PreviewBytes = 4 << 10
 
+// TailBytes is how much of the end of each stream an event carries beside
+// the preview, so that what a long output ends with (a test failure, an
+// error) reaches the model and the person too.
+const TailBytes = 6 << 10
+
 // DefaultMaxStored is how much of one stream is kept in the artifact store
 // (2 GiB); beyond it output is counted but not stored, so a tool that prints
 // without end cannot fill the disk. Options.MaxStored changes it (the CLI's
@@ -25,6 +30,7 @@ type stream struct {
 	store     *artifact.Store
 	w         *artifact.Writer // created on the first byte: most calls print little or nothing
 	head      []byte
+	tail      []byte // the last bytes written: at least TailBytes+utf8.UTFMax once that many were
 	total     int64
 	maxStored int64
 	err       error // first artifact write error; output is still counted
@@ -53,8 +59,43 @@ func (s *stream) Write(p []byte) (int, error) {
 			s.err = err
 		}
 	}
+	s.keepTail(p)
 	s.total += int64(n)
 	return n, nil
+}
+
+// keepTail keeps the last TailBytes+utf8.UTFMax bytes of the stream, in a
+// buffer of bounded size.
+func (s *stream) keepTail(p []byte) {
+	const keep = TailBytes + utf8.UTFMax
+	if len(p) >= keep {
+		s.tail = append(s.tail[:0], p[len(p)-keep:]...)
+		return
+	}
+	if len(s.tail)+len(p) > 2*keep {
+		s.tail = append(s.tail[:0], s.tail[len(s.tail)-(keep-len(p)):]...)
+	}
+	s.tail = append(s.tail, p...)
+}
+
+// tailPart returns the end of the stream the preview does not hold: at
+// most TailBytes, starting on a character boundary, as valid UTF-8, with
+// the byte offset it starts at and how many bytes lie between the preview
+// and it. ok is false when the preview holds the whole stream.
+func (s *stream) tailPart() (text string, from, omitted int64, ok bool) {
+	headLen := int64(len(cutUTF8(s.head, PreviewBytes)))
+	if s.total <= headLen {
+		return "", 0, 0, false
+	}
+	from = max(headLen, s.total-TailBytes)
+	b := s.tail[int64(len(s.tail))-(s.total-from):]
+	if from > headLen {
+		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
+			b = b[1:]
+			from++
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD"), from, from - headLen, true
 }
 
 // truncated reports whether part of the output was not stored.

@@ -3,6 +3,7 @@ package executor_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -119,5 +120,78 @@ func TestUnderTheCapNothingIsTruncated(t *testing.T) {
 func TestDefaultCapIsAtLeast2GiB(t *testing.T) {
 	if executor.DefaultMaxStored < 2<<30 {
 		t.Fatalf("DefaultMaxStored = %d, want at least 2 GiB per stream", executor.DefaultMaxStored)
+	}
+}
+
+// TestLongOutputKeepsItsTail: the end of a long output (a failure printed
+// last) is in the event, with the offsets of what lies between the preview
+// and it, and the model is told how to read that.
+func TestLongOutputKeepsItsTail(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := 1; i <= 400; i++ {
+		fmt.Fprintf(&b, "=== RUN   TestCase%03d ok — ✓\n", i)
+	}
+	b.WriteString("--- FAIL: TestLast (0.00s)\n    last_test.go:9: want 2, got 3\nFAIL\n")
+	full := b.String()
+	// Written in odd-sized pieces, so the tail buffer wraps many times.
+	var parts []string
+	for s := full; s != ""; {
+		n := min(len(s), 777)
+		parts = append(parts, s[:n])
+		s = s[n:]
+	}
+	arts, _ := artifact.Open(filepath.Join(t.TempDir(), "artifacts"))
+	log := &lastLog{}
+	r := tool.NewRouter()
+	info, _ := permission.Builtin("read_file")
+	r.Register(&fakeTool{info: info, fn: func(_ context.Context, _ tool.Call, out tool.Output) (tool.Result, error) {
+		for _, part := range parts {
+			io.WriteString(out.Stdout, part)
+		}
+		return tool.Result{}, nil
+	}})
+	x := executor.New(r, log, arts, nil, nil)
+	sess := &executor.Session{ID: "s", TurnID: "t", Cwd: t.TempDir(), Home: "/home/u"}
+	out, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"big"}`)})
+	if err != nil || out.Status != executor.Completed {
+		t.Fatalf("%+v %v", out, err)
+	}
+	p := log.completed(t)
+	tail := p.StdoutTail
+	if tail == nil || tail.From+int64(len(tail.Text)) != int64(len(full)) || full[tail.From:] != tail.Text {
+		t.Fatalf("tail %+v is not the end of the output", tail)
+	}
+	if len(tail.Text) > executor.TailBytes || len(tail.Text) < executor.TailBytes-3 {
+		t.Fatalf("tail of %d bytes, want about %d", len(tail.Text), executor.TailBytes)
+	}
+	headEnd := tail.From - tail.Omitted
+	if full[:headEnd] != p.StdoutPreview {
+		t.Fatalf("the preview does not end where omitted says (%d)", headEnd)
+	}
+	for _, want := range []string{"last_test.go:9: want 2, got 3\nFAIL\n", fmt.Sprintf("%d bytes of stdout omitted (bytes %d to %d)", tail.Omitted, headEnd, tail.From),
+		fmt.Sprintf(`read_output {"toolCallId":"tc","stream":"stdout","offset":%d,"limit":%d}`, headEnd, tail.Omitted)} {
+		if !strings.Contains(out.Content, want) {
+			t.Errorf("the model is not shown %q:\n%s", want, out.Content[len(out.Content)-300:])
+		}
+	}
+}
+
+// TestMediumOutputIsShownWhole: preview and tail together hold an output a
+// little longer than the preview, with nothing omitted.
+func TestMediumOutputIsShownWhole(t *testing.T) {
+	t.Parallel()
+	full := strings.Repeat("é", executor.PreviewBytes) // 8 KiB, a character cut at the preview's end
+	arts, _ := artifact.Open(filepath.Join(t.TempDir(), "artifacts"))
+	log := &lastLog{}
+	x := executor.New(printer(full, ""), log, arts, nil, nil)
+	sess := &executor.Session{ID: "s", TurnID: "t", Cwd: t.TempDir(), Home: "/home/u"}
+	out, _ := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"big"}`)})
+	p := log.completed(t)
+	if p.StdoutTail == nil || p.StdoutTail.Omitted != 0 || p.StdoutPreview+p.StdoutTail.Text != full {
+		t.Fatalf("preview %d bytes + tail %+v do not make the output", len(p.StdoutPreview), p.StdoutTail)
+	}
+	if out.Content != full {
+		t.Fatalf("the model is not shown the whole output (%d bytes of %d)", len(out.Content), len(full))
 	}
 }

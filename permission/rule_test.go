@@ -115,7 +115,7 @@ func TestGlobShapes(t *testing.T) {
 
 func TestBuiltins(t *testing.T) {
 	t.Parallel()
-	want := []string{"read_file", "list_files", "search_text", "get_diagnostics", "write_file", "apply_patch", "shell", "run_tests", "http_get", "http_post"}
+	want := []string{"read_file", "list_files", "search_text", "get_diagnostics", "write_file", "apply_patch", "shell", "run_tests", "http_get", "http_post", "read_output"}
 	var got []string
 	for _, ti := range permission.Builtins() {
 		got = append(got, ti.Name)

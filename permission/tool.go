@@ -131,7 +131,18 @@ var builtins = [...]ToolInfo{
 		URLArg: "url", HeadersArg: "headers", Schema: schemaHTTPGet},
 	{Name: "http_post", Risk: risk.Network, AllowedModes: otherModes, Kind: KindFetch,
 		URLArg: "url", HeadersArg: "headers", BodyArg: "body", Schema: schemaHTTPPost},
+	// read_output reads a range of an output this session recorded (the
+	// artifact store), never a file: a read with no argument to judge.
+	{Name: "read_output", Risk: risk.Read, AllowedModes: readModes, Kind: KindRead, Schema: schemaReadOutput},
 }
+
+const schemaReadOutput = `{"type":"object","properties":{` +
+	`"toolCallId":{"type":"string","minLength":1,"description":"the call whose output to read"},` +
+	`"stream":{"type":"string","enum":["stdout","stderr"],"description":"with toolCallId: which stream; default stdout"},` +
+	`"digest":{"type":"string","minLength":1,"description":"an artifact digest recorded in this session, instead of toolCallId"},` +
+	`"offset":{"type":"integer","minimum":0,"description":"first byte to read, from 0"},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":10240,"description":"most bytes to read; default 8192"}},` +
+	`"additionalProperties":false}`
 
 // Builtins returns the built-in tools in the order of DESIGN.md §2. The
 // slice is a fresh copy; its ToolInfo values share their slices with the

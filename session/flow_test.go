@@ -181,6 +181,13 @@ var flows = []flow{
 {"toolCalls": [{"id": "tc_5", "name": "shell", "args": {"command": "go env GOARCH"}}]}
 {"toolCalls": [{"id": "tc_6", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
 {"text": "回到 A，没有再问。"}`},
+	// Issue 10 item 6: the end of a long output reaches the model, and
+	// read_output (a read: not asked) reads what lay between.
+	{name: "long-output-read-output", prompts: []string{"跑测试"}, answers: []string{"allow_once"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "for i in $(seq 1 1000); do echo \"ok   case $i\"; done; echo 'FAIL: TestLast want 2 got 3'"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "read_output", "args": {"toolCallId": "tc_1", "offset": 4096, "limit": 60}}]}
+{"toolCalls": [{"id": "tc_3", "name": "read_output", "args": {"toolCallId": "tc_9"}}]}
+{"text": "最后一个用例失败了。"}`},
 	{name: "model-runs-out", prompts: []string{"说话"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "list_files", "args": {}}]}`},
 }

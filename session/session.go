@@ -386,6 +386,9 @@ func (t *turn) session() *executor.Session {
 	if s.info.Rules != nil {
 		xs.Rules = s.info.Rules
 	}
+	if s.cfg.Artifacts != nil {
+		xs.Outputs = &outputs{log: s.cfg.Log, id: s.id, arts: s.cfg.Artifacts}
+	}
 	return xs
 }
 

@@ -80,7 +80,7 @@ func TestResolve(t *testing.T) {
 	if !errors.Is(err, ErrUnknownTool) || !strings.Contains(err.Error(), "mcp__github__create_issue") || strings.Contains(err.Error(), "read_file") {
 		t.Fatalf("unknown tool of a known server should list that server's tools: %v", err)
 	}
-	if got := len(r.Infos()); got != 11 {
+	if got := len(r.Infos()); got != 12 {
 		t.Fatalf("Infos: %d tools", got)
 	}
 }

@@ -42,6 +42,9 @@ type Call struct {
 	// Env is the environment for processes the tool starts, already
 	// scrubbed of secrets by the executor. Nil means an empty environment.
 	Env []string
+	// Outputs reads the outputs recorded in the call's session; nil when
+	// the executor's caller provides none.
+	Outputs Outputs
 }
 
 // Output receives a tool's output. Both writers are always set; they may
@@ -82,4 +85,29 @@ func (c Call) Int(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// Outputs reads the tool outputs recorded in the session a call belongs to
+// (the read_output tool uses it). Only outputs named by that session's
+// events can be opened.
+type Outputs interface {
+	OpenOutput(ctx context.Context, ref OutputRef) (*RecordedOutput, error)
+}
+
+// OutputRef names a recorded output: a call's stream (ToolCallID and
+// Stream, "stdout" or "stderr") or an artifact by Digest.
+type OutputRef struct {
+	ToolCallID string
+	Stream     string
+	Digest     string
+}
+
+// RecordedOutput is an output opened for reading. The caller closes
+// Content.
+type RecordedOutput struct {
+	OutputRef // all fields filled in
+	// Stored is how many bytes the artifact store holds; Total how many
+	// the stream printed (more when it was over the output cap).
+	Stored, Total int64
+	Content       io.ReadSeekCloser
 }

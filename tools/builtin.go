@@ -4,14 +4,15 @@ package tools
 import (
 	"github.com/custom-agent/custom-agent/tool"
 	"github.com/custom-agent/custom-agent/tools/fs"
+	"github.com/custom-agent/custom-agent/tools/output"
 	"github.com/custom-agent/custom-agent/tools/proc"
 	"github.com/custom-agent/custom-agent/tools/web"
 )
 
-// Builtin returns the ten built-in tools.
+// Builtin returns the built-in tools.
 func Builtin() []tool.Tool {
 	ts := fs.Tools()
-	return append(ts, proc.NewShell(), proc.NewRunTests(), proc.NewDiagnostics(), web.NewGet(), web.NewPost())
+	return append(ts, proc.NewShell(), proc.NewRunTests(), proc.NewDiagnostics(), web.NewGet(), web.NewPost(), output.New())
 }
 
 // NewRouter returns a router with every built-in tool registered.

@@ -52,7 +52,14 @@ func (r *renderer) event(e event.Event) {
 		if t := p.Truncated; t != nil {
 			fmt.Fprintf(r.w, "  ! %d bytes of stdout and %d of stderr were not stored: over the output cap (--max-output-bytes)\n", t.Stdout, t.Stderr)
 		}
-		for _, line := range headLines(p.StdoutPreview+p.StderrPreview, 12) {
+		lines := outputLines(p.StdoutPreview, p.StdoutTail, 6, 8)
+		if p.StderrPreview != "" || p.StderrTail != nil {
+			if len(lines) > 0 {
+				lines = append(lines, "[stderr]")
+			}
+			lines = append(lines, outputLines(p.StderrPreview, p.StderrTail, 6, 8)...)
+		}
+		for _, line := range lines {
 			fmt.Fprintf(r.w, "  │ %s\n", line)
 		}
 	case *event.ToolFailedPayload:
@@ -69,16 +76,47 @@ func (r *renderer) event(e event.Event) {
 	}
 }
 
-func headLines(s string, n int) []string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) == 1 && lines[0] == "" {
+// outputLines is what the terminal shows of one output stream: its first
+// head lines and its last tail lines (where a failure is usually printed),
+// with what lies between counted.
+func outputLines(preview string, tail *event.OutputTail, head, last int) []string {
+	if tail == nil || tail.Omitted == 0 {
+		whole := preview
+		if tail != nil {
+			whole += tail.Text
+		}
+		lines := splitLines(whole)
+		if len(lines) <= head+last+1 {
+			return lines
+		}
+		return append(append(lines[:head:head], fmt.Sprintf("… %d more lines …", len(lines)-head-last)), lines[len(lines)-last:]...)
+	}
+	first, end := splitLines(preview), splitLines(tail.Text)
+	first = first[:min(head, len(first))]
+	// The tail may begin mid-line: its first line is shown only whole.
+	if len(end) > 1 {
+		end = end[1:]
+	}
+	end = end[max(0, len(end)-last):]
+	hidden := max(0, int64(len(preview))-sumLen(first)) + tail.Omitted + max(0, int64(len(tail.Text))-sumLen(end))
+	gap := fmt.Sprintf("… %d bytes not shown (custom-agent log shows the artifact digests; custom-agent artifact cat DIGEST prints it all) …", hidden)
+	return append(append(first, gap), end...)
+}
+
+func splitLines(s string) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
 		return nil
 	}
-	if len(lines) > n {
-		more := len(lines) - n
-		lines = append(lines[:n], fmt.Sprintf("… %d more lines in the preview (custom-agent log shows the artifact digests)", more))
+	return strings.Split(s, "\n")
+}
+
+func sumLen(lines []string) int64 {
+	n := int64(0)
+	for _, l := range lines {
+		n += int64(len(l)) + 1
 	}
-	return lines
+	return n
 }
 
 func clip(s string, n int) string {
