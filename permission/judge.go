@@ -379,6 +379,7 @@ func (j *judge) patch(arg string) {
 	for _, p := range pp {
 		j.addPath(arg, p.Span, p.Path, true)
 	}
+	j.patchDeletions(arg, pp)
 }
 
 func quoteText(s string) string { return "`" + s + "`" }

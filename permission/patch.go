@@ -1,10 +1,11 @@
 package permission
 
 import (
-	"github.com/custom-agent/custom-agent/permission/diffname"
-
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/custom-agent/custom-agent/permission/diffname"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
@@ -17,6 +18,48 @@ type PatchPath struct {
 	Span risk.Span
 	// Delete is set when the patch removes the file.
 	Delete bool
+	// Renamed is set when the file is the old name of a rename or copy,
+	// so Delete does not mean its contents are gone.
+	Renamed bool
+}
+
+// BulkDeleteThreshold is the number of files one patch may delete and
+// still be judged a write: a patch deleting more files than this, or
+// deleting a module manifest (ManifestNames), is destructive, as
+// `rm -r` of a directory is. One ordinary file deleted stays a write.
+const BulkDeleteThreshold = 3
+
+// ManifestNames are the files that define a module or package: deleting
+// one unmakes the project's build (go.mod, package.json, Cargo.toml, …).
+var ManifestNames = []string{"go.mod", "go.work", "package.json", "deno.json", "Cargo.toml", "pyproject.toml",
+	"setup.py", "setup.cfg", "requirements.txt", "Pipfile", "pom.xml", "build.gradle", "build.gradle.kts",
+	"settings.gradle", "settings.gradle.kts", "Gemfile", "composer.json", "mix.exs", "Package.swift",
+	"pubspec.yaml", "CMakeLists.txt"}
+
+// patchDeletions judges the files a patch deletes, in both formats
+// PatchPaths reads (`+++ /dev/null` and `*** Delete File:`): more than
+// BulkDeleteThreshold of them, or any module manifest, is destructive.
+func (j *judge) patchDeletions(arg string, pp []PatchPath) {
+	n := 0
+	var first, last risk.Span
+	for _, p := range pp {
+		if !p.Delete || p.Renamed {
+			continue
+		}
+		if n == 0 {
+			first = p.Span
+		}
+		last = p.Span
+		n++
+		base := p.Path[strings.LastIndexByte(p.Path, '/')+1:]
+		if slices.Contains(ManifestNames, base) {
+			j.find(risk.Destructive, arg, p.Span, p.Path, "the patch deletes "+quoteText(p.Path)+", the module's manifest, which unmakes the project's build")
+		}
+	}
+	if n > BulkDeleteThreshold {
+		j.find(risk.Destructive, arg, risk.Span{Start: first.Start, End: last.End}, "",
+			"the patch deletes "+strconv.Itoa(n)+" files in one call (more than "+strconv.Itoa(BulkDeleteThreshold)+" is judged as a bulk deletion)")
+	}
 }
 
 // PatchPaths returns every file a patch names, in order of first mention,
@@ -29,17 +72,21 @@ type PatchPath struct {
 // the files judged are the files written.
 func PatchPaths(patch string) []PatchPath {
 	var out []PatchPath
+	renamed := false
 	add := func(name string, start int, del bool) {
 		if name == "" || name == "/dev/null" {
 			return
 		}
 		for i := range out {
 			if out[i].Path == name {
-				out[i].Delete = out[i].Delete || del
+				if del {
+					out[i].Renamed = out[i].Renamed && renamed || !out[i].Delete && renamed
+					out[i].Delete = true
+				}
 				return
 			}
 		}
-		out = append(out, PatchPath{Path: name, Span: risk.Span{Start: start, End: start + len(name)}, Delete: del})
+		out = append(out, PatchPath{Path: name, Span: risk.Span{Start: start, End: start + len(name)}, Delete: del, Renamed: del && renamed})
 	}
 	var minus struct {
 		name  string
@@ -82,7 +129,9 @@ func PatchPaths(patch string) []PatchPath {
 			minus.name = ""
 		case strings.HasPrefix(line, "rename from "), strings.HasPrefix(line, "copy from "):
 			_, name, _ := strings.Cut(line, " from ")
+			renamed = true
 			add(diffname.HeaderName(name), end-len(name), strings.HasPrefix(line, "rename"))
+			renamed = false
 		case strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy to "):
 			_, name, _ := strings.Cut(line, " to ")
 			add(diffname.HeaderName(name), end-len(name), false)

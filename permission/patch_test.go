@@ -26,7 +26,7 @@ func TestPatchPaths(t *testing.T) {
 		{"quoted name", "--- \"a/sp ace.txt\"\n+++ \"b/sp ace.txt\"\n",
 			[]permission.PatchPath{{Path: "sp ace.txt", Span: risk.Span{Start: 6, End: 16}}}},
 		{"rename", "diff --git a/a b/b\nrename from a\nrename to ../../.ssh/authorized_keys\n",
-			[]permission.PatchPath{{Path: "a", Span: risk.Span{Start: 13, End: 14}, Delete: true}, {Path: "b", Span: risk.Span{Start: 17, End: 18}}, {Path: "../../.ssh/authorized_keys", Span: risk.Span{Start: 43, End: 69}}}},
+			[]permission.PatchPath{{Path: "a", Span: risk.Span{Start: 13, End: 14}, Delete: true, Renamed: true}, {Path: "b", Span: risk.Span{Start: 17, End: 18}}, {Path: "../../.ssh/authorized_keys", Span: risk.Span{Start: 43, End: 69}}}},
 		{"codex form", "*** Begin Patch\n*** Add File: ~/.bashrc\n+x\n*** End Patch\n",
 			[]permission.PatchPath{{Path: "~/.bashrc", Span: risk.Span{Start: 30, End: 39}}}},
 		{"crlf", "--- a/x\r\n+++ b/x\r\n", []permission.PatchPath{{Path: "x", Span: risk.Span{Start: 6, End: 7}}}},
