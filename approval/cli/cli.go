@@ -1,21 +1,29 @@
 // Package cli is the terminal approval UI: it shows each ask of an
 // approval.Broker to the person at the terminal and sends back their answer.
 //
-// With a TTY it draws the tool, the masked args, the risk in its own colour
-// and words, the reason and the findings, reads single keys in raw mode
+// With a TTY it draws the tool, the masked args (an edit as a coloured
+// diff, cut to fit the screen: v pages through all of it), the risk in its
+// own colour and words, the reason and the findings, reads single keys in
+// raw mode
 //
-//	[o] allow once  [s] allow for this session  [p] always allow in this project  [d] deny
+//	[o] allow once (and identical calls again in this session)  [s] allow for this session  [p] always allow in this project  [d] deny
 //
 // and counts down the seconds left. A destructive call offers only [o] and
-// [d], and [o] must be confirmed by typing "yes" or the command's first word.
+// [d], and [o] must be confirmed by typing the word confirm and Enter; its
+// allow once is asked again every time. Keys typed before a question is
+// drawn never answer it: the terminal's input queue is flushed when it is
+// drawn and keys are ignored for a moment after (Options.KeyGuard); pasted
+// text is not an answer. Ctrl-C and Ctrl-D deny.
 //
 // Without a TTY it reads one answer per line: allow_once, allow_session,
 // allow_project or deny; a destructive call needs a second line, confirm, to
 // be allowed (anything else denies). End of input denies at once, with reason
 // "approval input closed", this ask and every later one.
 //
-// Prompts go to the output writer (stderr for NewStdio), never to stdout,
-// which belongs to --json output.
+// Prompts go to the output writer (the terminal, /dev/tty, for NewStdio
+// when there is one; else stderr), never to stdout, which belongs to --json
+// output. Every text from the model, a tool or the repository is shown
+// masked of secrets and with control characters escaped (termtext).
 package cli
 
 import (
@@ -30,13 +38,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"golang.org/x/term"
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/secrets"
@@ -47,9 +55,15 @@ const (
 	ReasonInputClosed  = "approval input closed"
 	ReasonNotConfirmed = "destructive call not confirmed"
 	ReasonInterrupted  = "user pressed Ctrl-C"
-	// ConfirmWord is the line that confirms a destructive allow_once
-	// without a TTY.
+	// ReasonEndOfInput is a Ctrl-D pressed at a question.
+	ReasonEndOfInput = "end of input at the question (Ctrl-D)"
+	// ConfirmWord confirms a destructive allow once, the same on a TTY
+	// (typed, then Enter) and without one (a line of its own).
 	ConfirmWord = "confirm"
+	// DefaultKeyGuard is how long keys are ignored after a question is
+	// drawn on a TTY, so that keys typed for something else never answer
+	// it.
+	DefaultKeyGuard = 300 * time.Millisecond
 )
 
 // Options configure a UI. The zero value is the line protocol with no
@@ -68,15 +82,34 @@ type Options struct {
 	// shown: in raw mode the terminal sends no SIGINT, so the caller may
 	// want to cancel the turn. The ask is denied either way.
 	Interrupt func()
+	// Flush discards the terminal's pending input (tcflush TCIFLUSH); it
+	// is called in interactive mode when a question is drawn, after
+	// MakeRaw. Nil flushes nothing.
+	Flush func() error
+	// KeyGuard is how long keys are ignored after a question is drawn in
+	// interactive mode (Ctrl-C still denies): zero means DefaultKeyGuard,
+	// a negative value none.
+	KeyGuard time.Duration
+	// Size returns the terminal's width and height, to cut a long diff to
+	// fit. Nil, or an error, means 80×24.
+	Size func() (width, height int, err error)
+	// Dir is the session's directory: a write_file question diffs the
+	// file there (a relative path) against the new content. Empty: only
+	// an absolute path is read.
+	Dir string
+	// ReadFile reads a file's current content for a write_file diff; nil
+	// means os.ReadFile.
+	ReadFile func(name string) ([]byte, error)
 }
 
 // UI shows a broker's asks on one terminal, one at a time, oldest first.
 // Its methods are not safe for concurrent use; Run is called once.
 type UI struct {
-	b    *approval.Broker
-	in   io.Reader
-	out  io.Writer
-	opts Options
+	b     *approval.Broker
+	in    io.Reader
+	out   io.Writer
+	opts  Options
+	close func() // closes out when the UI opened it
 }
 
 // New returns a UI reading answers from in and writing prompts to out.
@@ -86,13 +119,24 @@ func New(b *approval.Broker, in io.Reader, out io.Writer, opts *Options) *UI {
 	if opts != nil {
 		u.opts = *opts
 	}
+	if u.opts.ReadFile == nil {
+		u.opts.ReadFile = os.ReadFile
+	}
 	return u
 }
 
-// NewStdio returns a UI on the process's stdin and stderr: interactive when
-// both are terminals (raw mode on stdin, restored after each question and on
-// SIGINT, SIGTERM, SIGHUP or SIGQUIT), the line protocol otherwise. It honours
-// NO_COLOR and TERM=dumb.
+// SetDir sets Options.Dir: the session's directory, where a write_file
+// question reads the file it diffs against.
+func (u *UI) SetDir(dir string) { u.opts.Dir = dir }
+
+// NewStdio returns a UI for the person at the process's terminal. When stdin
+// is a terminal it is interactive: keys are read from stdin (raw mode,
+// restored after each question and on SIGINT, SIGTERM, SIGHUP or SIGQUIT)
+// and questions are written to the controlling terminal, /dev/tty, so they
+// are seen even when stderr is redirected (stderr itself when /dev/tty
+// cannot be opened). Otherwise it is the line protocol on stdin, with
+// prompts on stderr. It honours NO_COLOR and TERM=dumb. Relative write_file
+// paths are not read until SetDir names the session's directory.
 //
 // interrupt, when not nil, is called when Ctrl-C is pressed at a question:
 // raw mode swallows the SIGINT that would otherwise cancel the turn, so the
@@ -100,14 +144,28 @@ func New(b *approval.Broker, in io.Reader, out io.Writer, opts *Options) *UI {
 func NewStdio(b *approval.Broker, interrupt func()) *UI {
 	inFD, errFD := int(os.Stdin.Fd()), int(os.Stderr.Fd())
 	opts := Options{
-		IsTTY:   term.IsTerminal(inFD) && term.IsTerminal(errFD),
-		NoColor: os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb",
+		NoColor:   os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb",
+		Interrupt: interrupt,
+	}
+	var out io.Writer = os.Stderr
+	var closeOut func()
+	if term.IsTerminal(inFD) {
+		if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+			out, opts.IsTTY = tty, true
+			closeOut = func() { _ = tty.Close() }
+			errFD = int(tty.Fd())
+		} else {
+			opts.IsTTY = term.IsTerminal(errFD)
+		}
 	}
 	if opts.IsTTY {
 		opts.MakeRaw = rawMode(inFD)
+		opts.Flush = func() error { return flushInput(inFD) }
+		opts.Size = func() (int, int, error) { return term.GetSize(errFD) }
 	}
-	opts.Interrupt = interrupt
-	return New(b, os.Stdin, os.Stderr, &opts)
+	u := New(b, os.Stdin, out, &opts)
+	u.close = closeOut
+	return u
 }
 
 // Run shows asks until ctx ends, then returns nil. It reads the input
@@ -121,6 +179,9 @@ func NewStdio(b *approval.Broker, interrupt func()) *UI {
 func (u *UI) Run(ctx context.Context) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	if u.close != nil {
+		defer u.close()
+	}
 	notes := u.b.Subscribe(ctx)
 	inputs := make(chan chunk)
 	go read(ctx, u.in, inputs)
@@ -187,6 +248,7 @@ type run struct {
 	esc     escState
 	ticker  *time.Ticker
 	restore func()
+	warned  bool // said once that single keys cannot be read
 }
 
 type prompt struct {
@@ -195,6 +257,11 @@ type prompt struct {
 	confirming bool   // allow once was chosen for a destructive call
 	typed      []rune // the confirmation typed so far
 	message    string // a one-off hint shown in the status line
+
+	shownAt time.Time // when the question was drawn (interactive)
+	ignored bool      // keys arrived within the key guard and were dropped
+	diff    []string  // the edit's diff lines as drawn, painted
+	shown   int       // how many of diff are on the screen
 }
 
 func (r *run) inputs(ch chan chunk) <-chan chunk {
@@ -276,6 +343,9 @@ func (r *run) input(c chunk) {
 		return
 	}
 	if r.opts.IsTTY {
+		if r.pasted(c.data) {
+			return
+		}
 		for _, b := range c.data {
 			r.key(b)
 		}
@@ -368,12 +438,29 @@ func (r *run) renderPlain() string {
 	level := q.Decision.RiskAtDecision
 	fmt.Fprintf(&b, "approval needed: %s (risk: %s, %s)\n", clean(q.Tool.Name), level, words[level])
 	fmt.Fprintf(&b, "  reason: %s\n", clean(q.Decision.Reason))
-	fmt.Fprintf(&b, "  args: %s\n", clean(compact(q.Args)))
+	if e, ok := editFor(q.Tool.Name, q.Args, r.opts.Dir, r.opts.ReadFile); ok {
+		if path, ok := argString(q.Args, "path"); ok {
+			fmt.Fprintf(&b, "  file: %s\n", clean(path))
+		}
+		fmt.Fprintf(&b, "  change: %s\n", clean(e.summary))
+		for i, l := range e.lines {
+			if i == maxPlainDiff {
+				fmt.Fprintf(&b, "  | … %d more lines\n", len(e.lines)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  | %s\n", clean(l.text))
+		}
+	} else {
+		fmt.Fprintf(&b, "  args: %s\n", clean(compact(q.Args)))
+	}
 	for _, f := range q.Decision.Findings {
 		fmt.Fprintf(&b, "  finding: %s %s %s: %s\n", f.Risk, clean(f.Arg), quoteText(f.Text), clean(f.Why))
 	}
 	for _, l := range ruleLines(q) {
 		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	if slices.Contains(p.Options, executor.OptionAllowOnce) {
+		fmt.Fprintf(&b, "  %s %s\n", executor.OptionAllowOnce, allowOnceHelp(p))
 	}
 	confirm := ""
 	if p.Destructive() {
@@ -382,6 +469,16 @@ func (r *run) renderPlain() string {
 	secs := int(p.Deadline.Sub(p.Asked).Round(time.Second) / time.Second)
 	fmt.Fprintf(&b, "  answer with one line: %s%s; no answer in %ds denies\n", strings.Join(p.Options, " | "), confirm, secs)
 	return b.String()
+}
+
+// allowOnceHelp says what allow once grants (DESIGN.md §6, prior approval):
+// an identical call later in the session runs without asking, except a
+// destructive one.
+func allowOnceHelp(p *prompt) string {
+	if p.Destructive() {
+		return "allows this call once: a destructive call is asked again every time"
+	}
+	return "also allows identical calls (same args) again in this session without asking"
 }
 
 func compact(raw json.RawMessage) string {
@@ -424,53 +521,21 @@ var words = map[risk.Level]string{
 	risk.Destructive: "cannot be undone",
 }
 
-// clean makes text from the model or the repository safe to print on a
-// terminal: anything that looks like a secret is masked (the executor has
-// masked the question already; this is the second line), and control
-// characters (escape sequences), C1 controls and bidi overrides are shown
-// escaped instead of acting on the terminal.
-func clean(s string) string {
-	s = secrets.Mask(s)
-	if !strings.ContainsFunc(s, unsafeRune) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeRune(r) {
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// clean makes text from the model or the repository safe to print on one
+// line of a terminal: anything that looks like a secret is masked (the
+// executor has masked the question already; this is the second line), and
+// control characters (escape sequences, CR, newline), C1 controls and bidi
+// controls are shown escaped instead of acting on the terminal.
+func clean(s string) string { return termtext.Line(secrets.Mask(s)) }
 
-func unsafeRune(r rune) bool {
-	switch {
-	case r == '\t':
-		return false
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == unicode.ReplacementChar:
-		return true
-	case r >= 0x200e && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
+// argString returns the string argument name of a call's args.
+func argString(args json.RawMessage, name string) (string, bool) {
+	var a map[string]any
+	if json.Unmarshal(args, &a) != nil {
+		return "", false
 	}
-	return false
-}
-
-// confirmWords are what confirm a destructive allow once: "yes", or the
-// first word of the command for a call with a command argument.
-func confirmWords(args json.RawMessage) []string {
-	out := []string{"yes"}
-	var a struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(args, &a) == nil {
-		if f := strings.Fields(a.Command); len(f) > 0 && f[0] != "yes" {
-			out = append(out, f[0])
-		}
-	}
-	return out
+	s, ok := a[name].(string)
+	return s, ok
 }
 
 // quoteText quotes text from the call (a finding's slice of an argument)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -171,6 +172,9 @@ type ttyCase struct {
 	q       executor.Question
 	steps   []step
 	noColor bool
+	// early keys are typed 100 ms after the question appears, within the
+	// key guard: they must not answer. steps start after the guard.
+	early string
 	// elsewhere answers from another UI at that time, cancel cancels the
 	// turn at that time.
 	elsewhere, cancel time.Duration
@@ -194,12 +198,23 @@ func TestTerminal(t *testing.T) {
 			steps: []step{{time.Second, "S"}}, want: allow("allow_session")},
 		{name: "read project", q: question("tc_1", risk.Read, "cat go.mod"), steps: []step{{0, "p"}}, want: allow("allow_project")},
 		{name: "write deny", q: question("tc_1", risk.Write, "touch x"), steps: []step{{0, "d"}}, want: userDeny},
-		{name: "destructive typed command", q: rm,
-			steps: []step{{time.Second, "s"}, {time.Second, "p"}, {2 * time.Second, "o"}, {3 * time.Second, "r"}, {0, "m\r"}},
+		{name: "destructive typed confirm", q: rm,
+			steps: []step{{time.Second, "s"}, {time.Second, "p"}, {2 * time.Second, "o"}, {3 * time.Second, "c"}, {0, "onfirm\r"}},
 			want:  allow("allow_once")},
-		{name: "destructive yes with backspace", q: rm, steps: []step{{0, "o"}, {time.Second, "yez\x7fs\r"}}, want: allow("allow_once")},
+		// One confirmation word on the TTY and on stdin: yes or the
+		// command's name no longer confirm.
+		{name: "destructive yes is not the word", q: rm, steps: []step{{0, "o"}, {time.Second, "yes\r"}}, want: notConfirmed},
+		{name: "destructive command name is not the word", q: rm, steps: []step{{0, "o"}, {time.Second, "rm\r"}}, want: notConfirmed},
+		{name: "destructive confirm with backspace", q: rm, steps: []step{{0, "o"}, {time.Second, "confirn\x7fm\r"}}, want: allow("allow_once")},
 		{name: "destructive not confirmed", q: rm, steps: []step{{0, "o"}, {time.Second, "no\r"}}, want: notConfirmed},
-		{name: "destructive o o is not a confirmation", q: rm, steps: []step{{0, "oo\r"}}, want: notConfirmed},
+		{name: "destructive o o is not a confirmation", q: rm, steps: []step{{0, "o"}, {0, "o\r"}}, want: notConfirmed},
+		{name: "type-ahead in the key guard does not answer", q: exec, early: "s", steps: []step{{0, "d"}}, want: userDeny},
+		{name: "ctrl-c in the key guard denies", q: exec, early: "\x03", wantInterrupt: true,
+			want: executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: cli.ReasonInterrupted}},
+		{name: "pasted text does not answer", q: exec, steps: []step{{0, "so it goes"}, {time.Second, "d"}}, want: userDeny},
+		{name: "ctrl-d", q: exec, steps: []step{{time.Second, "\x04"}},
+			want: executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: cli.ReasonEndOfInput}},
+		{name: "destructive allow once says it is asked again", q: rm, steps: []step{{0, "d"}}, want: userDeny},
 		{name: "timeout", q: short(exec, 12*time.Second),
 			want: executor.Answer{Actor: event.ActorSystem, Reason: "timeout: no answer within 12s"}},
 		{name: "arrow and function keys do not answer", q: exec, steps: []step{{0, "\x1b[D\x1bOP\x1b[1;5P\x1b[15~"}, {time.Second, "d"}}, want: userDeny},
@@ -208,7 +223,7 @@ func TestTerminal(t *testing.T) {
 		{name: "answered elsewhere", q: exec, elsewhere: 3 * time.Second, want: allow("allow_session")},
 		{name: "cancelled", q: exec, cancel: 2 * time.Second, wantErr: true,
 			want: executor.Answer{Actor: event.ActorSystem, Reason: approval.ReasonCancelled}},
-		{name: "no color", q: rm, noColor: true, steps: []step{{0, "o"}, {0, "yes\r"}}, want: allow("allow_once")},
+		{name: "no color", q: rm, noColor: true, steps: []step{{0, "o"}, {0, "confirm\r"}}, want: allow("allow_once")},
 		{name: "hostile text is escaped", q: hostile, steps: []step{{0, "d"}}, want: userDeny},
 	}
 	for _, tt := range tests {
@@ -253,12 +268,18 @@ func testTerminal(t *testing.T, tt ttyCase) {
 		asked <- result{a, err}
 	}()
 	synctest.Wait()
-	go func() {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if tt.early != "" {
+			time.Sleep(100 * time.Millisecond)
+			io.WriteString(pw, tt.early)
+		}
+		time.Sleep(cli.DefaultKeyGuard)
 		for _, s := range tt.steps {
 			time.Sleep(s.at)
 			io.WriteString(pw, s.keys)
 		}
-	}()
+	})
 	if tt.elsewhere > 0 {
 		go func() {
 			time.Sleep(tt.elsewhere)
@@ -274,6 +295,7 @@ func testTerminal(t *testing.T, tt ttyCase) {
 		}()
 	}
 	r := <-asked
+	wg.Wait()
 	synctest.Wait()
 	stop()
 	if err := <-ran; err != nil {
@@ -339,6 +361,7 @@ func TestTerminalQueue(t *testing.T) {
 		// Let the UI show tc_2 before the next key: keys typed while no
 		// question is shown are dropped on purpose.
 		synctest.Wait()
+		time.Sleep(cli.DefaultKeyGuard)
 		io.WriteString(pw, "d")
 		<-done
 		synctest.Wait()

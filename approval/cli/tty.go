@@ -23,6 +23,7 @@ const (
 	yellowBold   = "1;33"
 	magenta      = "35"
 	red          = "31"
+	cyan         = "36"
 	redBoldInv   = "1;7;31"
 	bold         = "1"
 	dim          = "2"
@@ -52,6 +53,15 @@ var keys = []struct {
 	{'d', executor.OptionDeny, "deny"},
 }
 
+// Labels of allow once: what it grants (DESIGN.md §6, prior approval).
+const (
+	labelAllowOnce            = "allow once (and identical calls again in this session)"
+	labelAllowOnceDestructive = "allow once (asked again every time)"
+)
+
+// pageKey shows the next page of a diff cut to fit the screen.
+const pageKey = 'v'
+
 func (r *run) paint(code, s string) string {
 	if r.opts.NoColor {
 		return s
@@ -60,17 +70,64 @@ func (r *run) paint(code, s string) string {
 }
 
 func (r *run) startInteractive() {
+	// Keys typed before the question is drawn never answer it: what the
+	// terminal holds is discarded, before raw mode (which would hand a
+	// half-typed line to the reader at once) and after it, and keys that
+	// arrive in the next moment (already read, or typed as the question
+	// appears) are ignored (keyGuard).
+	r.flush()
 	if r.opts.MakeRaw != nil {
 		restore, err := r.opts.MakeRaw()
-		if err != nil {
-			r.write("approval: cannot read single keys (" + clean(err.Error()) + "); type the key and press Enter\n")
-		} else {
+		switch {
+		case err == nil:
 			r.restore = restore
+		case !r.warned:
+			r.warned = true
+			r.write("approval: cannot read single keys (" + clean(err.Error()) + "); type the key and press Enter\n")
 		}
 	}
+	r.flush()
 	r.write(r.renderBlock())
+	r.cur.shownAt = time.Now()
 	r.ticker = time.NewTicker(time.Second)
 	r.drawStatus()
+}
+
+func (r *run) flush() {
+	if r.opts.Flush != nil {
+		_ = r.opts.Flush() // a terminal that cannot flush still has the key guard
+	}
+}
+
+func (r *run) keyGuard() time.Duration {
+	switch g := r.opts.KeyGuard; {
+	case g == 0:
+		return DefaultKeyGuard
+	case g < 0:
+		return 0
+	default:
+		return g
+	}
+}
+
+// screen is the terminal's size, 80×24 when it cannot be known.
+func (r *run) screen() (width, height int) {
+	if r.opts.Size != nil {
+		if w, h, err := r.opts.Size(); err == nil && w > 0 && h > 0 {
+			return w, h
+		}
+	}
+	return 80, 24
+}
+
+// rows is how many terminal rows a line takes at width w (an estimate: one
+// column a rune).
+func rows(line string, w int) int {
+	n := utf8.RuneCountInString(line)
+	if n == 0 || w <= 0 {
+		return 1
+	}
+	return (n + w - 1) / w
 }
 
 // renderBlock draws the question; lines end in \r\n since the terminal is
@@ -90,12 +147,20 @@ func (r *run) renderBlock() string {
 	add("│ tool     %s", r.paint(bold, clean(q.Tool.Name)))
 	add("│ risk     %s %s", r.paint(riskColour[level], " "+strings.ToUpper(level.String())+" "), words[level])
 	add("│ reason   %s", clean(q.Decision.Reason))
-	for i, l := range prettyArgs(q.Args) {
-		label := "│ args     "
-		if i > 0 {
-			label = "│          "
+	e, isEdit := editFor(q.Tool.Name, q.Args, r.opts.Dir, r.opts.ReadFile)
+	if isEdit {
+		if path, ok := argString(q.Args, "path"); ok {
+			add("│ file     %s", r.paint(bold, clean(path)))
 		}
-		add("%s%s", label, l)
+		add("│ change   %s", clean(e.summary))
+	} else {
+		for i, l := range prettyArgs(q.Args) {
+			label := "│ args     "
+			if i > 0 {
+				label = "│          "
+			}
+			add("%s%s", label, l)
+		}
 	}
 	if len(q.Decision.Findings) > 0 {
 		add("│ findings")
@@ -104,21 +169,115 @@ func (r *run) renderBlock() string {
 				r.paint(bold, quoteText(f.Text)), clean(f.Why))
 		}
 	}
+	var tail []string
 	for _, l := range ruleLines(q) {
-		add("│ %s", l)
+		tail = append(tail, "│ "+l)
 	}
+	tail = append(tail, r.optionsLine())
+	if isEdit {
+		// The diff goes between the head and the rules, cut so that the
+		// whole question and its status line fit the screen.
+		p.diff = make([]string, len(e.lines))
+		for i, l := range e.lines {
+			p.diff[i] = "│ " + r.paintDiff(l)
+		}
+		w, h := r.screen()
+		budget := h - 1 // the status line
+		for _, l := range lines {
+			budget -= rows(l, w)
+		}
+		for _, l := range tail {
+			budget -= rows(l, w)
+		}
+		budget = max(budget, 3)
+		n := 0
+		for n < len(p.diff) && budget-rows(p.diff[n], w) >= 1 {
+			budget -= rows(p.diff[n], w)
+			n++
+		}
+		if n == len(p.diff)-1 && rows(p.diff[n], w) <= budget+1 {
+			n++ // the last line fits where the note would go
+		}
+		p.shown = n
+		lines = append(lines, p.diff[:n]...)
+		if n < len(p.diff) {
+			lines = append(lines, r.moreLine())
+		}
+	}
+	lines = append(lines, tail...)
+	return strings.Join(lines, "\r\n") + "\r\n"
+}
+
+// optionsLine is the last line of the question: the keys and what they do.
+func (r *run) optionsLine() string {
+	p := r.cur
 	var opts []string
 	for _, k := range keys {
 		if slices.Contains(p.Options, k.option) {
-			opts = append(opts, r.paint(bold, "["+string(k.key)+"]")+" "+k.label)
+			label := k.label
+			if k.option == executor.OptionAllowOnce {
+				label = labelAllowOnce
+				if p.Destructive() {
+					label = labelAllowOnceDestructive
+				}
+			}
+			opts = append(opts, r.paint(bold, "["+string(k.key)+"]")+" "+label)
 		}
 	}
 	line := "╰─ " + strings.Join(opts, "  ")
 	if p.Destructive() {
-		line += "  (" + r.paint(bold, "o") + " then needs typing " + quoteList(confirmWords(q.Args)) + ")"
+		line += "  (" + r.paint(bold, "o") + " then needs typing " + quoteText(ConfirmWord) + ")"
 	}
-	add("%s", line)
-	return strings.Join(lines, "\r\n") + "\r\n"
+	return line
+}
+
+// moreLine says how much of the diff is not shown, and how to see it.
+func (r *run) moreLine() string {
+	p := r.cur
+	return "│ " + r.paint(dim, fmt.Sprintf("… %d more lines of %d: press %c to see them", len(p.diff)-p.shown, len(p.diff), pageKey))
+}
+
+func (r *run) paintDiff(l diffLine) string {
+	t := clean(l.text)
+	switch l.kind {
+	case '+':
+		return r.paint(green, t)
+	case '-':
+		return r.paint(red, t)
+	case '@':
+		return r.paint(cyan, t)
+	case 'h':
+		return r.paint(bold, t)
+	}
+	return t
+}
+
+// page shows the next screenful of a cut diff, then the options again.
+func (r *run) page() {
+	p := r.cur
+	if p.shown >= len(p.diff) {
+		if p.diff == nil {
+			p.message = fmt.Sprintf("%q shows more of a diff; this question has none", string(pageKey))
+		} else {
+			p.message = "all of the diff is shown"
+		}
+		r.drawStatus()
+		return
+	}
+	w, h := r.screen()
+	budget := max(h-3, 3) // the more line, the options and the status
+	var lines []string
+	for p.shown < len(p.diff) && (budget-rows(p.diff[p.shown], w) >= 0 || len(lines) == 0) {
+		budget -= rows(p.diff[p.shown], w)
+		lines = append(lines, p.diff[p.shown])
+		p.shown++
+	}
+	if p.shown < len(p.diff) {
+		lines = append(lines, r.moreLine())
+	}
+	lines = append(lines, r.optionsLine())
+	r.write("\r\x1b[2K" + strings.Join(lines, "\r\n") + "\r\n")
+	r.drawStatus()
 }
 
 // prettyArgs indents the args, capped at maxArgsLines lines.
@@ -136,14 +295,6 @@ func prettyArgs(raw json.RawMessage) []string {
 		lines[i] = clean(l)
 	}
 	return lines
-}
-
-func quoteList(ws []string) string {
-	q := make([]string, len(ws))
-	for i, w := range ws {
-		q[i] = quoteText(w)
-	}
-	return strings.Join(q, " or ")
 }
 
 // drawStatus redraws the status line under the question: seconds left,
@@ -170,9 +321,12 @@ func (r *run) drawStatus() {
 	var s string
 	if p.confirming {
 		s = fmt.Sprintf("  %s · type %s and Enter to run it, anything else denies: %s",
-			count, quoteList(confirmWords(p.Question.Args)), clean(string(p.typed)))
+			count, quoteText(ConfirmWord), clean(string(p.typed)))
 	} else {
 		s = "  " + count + " · press a key"
+		if p.shown < len(p.diff) {
+			s += fmt.Sprintf(" (%c: more of the diff)", pageKey)
+		}
 		if p.message != "" {
 			s += " · " + p.message
 		}
@@ -191,40 +345,94 @@ const (
 	escSS3
 )
 
-func (r *run) key(b byte) {
-	switch r.esc {
+// step advances the escape state by one byte and reports whether the byte
+// belongs to an escape sequence.
+func (e escState) step(b byte) (escState, bool) {
+	switch e {
 	case escStart:
 		switch b {
 		case '[':
-			r.esc = escCSI
+			return escCSI, true
 		case 'O':
-			r.esc = escSS3
-		default:
-			r.esc = escNone
+			return escSS3, true
 		}
-		return
+		return escNone, true
 	case escCSI:
 		if b >= 0x40 && b <= 0x7e {
-			r.esc = escNone
+			return escNone, true
 		}
-		return
+		return escCSI, true
 	case escSS3:
-		r.esc = escNone
-		return
+		return escNone, true
 	}
 	if b == 0x1b {
-		r.esc = escStart
+		return escStart, true
+	}
+	return escNone, false
+}
+
+// pasted reports whether a chunk of input is pasted text rather than a key
+// pressed (more than one key in one read, not counting escape sequences,
+// Enter and Ctrl-C), and if so ignores it, but for a Ctrl-C in it. Pasted
+// text never answers a question; while a confirmation is typed it is
+// taken as typed.
+func (r *run) pasted(data []byte) bool {
+	p := r.cur
+	if p == nil || p.answered || p.confirming {
+		return false
+	}
+	n, st := 0, r.esc
+	ctrlC := false
+	for _, b := range data {
+		var inEsc bool
+		st, inEsc = st.step(b)
+		switch {
+		case inEsc, b == '\r', b == '\n':
+		case b == 0x03:
+			ctrlC = true
+		default:
+			n++
+		}
+	}
+	if n <= 1 {
+		return false
+	}
+	r.esc = st
+	if ctrlC {
+		r.key(0x03)
+		return true
+	}
+	p.message = "pasted text is not an answer: press one key"
+	r.drawStatus()
+	return true
+}
+
+func (r *run) key(b byte) {
+	var inEsc bool
+	if r.esc, inEsc = r.esc.step(b); inEsc {
 		return
 	}
 	p := r.cur
 	if p == nil || p.answered {
 		return
 	}
-	if b == 0x03 || b == 0x04 { // Ctrl-C, Ctrl-D
+	if b == 0x03 { // Ctrl-C, in the key guard too: it only denies
 		r.deny(event.ActorUser, ReasonInterrupted)
-		if b == 0x03 && r.opts.Interrupt != nil {
+		if r.opts.Interrupt != nil {
 			r.opts.Interrupt()
 		}
+		return
+	}
+	if time.Since(p.shownAt) < r.keyGuard() {
+		if !p.ignored {
+			p.ignored = true
+			p.message = "keys typed before the question appeared were ignored"
+			r.drawStatus()
+		}
+		return
+	}
+	if b == 0x04 { // Ctrl-D
+		r.deny(event.ActorUser, ReasonEndOfInput)
 		return
 	}
 	if p.confirming {
@@ -233,6 +441,10 @@ func (r *run) key(b byte) {
 	}
 	p.message = ""
 	k := byte(unicode.ToLower(rune(b)))
+	if k == pageKey {
+		r.page()
+		return
+	}
 	for _, kk := range keys {
 		if kk.key != k {
 			continue
@@ -257,8 +469,7 @@ func (r *run) confirmKey(b byte) {
 	p := r.cur
 	switch {
 	case b == '\r' || b == '\n':
-		typed := strings.TrimSpace(string(p.typed))
-		if slices.Contains(confirmWords(p.Question.Args), typed) {
+		if strings.TrimSpace(string(p.typed)) == ConfirmWord {
 			r.answer(executor.OptionAllowOnce)
 		} else {
 			r.deny(event.ActorUser, ReasonNotConfirmed)
