@@ -106,7 +106,7 @@ func printAudit(cmd *cobra.Command, g *globalFlags, id string) error {
 			return err
 		}
 		n++
-		if err := writeTimelineLine(out, e); err != nil {
+		if err := writeTimeline(out, e); err != nil {
 			return err
 		}
 	}
