@@ -265,7 +265,9 @@ func (a *analyzer) paramExp(p *syntax.ParamExp) {
 	if p.NestedParam != nil {
 		a.parts([]syntax.WordPart{p.NestedParam})
 	}
-	a.arithm(p.Index)
+	if !literalIndex(p.Index) {
+		a.arithm(p.Index)
+	}
 	if p.Slice != nil {
 		a.arithm(p.Slice.Offset)
 		a.arithm(p.Slice.Length)
@@ -279,6 +281,7 @@ func (a *analyzer) paramExp(p *syntax.ParamExp) {
 	if p.Exp != nil {
 		if p.Exp.Op == syntax.OtherParamOps {
 			a.evalCtx = true // ${x@P} expands the value as a prompt
+			a.promptExp(p)
 		}
 		a.words(p.Exp.Word)
 	}
@@ -344,6 +347,7 @@ func (a *analyzer) callExpr(c *syntax.CallExpr, in input) {
 	args := a.args(c.Args)
 	a.argSecrets(c.Args, args)
 	a.run(a.newCall(call{args: args, sp: a.span(c), in: in, cwd: a.cwd}))
+	a.guessName(c.Args, args, a.span(c), in)
 }
 
 func (a *analyzer) assignWords(as *syntax.Assign) {
@@ -368,6 +372,9 @@ func (a *analyzer) assign(as *syntax.Assign, bare bool) {
 	if a.dangerousVar(name, sp) && as.Value != nil {
 		a.varCode(name, a.arg(as.Value), sp)
 	}
+	if as.Value != nil && isSideDoorVar(name) {
+		a.sideDoorAssign(name, a.arg(as.Value), sp)
+	}
 	if name == "GOFLAGS" && as.Value != nil {
 		// GOFLAGS=-mod=mod is ordinary; -exec, -toolexec and -overlay in
 		// it make go run or compile what they name.
@@ -380,6 +387,7 @@ func (a *analyzer) assign(as *syntax.Assign, bare bool) {
 	}
 	if as.Value == nil || as.Array != nil || as.Index != nil || as.Append {
 		a.setVar(name, "", false)
+		a.setArray(as) // a=(r m): its elements, for names built from them
 		return
 	}
 	x := a.arg(as.Value)

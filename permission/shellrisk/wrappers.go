@@ -157,6 +157,9 @@ func wrapEnv(a *analyzer, c *call) {
 		if a.dangerousVar(name, rest[0].sp) {
 			a.varCode(name, arg{s: value, sp: rest[0].sp}, rest[0].sp)
 		}
+		if isSideDoorVar(name) {
+			a.sideDoorAssign(name, arg{s: value, sp: rest[0].sp}, rest[0].sp)
+		}
 		rest = rest[1:]
 	}
 	if s, ok := val(os, "-S", "--split-string"); ok {
@@ -250,6 +253,9 @@ func wrapXargs(a *analyzer, c *call) {
 		rest = []arg{{s: "echo", sp: c.sp}}
 	}
 	if repl != "" {
+		if a.templateShell(c, rest, repl) {
+			return
+		}
 		rest = markDyn(rest, repl)
 	}
 	a.inner(c, rest, c.cwd, true)
@@ -269,6 +275,10 @@ func markDyn(args []arg, placeholder string) []arg {
 
 func wrapParallel(a *analyzer, c *call) {
 	os, rest := a.scan(opts{short: "jSaIEdnNX", long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "eof", "max-args", "workdir", "sshloginfile"}, stop: true}, c.args)
+	holder := ""
+	if v, ok := val(os, "-I"); ok {
+		holder = v.s
+	}
 	if has(os, "-S", "--sshlogin", "--sshloginfile") {
 		a.network(c.sp, "parallel", "parallel -S runs the jobs on other hosts over ssh")
 	}
@@ -291,7 +301,7 @@ func wrapParallel(a *analyzer, c *call) {
 		a.opaque(c.sp, "parallel without a command runs each input line as a command")
 		return
 	}
-	a.reparse(code.String(), c.sp, false)
+	a.parallelCode(code.String(), c.sp, holder)
 }
 
 func wrapWatch(a *analyzer, c *call) {

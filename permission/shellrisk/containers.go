@@ -1,0 +1,823 @@
+package shellrisk
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Containers and remote shells are judged by what they mount and run.
+//
+// What a container may reach of the host decides the risk, not the word
+// "docker":
+//   - a bind mount's host path is an access of that path (a read, and a
+//     write unless the mount is read-only); a mount of /, of the home or of
+//     a directory holding secrets is credential (the container reads every
+//     secret beneath it); a read-write mount of a system directory (/etc,
+//     /usr, /var, …) is destructive, since the container can change or
+//     delete it. A mount of the working directory is an ordinary write.
+//   - the Docker socket (-v /var/run/docker.sock, --use-api-socket),
+//     --privileged, --cap-add SYS_ADMIN (and ALL, SYS_MODULE, SYS_RAWIO) and
+//     a host disk as --device each make the container root on the host: it
+//     can start another container that mounts / or mount the host's disks
+//     itself, so it can read every secret and change or delete anything.
+//     That is judged destructive, the highest level, with the host's
+//     secrets counted as a credential source: credential alone would say
+//     "reads secrets" when the grant is "does anything".
+//   - --pid=host, --cap-add SYS_PTRACE or DAC_READ_SEARCH reach the host's
+//     processes or files: credential. --net=host reaches services bound to
+//     the host's loopback: network. Other shared namespaces and weakened
+//     security options: execute.
+//   - the command run in the container is parsed and judged there
+//     (elsewhere): its paths are the container's, not accesses of the
+//     host, except where a bind mount maps them to a host path; a secret
+//     read there is still a secret printed here; destruction stays
+//     destructive unless the container is fresh and mounts nothing of the
+//     host (docker run without any mount), where it only touches the
+//     container's own files and counts as a write.
+//   - a remote daemon (-H tcp://…, DOCKER_HOST, a context, podman
+//     --remote) is network: every container runs on another machine.
+//
+// docker run is network as before (it pulls the image when it is missing,
+// and the container has the network) unless both --pull=never and
+// --network=none are given.
+
+// containerGlobalValue are the global options of docker, podman and nerdctl
+// that take a value; containerGlobalFlag those that take none.
+var (
+	containerGlobalValue = []string{"-H", "--host", "-c", "--context", "--config", "-l", "--log-level", "--tlscacert", "--tlscert",
+		"--tlskey", "--connection", "--url", "--identity", "--root", "--runroot", "--storage-driver", "--storage-opt",
+		"--cgroup-manager", "--conmon", "--events-backend", "--hooks-dir", "--imagestore", "--module", "--network-cmd-path",
+		"--network-config-dir", "--out", "--registries-conf", "--runtime", "--runtime-flag", "--ssh", "--tmpdir",
+		"--volumepath", "--cni-config-dir", "-a", "--address", "-n", "--namespace", "--snapshotter", "--cni-path",
+		"--cni-netconfpath", "--data-root", "--host-gateway-ip", "--hosts-dir", "--bridge-ip"}
+	containerGlobalFlag = []string{"-D", "--debug", "--tls", "--tlsverify", "-v", "--version", "-h", "--help", "-r", "--remote",
+		"--syslog", "--transient-store", "--noout", "--debug-full", "--experimental", "--insecure-registry"}
+)
+
+// ruleContainer judges docker, podman and nerdctl. Subcommands it does not
+// change (rm, prune, push, pull, build, inspect, …) go to ruleDocker with
+// the global options taken off.
+func ruleContainer(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	args := c.args
+	remote := false
+	i := 1
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x.dyn {
+			a.opaque(x.sp, name+" is given a word built at run time before its subcommand")
+			return
+		}
+		s := x.s
+		if s == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(s, "-") || s == "-" {
+			break
+		}
+		opt, val, hasVal := strings.Cut(s, "=")
+		switch {
+		case slices.Contains(containerGlobalValue, opt):
+			if !hasVal {
+				if i+1 >= len(args) {
+					return
+				}
+				i++
+				if args[i].dyn {
+					a.opaque(args[i].sp, name+" "+opt+" is given a value built at run time")
+					return
+				}
+				val = args[i].s
+			}
+			switch opt {
+			case "-H", "--host", "--url", "-a", "--address":
+				if remoteDaemon(val) {
+					remote = true
+					a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+val+" sends the command to a daemon on another machine, where its containers run")
+				}
+			case "-c", "--context", "--connection":
+				if val != "default" {
+					remote = true
+					a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+val+" sends the command to the daemon the context names, which may be on another machine")
+				}
+			}
+		case slices.Contains(containerGlobalFlag, opt) && !hasVal:
+			if opt == "-r" || opt == "--remote" {
+				remote = true
+				a.network(x.sp, quote(name+" "+opt), name+" "+opt+" sends the command to a daemon on another machine")
+			}
+		default:
+			a.opaque(x.sp, name+" is given the global option "+quote(s)+", which the analyser does not know")
+			return
+		}
+	}
+	if i >= len(args) {
+		return
+	}
+	sub := args[i]
+	if sub.dyn {
+		a.opaque(sub.sp, name+" runs a subcommand built at run time")
+		return
+	}
+	rest := args[i+1:]
+	if sub.s == "container" && len(rest) > 0 && !rest[0].dyn {
+		sub, rest = rest[0], rest[1:]
+	}
+	switch sub.s {
+	case "run", "create":
+		a.containerRun(c, name, sub.s, rest, remote)
+	case "exec":
+		a.containerExec(c, name, rest)
+	case "compose":
+		a.compose(c, name, args[i:], rest)
+	case "context":
+		if len(rest) > 0 && (rest[0].s == "use" || rest[0].s == "create") {
+			a.network(c.sp, quote(name+" context "+rest[0].s), name+" context "+rest[0].s+" points later "+name+" commands at the daemon the context names, which may be on another machine")
+		}
+	case "cp":
+		a.containerCp(c, rest)
+	default:
+		ruleDocker(a, a.newCall(call{args: append([]arg{args[0]}, args[i:]...), sp: c.sp, in: c.in, cwd: c.cwd, dyn: c.dyn}))
+	}
+}
+
+// runValue are the long options of docker/podman/nerdctl run and create
+// that take a value; runFlags those that take none (or an attached
+// =true/=false). The table is complete for docker: an option it does not
+// list makes the call Opaque, since its value would be taken for the
+// image or the command.
+var (
+	runValue = []string{"add-host", "annotation", "attach", "blkio-weight", "blkio-weight-device", "cap-add", "cap-drop",
+		"cgroup-parent", "cgroupns", "cidfile", "cpu-count", "cpu-percent", "cpu-period", "cpu-quota", "cpu-rt-period",
+		"cpu-rt-runtime", "cpu-shares", "cpus", "cpuset-cpus", "cpuset-mems", "detach-keys", "device", "device-cgroup-rule",
+		"device-read-bps", "device-read-iops", "device-write-bps", "device-write-iops", "dns", "dns-opt", "dns-option",
+		"dns-search", "domainname", "entrypoint", "env", "env-file", "expose", "gpus", "group-add", "health-cmd",
+		"health-interval", "health-retries", "health-start-interval", "health-start-period", "health-timeout", "hostname",
+		"io-maxbandwidth", "io-maxiops", "ip", "ip6", "ipc", "isolation", "kernel-memory", "label", "label-file", "link",
+		"link-local-ip", "log-driver", "log-opt", "mac-address", "memory", "memory-reservation", "memory-swap",
+		"memory-swappiness", "mount", "name", "network", "net", "network-alias", "net-alias", "oom-score-adj", "pid",
+		"pids-limit", "platform", "publish", "pull", "restart", "runtime", "security-opt", "shm-size", "stop-signal",
+		"stop-timeout", "storage-opt", "sysctl", "tmpfs", "ulimit", "user", "userns", "uts", "volume", "volume-driver",
+		"volumes-from", "workdir",
+		// podman
+		"arch", "authfile", "cert-dir", "cgroup-conf", "cgroups", "chrootdirs", "conmon-pidfile", "creds", "decryption-key",
+		"env-merge", "gidmap", "group-entry", "hostuser", "image-volume", "init-path", "os", "passwd-entry", "personality",
+		"pidfile", "pod", "pod-id-file", "preserve-fds", "rdt-class", "requires", "retry", "retry-delay", "sdnotify",
+		"seccomp-policy", "secret", "shm-size-systemd", "subgidname", "subuidname", "systemd", "timeout", "uidmap", "umask",
+		"unsetenv", "variant",
+		// nerdctl
+		"cosign-key", "verify", "ipfs-address"}
+	runFlags = []string{"detach", "disable-content-trust", "help", "init", "interactive", "no-healthcheck", "oom-kill-disable",
+		"privileged", "publish-all", "quiet", "read-only", "rm", "sig-proxy", "tty", "use-api-socket", "env-host",
+		"http-proxy", "no-hosts", "read-only-tmpfs", "replace", "rootfs", "tls-verify", "unsetenv-all", "passwd", "rmi"}
+)
+
+const (
+	runValueShort = "acehlmpuvw"
+	runFlagShort  = "ditPq"
+)
+
+// container is what a run or create gives the container of the host.
+type container struct {
+	mounts      []mount
+	hostReached bool // a mount, a volume, the socket, --privileged, a device…
+	noNet       bool
+	pullNever   bool
+	entrypoint  *arg
+	workdir     string
+}
+
+// mount is a bind mount: the host path and where it appears inside.
+type mount struct{ host, target string }
+
+// containerRun judges docker run and create: the options that give the
+// container power over the host, the mounts, and the command it runs.
+func (a *analyzer) containerRun(c *call, name, verb string, args []arg, remote bool) {
+	ct := container{}
+	i := 0
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x.dyn {
+			a.opaque(x.sp, name+" "+verb+" is given a word built at run time where an option or the image may stand")
+			return
+		}
+		s := x.s
+		if s == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(s, "-") || s == "-" {
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			opt, val, hasVal := strings.Cut(s[2:], "=")
+			va := arg{s: val, sp: x.sp, w: x.w}
+			switch {
+			case slices.Contains(runValue, opt):
+				if !hasVal {
+					if i+1 >= len(args) {
+						return
+					}
+					i++
+					va = args[i]
+				}
+				if !a.runOpt(c, &ct, name, "--"+opt, va, remote) {
+					return
+				}
+			case slices.Contains(runFlags, opt):
+				if hasVal && (val == "false" || val == "0") {
+					continue
+				}
+				if !a.runOpt(c, &ct, name, "--"+opt, arg{}, remote) {
+					return
+				}
+			default:
+				a.opaque(x.sp, name+" "+verb+" is given the option "+quote(s)+", which the analyser does not know, so it cannot tell the image and command apart; no rule allows it")
+				return
+			}
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			ch := s[j]
+			if strings.IndexByte(runValueShort, ch) >= 0 {
+				va := arg{s: strings.TrimPrefix(s[j+1:], "="), sp: x.sp, w: x.w}
+				if j+1 == len(s) {
+					if i+1 >= len(args) {
+						return
+					}
+					i++
+					va = args[i]
+				}
+				if !a.runOpt(c, &ct, name, "-"+string(ch), va, remote) {
+					return
+				}
+				break
+			}
+			if strings.IndexByte(runFlagShort, ch) < 0 {
+				a.opaque(x.sp, name+" "+verb+" is given the option "+quote(s)+", which the analyser does not know, so it cannot tell the image and command apart; no rule allows it")
+				return
+			}
+		}
+	}
+	if !(ct.noNet && ct.pullNever) {
+		a.network(c.sp, quote(name+" "+verb), name+" "+verb+" may pull the image and gives the container network access")
+	}
+	if i >= len(args) {
+		return
+	}
+	cmd := args[i+1:]
+	if ct.entrypoint != nil {
+		cmd = append([]arg{*ct.entrypoint}, cmd...)
+	}
+	if len(cmd) == 0 {
+		return // the image's own command, judged by the grants above
+	}
+	cwd := "/"
+	if strings.HasPrefix(ct.workdir, "/") {
+		cwd = cleanAbs(ct.workdir)
+	}
+	mounts := ct.mounts
+	a.elsewhere(elsewhere{where: "inside the container", cwd: cwd, keepDestroy: ct.hostReached, host: func(p string) string {
+		return hostPath(mounts, p)
+	}}, func() { a.inner(c, cmd, cwd, false) })
+}
+
+// hostPath maps a path inside a container to the host path a bind mount
+// shows there, or "".
+func hostPath(ms []mount, p string) string {
+	best, host := -1, ""
+	for _, m := range ms {
+		t := m.target
+		if m.host == "" || t == "" {
+			continue
+		}
+		if p == t || t == "/" || strings.HasPrefix(p, t+"/") {
+			if len(t) > best {
+				best = len(t)
+				rest := strings.TrimPrefix(p, t)
+				if t == "/" {
+					rest = p
+				}
+				host = cleanAbs(m.host + "/" + strings.TrimPrefix(rest, "/"))
+			}
+		}
+	}
+	return host
+}
+
+// runOpt judges one option of run or create; it reports false when the
+// rest cannot be judged.
+func (a *analyzer) runOpt(c *call, ct *container, name, opt string, v arg, remote bool) bool {
+	if v.dyn && opt != "-e" && opt != "--env" && opt != "--label" && opt != "-l" && opt != "--name" {
+		a.opaque(v.sp, name+" "+opt+" is given a value built at run time, so what the container reaches of the host is not known; no rule allows it")
+		if opt == "-v" || opt == "--volume" || opt == "--mount" {
+			ct.hostReached = true
+		}
+		return true
+	}
+	val := v.s
+	switch opt {
+	case "--privileged":
+		ct.hostReached = true
+		a.hostRoot(c.sp, name+" --privileged gives the container every capability and device of the host, so it can mount the host's disks")
+	case "--use-api-socket":
+		ct.hostReached = true
+		a.hostRoot(c.sp, name+" --use-api-socket hands the container the Docker daemon's API, which runs as root")
+	case "--pid":
+		if val == "host" {
+			ct.hostReached = true
+			a.credSource(v.sp, "the host's processes")
+			a.find(risk.Credential, v.sp, name+" --pid=host shares the host's processes with the container, whose root can read their environments and memory and signal them")
+		} else if strings.HasPrefix(val, "container:") {
+			a.find(risk.Execute, v.sp, name+" --pid="+val+" shares another container's processes")
+		}
+	case "--net", "--network":
+		switch {
+		case val == "host":
+			a.network(v.sp, quote(name+" --network=host"), name+" --network=host shares the host's network, so services bound to the host's loopback are reachable from the container")
+		case val == "none":
+			ct.noNet = true
+		}
+	case "--ipc", "--uts", "--userns", "--cgroupns":
+		if val == "host" {
+			a.find(risk.Execute, v.sp, name+" "+opt+"=host shares a namespace of the host with the container")
+		}
+	case "--cap-add":
+		for _, cp := range strings.Split(val, ",") {
+			a.capAdd(c, ct, name, strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(cp)), "CAP_"), v.sp)
+		}
+	case "--security-opt":
+		if val != "no-new-privileges" && !strings.HasPrefix(val, "no-new-privileges") {
+			a.find(risk.Execute, v.sp, name+" --security-opt "+val+" changes the container's confinement")
+		}
+	case "--device":
+		ct.hostReached = true
+		dev, _, _ := strings.Cut(val, ":")
+		if isBlockDevice(dev) || dev == "/dev/mem" || dev == "/dev/kmem" || dev == "/dev/port" {
+			a.find(risk.Destructive, v.sp, name+" --device "+dev+" gives the container raw access to a host disk or memory, which it can overwrite")
+		} else {
+			a.find(risk.Execute, v.sp, name+" --device "+dev+" gives the container a device of the host")
+		}
+	case "--volumes-from":
+		ct.hostReached = true
+		a.find(risk.Execute, v.sp, name+" --volumes-from "+val+" mounts another container's volumes, which may be host directories")
+	case "-v", "--volume":
+		a.volume(c, ct, name, v, remote)
+	case "--mount":
+		a.mountOpt(c, ct, name, v, remote)
+	case "--entrypoint":
+		e := v
+		ct.entrypoint = &e
+	case "-w", "--workdir":
+		ct.workdir = val
+	case "--pull":
+		ct.pullNever = val == "never"
+	case "--env-file", "--label-file", "--authfile", "--secret", "--decryption-key", "--cosign-key", "--seccomp-policy":
+		if opt == "--secret" || opt == "--seccomp-policy" {
+			return true
+		}
+		if !remote {
+			a.access(v, c.cwd, false, false)
+		}
+	case "--cidfile", "--pidfile", "--conmon-pidfile", "--pod-id-file":
+		if !remote {
+			a.access(v, c.cwd, true, false)
+		}
+	}
+	return true
+}
+
+// capAdd judges one capability given to the container.
+func (a *analyzer) capAdd(c *call, ct *container, name, cp string, sp risk.Span) {
+	switch cp {
+	case "ALL", "SYS_ADMIN", "SYS_MODULE", "SYS_RAWIO", "SYS_BOOT":
+		ct.hostReached = true
+		a.hostRoot(sp, name+" --cap-add "+cp+" lets the container's root mount file systems, load kernel modules or reach devices, which escapes to the host")
+	case "SYS_PTRACE", "DAC_READ_SEARCH":
+		ct.hostReached = true
+		a.credSource(sp, "the host's files and processes")
+		a.find(risk.Credential, sp, name+" --cap-add "+cp+" lets the container read memory of processes it sees or files of the host by handle, which hold secrets")
+	case "NET_ADMIN", "NET_RAW":
+		a.network(sp, quote(name+" --cap-add "+cp), name+" --cap-add "+cp+" lets the container craft packets and change the network")
+	default:
+		a.find(risk.Execute, sp, name+" --cap-add "+cp+" gives the container a capability beyond the default")
+	}
+}
+
+// hostRoot records a grant that makes a container, or a command, root on
+// the host: it can read every secret there and change or delete anything.
+func (a *analyzer) hostRoot(sp risk.Span, why string) {
+	a.credSource(sp, "the whole host")
+	a.find(risk.Destructive, sp, why+": that is root on the host, able to read every secret and change or delete anything")
+}
+
+// volume judges -v SRC:DST[:OPTS]; a SRC that is no path is a named
+// volume.
+func (a *analyzer) volume(c *call, ct *container, name string, v arg, remote bool) {
+	parts := strings.Split(v.s, ":")
+	if len(parts) < 2 {
+		return // an anonymous volume
+	}
+	src, dst := parts[0], parts[1]
+	ro := len(parts) > 2 && slices.ContainsFunc(strings.Split(parts[2], ","), func(o string) bool { return o == "ro" || o == "readonly" })
+	ct.hostReached = true
+	if !(strings.HasPrefix(src, "/") || strings.HasPrefix(src, ".") || strings.HasPrefix(src, "~")) {
+		return // a named volume: the daemon's, not a host path the command names
+	}
+	a.bindMount(c, ct, name, v, src, dst, ro, remote)
+}
+
+// mountOpt judges --mount type=bind,source=…,target=…[,readonly].
+func (a *analyzer) mountOpt(c *call, ct *container, name string, v arg, remote bool) {
+	typ, src, dst, ro := "volume", "", "", false
+	for _, kv := range strings.Split(v.s, ",") {
+		k, val, hasVal := strings.Cut(kv, "=")
+		switch strings.ToLower(k) {
+		case "type":
+			typ = val
+		case "source", "src":
+			src = val
+		case "target", "destination", "dst":
+			dst = val
+		case "readonly", "ro":
+			ro = !hasVal || val == "true" || val == "1"
+		}
+	}
+	switch typ {
+	case "tmpfs", "image", "devpts":
+		return
+	case "bind", "glob":
+		ct.hostReached = true
+		if src == "" {
+			return
+		}
+		a.bindMount(c, ct, name, v, src, dst, ro, remote)
+	default:
+		ct.hostReached = true // a named volume keeps what the container does
+	}
+}
+
+// systemDirs are host directories whose contents the system runs or needs.
+var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/var", "/opt",
+	"/root", "/dev", "/proc", "/sys", "/srv", "/run", "/System", "/Library", "/private", "/Applications"}
+
+// bindMount judges the host path of a bind mount as an access, and what
+// the container can do with it.
+func (a *analyzer) bindMount(c *call, ct *container, name string, v arg, src, dst string, ro, remote bool) {
+	x := arg{s: src, sp: v.sp}
+	p := resolve(src, c.cwd)
+	if strings.HasPrefix(src, "~") {
+		if home := a.env.Home; home != "" {
+			p = cleanAbs(home + "/" + strings.TrimPrefix(strings.TrimPrefix(src, "~"), "/"))
+		}
+	}
+	if p != "" {
+		x.s = p
+		ct.mounts = append(ct.mounts, mount{host: p, target: cleanAbs(dst)})
+	}
+	if !remote {
+		a.accessDeep(x, c.cwd)
+		if !ro {
+			a.access(x, c.cwd, true, false)
+		}
+	}
+	where := "the host directory " + quote(src)
+	if remote {
+		where += " of the remote machine"
+	}
+	switch {
+	case p == "":
+		a.opaque(v.sp, name+" mounts a host path that is not known, which may be / or the home")
+	case isSocket(p):
+		a.hostRoot(v.sp, name+" mounts "+quote(src)+", the container daemon's socket, into the container, which can then start containers that mount / with the daemon's root rights")
+	case p == "/" || pathrisk.HoldsSecrets(p, a.pathEnv()) || isHomeOrAbove(p, a.env.Home):
+		a.credSource(v.sp, p)
+		a.find(risk.Credential, v.sp, name+" mounts "+where+" into the container, which can read every secret beneath it")
+	}
+	if !ro && p != "" && !isSocket(p) && (p == "/" || isHomeOrAbove(p, a.env.Home) || slices.ContainsFunc(systemDirs, func(d string) bool { return p == d || strings.HasPrefix(p, d+"/") })) {
+		a.find(risk.Destructive, v.sp, name+" mounts "+where+" read-write into the container, which can change or delete it")
+	}
+}
+
+// isSocket reports the socket of a container daemon, or a directory that
+// holds one (/var/run, /run).
+func isSocket(p string) bool {
+	switch p {
+	case "/var/run", "/run", "/run/containerd", "/var/run/containerd", "/run/podman", "/run/user":
+		return true
+	}
+	b := p[strings.LastIndexByte(p, '/')+1:]
+	return b == "docker.sock" || b == "podman.sock" || b == "containerd.sock" || b == "buildkitd.sock" || b == "crio.sock" || b == "dockershim.sock"
+}
+
+// isHomeOrAbove reports the home directory or a directory above it (/home).
+func isHomeOrAbove(p, home string) bool {
+	if home == "" {
+		return false
+	}
+	return p == home || strings.HasPrefix(home, strings.TrimSuffix(p, "/")+"/") && p != "/" ||
+		p == "/home" || p == "/Users"
+}
+
+// execValue are the options of docker exec that take a value.
+var execValue = []string{"-e", "--env", "--env-file", "--detach-keys", "-u", "--user", "-w", "--workdir", "--preserve-fds"}
+
+// containerExec judges docker exec CTR CMD: the command runs inside a
+// running container, whose data it can change or delete.
+func (a *analyzer) containerExec(c *call, name string, args []arg) {
+	a.find(risk.Execute, c.sp, name+" exec runs a command inside a running container")
+	i := 0
+	cwd := "/"
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x.dyn {
+			a.opaque(x.sp, name+" exec is given a word built at run time where an option or the container may stand")
+			return
+		}
+		s := x.s
+		if s == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(s, "-") || s == "-" {
+			break
+		}
+		opt, val, hasVal := strings.Cut(s, "=")
+		switch {
+		case slices.Contains(execValue, opt):
+			if !hasVal && i+1 < len(args) {
+				i++
+				val = args[i].s
+			}
+			if opt == "-w" || opt == "--workdir" {
+				cwd = val
+			}
+			if opt == "--env-file" {
+				a.access(arg{s: val, sp: x.sp}, c.cwd, false, false)
+			}
+		case opt == "--privileged":
+			a.find(risk.Execute, x.sp, name+" exec --privileged runs the command with every capability of the host")
+		case opt == "-d" || opt == "--detach" || opt == "-i" || opt == "--interactive" || opt == "-t" || opt == "--tty" ||
+			opt == "-it" || opt == "-ti" || opt == "-itd" || opt == "-dit" || opt == "-id" || opt == "-td" || opt == "-l" || opt == "--latest":
+		case len(s) > 2 && s[1] != '-' && strings.Trim(s[1:], "dit") == "":
+		default:
+			a.opaque(x.sp, name+" exec is given the option "+quote(s)+", which the analyser does not know; no rule allows it")
+			return
+		}
+	}
+	if i+1 >= len(args) {
+		return
+	}
+	if !strings.HasPrefix(cwd, "/") {
+		cwd = "/"
+	}
+	cmd := args[i+1:]
+	a.elsewhere(elsewhere{where: "inside the container", cwd: cwd, keepDestroy: true}, func() { a.inner(c, cmd, cwd, false) })
+}
+
+// containerCp: docker cp SRC DST, where a path with CTR: is the
+// container's and any other a host path (read as the source, written as
+// the destination).
+func (a *analyzer) containerCp(c *call, args []arg) {
+	var ops []arg
+	for _, x := range args {
+		if !x.dyn && strings.HasPrefix(x.s, "-") && x.s != "-" {
+			continue
+		}
+		ops = append(ops, x)
+	}
+	for i, x := range ops {
+		if isRemote(x.s) || x.s == "-" {
+			continue
+		}
+		if i == len(ops)-1 && len(ops) > 1 {
+			a.access(x, c.cwd, true, false)
+		} else {
+			a.accessDeep(x, c.cwd)
+		}
+	}
+}
+
+// composeValue are the options of docker compose (before its subcommand)
+// that take a value.
+var composeValue = []string{"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--ansi",
+	"--progress", "--parallel"}
+
+// compose judges docker compose: read-only subcommands talk only to the
+// local daemon; exec and run run a command in a service's container;
+// the rest is ruleDocker's.
+func (a *analyzer) compose(c *call, name string, whole, args []arg) {
+	i := 0
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x.dyn || !strings.HasPrefix(x.s, "-") {
+			break
+		}
+		opt, _, hasVal := strings.Cut(x.s, "=")
+		if slices.Contains(composeValue, opt) && !hasVal {
+			i++
+			if i < len(args) && (opt == "-f" || opt == "--file" || opt == "--env-file") {
+				a.access(args[i], c.cwd, false, false)
+			}
+		}
+	}
+	sub := ""
+	if i < len(args) && !args[i].dyn {
+		sub = args[i].s
+	}
+	switch sub {
+	case "ps", "ls", "config", "images", "top", "version", "port", "logs", "events", "convert":
+		return // what the local daemon and the compose file say
+	case "exec":
+		a.find(risk.Execute, c.sp, name+" compose exec runs a command inside a service's container")
+		rest := args[i+1:]
+		j := 0
+		for ; j < len(rest); j++ {
+			x := rest[j]
+			if x.dyn || !strings.HasPrefix(x.s, "-") {
+				break
+			}
+			opt, _, hasVal := strings.Cut(x.s, "=")
+			if !hasVal && slices.Contains([]string{"-e", "--env", "--index", "-u", "--user", "-w", "--workdir"}, opt) {
+				j++
+			}
+		}
+		if j+1 < len(rest) {
+			cmd := rest[j+1:]
+			a.elsewhere(elsewhere{where: "inside the container", cwd: "/", keepDestroy: true}, func() { a.inner(c, cmd, "/", false) })
+		}
+		return
+	}
+	ruleDocker(a, a.newCall(call{args: append([]arg{c.args[0]}, whole...), sp: c.sp, in: c.in, cwd: c.cwd, dyn: c.dyn}))
+}
+
+// ruleKubectlSideDoor: kubectl exec, debug and run judge the command they
+// run in the pod; kubectl debug node/… and run --overrides with a
+// privileged or host pod are root on the node; completion prints a
+// script and talks to no cluster.
+func ruleKubectlSideDoor(a *analyzer, c *call) {
+	name := programName(c.args[0].s)
+	v := firstVerb(c, "completion", "exec", "debug", "run", "cp", "version")
+	switch v {
+	case "completion":
+		return
+	case "version":
+		if _, ok := hasArg(c, func(s string) bool { return s == "--client" || s == "--client=true" }); ok {
+			return
+		}
+	}
+	ruleKubectl(a, c)
+	dash := -1
+	for i, x := range c.args {
+		if !x.dyn && x.s == "--" {
+			dash = i
+			break
+		}
+	}
+	switch v {
+	case "debug":
+		if _, ok := hasArg(c, func(s string) bool { return strings.HasPrefix(s, "node/") || strings.HasPrefix(s, "nodes/") }); ok {
+			a.hostRoot(c.sp, name+" debug node/… runs a pod in the node's namespaces with the node's root file system mounted at /host")
+		}
+	case "run":
+		if x, ok := hasArg(c, func(s string) bool {
+			return strings.Contains(s, "privileged") || strings.Contains(s, "hostPID") || strings.Contains(s, "hostPath")
+		}); ok {
+			a.hostRoot(x.sp, name+" run --overrides asks for a privileged pod, the node's processes or a host path")
+		}
+	case "cp":
+		var ops []arg
+		for _, x := range c.args[1:] {
+			if x.s != "cp" && !strings.HasPrefix(x.s, "-") {
+				ops = append(ops, x)
+			}
+		}
+		for i, x := range ops {
+			if isRemote(x.s) {
+				continue
+			}
+			if i == len(ops)-1 && len(ops) > 1 {
+				a.access(x, c.cwd, true, false)
+			} else {
+				a.accessDeep(x, c.cwd)
+			}
+		}
+		return
+	case "exec":
+		if dash < 0 {
+			a.opaque(c.sp, name+" exec without -- names its command in a way the analyser does not follow")
+			return
+		}
+	default:
+		return
+	}
+	if dash < 0 || dash+1 >= len(c.args) {
+		return
+	}
+	cmd := c.args[dash+1:]
+	a.elsewhere(elsewhere{where: "inside the pod", cwd: "/", keepDestroy: true}, func() { a.inner(c, cmd, "/", false) })
+}
+
+// ruleNsenter: nsenter runs a command in the namespaces of another
+// process, as root. Entering the mount namespace of PID 1 (the host's
+// init, reachable from a container started with --pid=host) is root on
+// the host; the command is judged as a host command then, and elsewhere
+// for another target.
+func ruleNsenter(a *analyzer, c *call) {
+	args := c.args
+	target, mountNS, all := "", false, false
+	i := 1
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x.dyn {
+			a.opaque(x.sp, "nsenter is given a word built at run time where an option may stand")
+			return
+		}
+		s := x.s
+		if s == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(s, "-") || s == "-" {
+			break
+		}
+		if strings.HasPrefix(s, "--") {
+			opt, val, hasVal := strings.Cut(s[2:], "=")
+			switch opt {
+			case "target", "setuid", "setgid", "wdns", "env":
+				if opt == "env" {
+					continue
+				}
+				if !hasVal && i+1 < len(args) {
+					i++
+					val = args[i].s
+				}
+				if opt == "target" {
+					target = val
+				}
+			case "mount":
+				mountNS = true
+				if hasVal && strings.HasPrefix(val, "/proc/1/") {
+					target = "1"
+				}
+			case "all":
+				all = true
+			case "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd", "preserve-credentials", "no-fork",
+				"follow-context", "join-cgroup", "keep-caps", "user-parent", "help", "version":
+			default:
+				a.opaque(x.sp, "nsenter is given the option "+quote(s)+", which the analyser does not know")
+				return
+			}
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			switch ch := s[j]; ch {
+			case 't', 'S', 'G', 'W':
+				val := s[j+1:]
+				if val == "" && i+1 < len(args) {
+					i++
+					val = args[i].s
+				}
+				if ch == 't' {
+					target = val
+				}
+				j = len(s)
+			case 'm':
+				mountNS = true
+				if strings.HasPrefix(s[j+1:], "/proc/1/") {
+					target = "1"
+				}
+				j = len(s) // an attached value is the namespace file
+			case 'a':
+				all = true
+			case 'u', 'i', 'n', 'p', 'U', 'C', 'T', 'r', 'w':
+				if ch == 'r' || ch == 'w' {
+					j = len(s)
+				}
+			case 'F', 'Z', 'e', 'c', 'h', 'V':
+			default:
+				a.opaque(x.sp, "nsenter is given the option "+quote(s)+", which the analyser does not know")
+				return
+			}
+		}
+	}
+	a.find(risk.Execute, c.sp, "nsenter runs a command inside the namespaces of another process, which needs root")
+	host := target == "1" && (mountNS || all)
+	if host {
+		a.hostRoot(c.sp, "nsenter enters the mount namespace of PID 1, the host's init: from a container that shares the host's processes this reaches the host's file system as root")
+	}
+	rest := args[min(i, len(args)):]
+	if len(rest) == 0 {
+		a.shellStdin(c, "the shell nsenter starts")
+		return
+	}
+	if (mountNS || all) && !host {
+		a.elsewhere(elsewhere{where: "in the namespaces of process " + target, cwd: "/", keepDestroy: true}, func() { a.inner(c, rest, "/", false) })
+		return
+	}
+	a.inner(c, rest, c.cwd, false)
+}
