@@ -73,6 +73,9 @@ func ruleKubectl(a *analyzer, c *call) {
 
 // ruleHelm: uninstalling and rolling back releases destroys state.
 func ruleHelm(a *analyzer, c *call) {
+	if helmLocal(c) {
+		return // renders or checks a local chart (issue 9 §5)
+	}
 	a.network(c.sp, "`helm`", "helm talks to a Kubernetes cluster and chart repositories over the network")
 	switch v := firstVerb(c, "uninstall", "delete", "del", "un", "rollback", "upgrade", "install"); v {
 	case "uninstall", "delete", "del", "un", "rollback":
@@ -87,8 +90,11 @@ func ruleHelm(a *analyzer, c *call) {
 // ruleTerraform: destroy, unattended apply and state surgery.
 func ruleTerraform(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
-	a.network(c.sp, quote(name), name+" talks to cloud providers over the network")
 	vs := verbs(c)
+	if len(vs) > 0 && (vs[0].s == "validate" || vs[0].s == "fmt") {
+		return // checks and formats local files (issue 9 §5)
+	}
+	a.network(c.sp, quote(name), name+" talks to cloud providers over the network")
 	if len(vs) == 0 {
 		return
 	}
@@ -136,6 +142,8 @@ func ruleDocker(a *analyzer, c *call) {
 		a.network(c.sp, quote(name+" "+v), name+" "+v+" sends data to a registry")
 	case v == "pull" || v == "build" || v == "search":
 		a.network(c.sp, quote(name+" "+v), name+" "+v+" downloads images over the network")
+	case v == "compose" && composeLocal(obj):
+		// compose ps, logs, config …: the local daemon, no network.
 	case v == "run" || v == "create" || v == "exec" || v == "compose":
 		a.dockerRun(c, name, v)
 	}
@@ -284,8 +292,14 @@ func printsToken(c *call) bool {
 			"get-session-token", "get-authorization-token":
 			return true
 		case "get":
+			// aws configure get KEY: the keys and tokens, not the region
+			// or output format.
 			if firstVerb(c, "configure") != "" {
-				return true
+				for _, y := range c.args[1:] {
+					if l := strings.ToLower(y.s); y.dyn || strings.Contains(l, "secret") || strings.Contains(l, "token") || strings.Contains(l, "key") {
+						return true
+					}
+				}
 			}
 		}
 	}

@@ -329,7 +329,9 @@ func ruleEnvDump(a *analyzer, c *call) {
 	dumps := false
 	switch name {
 	case "printenv":
-		dumps = true
+		// printenv NAME prints that variable only: a secret only when
+		// its name says so (printenv PATH is none).
+		dumps = printenvDumps(c.args[1:])
 	case "env":
 		dumps = true // only reached when wrapEnv found no command
 	case "set":

@@ -164,6 +164,9 @@ func destroyingSQL(st string) string {
 		if !containsWord(words, "WHERE") {
 			return "the SQL statement " + words[0] + " without WHERE changes every row of the table"
 		}
+		if alwaysTrue(words) {
+			return "the SQL statement " + words[0] + " has a WHERE that holds for every row (1=1, TRUE, OR 1=1), so it changes the whole table"
+		}
 	case "REPLACE", "MERGE":
 		return "the SQL statement " + words[0] + " overwrites rows"
 	case "VACUUM", "REINDEX":
@@ -173,6 +176,46 @@ func destroyingSQL(st string) string {
 		return "the SQL statement drops database objects"
 	}
 	return ""
+}
+
+// alwaysTrue reports a WHERE clause (in normalised words) that holds for
+// every row: 1, TRUE, 1=1, x=x (two equal literals), or any of those joined by OR at the
+// top level.
+func alwaysTrue(words []string) bool {
+	at := -1
+	for i, w := range words {
+		if w == "WHERE" {
+			at = i
+		}
+	}
+	var cond []string
+	for _, w := range words[at+1:] {
+		if w == "ORDER" || w == "LIMIT" || w == "RETURNING" {
+			break
+		}
+		cond = append(cond, w)
+	}
+	text := strings.Join(cond, " ")
+	if strings.ContainsAny(text, "()") {
+		text = strings.Trim(text, "() ")
+		if strings.ContainsAny(text, "()") {
+			return false
+		}
+	}
+	for _, or := range strings.Split(" "+text+" ", " OR ") {
+		if strings.Contains(or, " AND ") {
+			continue
+		}
+		t := strings.ReplaceAll(or, " ", "")
+		switch t {
+		case "1", "TRUE", "NOTFALSE", "NOT0":
+			return true
+		}
+		if l, r, ok := strings.Cut(t, "="); ok && l == r && l != "" && !strings.ContainsAny(l, "<>!=") {
+			return true
+		}
+	}
+	return false
 }
 
 func containsWord(words []string, w string) bool {
