@@ -9,10 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/text/width"
 
 	"github.com/custom-agent/custom-agent/internal/resolve"
+	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -24,16 +28,21 @@ type checkOptions struct {
 	mode     string
 	policies []string
 	jsonl    bool
+	json     bool
 }
 
 func newCheckCmd(_ *globalFlags) *cobra.Command {
 	var o checkOptions
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Decide a tool call as a fresh session would, and print the decision as JSON",
+		Short: "Decide a tool call as a fresh session would, and print the decision",
 		Long: `check runs the PermissionEngine on one tool call and prints its decision:
 allow, ask or deny, the risk it was judged at, where the decision came from,
-the findings that raised the risk, and the reason.
+the reason, and the findings that raised the risk, each with the part of the
+argument it is about underlined. With --json it prints the decision as one
+JSON object instead (the fields of docs/reference/event-schema.md's
+permission events: decision, reason, riskAtDecision, sourcedFrom, findings,
+rule).
 
 With --jsonl it reads one request per line from standard input,
   {"tool": "shell", "args": {"command": "npm test"}, "cwd": "/abs/dir"}
@@ -49,9 +58,13 @@ the way the executor resolves them. HOME and XDG_CONFIG_HOME come from the
 environment.`,
 		Example: `  custom-agent check --tool read_file --args '{"path":"~/.ssh/id_rsa"}'
   custom-agent check --tool shell --args '{"command":"rm -rf dist"}' --policy team.json
+  custom-agent check --json --tool shell --args '{"command":"npm test"}' | jq -r .decision
   printf '%s\n' '{"tool":"shell","args":{"command":"ls"}}' | custom-agent check --jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.json && o.jsonl {
+				return errors.New("check: --jsonl already prints JSON, one decision per line; drop --json")
+			}
 			return runCheck(cmd.InOrStdin(), cmd.OutOrStdout(), o)
 		},
 	}
@@ -61,7 +74,8 @@ environment.`,
 	f.StringVar(&o.cwd, "cwd", "", "the session's working directory (default the current directory)")
 	f.StringVar(&o.mode, "mode", "default", "the session mode: default or plan")
 	f.StringArrayVar(&o.policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
-	f.BoolVar(&o.jsonl, "jsonl", false, "read one request per line from standard input")
+	f.BoolVar(&o.jsonl, "jsonl", false, "read one request per line from standard input, print one JSON decision per line")
+	f.BoolVar(&o.json, "json", false, "print the decision as one JSON object")
 	return cmd
 }
 
@@ -92,14 +106,21 @@ func runCheck(in io.Reader, out io.Writer, o checkOptions) error {
 		if o.tool == "" {
 			return errors.New("check: --tool is required (or use --jsonl)")
 		}
-		d, err := c.decide(checkLine{Tool: o.tool, Args: json.RawMessage(o.args)})
+		req, err := c.request(checkLine{Tool: o.tool, Args: json.RawMessage(o.args)})
 		if err != nil {
+			if !o.json {
+				return &exitError{code: 1, msg: "custom-agent: check: " + err.Error()}
+			}
 			if werr := enc.Encode(errorLine{Error: err.Error()}); werr != nil {
 				return werr
 			}
 			return &exitError{code: 1}
 		}
-		return enc.Encode(d)
+		d := c.check(req)
+		if o.json {
+			return enc.Encode(d)
+		}
+		return writeDecision(out, &req, &d)
 	}
 	failed := 0
 	r := bufio.NewReader(in)
@@ -197,11 +218,126 @@ func (c *checker) decide(l checkLine) (permission.Decision, error) {
 	if err != nil {
 		return permission.Decision{}, err
 	}
+	return c.check(req), nil
+}
+
+// check decides req; Findings is never nil, so that JSON shows [].
+func (c *checker) check(req permission.Request) permission.Decision {
 	d := c.engine.Check(req)
 	if d.Findings == nil {
 		d.Findings = []risk.Finding{}
 	}
-	return d, nil
+	return d
+}
+
+// writeDecision prints a decision for a person: the verdict, risk and
+// source, the reason, and each finding with the bytes it is about
+// underlined in its argument. Text from the arguments is escaped.
+func writeDecision(w io.Writer, req *permission.Request, d *permission.Decision) error {
+	var b strings.Builder
+	from := string(d.SourcedFrom)
+	if d.Rule != nil {
+		from += ", rule " + strconv.Quote(d.Rule.ID) + " (" + string(d.Rule.Level)
+		if d.Rule.Source != "" {
+			from += ", " + d.Rule.Source
+		}
+		from += ")"
+	}
+	fmt.Fprintf(&b, "%s  %s, risk %s, from %s\n", strings.ToUpper(string(d.Decision)), req.Tool.Name, d.RiskAtDecision, termtext.Line(from))
+	fmt.Fprintf(&b, "reason: %s\n", termtext.Line(d.Reason))
+	if len(d.Findings) > 0 {
+		b.WriteString("findings:\n")
+	}
+	for _, f := range d.Findings {
+		fmt.Fprintf(&b, "  %-11s  %s: %s\n", f.Risk, termtext.Line(f.Arg), termtext.Line(f.Why))
+		if v, ok := req.Args[f.Arg].(string); ok {
+			if line, mark, ok := underline(v, f.Span); ok {
+				fmt.Fprintf(&b, "    %s\n    %s\n", line, mark)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// underlineMax is the widest piece of an argument shown under a finding.
+const underlineMax = 100
+
+// underline returns the line of v that holds span, escaped, and a line of
+// carets under the span's bytes. A long line is cut around the span. ok is
+// false when the span is not within v.
+func underline(v string, sp risk.Span) (line, mark string, ok bool) {
+	if sp.Start < 0 || sp.End < sp.Start || sp.End > len(v) {
+		return "", "", false
+	}
+	// The line holding the start of the span; a span over several lines is
+	// underlined to the end of its first.
+	ls := strings.LastIndexByte(v[:sp.Start], '\n') + 1
+	le := len(v)
+	if i := strings.IndexByte(v[sp.Start:], '\n'); i >= 0 {
+		le = sp.Start + i
+	}
+	end := min(sp.End, le)
+	pre, in, post := termtext.Line(v[ls:sp.Start]), termtext.Line(v[sp.Start:end]), termtext.Line(v[end:le])
+	if in == "" {
+		in = " " // an empty span (a missing argument) still gets a caret
+	}
+	// Cut to fit: keep the span, then context on each side.
+	if n := displayWidth(pre) + displayWidth(in) + displayWidth(post); n > underlineMax {
+		room := max(underlineMax-displayWidth(in), 20)
+		if displayWidth(pre) > room/2 {
+			pre = "…" + lastWidth(pre, room/2-1)
+		}
+		if displayWidth(post) > room-displayWidth(pre) {
+			post = firstWidth(post, max(room-displayWidth(pre)-1, 0)) + "…"
+		}
+	}
+	line = pre + in + post
+	mark = strings.Repeat(" ", displayWidth(pre)) + strings.Repeat("^", max(displayWidth(in), 1))
+	return strings.TrimRight(line, " "), mark, true
+}
+
+// displayWidth is how many terminal columns s takes: East Asian wide and
+// fullwidth characters take two.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
+}
+
+// firstWidth is the longest start of s at most n columns wide.
+func firstWidth(s string, n int) string {
+	w := 0
+	for i, r := range s {
+		if w+runeWidth(r) > n {
+			return s[:i]
+		}
+		w += runeWidth(r)
+	}
+	return s
+}
+
+// lastWidth is the longest end of s at most n columns wide.
+func lastWidth(s string, n int) string {
+	rs := []rune(s)
+	w := 0
+	for i := len(rs) - 1; i >= 0; i-- {
+		if w+runeWidth(rs[i]) > n {
+			return string(rs[i+1:])
+		}
+		w += runeWidth(rs[i])
+	}
+	return s
 }
 
 // request builds the Request a fresh session would give the engine.

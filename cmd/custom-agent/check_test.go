@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
 // runCheckCLI runs the root command with args and stdin, returning stdout and
@@ -107,7 +109,7 @@ func TestCheckSingle(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := runCheckCLI(t, "", append([]string{"check", "--cwd", proj}, tc.args...)...)
+			out, err := runCheckCLI(t, "", append([]string{"check", "--json", "--cwd", proj}, tc.args...)...)
 			if err != nil {
 				t.Fatalf("check: %v (output %q)", err, out)
 			}
@@ -130,7 +132,7 @@ func TestCheckPolicyFile(t *testing.T) {
 	if err := os.WriteFile(pol, []byte(`{"version":1,"rules":[{"id":"tests","tool":"shell","command":"go test","decision":"allow"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runCheckCLI(t, "", "check", "--cwd", proj, "--policy", pol, "--tool", "shell", "--args", `{"command":"go test ./..."}`)
+	out, err := runCheckCLI(t, "", "check", "--json", "--cwd", proj, "--policy", pol, "--tool", "shell", "--args", `{"command":"go test ./..."}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,9 +203,89 @@ func TestCheckJSONLAllGood(t *testing.T) {
 
 func TestCheckUnknownTool(t *testing.T) {
 	_, proj := fakeHome(t)
-	out, err := runCheckCLI(t, "", "check", "--cwd", proj, "--tool", "rm_everything")
+	out, err := runCheckCLI(t, "", "check", "--json", "--cwd", proj, "--tool", "rm_everything")
 	var ex *exitError
-	if !errors.As(err, &ex) || ex.code != 1 || !strings.Contains(out, "unknown tool") {
+	if !errors.As(err, &ex) || ex.code != 1 || !strings.Contains(out, `{"error":"unknown tool \"rm_everything\"`) {
+		t.Errorf("--json: got %v, %q", err, out)
+	}
+	out, err = runCheckCLI(t, "", "check", "--cwd", proj, "--tool", "rm_everything")
+	if !errors.As(err, &ex) || ex.code != 1 || out != "" || !strings.Contains(err.Error(), `check: unknown tool "rm_everything"`) {
 		t.Errorf("got %v, %q", err, out)
+	}
+}
+
+// TestCheckForPeople: without --json, check prints the decision, the risk,
+// where it came from, the reason and each finding with its bytes
+// underlined, escaped.
+func TestCheckForPeople(t *testing.T) {
+	_, proj := fakeHome(t)
+	tests := []struct {
+		name string
+		args string
+		want []string
+	}{
+		{"two findings underlined", `{"command":"timeout 5 env rm -rf dist && cat ~/.ssh/id_rsa"}`, []string{
+			"ASK  shell, risk destructive, from default\n",
+			"reason: shell: `timeout 5 env rm -rf dist` rm -r deletes",
+			"findings:\n",
+			"  destructive  command: rm -r deletes `dist` and everything below, which cannot be undone\n" +
+				"    timeout 5 env rm -rf dist && cat ~/.ssh/id_rsa\n" +
+				"    ^^^^^^^^^^^^^^^^^^^^^^^^^\n",
+			"  credential   command: `~/.ssh/id_rsa` is in ~/.ssh, where SSH keys live\n" +
+				"    timeout 5 env rm -rf dist && cat ~/.ssh/id_rsa\n" +
+				"                                     ^^^^^^^^^^^^^\n",
+		}},
+		{"wide characters before the span", `{"command":"echo 你好 && rm -rf dist"}`, []string{
+			"    echo 你好 && rm -rf dist\n" +
+				"                 ^^^^^^^^^^^\n", // 你 and 好 take two columns each
+		}},
+		{"the line of a multi-line command, escaped", `{"command":"echo \u001b]0;x\u0007\nrm -rf dist\necho done"}`, []string{
+			"    rm -rf dist\n    ^^^^^^^^^^^\n",
+		}},
+		{"a read", `{"path":"README.md"}`, []string{"ALLOW  read_file, risk read, from default\nreason: "}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := "shell"
+			if strings.Contains(tc.args, "path") {
+				tool = "read_file"
+			}
+			out, err := runCheckCLI(t, "", "check", "--cwd", proj, "--tool", tool, "--args", tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks\n%s\ngot:\n%s", w, out)
+				}
+			}
+			if strings.ContainsAny(out, "\x1b\x07") || strings.HasPrefix(out, "{") {
+				t.Errorf("not for a person:\n%q", out)
+			}
+		})
+	}
+}
+
+func TestUnderline(t *testing.T) {
+	long := strings.Repeat("a", 150) + " rm -rf x " + strings.Repeat("b", 150)
+	tests := []struct {
+		v          string
+		span       [2]int
+		line, mark string
+	}{
+		{"rm -rf x", [2]int{0, 8}, "rm -rf x", "^^^^^^^^"},
+		{"a\tb", [2]int{2, 3}, "a\tb", "  ^"},
+		{"x\x1by", [2]int{2, 3}, `x\x1by`, "     ^"}, // under the y, after the escaped ESC
+		{"abc", [2]int{3, 3}, "abc", "   ^"},
+		{long, [2]int{151, 159}, "…" + strings.Repeat("a", 44) + " rm -rf x " + strings.Repeat("b", 44) + "…", strings.Repeat(" ", 46) + "^^^^^^^^"},
+	}
+	for _, tc := range tests {
+		line, mark, ok := underline(tc.v, risk.Span{Start: tc.span[0], End: tc.span[1]})
+		if !ok || line != tc.line || mark != tc.mark {
+			t.Errorf("underline(%q, %v) =\n%q\n%q\nwant\n%q\n%q", tc.v, tc.span, line, mark, tc.line, tc.mark)
+		}
+	}
+	if _, _, ok := underline("abc", risk.Span{Start: 2, End: 9}); ok {
+		t.Error("a span past the end was underlined")
 	}
 }

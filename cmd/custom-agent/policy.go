@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -204,12 +205,18 @@ are made by answering "allow for this session" when run asks.`,
 			if session {
 				return errors.New("--session is meaningless here: session rules live inside one running session; answer \"allow for this session\" when run asks")
 			}
+			if level == "" {
+				return errors.New("--level is required: project (this repository's .custom-agent/policy.json) or user (every project)")
+			}
 			lv, err := parseLevel(level, permission.LevelProject, permission.LevelUser)
 			if err != nil {
 				return err
 			}
 			if r.Tool == "" {
 				return errors.New("--tool is required (a tool name such as shell, or a glob such as \"*\")")
+			}
+			if decision == "" {
+				return errors.New("--decision is required: allow, ask or deny")
 			}
 			r.Decision = permission.Verdict(decision)
 			if !r.Decision.Valid() {
@@ -233,17 +240,32 @@ are made by answering "allow for this session" when run asks.`,
 			if err != nil {
 				return err
 			}
-			if err := s.Add(lv, r); err != nil {
-				return err
-			}
 			file := policy.UserFile(s.Env().ConfigHome)
 			proj, trusted := s.Project()
 			if lv == permission.LevelProject {
 				file = proj.File
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "added rule %q (%s %s) to %s\n", r.ID, r.Decision, r.Tool, file)
+			out, warn := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			same := sameID(s, r.ID)
+			if err := s.Add(lv, r); err != nil {
+				if errors.Is(err, policy.ErrExists) {
+					return fmt.Errorf("%w\nthe %s policy already has a rule %q that matches differently: choose another id with --id, or remove that one first (custom-agent policy rm %s --level %s)", err, lv, r.ID, r.ID, lv)
+				}
+				return err
+			}
+			if slices.Contains(same, lv) {
+				fmt.Fprintf(warn, "warning: the %s policy (%s) already has rule %q, the same as this one: nothing changed\n", lv, file, r.ID)
+				return nil
+			}
+			fmt.Fprintf(out, "added rule %q (%s %s) to %s\n", r.ID, r.Decision, r.Tool, file)
+			for _, other := range same {
+				fmt.Fprintf(warn, "warning: the %s policy also has a rule %q: policy rm %s now needs --level, and decisions name the id of either\n", other, r.ID, r.ID)
+			}
+			if r.Decision == permission.Allow && !hasMatcher(&r) {
+				fmt.Fprintf(warn, "warning: rule %q allows every call of %s: it names no %s, so it allows whatever arguments a model gives (destructive calls are still asked)\n", r.ID, r.Tool, missingMatcher(r.Tool))
+			}
 			if lv == permission.LevelProject && !trusted && r.Decision != permission.Deny {
-				fmt.Fprintf(cmd.OutOrStdout(), "the project is not trusted: this rule is trusted on its own, the file's other allow rules still do not count\n")
+				fmt.Fprintf(out, "the project is not trusted: this rule is trusted on its own, the file's other allow rules still do not count\n")
 			}
 			return nil
 		},
@@ -261,6 +283,41 @@ are made by answering "allow for this session" when run asks.`,
 	f.BoolVar(&session, "session", false, "not supported: see above")
 	_ = f.MarkHidden("session")
 	return cmd
+}
+
+// sameID returns the file levels whose policy holds a rule with this id.
+func sameID(s *policy.Store, id string) []permission.RuleLevel {
+	var levels []permission.RuleLevel
+	for _, lv := range []permission.RuleLevel{permission.LevelProject, permission.LevelUser} {
+		for _, e := range s.Entries(lv) {
+			if e.Rule.ID == id {
+				levels = append(levels, lv)
+				break
+			}
+		}
+	}
+	return levels
+}
+
+func hasMatcher(r *policy.Rule) bool {
+	return r.Command != "" || r.Path != "" || r.URL != "" || len(r.Args) > 0
+}
+
+// missingMatcher names the flag that would narrow a rule for tool: the
+// matcher its arguments are judged by.
+func missingMatcher(tool string) string {
+	t, ok := permission.Builtin(tool)
+	switch {
+	case !ok:
+		return "--command, --path, --url or --arg"
+	case t.CommandArg != "":
+		return "--command (e.g. --command \"npm test\")"
+	case t.URLArg != "":
+		return "--url (e.g. --url api.github.com/repos/**)"
+	case len(t.PathArgs) > 0 || t.PatchArg != "":
+		return "--path (e.g. --path \"src/**\")"
+	}
+	return "--arg name=glob"
 }
 
 func newPolicyRmCmd(cwd *string) *cobra.Command {

@@ -77,7 +77,7 @@ func TestPolicyCLI(t *testing.T) {
 	}
 
 	// check and run read the same files.
-	out = must("check", "--cwd", repo, "--tool", "shell", "--args", `{"command":"npm test"}`)
+	out = must("check", "--json", "--cwd", repo, "--tool", "shell", "--args", `{"command":"npm test"}`)
 	if !strings.Contains(out, `"decision":"allow"`) || !strings.Contains(out, `"id":"shell-npm-test"`) {
 		t.Errorf("check with the project rule: %s", out)
 	}
@@ -158,7 +158,7 @@ func TestTrustCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	decision := func() string {
-		out, _, err := runPolicyCLI(t, "check", "--cwd", repo, "--tool", "shell", "--args", `{"command":"ls"}`)
+		out, _, err := runPolicyCLI(t, "check", "--json", "--cwd", repo, "--tool", "shell", "--args", `{"command":"ls"}`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,5 +187,65 @@ func TestTrustCLI(t *testing.T) {
 	}
 	if out, _, _ := runPolicyCLI(t, "untrust", repo); !strings.Contains(out, "was not trusted") {
 		t.Errorf("second untrust: %s", out)
+	}
+}
+
+func TestPolicyAddWarnsAndNamesMissingFlags(t *testing.T) {
+	repo, cfg := policyWorld(t)
+	userFile := filepath.Join(cfg, "custom-agent", "policy.json")
+	add := func(args ...string) (string, string, error) {
+		t.Helper()
+		return runPolicyCLI(t, append([]string{"policy", "add", "--cwd", repo}, args...)...)
+	}
+	tests := []struct {
+		name      string
+		args      []string
+		fails     string // a piece of the error; "" for success
+		out, warn string // pieces of stdout and stderr
+		noWarn    bool
+	}{
+		{"no level", []string{"--tool", "shell", "--command", "ls", "--decision", "allow"}, "--level is required: project", "", "", false},
+		{"no tool", []string{"--level", "user", "--decision", "allow"}, "--tool is required", "", "", false},
+		{"no decision", []string{"--level", "user", "--tool", "shell", "--command", "ls"}, "--decision is required: allow, ask or deny", "", "", false},
+		{"allow shell without a matcher", []string{"--level", "user", "--tool", "shell", "--decision", "allow"}, "",
+			`added rule "shell"`, `warning: rule "shell" allows every call of shell: it names no --command`, false},
+		{"allow read_file without a matcher", []string{"--level", "user", "--tool", "read_file", "--decision", "allow", "--id", "reads"}, "",
+			`added rule "reads"`, "it names no --path", false},
+		{"allow http_get without a matcher", []string{"--level", "user", "--tool", "http_get", "--decision", "allow", "--id", "gets"}, "",
+			`added rule "gets"`, "it names no --url", false},
+		{"allow an MCP tool without a matcher", []string{"--level", "user", "--tool", "mcp__gh__*", "--decision", "allow", "--id", "gh"}, "",
+			`added rule "gh"`, "it names no --command, --path, --url or --arg", false},
+		{"deny without a matcher is no surprise", []string{"--level", "user", "--tool", "http_post", "--decision", "deny", "--id", "no-post"}, "",
+			`added rule "no-post"`, "", true},
+		{"allow with a matcher", []string{"--level", "user", "--tool", "shell", "--command", "go test", "--decision", "allow", "--id", "go-test"}, "",
+			`added rule "go-test"`, "", true},
+		{"the same rule again", []string{"--level", "user", "--tool", "shell", "--command", "go test", "--decision", "allow", "--id", "go-test"}, "",
+			"", `warning: the user policy (` + userFile + `) already has rule "go-test", the same as this one: nothing changed`, false},
+		{"the same id, another rule", []string{"--level", "user", "--tool", "shell", "--command", "go vet", "--decision", "allow", "--id", "go-test"},
+			`the user policy already has a rule "go-test" that matches differently: choose another id with --id, or remove that one first (custom-agent policy rm go-test --level user)`, "", "", false},
+		{"the same id at the other level", []string{"--level", "project", "--tool", "shell", "--command", "go vet", "--decision", "deny", "--id", "go-test"}, "",
+			`added rule "go-test"`, `warning: the user policy also has a rule "go-test": policy rm go-test now needs --level`, false},
+	}
+	for _, tc := range tests {
+		out, warn, err := add(tc.args...)
+		if tc.fails != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.fails) {
+				t.Errorf("%s: err %v, want one containing %q", tc.name, err, tc.fails)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if !strings.Contains(out, tc.out) {
+			t.Errorf("%s: stdout %q lacks %q", tc.name, out, tc.out)
+		}
+		if tc.noWarn && warn != "" || !strings.Contains(warn, tc.warn) {
+			t.Errorf("%s: stderr %q, want %q", tc.name, warn, tc.warn)
+		}
+		if strings.Contains(tc.warn, "nothing changed") && out != "" {
+			t.Errorf("%s: said %q although nothing changed", tc.name, out)
+		}
 	}
 }
