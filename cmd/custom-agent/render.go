@@ -13,6 +13,10 @@ import (
 type renderer struct {
 	w       io.Writer
 	midLine bool // the last thing printed was model text without a newline
+	// status, on a terminal only, shows what is awaited while the model
+	// has not begun answering or a tool runs; nil prints nothing.
+	status *statusLine
+	model  string // the model's name, for the status line
 }
 
 func (r *renderer) newline() {
@@ -26,6 +30,10 @@ func (r *renderer) event(e event.Event) {
 	p, err := e.Decode()
 	if err != nil {
 		return
+	}
+	if r.status != nil {
+		r.status.clear()
+		defer r.setStatus(p)
 	}
 	switch p := p.(type) {
 	case *event.ModelDeltaPayload:
@@ -73,6 +81,18 @@ func (r *renderer) event(e event.Event) {
 			}
 			fmt.Fprintln(r.w, msg)
 		}
+	}
+}
+
+// setStatus says what is awaited after an event: the model's answer after
+// the context is sent, a running tool after it started; nothing otherwise
+// (model text moves by itself, and a question must not be drawn over).
+func (r *renderer) setStatus(p event.Payload) {
+	switch p := p.(type) {
+	case *event.ContextBuiltPayload:
+		r.status.set("waiting for " + r.model)
+	case *event.ToolStartedPayload:
+		r.status.set("running " + p.Tool)
 	}
 }
 

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
@@ -30,6 +32,8 @@ type runFlags struct {
 	approvalTimeout time.Duration
 	maxSteps        int
 	maxOutput       sizeFlag // --max-output-bytes; unset means $CUSTOM_AGENT_MAX_OUTPUT_BYTES, else the default
+	promptFile      string
+	modelTimeout    time.Duration // 0: $CUSTOM_AGENT_MODEL_TIMEOUT, else model.DefaultTimeout
 }
 
 // sizeFlag is a flag holding a size such as 2GiB, checked when it is set.
@@ -52,30 +56,44 @@ var maxOutputUsage = "most bytes of one output stream (stdout or stderr) of a to
 func newRunCmd(g *globalFlags) *cobra.Command {
 	f := &runFlags{}
 	cmd := &cobra.Command{
-		Use:   "run [flags] PROMPT",
+		Use:   "run [flags] PROMPT | - | @FILE",
 		Short: "Run one turn of the agent on your repository",
 		Long: `Run one turn: the model reads your prompt, may call tools, and answers.
 Every tool call goes through the PermissionEngine; calls it asks about are put
 to you in the terminal (or read from stdin when it is not a terminal: one of
 allow_once, allow_session, allow_project, deny per line; a destructive call
 needs a second line "confirm" to be allowed). The session id is printed at the
-end; continue it with --session.
+end; continue it with --session (an id, or "last" for the most recent one). A
+session whose log does not verify (custom-agent audit verify) is not continued.
+Session rules and approvals hold only in the directory they were made in: a
+session continued in another --cwd asks again, and says so.
+
+The prompt is the argument; "-" reads it from stdin, "@FILE" (or
+--prompt-file FILE) from a file. With the prompt on stdin, questions cannot
+be answered there: use a terminal, or they are denied.
 
 With --json, every event is printed as one JSON line on stdout and nothing
 else is written there.`,
 		Example: `  custom-agent run --model openai:gpt-4.1 "run the tests and fix what fails"
   custom-agent run --model script:demo.jsonl --json "把测试跑一遍"
-  custom-agent run --session 20261130-101500-ab12cd34 "now clean dist"`,
-		Args: cobra.ExactArgs(1),
+  custom-agent run --session 20261130-101500-ab12cd34 "now clean dist"
+  custom-agent run --session last @task.md
+  git diff | custom-agent run -`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if strings.TrimSpace(args[0]) == "" {
-				return errors.New("the prompt is empty")
-			}
-			m, err := app.Model(f.model, os.Getenv)
+			prompt, err := readPrompt(cmd, f.promptFile, args)
 			if err != nil {
 				return err
 			}
-			_, err = runTurn(cmd, g, f, m, args[0], uiFor(cmd))
+			getenv, err := modelEnv(f.modelTimeout, os.Getenv)
+			if err != nil {
+				return err
+			}
+			m, err := app.Model(f.model, getenv)
+			if err != nil {
+				return err
+			}
+			_, err = runTurn(cmd, g, f, m, prompt, uiFor(cmd))
 			return err
 		},
 	}
@@ -83,12 +101,76 @@ else is written there.`,
 	fl.StringVar(&f.model, "model", "", "model as openai:NAME, anthropic:NAME or script:FILE (default $CUSTOM_AGENT_MODEL)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the session (default the current directory)")
 	fl.StringVar(&f.mode, "mode", "default", "session mode: default, or plan (only reads are allowed)")
-	fl.StringVar(&f.sessionID, "session", "", "continue this session instead of starting a new one")
+	fl.StringVar(&f.sessionID, "session", "", `continue this session instead of starting a new one ("last": the most recent)`)
+	fl.StringVar(&f.promptFile, "prompt-file", "", `read the prompt from this file ("-": stdin) instead of the argument`)
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
 	fl.DurationVar(&f.approvalTimeout, "approval-timeout", approval.DefaultTimeout, "how long a question waits for an answer before it is denied")
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
+	fl.DurationVar(&f.modelTimeout, "model-timeout", 0, "how long a model call waits for the server's first byte, and then between two pieces of its answer, before it fails (default $"+model.TimeoutEnv+", else "+model.DefaultTimeout.String()+")")
 	return cmd
+}
+
+// modelEnv returns the environment the model is resolved from, with
+// --model-timeout standing for $CUSTOM_AGENT_MODEL_TIMEOUT when given, and
+// refuses a timeout that is not a positive duration.
+func modelEnv(timeout time.Duration, getenv func(string) string) (func(string) string, error) {
+	if timeout < 0 {
+		return nil, errors.New("--model-timeout must be positive")
+	}
+	if timeout == 0 {
+		if _, err := model.TimeoutFromEnv(getenv); err != nil {
+			return nil, err
+		}
+		return getenv, nil
+	}
+	return func(k string) string {
+		if k == model.TimeoutEnv {
+			return timeout.String()
+		}
+		return getenv(k)
+	}, nil
+}
+
+// readPrompt returns the prompt: the argument, stdin for "-", a file for
+// "@FILE" or --prompt-file.
+func readPrompt(cmd *cobra.Command, file string, args []string) (string, error) {
+	var src string
+	switch {
+	case file != "" && len(args) > 0:
+		return "", errors.New("give the prompt either as an argument or with --prompt-file, not both")
+	case file != "":
+		src = file
+	case len(args) == 0:
+		return "", errors.New("no prompt: give it as an argument, \"-\" to read it from stdin, or @FILE / --prompt-file FILE")
+	case args[0] == "-":
+		src = "-"
+	case strings.HasPrefix(args[0], "@") && len(args[0]) > 1:
+		src = args[0][1:]
+	default:
+		src = ""
+	}
+	prompt := ""
+	switch src {
+	case "":
+		prompt = args[0]
+	case "-":
+		b, err := io.ReadAll(cmd.InOrStdin())
+		if err != nil {
+			return "", fmt.Errorf("reading the prompt from stdin: %w", err)
+		}
+		prompt = string(b)
+	default:
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return "", fmt.Errorf("reading the prompt: %w", err)
+		}
+		prompt = string(b)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", errors.New("the prompt is empty")
+	}
+	return prompt, nil
 }
 
 // runTurn runs one turn with the given model and approval UI.
@@ -136,8 +218,22 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	info := session.Info{Cwd: cwd, Home: home, Mode: mode, Rules: rules, Env: os.Environ()}
 	var s *session.Session
 	if f.sessionID != "" {
-		if s, err = session.Resume(ctx, cfg, f.sessionID, info); err != nil {
+		id, err := resolveSessionID(ctx, rt.Store, dir, f.sessionID)
+		if err != nil {
 			return "", err
+		}
+		// A session whose chain does not verify was edited: its grants
+		// and history cannot be trusted, so it is not continued.
+		if err := rt.Store.Verify(ctx, id); err != nil {
+			return "", &exitError{code: 1, err: err, msg: fmt.Sprintf(
+				"custom-agent: session %s does not verify, so it is not continued: %v (custom-agent audit verify %s shows where; start a new session instead)", id, err, id)}
+		}
+		if s, err = session.Resume(ctx, cfg, id, info); err != nil {
+			return "", err
+		}
+		if m := s.Moved(); m != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "session %s last ran in %s, now in %s: its %d session rule(s) and %d approval(s) made there do not apply here, so those calls are asked again\n",
+				id, m.From, cwd, m.Rules, m.Approvals)
 		}
 	} else {
 		s = session.New(cfg, info)
@@ -155,7 +251,12 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	}()
 
 	out := cmd.OutOrStdout()
-	r := &renderer{w: out}
+	r := &renderer{w: out, model: m.Name()}
+	// A status line with the time elapsed, on a terminal only.
+	if fo, ok := out.(*os.File); ok && !f.json && term.IsTerminal(int(fo.Fd())) {
+		r.status = newStatusLine(out)
+		defer r.status.close()
+	}
 	var last event.TurnCompletedPayload
 	for e, err := range s.RunTurn(turnCtx, prompt) {
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -50,6 +51,10 @@ type Options struct {
 	// MaxRetries is how often a failed request is retried: 0 means
 	// DefaultMaxRetries, a negative value means never.
 	MaxRetries int
+	// Timeout is how long a call waits for the server's first byte, and
+	// then between two pieces of the answer (model.Watch): 0 means
+	// model.DefaultTimeout, a negative value means forever.
+	Timeout time.Duration
 }
 
 // FromEnv returns Options for model with the key from ANTHROPIC_API_KEY and
@@ -61,13 +66,15 @@ func FromEnv(modelName string, getenv func(string) string) Options {
 		Model:   modelName,
 		BaseURL: strings.TrimSpace(getenv("ANTHROPIC_BASE_URL")),
 		APIKey:  strings.TrimSpace(getenv("ANTHROPIC_API_KEY")),
+		Timeout: timeoutFromEnv(getenv),
 	}
 }
 
 // Provider streams Messages. It is safe for concurrent use.
 type Provider struct {
-	opts   Options
-	client anthropic.Client
+	opts    Options
+	baseURL string
+	client  anthropic.Client
 }
 
 var _ model.Gateway = (*Provider)(nil)
@@ -102,10 +109,15 @@ func New(opts Options) (*Provider, error) {
 		}
 		ropts = append(ropts, option.WithBaseURL(opts.BaseURL))
 	}
-	if opts.HTTPClient != nil {
-		ropts = append(ropts, option.WithHTTPClient(opts.HTTPClient))
+	ropts = append(ropts, option.WithHTTPClient(watchedClient(opts.HTTPClient)))
+	if opts.Timeout == 0 {
+		opts.Timeout = model.DefaultTimeout
 	}
-	return &Provider{opts: opts, client: anthropic.NewClient(ropts...)}, nil
+	baseURL := opts.BaseURL
+	if baseURL == "" {
+		baseURL = "https://api.anthropic.com"
+	}
+	return &Provider{opts: opts, baseURL: baseURL, client: anthropic.NewClient(ropts...)}, nil
 }
 
 // Name is "anthropic:MODEL".
@@ -121,6 +133,9 @@ func (p *Provider) Stream(ctx context.Context, req model.Request) iter.Seq2[mode
 			yield(model.Chunk{}, err)
 			return
 		}
+		outer := ctx
+		ctx, timedOut, stop := model.Watch(ctx, p.opts.Timeout, p.baseURL)
+		defer stop()
 		stream := p.client.Messages.NewStreaming(ctx, params)
 		defer stream.Close()
 
@@ -140,8 +155,12 @@ func (p *Provider) Stream(ctx context.Context, req model.Request) iter.Seq2[mode
 				return
 			}
 		}
+		if err := timedOut(); err != nil && outer.Err() == nil {
+			yield(model.Chunk{}, fmt.Errorf("anthropic: %w", err))
+			return
+		}
 		if err := stream.Err(); err != nil {
-			yield(model.Chunk{}, streamError(ctx, err))
+			yield(model.Chunk{}, streamError(ctx, p.baseURL, err))
 			return
 		}
 		if ctx.Err() != nil {
@@ -153,9 +172,12 @@ func (p *Provider) Stream(ctx context.Context, req model.Request) iter.Seq2[mode
 }
 
 // streamError turns what the SDK reports into an error a person can act on.
-func streamError(ctx context.Context, err error) error {
+func streamError(ctx context.Context, baseURL string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if r := model.Refused(baseURL, err); r != nil {
+		return fmt.Errorf("anthropic: %w", r)
 	}
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
@@ -209,3 +231,25 @@ type statusError struct {
 
 func (e *statusError) Error() string { return e.msg }
 func (e *statusError) Unwrap() error { return e.err }
+
+// watchedClient returns a client like c (nil: a default one) whose
+// responses feed model.Watch.
+func watchedClient(c *http.Client) *http.Client {
+	out := &http.Client{}
+	if c != nil {
+		cp := *c
+		out = &cp
+	}
+	out.Transport = model.WatchedTransport(out.Transport)
+	return out
+}
+
+// timeoutFromEnv is $CUSTOM_AGENT_MODEL_TIMEOUT, or the default when it is
+// unset or not a duration (the run command reports that).
+func timeoutFromEnv(getenv func(string) string) time.Duration {
+	d, err := model.TimeoutFromEnv(getenv)
+	if err != nil {
+		return model.DefaultTimeout
+	}
+	return d
+}

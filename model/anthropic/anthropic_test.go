@@ -350,7 +350,7 @@ func TestFromEnv(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"ANTHROPIC_API_KEY": " sk-ant-env\n", "OPENAI_API_KEY": "sk-other"}
 	got := anthropic.FromEnv("claude-sonnet-4-5", func(k string) string { return env[k] })
-	want := anthropic.Options{Model: "claude-sonnet-4-5", APIKey: "sk-ant-env"}
+	want := anthropic.Options{Model: "claude-sonnet-4-5", APIKey: "sk-ant-env", Timeout: model.DefaultTimeout}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("FromEnv (-want +got):\n%s", diff)
 	}

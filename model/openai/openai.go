@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -51,6 +52,10 @@ type Options struct {
 	// MaxRetries is how often a failed request is retried: 0 means
 	// DefaultMaxRetries, a negative value means never.
 	MaxRetries int
+	// Timeout is how long a call waits for the server's first byte, and
+	// then between two pieces of the answer (model.Watch): 0 means
+	// model.DefaultTimeout, a negative value means forever.
+	Timeout time.Duration
 }
 
 // FromEnv returns Options for model with the base URL and key taken from
@@ -62,13 +67,15 @@ func FromEnv(modelName string, getenv func(string) string) Options {
 		Model:   modelName,
 		BaseURL: strings.TrimSpace(getenv("OPENAI_BASE_URL")),
 		APIKey:  strings.TrimSpace(getenv("OPENAI_API_KEY")),
+		Timeout: timeoutFromEnv(getenv),
 	}
 }
 
 // Provider streams Chat Completions. It is safe for concurrent use.
 type Provider struct {
-	opts   Options
-	client openai.Client
+	opts    Options
+	baseURL string
+	client  openai.Client
 	// maxCompletionTokens: OpenAI itself wants max_completion_tokens
 	// (reasoning models reject max_tokens), while compatible servers
 	// have long understood only max_tokens.
@@ -114,11 +121,13 @@ func New(opts Options) (*Provider, error) {
 		option.WithAPIKey(opts.APIKey),
 		option.WithMaxRetries(retries),
 	}
-	if opts.HTTPClient != nil {
-		ropts = append(ropts, option.WithHTTPClient(opts.HTTPClient))
+	ropts = append(ropts, option.WithHTTPClient(watchedClient(opts.HTTPClient)))
+	if opts.Timeout == 0 {
+		opts.Timeout = model.DefaultTimeout
 	}
 	return &Provider{
 		opts:                opts,
+		baseURL:             baseURL,
 		client:              openai.NewClient(ropts...),
 		maxCompletionTokens: official,
 	}, nil
@@ -137,6 +146,9 @@ func (p *Provider) Stream(ctx context.Context, req model.Request) iter.Seq2[mode
 			yield(model.Chunk{}, err)
 			return
 		}
+		outer := ctx
+		ctx, timedOut, stop := model.Watch(ctx, p.opts.Timeout, p.baseURL)
+		defer stop()
 		stream := p.client.Chat.Completions.NewStreaming(ctx, params)
 		defer stream.Close()
 
@@ -153,8 +165,12 @@ func (p *Provider) Stream(ctx context.Context, req model.Request) iter.Seq2[mode
 				return
 			}
 		}
+		if err := timedOut(); err != nil && outer.Err() == nil {
+			yield(model.Chunk{}, fmt.Errorf("openai: %w", err))
+			return
+		}
 		if err := stream.Err(); err != nil {
-			yield(model.Chunk{}, streamError(ctx, err))
+			yield(model.Chunk{}, streamError(ctx, p.baseURL, err))
 			return
 		}
 		if ctx.Err() != nil {
@@ -171,9 +187,12 @@ func (p *Provider) Stream(ctx context.Context, req model.Request) iter.Seq2[mode
 }
 
 // streamError turns what the SDK reports into an error a person can act on.
-func streamError(ctx context.Context, err error) error {
+func streamError(ctx context.Context, baseURL string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if r := model.Refused(baseURL, err); r != nil {
+		return fmt.Errorf("openai: %w", r)
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
@@ -216,3 +235,25 @@ type statusError struct {
 
 func (e *statusError) Error() string { return e.msg }
 func (e *statusError) Unwrap() error { return e.err }
+
+// watchedClient returns a client like c (nil: a default one) whose
+// responses feed model.Watch.
+func watchedClient(c *http.Client) *http.Client {
+	out := &http.Client{}
+	if c != nil {
+		cp := *c
+		out = &cp
+	}
+	out.Transport = model.WatchedTransport(out.Transport)
+	return out
+}
+
+// timeoutFromEnv is $CUSTOM_AGENT_MODEL_TIMEOUT, or the default when it is
+// unset or not a duration (the run command reports that).
+func timeoutFromEnv(getenv func(string) string) time.Duration {
+	d, err := model.TimeoutFromEnv(getenv)
+	if err != nil {
+		return model.DefaultTimeout
+	}
+	return d
+}

@@ -352,9 +352,9 @@ func TestNew(t *testing.T) {
 
 func TestFromEnv(t *testing.T) {
 	t.Parallel()
-	env := map[string]string{"OPENAI_BASE_URL": "http://localhost:8080/v1 ", "OPENAI_API_KEY": "sk-env"}
+	env := map[string]string{"OPENAI_BASE_URL": "http://localhost:8080/v1 ", "OPENAI_API_KEY": "sk-env", "CUSTOM_AGENT_MODEL_TIMEOUT": "45s"}
 	got := openai.FromEnv("gpt-4.1", func(k string) string { return env[k] })
-	want := openai.Options{Model: "gpt-4.1", BaseURL: "http://localhost:8080/v1", APIKey: "sk-env"}
+	want := openai.Options{Model: "gpt-4.1", BaseURL: "http://localhost:8080/v1", APIKey: "sk-env", Timeout: 45 * time.Second}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("FromEnv (-want +got):\n%s", diff)
 	}
