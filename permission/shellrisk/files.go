@@ -333,8 +333,9 @@ func ruleAwk(a *analyzer, c *call) {
 	switch {
 	case prog.dyn:
 		a.opaque(prog.sp, "the "+name+" program is built at run time and may run commands")
-	case awkRuns(prog.s):
+	case awkRuns(prog.s) || awkWrites(prog.s):
 		a.opaque(prog.sp, "the "+name+" program runs commands or writes files (system, pipes or redirection), which is not analysed")
+		a.awkProgram(prog, c.cwd) // what it runs and writes, when literal (langs_edit.go)
 	default:
 		// getline < FILE reads a file the program names.
 		files, ok := awkGetlineFiles(prog.s)
