@@ -369,7 +369,8 @@ func (a *analyzer) assign(as *syntax.Assign, bare bool) {
 	}
 	name := as.Name.Value
 	sp := a.span(as)
-	if a.dangerousVar(name, sp) && as.Value != nil {
+	// A bare name (export PATH, declare -p PATH) gives no new value.
+	if !(as.Naked && as.Value == nil && as.Array == nil) && a.dangerousVar(name, sp) && as.Value != nil {
 		a.varCode(name, a.arg(as.Value), sp)
 	}
 	if as.Value != nil && isSideDoorVar(name) {
@@ -421,6 +422,7 @@ func isArithmOnly(w *syntax.Word) bool {
 // declClause handles declare, export, local, readonly, typeset and nameref.
 func (a *analyzer) declClause(c *syntax.DeclClause) {
 	names, flags := 0, ""
+	var secretNames []risk.Span
 	for _, as := range c.Args {
 		a.assignWords(as)
 		if as.Naked && as.Name == nil && as.Value != nil {
@@ -434,6 +436,9 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 			}
 			continue
 		}
+		if as.Naked && as.Name != nil && secretName(as.Name.Value) {
+			secretNames = append(secretNames, a.span(as))
+		}
 		names++
 		a.assign(as, true)
 	}
@@ -444,6 +449,13 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 		a.opaque(a.span(c), c.Variant.Value+" -n makes a name refer to another variable, so what its uses expand to is not followed; no rule allows it")
 	case strings.ContainsRune(flags, 'i'):
 		a.evalCtx = true // values given to an integer variable are evaluated as arithmetic
+	}
+	if strings.ContainsRune(flags, 'p') {
+		// declare -p NAME prints the variable's value.
+		for _, sp := range secretNames {
+			a.credSource(sp, "a secret variable")
+			a.find(risk.Credential, sp, c.Variant.Value+" -p prints the value of "+quote(a.text(sp))+", which holds a secret")
+		}
 	}
 	if names == 0 && dumpsEnv(c.Variant.Value, flags) {
 		sp := a.span(c)
