@@ -31,6 +31,8 @@ type analyzer struct {
 	// time (read, mapfile, printf -v, $(...)): in an evaluating place its
 	// value is code as much as text written in the command.
 	codeVar bool
+	// loops counts the loop bodies being walked.
+	loops int
 	// wrapDepth counts the wrappers (env, sudo, xargs, find -exec, ...)
 	// seen through to reach the command being judged.
 	wrapDepth int

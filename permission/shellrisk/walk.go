@@ -52,8 +52,10 @@ func (a *analyzer) cmd(c syntax.Command, in input) {
 		a.ifClause(c, in, true)
 	case *syntax.WhileClause:
 		sv := a.save()
+		a.loops++
 		a.stmts(c.Cond, in)
 		a.stmts(c.Do, in)
+		a.loops--
 		a.settle(sv)
 	case *syntax.ForClause:
 		a.forClause(c, in)
@@ -144,7 +146,9 @@ func (a *analyzer) forClause(c *syntax.ForClause, in input) {
 		a.arithm(l.Cond)
 		a.arithm(l.Post)
 	}
+	a.loops++
 	a.stmts(c.Do, in)
+	a.loops--
 	a.settle(sv)
 }
 
@@ -190,6 +194,10 @@ func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 		return input{}, false
 	}
 	a.access(x, a.cwd, true, false)
+	if x.dyn && a.loops > 0 && onlyParam(r.Word) && (r.Op == syntax.RdrOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll) {
+		// for f in *; do : > "$f"; done empties every file it walks.
+		a.find(risk.Destructive, x.sp, "the redirection "+quote(a.text(x.sp))+" truncates a file named at run time in a loop, so it may empty every file the loop walks")
+	}
 	return input{}, false
 }
 
@@ -400,6 +408,20 @@ func (a *analyzer) assign(as *syntax.Assign, bare bool) {
 	if x.dyn && !a.varsLost && a.wordSecret(as.Value) != "" {
 		a.vars[len(a.vars)-1].secret = true
 	}
+}
+
+// onlyParam reports whether a word is one parameter expansion and nothing
+// else ($f or "$f"): the very names a loop walks, not names made from them.
+func onlyParam(w *syntax.Word) bool {
+	if w == nil || len(w.Parts) != 1 {
+		return false
+	}
+	p := w.Parts[0]
+	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		p = dq.Parts[0]
+	}
+	_, ok := p.(*syntax.ParamExp)
+	return ok
 }
 
 // isArithmOnly reports whether a word is made of arithmetic expansions and
