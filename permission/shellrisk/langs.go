@@ -154,6 +154,7 @@ func (a *analyzer) langSources(li *langInfo, name string, c *call) (srcs []codeS
 			}
 			return
 		case "run", "repl":
+			sub := args[i].s
 			for i++; i < len(args); i++ {
 				s := args[i].s
 				switch {
@@ -169,8 +170,8 @@ func (a *analyzer) langSources(li *langInfo, name string, c *call) (srcs []codeS
 					return
 				}
 			}
-			if args[min(i, len(args)-1)].s == "repl" {
-				return a.stdinSrc(c, srcs), nil, false
+			if sub == "repl" {
+				return a.stdinSrc(c, srcs), nil, false // deno repl reads its input
 			}
 			return
 		}

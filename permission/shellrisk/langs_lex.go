@@ -136,7 +136,7 @@ func lex(code string, cfg lexCfg) []tok {
 		}
 		if cfg.dashes && c == '-' && i+1 < len(code) && code[i+1] == '-' {
 			if cfg.luaLong && i+2 < len(code) && code[i+2] == '[' {
-				if _, end, ok := luaLong(code, i+2); ok {
+				if _, _, end, ok := luaLong(code, i+2); ok {
 					i = end
 					continue
 				}
@@ -171,8 +171,7 @@ func lex(code string, cfg lexCfg) []tok {
 			continue
 		}
 		if cfg.luaLong && c == '[' && i+1 < len(code) && (code[i+1] == '[' || code[i+1] == '=') {
-			if vs, end, ok := luaLong(code, i); ok {
-				ve := end - (vs - i)
+			if vs, ve, end, ok := luaLong(code, i); ok {
 				emit(tok{k: 's', s: code[vs:ve], start: i, end: end, vs: vs, ve: ve})
 				i = end
 				continue
@@ -417,22 +416,22 @@ func matchBrace(code string, i int) int {
 }
 
 // luaLong reads a Lua long bracket [[…]] or [==[…]==] at i: it returns
-// the offset of the text and the offset after the closing bracket.
-func luaLong(code string, i int) (int, int, bool) {
+// the offsets of the text and the offset after the closing bracket.
+func luaLong(code string, i int) (int, int, int, bool) {
 	j := i + 1
 	for j < len(code) && code[j] == '=' {
 		j++
 	}
 	if j >= len(code) || code[j] != '[' {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	level := j - i - 1
 	closing := "]" + strings.Repeat("=", level) + "]"
 	k := strings.Index(code[j+1:], closing)
 	if k < 0 {
-		return j + 1, len(code), true
+		return j + 1, len(code), len(code), true
 	}
-	return j + 1, j + 1 + k + len(closing), true
+	return j + 1, j + 1 + k, j + 1 + k + len(closing), true
 }
 
 // lexString reads a string literal that starts with the quote q at i.

@@ -428,7 +428,7 @@ func (s *codeScan) eval(lo, hi, depth int) lval {
 			return v
 		}
 	}
-	if toks[lo].k == 'p' && toks[lo].s == "@" && s.match[lo+1] == hi-1 && hi-lo > 2 {
+	if hi-lo > 2 && toks[lo].k == 'p' && toks[lo].s == "@" && s.match[lo+1] == hi-1 {
 		return s.eval(lo+1, hi, depth+1) // pwsh @(…)
 	}
 	// Concatenation.

@@ -198,3 +198,45 @@ func TestLangsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestLangsJunk feeds every language scan random pieces of code (quotes,
+// brackets and names cut anywhere): it must not panic, must stay Opaque,
+// and every span must lie inside the command.
+func TestLangsJunk(t *testing.T) {
+	pieces := []string{`os.system(`, `"rm -rf x"`, `'`, `"`, "`", `(`, `)`, `[`, `]`, `{`, `}`, `,`, `;`, "\n", ` `, `\`,
+		`shutil.rmtree(`, `require("child_process").execSync(`, `%ENV`, `$ENV{`, `qx(`, `q{`, `s/a/b/`, `%x(`, `#{`, `${`,
+		`[[`, `]]`, `--`, `#`, `/*`, `*/`, `Remove-Item -Recurse `, `$env:`, `exec `, `do shell script `, `(shell-command `,
+		`open(`, `"/home/u/.ssh/id_rsa"`, `+`, `.`, `=`, `x`, `f"{x}"`, `r"\"`, `"""`, `<<`, `->`, `::`, `@(`, `/re/`}
+	progs := []string{"python3 -c ", "node -e ", "perl -e ", "ruby -e ", "php -r ", "lua -e ", "pwsh -c ", "osascript -e ", "emacs --batch --eval ", "vim -c ", "awk "}
+	seed := uint32(1)
+	next := func(n int) int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for n := next(12) + 1; n > 0; n-- {
+			b.WriteString(pieces[next(len(pieces))])
+		}
+		code := b.String()
+		quoted := "'" + strings.ReplaceAll(code, "'", `'\''`) + "'"
+		cmd := progs[next(len(progs))] + quoted
+		if next(3) == 0 {
+			cmd = "python3 - <<'EOF'\n" + code + "\nEOF"
+		}
+		r := Analyze(cmd, Env{Cwd: "/p", Home: "/h"})
+		if !r.Opaque && !strings.HasPrefix(cmd, "awk ") {
+			t.Errorf("Analyze(%q) is not Opaque", cmd)
+		}
+		for _, f := range r.Findings {
+			if f.Span.Start < 0 || f.Span.End > len(cmd) || f.Span.Start > f.Span.End || f.Text != cmd[f.Span.Start:f.Span.End] {
+				t.Errorf("Analyze(%q): finding %q has span %v", cmd, f.Text, f.Span)
+			}
+		}
+		for _, a := range r.Accesses {
+			if a.Span.Start < 0 || a.Span.End > len(cmd) || a.Span.Start > a.Span.End {
+				t.Errorf("Analyze(%q): access %q has span %v", cmd, a.Raw, a.Span)
+			}
+		}
+	}
+}
