@@ -131,6 +131,9 @@ type codeScan struct {
 	match []int
 	m     codeMap
 	vars  map[string]lval
+	// alias maps a name bound by python's "from M import N as A" or
+	// "import M as A" to what it stands for (N, M).
+	alias map[string]string
 	depth int
 	calls int
 }
@@ -326,6 +329,15 @@ func (s *codeScan) bareArgs(i int) bool {
 func (s *codeScan) lookup(q string) (act, string, bool) {
 	if s.li.fold {
 		q = strings.ToLower(q)
+	}
+	if len(s.alias) > 0 {
+		first, rest, _ := strings.Cut(q, ".")
+		if to, ok := s.alias[first]; ok {
+			q = to
+			if rest != "" {
+				q += "." + rest
+			}
+		}
 	}
 	if ac, ok := s.li.calls[q]; ok {
 		return ac, q, true
@@ -686,6 +698,9 @@ func joinPath(parts []lval) lval {
 // cmd = "rm -rf x"; os.system(cmd). A variable assigned twice is known
 // only at run time.
 func (s *codeScan) assignments() {
+	if s.li == &langPythonInfo {
+		s.imports()
+	}
 	for i := 0; i+2 < len(s.toks); i++ {
 		t := s.toks[i]
 		if (t.k != 'w' && t.k != 'v') || !s.is(i+1, "=") || strings.HasPrefix(t.s, ".") {
@@ -1110,4 +1125,60 @@ func (s *codeScan) perlOpen(pos []lval, sp risk.Span, w string) {
 func (s *codeScan) secretVar(sp risk.Span, name string) {
 	s.a.credSource(sp, "the variable $"+name)
 	s.a.find(risk.Credential, sp, s.li.name+" code reads $"+name+", whose name says it holds a secret")
+}
+
+// imports records python's renaming imports: from shutil import rmtree as
+// nuke makes nuke("x") shutil.rmtree("x"); import os as o makes o.system
+// os.system.
+func (s *codeScan) imports() {
+	for i := 0; i < len(s.toks); i++ {
+		from := ""
+		j := i
+		switch s.word(i) {
+		case "from":
+			from = s.word(i + 1)
+			if from == "" || s.word(i+2) != "import" {
+				continue
+			}
+			j = i + 3
+		case "import":
+			if i > 1 && s.word(i-2) == "from" {
+				continue
+			}
+			j = i + 1
+		default:
+			continue
+		}
+		if s.is(j, "(") {
+			j++
+		}
+		for n := 0; j < len(s.toks) && n < 64; n++ {
+			name := s.word(j)
+			if name == "" {
+				break
+			}
+			full := name
+			if from != "" {
+				full = from + "." + name
+			}
+			bound := name
+			if s.word(j+1) == "as" && s.word(j+2) != "" {
+				bound = s.word(j + 2)
+				j += 2
+			}
+			if bound != full {
+				if s.alias == nil {
+					s.alias = map[string]string{}
+				}
+				if len(s.alias) < 256 {
+					s.alias[bound] = full
+				}
+			}
+			j++
+			if !s.is(j, ",") {
+				break
+			}
+			j++
+		}
+	}
 }

@@ -40,6 +40,9 @@ var langCases = []langCase{
 	{cmd: "node <<EOF\nrequire('fs').unlinkSync('package.json')\nEOF", risk: risk.Destructive, access: "/p/package.json", del: true},
 	// Deletion APIs.
 	{cmd: `python3 -c 'import shutil; shutil.rmtree("src")'`, risk: risk.Destructive, text: `shutil.rmtree("src")`, access: "/p/src", del: true},
+	{cmd: `python3 -c 'from shutil import rmtree as nuke; nuke("src")'`, risk: risk.Destructive, text: `nuke("src")`, access: "/p/src", del: true},
+	{cmd: `python3 -c 'from os import system as run; run("rm -rf x")'`, risk: risk.Destructive, text: "rm -rf x"},
+	{cmd: `python3 -c 'import os as o; o.remove("go.mod")'`, risk: risk.Destructive, access: "/p/go.mod", del: true},
 	{cmd: `python3 -c 'from pathlib import Path; Path("a.txt").unlink()'`, risk: risk.Destructive, access: "/p/a.txt", del: true},
 	{cmd: `node -e "require('fs').rmSync('dist', {recursive: true, force: true})"`, risk: risk.Destructive, text: ".rmSync('dist', {recursive: true, force: true})", access: "/p/dist", del: true},
 	{cmd: `perl -MFile::Path -e 'rmtree("lib")'`, risk: risk.Destructive, access: "/p/lib", del: true},
