@@ -698,8 +698,11 @@ func joinPath(parts []lval) lval {
 // cmd = "rm -rf x"; os.system(cmd). A variable assigned twice is known
 // only at run time.
 func (s *codeScan) assignments() {
-	if s.li == &langPythonInfo {
+	switch s.li {
+	case &langPythonInfo:
 		s.imports()
+	case &langJSInfo:
+		s.destructures()
 	}
 	for i := 0; i+2 < len(s.toks); i++ {
 		t := s.toks[i]
@@ -1179,6 +1182,44 @@ func (s *codeScan) imports() {
 				break
 			}
 			j++
+		}
+	}
+}
+
+// destructures records javascript's renaming bindings: const {execSync:
+// run} = require("child_process") and import {rmSync as rm} from "fs" make
+// run and rm stand for execSync and rmSync.
+func (s *codeScan) destructures() {
+	for i := 0; i < len(s.toks); i++ {
+		if !s.is(i, "{") || s.match[i] < 0 {
+			continue
+		}
+		end := s.match[i]
+		after := s.word(end + 1)
+		if !s.is(end+1, "=") && after != "from" {
+			continue
+		}
+		for j := i + 1; j+2 < end; j++ {
+			name := s.word(j)
+			if name == "" {
+				continue
+			}
+			bound := ""
+			switch {
+			case s.is(j+1, ":") && s.word(j+2) != "":
+				bound = s.word(j + 2)
+			case s.word(j+1) == "as" && s.word(j+2) != "":
+				bound = s.word(j + 2)
+			default:
+				continue
+			}
+			if s.alias == nil {
+				s.alias = map[string]string{}
+			}
+			if len(s.alias) < 256 {
+				s.alias[bound] = name
+			}
+			j += 2
 		}
 	}
 }
