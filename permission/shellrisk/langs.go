@@ -89,6 +89,10 @@ func versioned(name, base string) bool {
 type codeSrc struct {
 	text string
 	sp   risk.Span
+	// dyn is set when part of the code is only known at run time (an
+	// unquoted here-document or a word holding $x): the shell dropped
+	// those parts from text, so no literal in it can be trusted whole.
+	dyn bool
 }
 
 // ruleLang judges an interpreter: as the general rule does (ruleInterpreter
@@ -128,7 +132,7 @@ func (a *analyzer) langSources(li *langInfo, name string, c *call) (srcs []codeS
 	args := c.args
 	stdin := true
 	add := func(x arg) {
-		srcs = append(srcs, codeSrc{text: x.s, sp: x.sp})
+		srcs = append(srcs, codeSrc{text: x.s, sp: x.sp, dyn: x.dyn})
 	}
 	lines := false // perl/ruby -n, -p: the operands are files read
 	switch li {
@@ -270,7 +274,7 @@ func (a *analyzer) langSources(li *langInfo, name string, c *call) (srcs []codeS
 // when it is known (a here-document, or echo/printf/cat into a pipe).
 func (a *analyzer) stdinSrc(c *call, srcs []codeSrc) []codeSrc {
 	if (c.in.kind == inHere || c.in.kind == inPipe) && c.in.text != "" {
-		srcs = append(srcs, codeSrc{text: c.in.text, sp: c.in.sp})
+		srcs = append(srcs, codeSrc{text: c.in.text, sp: c.in.sp, dyn: !c.in.known})
 	}
 	return srcs
 }
@@ -328,17 +332,19 @@ func (a *analyzer) pwshSources(name string, c *call) []codeSrc {
 // joinArgs joins words the way pwsh -Command does, with one space.
 func joinArgs(args []arg) codeSrc {
 	var b strings.Builder
+	dyn := false
 	for i, x := range args {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(x.s)
+		dyn = dyn || x.dyn
 	}
 	sp := risk.Span{Start: args[0].sp.Start, End: args[len(args)-1].sp.End}
 	if sp.End < sp.Start {
 		sp = args[0].sp
 	}
-	return codeSrc{text: b.String(), sp: sp}
+	return codeSrc{text: b.String(), sp: sp, dyn: dyn}
 }
 
 // decodeUTF16Base64 decodes pwsh -EncodedCommand.
@@ -405,8 +411,13 @@ func (a *analyzer) langCode(li *langInfo, src codeSrc, c *call, depth int) {
 	if len(src.text) > MaxInput {
 		return
 	}
-	s := &codeScan{a: a, c: c, li: li, code: src.text, m: a.codeMapFor(src), depth: depth}
+	s := &codeScan{a: a, c: c, li: li, code: src.text, m: a.codeMapFor(src), depth: depth, dyn: src.dyn}
 	s.toks = lex(src.text, li.cfg)
+	if src.dyn {
+		for i := range s.toks {
+			s.toks[i].dyn = true // strings and command strings alike
+		}
+	}
 	s.match = matchBrackets(s.toks)
 	s.scan()
 }

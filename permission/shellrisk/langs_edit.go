@@ -271,7 +271,7 @@ func ruleEmacs(a *analyzer, c *call) {
 		case s == "--eval" || s == "-eval" || strings.HasPrefix(s, "--eval="):
 			if v, ok := val(); ok {
 				a.opaque(v.sp, "emacs evaluates the lisp "+quote(v.s)+", which is only scanned for what it can be seen to do; no rule allows it")
-				a.langCode(&langElispInfo, codeSrc{text: v.s, sp: v.sp}, c, 0)
+				a.langCode(&langElispInfo, codeSrc{text: v.s, sp: v.sp, dyn: v.dyn}, c, 0)
 			}
 		case s == "-l" || s == "--load" || strings.HasPrefix(s, "--load=") || s == "--script" || s == "-script" || s == "-x":
 			if v, ok := val(); ok {

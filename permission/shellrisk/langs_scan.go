@@ -134,6 +134,7 @@ type codeScan struct {
 	// alias maps a name bound by python's "from M import N as A" or
 	// "import M as A" to what it stands for (N, M).
 	alias map[string]string
+	dyn   bool // the code holds parts only known at run time
 	depth int
 	calls int
 }
@@ -493,9 +494,9 @@ func (s *codeScan) eval(lo, hi, depth int) lval {
 		case 's':
 			return s.strVal(t)
 		case 'l':
-			v := lval{isList: true, ok: true, sp: s.m.valSpan(t)}
+			v := lval{isList: true, ok: !t.dyn, sp: s.m.valSpan(t)}
 			for _, f := range strings.Fields(t.s) {
-				v.list = append(v.list, lval{s: f, ok: true, sp: v.sp})
+				v.list = append(v.list, lval{s: f, ok: !t.dyn, sp: v.sp})
 			}
 			return v
 		case 'n':
@@ -524,7 +525,7 @@ func (s *codeScan) eval(lo, hi, depth int) lval {
 			case "process.env.HOME", "process.env.USERPROFILE", "Bun.env.HOME", "Dir.home", "ENV.HOME":
 				return lval{s: "~", ok: true, sp: dyn.sp, path: true}
 			}
-			if s.li.shell && !strings.ContainsAny(t.s, "$") {
+			if s.li.shell && !s.dyn && !strings.ContainsAny(t.s, "$") {
 				return lval{s: t.s, ok: true, sp: dyn.sp}
 			}
 			return dyn

@@ -40,6 +40,9 @@ var langCases = []langCase{
 	{cmd: `node -e 'const cmd = "rm -rf " + "dist"; require("child_process").execSync(cmd)'`, risk: risk.Destructive, access: "/p/dist", del: true},
 	{cmd: "python3 - <<'EOF'\nimport os\nos.system('rm -rf src')\nEOF", risk: risk.Destructive, text: "rm -rf src", access: "/p/src", del: true},
 	{cmd: "node <<EOF\nrequire('fs').unlinkSync('package.json')\nEOF", risk: risk.Destructive, access: "/p/package.json", del: true},
+	// Code the shell completes at run time: its literals are not trusted.
+	{cmd: "python3 <<EOF\nimport shutil\nshutil.rmtree(\"$DIR/x\")\nEOF", risk: risk.Destructive, text: "", access: "", del: true},
+	{cmd: `python3 -c "import os; os.system('rm -rf $T')"`, risk: risk.Execute},
 	// Deletion APIs.
 	{cmd: `python3 -c 'import shutil; shutil.rmtree("src")'`, risk: risk.Destructive, text: `shutil.rmtree("src")`, access: "/p/src", del: true},
 	{cmd: `python3 -c 'from shutil import rmtree as nuke; nuke("src")'`, risk: risk.Destructive, text: `nuke("src")`, access: "/p/src", del: true},
