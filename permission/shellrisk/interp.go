@@ -105,6 +105,10 @@ func ruleShell(a *analyzer, c *call) {
 	}
 }
 
+// interpFlags are interpreter options that take no value and load no code.
+var interpFlags = []string{"-u", "-B", "-E", "-s", "-S", "-O", "-OO", "-q", "-b", "-bb", "-I", "-P", "-v", "-V", "--version",
+	"-h", "--help", "-w", "-W", "--no-warnings", "--enable-source-maps", "--trace-warnings", "--trace-uncaught", "--trace-deprecation"}
+
 // shellLongOpts are the long options of bash and other shells that change
 // nothing the analysis relies on.
 var shellLongOpts = []string{"norc", "noprofile", "login", "posix", "restricted", "verbose", "version", "help",
@@ -254,6 +258,13 @@ func ruleInterpreter(a *analyzer, c *call) {
 		if !strings.HasPrefix(s, "-") {
 			a.access(x, c.cwd, false, false)
 			a.find(risk.Execute, c.sp, name+" runs "+quote(s)+", whose code is not checked")
+			return
+		}
+		if !slices.Contains(interpFlags, s) {
+			// -r MODULE, --import, -I DIR, -l LANG …: a value, or code
+			// loaded before the script; which word is the script is then
+			// not known.
+			a.opaque(x.sp, name+" is given the option "+quote(s)+", which the analyser does not know (it may load code or take the next word as its value)")
 			return
 		}
 	}
