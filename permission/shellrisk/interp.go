@@ -105,7 +105,8 @@ func ruleShell(a *analyzer, c *call) {
 	}
 }
 
-// interpFlags are interpreter options that take no value and load no code.
+// interpFlags are interpreter options that take no value and load no code
+// (-I only for python: perl and ruby take a directory with it).
 var interpFlags = []string{"-u", "-B", "-E", "-s", "-S", "-O", "-OO", "-q", "-b", "-bb", "-I", "-P", "-v", "-V", "--version",
 	"-h", "--help", "-w", "-W", "--no-warnings", "--enable-source-maps", "--trace-warnings", "--trace-uncaught", "--trace-deprecation"}
 
@@ -260,7 +261,7 @@ func ruleInterpreter(a *analyzer, c *call) {
 			a.find(risk.Execute, c.sp, name+" runs "+quote(s)+", whose code is not checked")
 			return
 		}
-		if !slices.Contains(interpFlags, s) {
+		if !slices.Contains(interpFlags, s) || s == "-I" && !strings.HasPrefix(name, "python") {
 			// -r MODULE, --import, -I DIR, -l LANG …: a value, or code
 			// loaded before the script; which word is the script is then
 			// not known.
