@@ -466,8 +466,11 @@ func (r *run) renderPlain() string {
 	if p.Destructive() {
 		confirm = " (allow_once then needs a line " + ConfirmWord + ")"
 	}
-	secs := int(p.Deadline.Sub(p.Asked).Round(time.Second) / time.Second)
-	fmt.Fprintf(&b, "  answer with one line: %s%s; no answer in %ds denies\n", strings.Join(p.Options, " | "), confirm, secs)
+	limit := "; there is no time limit"
+	if !p.Deadline.IsZero() {
+		limit = fmt.Sprintf("; no answer in %ds denies", int(p.Deadline.Sub(p.Asked).Round(time.Second)/time.Second))
+	}
+	fmt.Fprintf(&b, "  answer with one line: %s%s%s\n", strings.Join(p.Options, " | "), confirm, limit)
 	return b.String()
 }
 

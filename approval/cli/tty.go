@@ -304,19 +304,22 @@ func (r *run) drawStatus() {
 	if p == nil || p.answered {
 		return
 	}
-	left := time.Until(p.Deadline)
-	if left <= 0 {
-		return // the broker's timeout is about to be announced
-	}
-	secs := int(math.Ceil(left.Seconds()))
-	count := fmt.Sprintf("%2ds left", secs)
-	switch {
-	case secs <= 5:
-		count = r.paint(red, count)
-	case secs <= 10:
-		count = r.paint(yellow, count)
-	default:
-		count = r.paint(dim, count)
+	count := r.paint(dim, "no time limit") // the ask has no deadline
+	if !p.Deadline.IsZero() {
+		left := time.Until(p.Deadline)
+		if left <= 0 {
+			return // the broker's timeout is about to be announced
+		}
+		secs := int(math.Ceil(left.Seconds()))
+		count = fmt.Sprintf("%2ds left", secs)
+		switch {
+		case secs <= 5:
+			count = r.paint(red, count)
+		case secs <= 10:
+			count = r.paint(yellow, count)
+		default:
+			count = r.paint(dim, count)
+		}
 	}
 	var s string
 	if p.confirming {

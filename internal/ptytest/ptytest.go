@@ -19,9 +19,13 @@ import (
 
 // PTY is a pseudo-terminal: the test holds Master (it types into it and
 // reads what the terminal would show) and gives Slave to the code under
-// test as its terminal.
+// test as its terminal. Both are non-blocking files on Go's poller, so
+// closing one ends a Read blocked on it; use SlaveFD for ioctls, never
+// Slave.Fd(), which would make the file blocking.
 type PTY struct {
 	Master, Slave *os.File
+	SlaveFD       int
+	slaveName     string
 
 	mu   sync.Mutex
 	out  bytes.Buffer
@@ -32,36 +36,43 @@ type PTY struct {
 // written to it; both ends are closed when the test ends.
 func Open(t testing.TB) *PTY {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	mfd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Skipf("no pseudo-terminals here: %v", err)
 	}
-	fd := int(m.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
+	if err := unix.IoctlSetPointerInt(mfd, unix.TIOCSPTLCK, 0); err != nil {
+		unix.Close(mfd)
 		t.Fatalf("unlockpt: %v", err)
 	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	n, err := unix.IoctlGetInt(mfd, unix.TIOCGPTN)
 	if err != nil {
-		m.Close()
+		unix.Close(mfd)
 		t.Fatalf("ptsname: %v", err)
 	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	name := fmt.Sprintf("/dev/pts/%d", n)
+	sfd, err := unix.Open(name, unix.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
-		m.Close()
-		t.Fatalf("open slave: %v", err)
+		unix.Close(mfd)
+		t.Fatalf("open %s: %v", name, err)
 	}
-	p := &PTY{Master: m, Slave: s, done: make(chan struct{})}
+	p := &PTY{Master: os.NewFile(uintptr(mfd), "/dev/ptmx"), Slave: os.NewFile(uintptr(sfd), name),
+		SlaveFD: sfd, slaveName: name, done: make(chan struct{})}
 	if err := p.Resize(80, 24); err != nil {
 		t.Fatal(err)
 	}
 	go p.record()
 	t.Cleanup(func() {
-		s.Close()
-		m.Close()
+		p.Slave.Close()
+		p.Master.Close()
 		<-p.done
 	})
 	return p
+}
+
+// OpenSlave opens the terminal again, blocking, for a child process's
+// stdin (the caller closes it once the child started).
+func (p *PTY) OpenSlave() (*os.File, error) {
+	return os.OpenFile(p.slaveName, os.O_RDWR|unix.O_NOCTTY, 0)
 }
 
 func (p *PTY) record() {
@@ -80,7 +91,7 @@ func (p *PTY) record() {
 
 // Resize sets the terminal's size.
 func (p *PTY) Resize(cols, rows int) error {
-	return unix.IoctlSetWinsize(int(p.Slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)})
+	return unix.IoctlSetWinsize(p.SlaveFD, unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)})
 }
 
 // Type writes keys as typed at the keyboard.
