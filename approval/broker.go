@@ -62,8 +62,10 @@ type Pending struct {
 	Question executor.Question
 	// Options are the answers offered, in display order; OptionDeny is
 	// always among them.
-	Options  []string
-	Asked    time.Time
+	Options []string
+	Asked   time.Time
+	// Deadline is when the ask resolves to deny unanswered; zero when it
+	// has none (executor.NoApprovalTimeout).
 	Deadline time.Time
 }
 
@@ -187,13 +189,19 @@ func (b *Broker) Ask(ctx context.Context, q executor.Question) (executor.Answer,
 	a.ID = fmt.Sprintf("ask-%d", b.seq)
 	a.Options = offered(a.Pending)
 	a.Asked = time.Now()
-	a.Deadline = a.Asked.Add(timeout)
+	forever := timeout >= executor.NoApprovalTimeout
+	if !forever {
+		a.Deadline = a.Asked.Add(timeout)
+	}
 	b.pending[a.ID] = a
 	b.notifyLocked(Notice{Kind: NoticeAsked, Pending: a.Pending})
 	b.mu.Unlock()
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	if forever {
+		timer.Stop() // never fires: only an answer or ctx ends the ask
+	}
 	select {
 	case <-a.done:
 		return a.answer, nil

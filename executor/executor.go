@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/custom-agent/custom-agent/artifact"
@@ -156,12 +157,18 @@ type Outcome struct {
 	PolicyChanged bool
 }
 
+// NoApprovalTimeout, as Options.ApprovalTimeout and Question.Timeout, means
+// that an ask has no deadline: a person at a terminal is given as long as
+// they take.
+const NoApprovalTimeout = time.Duration(math.MaxInt64)
+
 // Options configure an Executor.
 type Options struct {
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// ApprovalTimeout is announced in permission.requested (default 30 s);
-	// the Approver enforces it.
+	// the Approver enforces it. NoApprovalTimeout means an ask waits until
+	// it is answered or the turn is cancelled (announced as timeoutMs 0).
 	ApprovalTimeout time.Duration
 	// MaxStored caps the bytes of one output stream kept as an artifact
 	// (default DefaultMaxStored).
@@ -371,7 +378,7 @@ func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.
 	if err := x.append(ctx, s, event.PermissionRequestedPayload{
 		ToolCallID: c.ID, Tool: info.Name, Args: masked, RiskAtDecision: riskOf(d), SourcedFrom: sourceOf(d),
 		SuggestedDecision: "ask", Reason: d.Reason, Findings: d.Findings, Options: opts,
-		TimeoutMs:   x.opts.ApprovalTimeout.Milliseconds(),
+		TimeoutMs:   timeoutMs(x.opts.ApprovalTimeout),
 		SessionRule: ruleJSON(p.session), ProjectRule: ruleJSON(p.project), NoRuleReason: p.noRule,
 	}); err != nil {
 		return Answer{}, err
@@ -541,4 +548,13 @@ func maskSummary(raw json.RawMessage, sec *secrets.Set) json.RawMessage {
 		return nil
 	}
 	return sec.MaskJSON(raw)
+}
+
+// timeoutMs is the approval timeout as permission.requested announces it:
+// 0 for none.
+func timeoutMs(d time.Duration) int64 {
+	if d >= NoApprovalTimeout {
+		return 0
+	}
+	return d.Milliseconds()
 }
