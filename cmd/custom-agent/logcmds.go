@@ -348,8 +348,11 @@ func writeArtifactLines(w io.Writer, e event.Event) error {
 	return nil
 }
 
+// writeTimelineLine prints one event of the log timeline; its summary
+// (model text, args, reasons) is shown with control characters escaped.
 func writeTimelineLine(w io.Writer, e event.Event) error {
-	line := fmt.Sprintf("%5d  %s  %-25s  %-6s  %s", e.Seq, e.TS.UTC().Format("2006-01-02T15:04:05.000Z"), e.Type, e.Actor(), e.Summary())
+	line := fmt.Sprintf("%5d  %s  %-25s  %-6s  %s", e.Seq, e.TS.UTC().Format("2006-01-02T15:04:05.000Z"),
+		termtext.Line(string(e.Type)), e.Actor(), termtext.Line(e.Summary()))
 	_, err := fmt.Fprintln(w, strings.TrimRight(line, " "))
 	return err
 }

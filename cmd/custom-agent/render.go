@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/internal/termtext"
 )
 
 // renderer prints a turn's events for a person reading a terminal: the
@@ -17,6 +18,38 @@ type renderer struct {
 	// has not begun answering or a tool runs; nil prints nothing.
 	status *statusLine
 	model  string // the model's name, for the status line
+	// calls are the tool calls of the model's last response, id → tool:
+	// with more than one, each result line names its call.
+	calls     map[string]string
+	callsDone bool // the model spoke since: the next call starts a new set
+	// asked are the calls a person was asked about: the approval UI
+	// printed how each ended, so on a terminal (where the question and
+	// this output share the screen) it is not printed twice. Output to a
+	// file or a pipe keeps it, so the transcript is whole.
+	asked map[string]bool
+	// onTerminal: the output is the person's screen (as when status is
+	// set).
+	onTerminal bool
+}
+
+// Text from the model and the tools is printed with control characters
+// escaped (termtext): it can neither set the title nor rewrite a line.
+
+// label names a call's result when the model asked for several at once.
+func (r *renderer) label(id string) string {
+	if len(r.calls) < 2 {
+		return ""
+	}
+	return termtext.Line(r.calls[id]) + " " + shortID(id) + ": "
+}
+
+// shortID is enough of a tool call id to tell the calls of one response
+// apart: ids often share a long prefix, so its end.
+func shortID(id string) string {
+	if r := []rune(id); len(r) > 8 {
+		id = string(r[len(r)-6:])
+	}
+	return "#" + termtext.Line(id)
 }
 
 func (r *renderer) newline() {
@@ -37,26 +70,40 @@ func (r *renderer) event(e event.Event) {
 	}
 	switch p := p.(type) {
 	case *event.ModelDeltaPayload:
-		fmt.Fprint(r.w, p.Text)
+		fmt.Fprint(r.w, termtext.Escape(p.Text))
 		r.midLine = !strings.HasSuffix(p.Text, "\n")
+		r.callsDone = true
 	case *event.ModelToolCallRequestedPayload:
 		r.newline()
-		fmt.Fprintf(r.w, "→ %s %s\n", p.Tool, clip(string(p.Args), 200))
+		if r.calls == nil || r.callsDone {
+			r.calls, r.callsDone = map[string]string{}, false
+		}
+		r.calls[p.ToolCallID] = p.Tool
+		fmt.Fprintf(r.w, "→ %s %s %s\n", termtext.Line(p.Tool), shortID(p.ToolCallID), clip(string(p.Args), 200))
+	case *event.PermissionRequestedPayload:
+		if r.asked == nil {
+			r.asked = map[string]bool{}
+		}
+		r.asked[p.ToolCallID] = true
 	case *event.PermissionResolvedPayload:
+		if r.asked[p.ToolCallID] && (r.onTerminal || r.status != nil) {
+			break // the approval UI printed how the question ended
+		}
+		l := r.label(p.ToolCallID)
 		switch {
 		case p.Decision == "allow" && p.Actor == event.ActorUser:
-			fmt.Fprintf(r.w, "  allowed by you (%s) · risk %s\n", p.Option, p.RiskAtDecision)
+			fmt.Fprintf(r.w, "  %sallowed by you (%s) · risk %s\n", l, p.Option, p.RiskAtDecision)
 		case p.Decision == "allow":
-			fmt.Fprintf(r.w, "  allowed by %s · risk %s · %s\n", p.SourcedFrom, p.RiskAtDecision, p.Reason)
+			fmt.Fprintf(r.w, "  %sallowed by %s · risk %s · %s\n", l, p.SourcedFrom, p.RiskAtDecision, termtext.Line(p.Reason))
 		default:
-			fmt.Fprintf(r.w, "  DENIED (%s) · risk %s · %s\n", p.Actor, p.RiskAtDecision, p.Reason)
+			fmt.Fprintf(r.w, "  %sDENIED (%s) · risk %s · %s\n", l, p.Actor, p.RiskAtDecision, termtext.Line(p.Reason))
 		}
 	case *event.ToolCompletedPayload:
 		exit := ""
 		if p.ExitCode != nil {
 			exit = fmt.Sprintf("exit %d · ", *p.ExitCode)
 		}
-		fmt.Fprintf(r.w, "  %s%d bytes of output · %dms\n", exit, p.StdoutBytes+p.StderrBytes, p.DurationMs)
+		fmt.Fprintf(r.w, "  %s%s%d bytes of output · %dms\n", r.label(p.ToolCallID), exit, p.StdoutBytes+p.StderrBytes, p.DurationMs)
 		if t := p.Truncated; t != nil {
 			fmt.Fprintf(r.w, "  ! %d bytes of stdout and %d of stderr were not stored: over the output cap (--max-output-bytes)\n", t.Stdout, t.Stderr)
 		}
@@ -68,16 +115,16 @@ func (r *renderer) event(e event.Event) {
 			lines = append(lines, outputLines(p.StderrPreview, p.StderrTail, 6, 8)...)
 		}
 		for _, line := range lines {
-			fmt.Fprintf(r.w, "  │ %s\n", line)
+			fmt.Fprintf(r.w, "  │ %s\n", termtext.Line(line))
 		}
 	case *event.ToolFailedPayload:
-		fmt.Fprintf(r.w, "  failed at %s: %s\n", p.Stage, clip(p.Error, 400))
+		fmt.Fprintf(r.w, "  %sfailed at %s: %s\n", r.label(p.ToolCallID), p.Stage, clip(p.Error, 400))
 	case *event.TurnCompletedPayload:
 		r.newline()
 		if p.StopReason != event.StopFinal {
 			msg := "turn ended: " + p.StopReason
 			if p.Error != "" {
-				msg += ": " + p.Error
+				msg += ": " + termtext.Line(p.Error)
 			}
 			fmt.Fprintln(r.w, msg)
 		}
@@ -141,8 +188,8 @@ func sumLen(lines []string) int64 {
 
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) <= n {
-		return s
+	if len([]rune(s)) > n {
+		s = string([]rune(s)[:n-1]) + "…"
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	return termtext.Line(s)
 }
