@@ -61,6 +61,10 @@ const (
 	ActorPolicy Actor = "policy"
 	ActorTool   Actor = "tool"
 	ActorSystem Actor = "system"
+	// ActorAuto answered a question automatically, on a standing
+	// instruction the person gave before it was asked (demo --yes): no
+	// person saw it. Its approvals are never reused as prior approvals.
+	ActorAuto Actor = "auto"
 )
 
 type (
@@ -397,7 +401,7 @@ func (p PermissionResolvedPayload) Validate() error {
 	if err := oneOf("decision", p.Decision, "allow", "deny"); err != nil {
 		return err
 	}
-	return oneOf("actor", string(p.Actor), string(ActorUser), string(ActorPolicy), string(ActorSystem))
+	return oneOf("actor", string(p.Actor), string(ActorUser), string(ActorPolicy), string(ActorSystem), string(ActorAuto))
 }
 func (p ToolStartedPayload) Validate() error {
 	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"tool", p.Tool}); err != nil {

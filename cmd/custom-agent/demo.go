@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/model/script"
 )
 
@@ -32,6 +34,7 @@ func newDemoCmd(g *globalFlags) *cobra.Command {
 	var yes bool
 	var keep bool
 	var maxOutput sizeFlag
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "See the permission gate work, offline: a scripted model runs a project's tests",
@@ -39,25 +42,38 @@ func newDemoCmd(g *globalFlags) *cobra.Command {
 makes a small Go project with tests in a temporary directory, a scripted model
 asks to run them, you are asked in the terminal (allow once / deny), the tests
 really run, the model reports, and the session's audit trail is printed and
-verified. --yes answers "allow once" for you. Needs go on PATH.`,
+verified. --yes answers "allow once" for you, recorded with actor "auto". Needs
+go on PATH.
+
+The demo changes nothing of yours but the session it records in the event log:
+its project and its configuration (the policy, the trusted projects) are in a
+temporary directory, removed at the end unless --keep, so your own rules do not
+apply to it and a rule you make while it asks ("always allow in this project")
+goes there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := exec.LookPath("go"); err != nil {
 				return fmt.Errorf("the demo runs `go test`, and go is not on PATH: install Go 1.22 or newer")
 			}
-			dir, err := os.MkdirTemp("", "custom-agent-demo-")
+			base, err := os.MkdirTemp("", "custom-agent-demo-")
 			if err != nil {
 				return err
 			}
 			if !keep {
-				defer os.RemoveAll(dir)
+				defer os.RemoveAll(base)
+			}
+			dir, configHome := filepath.Join(base, "project"), filepath.Join(base, "config")
+			for _, d := range []string{dir, configHome} {
+				if err := os.Mkdir(d, 0o700); err != nil {
+					return err
+				}
 			}
 			for name, content := range demoFiles {
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 					return err
 				}
 			}
-			scriptPath := filepath.Join(dir, ".demo-model.jsonl")
+			scriptPath := filepath.Join(base, "demo-model.jsonl")
 			if err := os.WriteFile(scriptPath, []byte(demoScript), 0o644); err != nil {
 				return err
 			}
@@ -71,7 +87,7 @@ verified. --yes answers "allow once" for you. Needs go on PATH.`,
 			if yes {
 				newUI = func(b *approval.Broker, _ context.CancelFunc) approvalUI { return autoApprover{b: b, out: errOut} }
 			}
-			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: approval.DefaultTimeout, maxSteps: 5, maxOutput: maxOutput}
+			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: timeout, configHome: configHome, maxSteps: 5, maxOutput: maxOutput}
 			const prompt = "Run the tests."
 			fmt.Fprintf(cmd.OutOrStdout(), "you> %s\n", prompt)
 			id, turnErr := runTurn(cmd, g, f, m, prompt, newUI)
@@ -87,6 +103,7 @@ verified. --yes answers "allow once" for you. Needs go on PATH.`,
 	cmd.Flags().BoolVar(&yes, "yes", false, `answer "allow once" to the question instead of asking`)
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the demo project directory")
 	cmd.Flags().Var(&maxOutput, "max-output-bytes", maxOutputUsage)
+	addApprovalTimeoutFlag(cmd, &timeout)
 	return cmd
 }
 
@@ -117,7 +134,8 @@ func printAudit(cmd *cobra.Command, g *globalFlags, id string) error {
 	return nil
 }
 
-// autoApprover answers every question "allow once" (demo --yes).
+// autoApprover answers every question "allow once" (demo --yes), as actor
+// auto: the log must not say a person approved what nobody saw.
 type autoApprover struct {
 	b   *approval.Broker
 	out io.Writer
@@ -129,8 +147,8 @@ func (a autoApprover) Run(ctx context.Context) error {
 			continue
 		}
 		q := n.Pending.Question
-		fmt.Fprintf(a.out, "? %s wants to run %s (risk %s): %s\n  answered allow once (--yes)\n", q.Tool.Name, string(q.Args), q.Decision.RiskAtDecision, q.Decision.Reason)
-		if err := a.b.Answer(n.Pending.ID, executor.OptionAllowOnce, event.ActorUser); err != nil {
+		fmt.Fprintf(a.out, "? %s wants to run %s (risk %s): %s\n  answered allow once automatically (--yes)\n", q.Tool.Name, termtext.Line(string(q.Args)), q.Decision.RiskAtDecision, termtext.Line(q.Decision.Reason))
+		if err := a.b.Answer(n.Pending.ID, executor.OptionAllowOnce, event.ActorAuto); err != nil {
 			fmt.Fprintf(a.out, "  could not answer: %v\n", err)
 		}
 	}

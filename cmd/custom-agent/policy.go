@@ -43,9 +43,19 @@ func policyOptions(cwd string, files []string) (policy.Options, error) {
 
 // openPolicy opens the policy store for cwd the way run and check do.
 func openPolicy(cwd string, files []string) (*policy.Store, error) {
+	return openPolicyIn(cwd, "", files...)
+}
+
+// openPolicyIn is openPolicy with the user's configuration (user policy,
+// trusted projects) in configHome instead of the environment's, unless it
+// is "". demo gives itself one, so that it changes nothing of the user's.
+func openPolicyIn(cwd, configHome string, files ...string) (*policy.Store, error) {
 	o, err := policyOptions(cwd, files)
 	if err != nil {
 		return nil, err
+	}
+	if configHome != "" {
+		o.ConfigHome = configHome
 	}
 	return policy.Open(o)
 }

@@ -29,7 +29,8 @@ type runFlags struct {
 	mode            string
 	sessionID       string
 	json            bool
-	approvalTimeout time.Duration
+	approvalTimeout time.Duration // --approval-timeout; see approvalTimeout for unset
+	configHome      string        // the config home for the policy and trust; "" means from the environment (demo sets its own)
 	maxSteps        int
 	maxOutput       sizeFlag // --max-output-bytes; unset means $CUSTOM_AGENT_MAX_OUTPUT_BYTES, else the default
 	promptFile      string
@@ -104,7 +105,7 @@ else is written there.`,
 	fl.StringVar(&f.sessionID, "session", "", `continue this session instead of starting a new one ("last": the most recent)`)
 	fl.StringVar(&f.promptFile, "prompt-file", "", `read the prompt from this file ("-": stdin) instead of the argument`)
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
-	fl.DurationVar(&f.approvalTimeout, "approval-timeout", approval.DefaultTimeout, "how long a question waits for an answer before it is denied")
+	addApprovalTimeoutFlag(cmd, &f.approvalTimeout)
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
 	fl.DurationVar(&f.modelTimeout, "model-timeout", 0, "how long a model call waits for the server's first byte, and then between two pieces of its answer, before it fails (default $"+model.TimeoutEnv+", else "+model.DefaultTimeout.String()+")")
@@ -180,8 +181,9 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	if !mode.Valid() {
 		return "", fmt.Errorf("unknown mode %q (want default or plan)", f.mode)
 	}
-	if f.approvalTimeout <= 0 {
-		return "", errors.New("--approval-timeout must be positive")
+	approvalTimeout, err := approvalTimeout(cmd, f.approvalTimeout)
+	if err != nil {
+		return "", err
 	}
 	maxOutput, err := app.MaxOutputBytes(string(f.maxOutput), os.Getenv)
 	if err != nil {
@@ -193,7 +195,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	}
 	// The same rules check uses; a policy file that does not load stops the
 	// run before anything starts.
-	rules, err := openPolicy(cwd, nil)
+	rules, err := openPolicyIn(cwd, f.configHome)
 	if err != nil {
 		return "", err
 	}
@@ -201,7 +203,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	if err != nil {
 		return "", err
 	}
-	rt, err := app.Open(ctx, dir, f.approvalTimeout)
+	rt, err := app.Open(ctx, dir, approvalTimeout)
 	if err != nil {
 		return "", err
 	}
@@ -213,7 +215,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	cfg := session.Config{
 		Log: rt.Store, Model: m, Router: rt.Router, Artifacts: rt.Artifacts, Approver: rt.Broker,
 		MaxSteps: f.maxSteps, System: systemPrompt(cwd),
-		Exec: executor.Options{ApprovalTimeout: f.approvalTimeout, MaxStored: maxOutput},
+		Exec: executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: maxOutput},
 	}
 	info := session.Info{Cwd: cwd, Home: home, Mode: mode, Rules: rules, Env: os.Environ()}
 	var s *session.Session

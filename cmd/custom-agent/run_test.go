@@ -88,7 +88,7 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatalf("demo: %v\n%s\n%s", err, out, errOut)
 	}
-	for _, want := range []string{"--- PASS: TestAdd", "permission.resolved", "user    tc_1 allow", "hash chain intact"} {
+	for _, want := range []string{"--- PASS: TestAdd", "permission.resolved", "auto    tc_1 allow", "hash chain intact"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
