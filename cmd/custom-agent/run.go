@@ -246,6 +246,9 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	turnCtx, cancelTurn := context.WithCancel(ctx)
 	defer cancelTurn()
 	ui := newUI(rt.Broker, cancelTurn)
+	if d, ok := ui.(interface{ SetDir(string) }); ok {
+		d.SetDir(cwd) // write_file questions diff against the file in the session's directory
+	}
 	uiDone := make(chan struct{})
 	go func() {
 		defer close(uiDone)
