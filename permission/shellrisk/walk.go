@@ -194,7 +194,7 @@ func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 		return input{}, false
 	}
 	a.access(x, a.cwd, true, false)
-	if x.dyn && a.loops > 0 && onlyParam(r.Word) && (r.Op == syntax.RdrOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll) {
+	if x.dyn && a.loops > 0 && onlyParam(r.Word) && (r.Op == syntax.RdrOut || r.Op == syntax.RdrClob || r.Op == syntax.RdrAll) {
 		// for f in *; do : > "$f"; done empties every file it walks.
 		a.find(risk.Destructive, x.sp, "the redirection "+quote(a.text(x.sp))+" truncates a file named at run time in a loop, so it may empty every file the loop walks")
 	}
