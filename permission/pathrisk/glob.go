@@ -25,6 +25,15 @@ var sensitiveNames = [...]string{
 // (credentials.json); the files it reaches are judged one by one instead
 // (the walkers of search_text skip credential files, and a shell glob's
 // matches are judged when the caller expands it).
+// sensitiveSet holds sensitiveNames, for components without wildcards.
+var sensitiveSet = func() map[string]bool {
+	m := make(map[string]bool, len(sensitiveNames))
+	for _, n := range sensitiveNames {
+		m[n] = true
+	}
+	return m
+}()
+
 var ordinaryNames = [...]string{
 	"main.go", "package.json", "readme.md", "index.ts", "index.js", "app.py", "config.yaml",
 	"config.yml", "settings.toml", "cargo.toml", "notes.txt", "data.csv", "index.html", "style.css",
@@ -35,6 +44,13 @@ var ordinaryNames = [...]string{
 // aimedAtCredential reports whether one glob component (no slash, no
 // braces) matches a credential name and no ordinary one.
 func aimedAtCredential(comp string, match func(pattern, name string) bool) (string, bool) {
+	if !strings.ContainsAny(comp, "*?[\\") {
+		// No wildcard: the component matches only itself.
+		if sensitiveSet[comp] {
+			return comp, true
+		}
+		return "", false
+	}
 	hit := ""
 	for _, name := range sensitiveNames {
 		if match(comp, name) {

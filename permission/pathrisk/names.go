@@ -265,7 +265,7 @@ func protectedName(name string) (risk.Level, string) {
 		ext = name[i+1:]
 	}
 	for _, s := range protectedStems {
-		if name == s || strings.HasPrefix(name, s+".") && configExts[ext] {
+		if name == s || len(name) > len(s) && name[len(s)] == '.' && strings.HasPrefix(name, s) && configExts[ext] {
 			return risk.Execute, "a tool configuration (" + s + "), which loads code the tool runs"
 		}
 	}

@@ -346,7 +346,9 @@ func (a *analyzer) setVarCode(name, value string, known, code bool) {
 // hasCodeText reports whether a static value holds text that bash runs
 // when it evaluates it again: '$' (a piece of $(…), or ${…}) or a
 // backquote.
-func hasCodeText(s string) bool { return strings.ContainsAny(s, "$`") }
+func hasCodeText(s string) bool {
+	return strings.IndexByte(s, '$') >= 0 || strings.IndexByte(s, '`') >= 0
+}
 
 // lookup returns the static value of a variable, if there is one.
 func (a *analyzer) lookup(name string) (string, bool) {

@@ -291,6 +291,9 @@ func controlName(c byte) string {
 // not: a comment ends at the first newline) and returns src with that
 // backslash replaced by a space, which bash reads the same way.
 func cutComments(f *syntax.File, src string) (string, bool) {
+	if strings.IndexByte(src, '#') < 0 || !strings.Contains(src, "\\\n") {
+		return src, false // no comment, or no backslash-newline to hide in one
+	}
 	var b []byte
 	syntax.Walk(f, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.Comment)
