@@ -119,6 +119,14 @@ var flows = []flow{
 {"text": "清掉了。"}
 {"text": "再来。", "toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "rm -rf dist"}}]}
 {"text": "又清掉了。"}`},
+	// Allow once also lets the byte-identical call run again in this
+	// session, with no question (prior approval, spec §3 step 5); the
+	// question said so when the person chose (issue 10 item 5).
+	{name: "allow-once-reused-for-identical-call", prompts: []string{"run the tests", "again"}, answers: []string{"allow_once"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "printf ok"}}]}
+{"text": "ran."}
+{"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "printf ok"}}]}
+{"text": "ran again without asking."}`},
 	{name: "user-deny", prompts: []string{"删掉 dist"}, answers: []string{"deny"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "rm -rf dist"}}]}
 {"text": "你拒绝了，我不删。"}`},
