@@ -156,3 +156,26 @@ func (b *watchedBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// TimeoutOrDefault is $CUSTOM_AGENT_MODEL_TIMEOUT, or DefaultTimeout when
+// it is unset or not a duration (the run command reports a bad value).
+func TimeoutOrDefault(getenv func(string) string) time.Duration {
+	d, err := TimeoutFromEnv(getenv)
+	if err != nil {
+		return DefaultTimeout
+	}
+	return d
+}
+
+// WatchedClient returns a client like c (nil: a default one) whose
+// responses feed Watch: every header and chunk read counts as the server
+// answering.
+func WatchedClient(c *http.Client) *http.Client {
+	out := &http.Client{}
+	if c != nil {
+		cp := *c
+		out = &cp
+	}
+	out.Transport = WatchedTransport(out.Transport)
+	return out
+}

@@ -67,7 +67,7 @@ func FromEnv(modelName string, getenv func(string) string) Options {
 		Model:   modelName,
 		BaseURL: strings.TrimSpace(getenv("OPENAI_BASE_URL")),
 		APIKey:  strings.TrimSpace(getenv("OPENAI_API_KEY")),
-		Timeout: timeoutFromEnv(getenv),
+		Timeout: model.TimeoutOrDefault(getenv),
 	}
 }
 
@@ -121,7 +121,7 @@ func New(opts Options) (*Provider, error) {
 		option.WithAPIKey(opts.APIKey),
 		option.WithMaxRetries(retries),
 	}
-	ropts = append(ropts, option.WithHTTPClient(watchedClient(opts.HTTPClient)))
+	ropts = append(ropts, option.WithHTTPClient(model.WatchedClient(opts.HTTPClient)))
 	if opts.Timeout == 0 {
 		opts.Timeout = model.DefaultTimeout
 	}
@@ -235,25 +235,3 @@ type statusError struct {
 
 func (e *statusError) Error() string { return e.msg }
 func (e *statusError) Unwrap() error { return e.err }
-
-// watchedClient returns a client like c (nil: a default one) whose
-// responses feed model.Watch.
-func watchedClient(c *http.Client) *http.Client {
-	out := &http.Client{}
-	if c != nil {
-		cp := *c
-		out = &cp
-	}
-	out.Transport = model.WatchedTransport(out.Transport)
-	return out
-}
-
-// timeoutFromEnv is $CUSTOM_AGENT_MODEL_TIMEOUT, or the default when it is
-// unset or not a duration (the run command reports that).
-func timeoutFromEnv(getenv func(string) string) time.Duration {
-	d, err := model.TimeoutFromEnv(getenv)
-	if err != nil {
-		return model.DefaultTimeout
-	}
-	return d
-}
