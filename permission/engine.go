@@ -68,6 +68,9 @@ func decide(req *Request, j *judge) Decision {
 		return d
 	}
 	m := req.Policy.match(j, false)
+	if req.Tool.Changed != nil {
+		return definitionChanged(req, j, d, m)
+	}
 	if r := m.rule; r != nil && r.TightenOnly && r.Decision != Deny {
 		// A tighten-only rule counts only where it is stricter than the
 		// decision without such rules.

@@ -119,6 +119,10 @@ func (j *judge) run(req Request) {
 		case isStr:
 			j.addPath(name, risk.Span{End: len(s)}, s, t.PathsWrite)
 			j.paths[len(j.paths)-1].deep = t.PathsRecursive
+		case t.Namespace != "":
+			// An MCP tool's path argument may be a list (paths[]): every
+			// element is judged like a path.
+			j.pathList(t, name, v)
 		default:
 			j.notString(name)
 		}
@@ -153,6 +157,25 @@ func (j *judge) run(req Request) {
 	j.judgePaths()
 	if len(j.findings) > 1 {
 		slices.SortStableFunc(j.findings, func(a, b risk.Finding) int { return cmp.Compare(b.Risk, a.Risk) })
+	}
+}
+
+// pathList judges every element of a list argument as a path; an argument
+// that is not a list of strings cannot be judged.
+func (j *judge) pathList(t *ToolInfo, name string, v any) {
+	list, ok := v.([]any)
+	if !ok {
+		j.notString(name)
+		return
+	}
+	for _, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			j.notString(name)
+			return
+		}
+		j.addPath(name, risk.Span{}, s, t.PathsWrite)
+		j.paths[len(j.paths)-1].deep = t.PathsRecursive
 	}
 }
 

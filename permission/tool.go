@@ -88,10 +88,22 @@ type ToolInfo struct {
 	// first path argument (list_files, search_text); the files it may match
 	// are judged like paths.
 	GlobArg string `json:"globArg,omitempty"`
+	// Changed is set on an MCP tool whose definition is not the one a rule
+	// or an answer let run before (pinning): its rules, except those that
+	// deny, and earlier approvals do not apply, and the call is asked.
+	Changed *DefinitionChange `json:"changed,omitempty"`
 	// Schema is the JSON Schema (JSON text) of the arguments, used by the
 	// router to validate a call before it reaches the engine. The engine
 	// does not read it.
 	Schema string `json:"-"`
+}
+
+// DefinitionChange names an MCP tool's definition (name, description,
+// input schema, annotations) by hash: the one approved and the one the
+// server offers now.
+type DefinitionChange struct {
+	Approved string `json:"approved"`
+	Offered  string `json:"offered"`
 }
 
 // AllowsMode reports whether the tool may run in mode m.
