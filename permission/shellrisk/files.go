@@ -885,18 +885,9 @@ func ruleRead(a *analyzer, c *call) {
 			deep = true
 		}
 	}
-	if deep && len(ops) == skip && (c.in.kind == inNone || name == "grep" || name == "egrep" || name == "fgrep") {
-		// A recursive search without a path searches the working
-		// directory (rg, ag and ack read a piped input instead).
-		a.accessDeep(arg{s: ".", sp: c.sp}, c.cwd)
-	}
-	for _, x := range ops[skip:] {
-		if deep {
-			a.accessDeep(x, c.cwd)
-		} else {
-			a.access(x, c.cwd, false, false)
-		}
-	}
+	// A recursive search without a path searches the working directory
+	// (rg, ag and ack read a piped input instead).
+	a.readOperands(c, ops[skip:], deep, c.in.kind == inNone)
 	if p, ok := val(os, "--compress-program"); ok && name == "sort" {
 		a.find(risk.Execute, p.sp, "sort --compress-program runs the given program on its temporary files")
 		a.runValue(p, "sort --compress-program", true)
@@ -930,26 +921,13 @@ func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
 		if d, ok := val(os, "-d", "--directories"); ok && strings.HasPrefix(d.s, "rec") {
 			deep = true
 		}
-	case "du", "tree":
-		deep = true // reads names and sizes only, but of everything
 	case "ls":
 		deep = has(os, "-R", "--recursive")
 	case "diff":
 		deep = has(os, "-r", "--recursive")
 	}
-	if name == "du" || name == "tree" {
-		deep = false // names, not contents: judged as plain reads
-	}
-	if deep && len(ops) == skip {
-		a.accessDeep(arg{s: ".", sp: c.sp}, c.cwd)
-	}
-	for _, x := range ops[skip:] {
-		if deep {
-			a.accessDeep(x, c.cwd)
-		} else {
-			a.access(x, c.cwd, false, false)
-		}
-	}
+	// du and tree read names and sizes, not contents: plain reads.
+	a.readOperands(c, ops[skip:], deep, true)
 	for _, op := range os {
 		if op.val.s == "" && !op.val.dyn || op.val.s == "-" {
 			continue
@@ -959,6 +937,22 @@ func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
 			a.access(op.val, c.cwd, false, false)
 		case slices.Contains(spec.writes, op.name):
 			a.access(op.val, c.cwd, true, false)
+		}
+	}
+}
+
+// readOperands records the files a reading program reads: each operand,
+// everything beneath it when deep, and the working directory when a deep
+// read names no file and cwdIfNone is set.
+func (a *analyzer) readOperands(c *call, ops []arg, deep, cwdIfNone bool) {
+	if deep && len(ops) == 0 && cwdIfNone {
+		a.accessDeep(arg{s: ".", sp: c.sp}, c.cwd)
+	}
+	for _, x := range ops {
+		if deep {
+			a.accessDeep(x, c.cwd)
+		} else {
+			a.access(x, c.cwd, false, false)
 		}
 	}
 }

@@ -24,25 +24,58 @@ func (a *analyzer) shellStdin(c *call, what string) {
 // ruleShell judges bash, sh and the other shells: -c strings are re-parsed,
 // scripts are named, code from standard input is re-parsed or Opaque.
 func ruleShell(a *analyzer, c *call) {
-	args := c.args
-	name := programName(args[0].s)
-	if name == "busybox" {
-		if len(args) < 2 || args[1].dyn {
-			return
-		}
-		if args[1].s != "sh" && args[1].s != "ash" {
-			a.inner(c, args[1:], c.cwd, false) // busybox rm ... is rm
-			return
-		}
-		args = args[1:]
+	args, ok := a.shellArgs(c)
+	if !ok {
+		return
 	}
-	cflag, sflag := false, false
+	a.shellWith(c, programName(args[0].s), scanShell(args))
+}
+
+// shellArgs returns the words of a shell call starting at the shell itself:
+// busybox sh ... is sh, busybox rm ... is rm (judged here, ok false).
+func (a *analyzer) shellArgs(c *call) ([]arg, bool) {
+	args := c.args
+	if programName(args[0].s) != "busybox" {
+		return args, true
+	}
+	if len(args) < 2 || args[1].dyn {
+		return nil, false
+	}
+	if args[1].s != "sh" && args[1].s != "ash" {
+		a.inner(c, args[1:], c.cwd, false)
+		return nil, false
+	}
+	return args[1:], true
+}
+
+// shellCall is how a shell's words read: its options, and the operands
+// after them.
+type shellCall struct {
+	cflag, sflag bool
+	rest         []arg // the operands
+	rcfiles      []rcfile
+	dyn          *arg // a word built at run time where an option may stand; it starts rest
+	unknown      *arg // a long option the analyser does not know
+}
+
+// rcfile is a file given to --rcfile or --init-file.
+type rcfile struct {
+	opt  string
+	file arg
+}
+
+// scanShell reads the options of bash and the shells like it.
+func scanShell(args []arg) shellCall {
+	var sc shellCall
 	i := 1
 	for ; i < len(args); i++ {
 		s := args[i].s
 		if args[i].dyn {
-			a.opaque(args[i].sp, name+" is given an option built at run time")
-			return
+			// It may be an option: nothing after it is known. Side doors
+			// (a process substitution, a template) look at it as the
+			// first operand.
+			sc.dyn = &args[i]
+			break
 		}
 		if s == "--" || s == "-" {
 			i++
@@ -56,34 +89,50 @@ func ruleShell(a *analyzer, c *call) {
 			i++
 			continue
 		case "--rcfile", "--init-file":
-			// The file is read as startup code of an interactive shell.
 			if i+1 < len(args) {
 				i++
-				a.access(args[i], c.cwd, false, false)
-				a.opaque(args[i].sp, name+" "+s+" runs the file "+quote(args[i].s)+" as shell code, whose contents are not checked")
+				sc.rcfiles = append(sc.rcfiles, rcfile{opt: s, file: args[i]})
 			}
 			continue
 		}
 		if s[1] == '-' {
-			if !slices.Contains(shellLongOpts, s[2:]) {
-				a.opaque(args[i].sp, name+" is given the option "+quote(s)+", which the analyser does not know")
+			if !slices.Contains(shellLongOpts, s[2:]) && sc.unknown == nil {
+				sc.unknown = &args[i]
 			}
 			continue
 		}
 		if strings.IndexByte(s[1:], 'c') >= 0 {
-			cflag = true
+			sc.cflag = true
 		}
 		if strings.ContainsAny(s[1:], "si") && s[0] == '-' {
-			sflag = true // -s: commands come from standard input; -i too
+			sc.sflag = true // -s: commands come from standard input; -i too
 		}
 	}
-	rest := args[min(i, len(args)):]
+	sc.rest = args[min(i, len(args)):]
+	return sc
+}
+
+// shellWith judges a shell call read by scanShell.
+func (a *analyzer) shellWith(c *call, name string, sc shellCall) {
+	if sc.dyn != nil {
+		a.opaque(sc.dyn.sp, name+" is given an option built at run time")
+		return
+	}
+	for _, rc := range sc.rcfiles {
+		// The file is read as startup code of an interactive shell.
+		a.access(rc.file, c.cwd, false, false)
+		a.opaque(rc.file.sp, name+" "+rc.opt+" runs the file "+quote(rc.file.s)+" as shell code, whose contents are not checked")
+	}
+	if sc.unknown != nil {
+		a.opaque(sc.unknown.sp, name+" is given the option "+quote(sc.unknown.s)+", which the analyser does not know")
+	}
+	rest := sc.rest
 	switch {
-	case sflag && !cflag:
+	case sc.sflag && !sc.cflag:
 		// bash -s ARGS: the words are positional parameters, the code is
 		// what arrives on standard input.
 		a.shellStdin(c, name)
-	case cflag:
+	case sc.cflag:
 		if len(rest) == 0 {
 			return
 		}

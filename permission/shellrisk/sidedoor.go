@@ -95,62 +95,32 @@ func (a *analyzer) codeFrom(x arg, what string, sameShell bool) bool {
 // a process substitution or standard input named as the script, an rcfile
 // from a process substitution, and templates.
 func ruleShellSideDoor(a *analyzer, c *call) {
-	args := c.args
+	args, ok := a.shellArgs(c)
+	if !ok {
+		return
+	}
 	name := programName(args[0].s)
-	if name == "busybox" {
-		if len(args) < 2 || args[1].dyn || args[1].s != "sh" && args[1].s != "ash" {
-			ruleShell(a, c)
+	sc := scanShell(args)
+	// --rcfile <(…): the file is the output of a command, judged as code
+	// (and Opaque, as every rcfile is, in shellWith).
+	for _, rc := range sc.rcfiles {
+		a.codeFrom(rc.file, name+" "+rc.opt, false)
+	}
+	if len(sc.rest) > 0 {
+		x := sc.rest[0]
+		switch {
+		case sc.cflag && isTemplate(x):
+			a.template(x, name+" -c", "")
+			return
+		case sc.cflag:
+		case a.codeFrom(x, name, false):
+			return
+		case !x.dyn && isStdinPath(x.s):
+			a.shellStdin(c, name+" "+x.s)
 			return
 		}
-		args = args[1:]
 	}
-	cflag := false
-	i := 1
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn {
-			break
-		}
-		s := x.s
-		if s == "--" || s == "-" {
-			i++
-			break
-		}
-		if len(s) < 2 || s[0] != '-' && s[0] != '+' {
-			break
-		}
-		switch s {
-		case "-o", "+o", "-O", "+O":
-			i++
-			continue
-		case "--rcfile", "--init-file":
-			if i+1 < len(args) {
-				i++
-				a.codeFrom(args[i], name+" "+s, false)
-			}
-			continue
-		}
-		if s[1] != '-' && strings.IndexByte(s[1:], 'c') >= 0 {
-			cflag = true
-		}
-	}
-	if i >= len(args) {
-		ruleShell(a, c)
-		return
-	}
-	x := args[i]
-	switch {
-	case cflag && isTemplate(x):
-		a.template(x, name+" -c", "")
-		return
-	case cflag:
-	case a.codeFrom(x, name, false):
-		return
-	case !x.dyn && isStdinPath(x.s):
-		a.shellStdin(c, name+" "+x.s)
-		return
-	}
-	ruleShell(a, c)
+	a.shellWith(c, name, sc)
 }
 
 // isTemplate reports a word that is dynamic only because a wrapper
