@@ -41,6 +41,7 @@ anything runs.`,
 		newPolicyCmd(g),
 		newTrustCmd(g),
 		newUntrustCmd(g),
+		newConfigCmd(g),
 	)
 	root.Version = version()
 	root.SetVersionTemplate("custom-agent {{.Version}}\n")

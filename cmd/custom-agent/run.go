@@ -15,6 +15,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
+	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/app"
@@ -34,7 +35,29 @@ type runFlags struct {
 	maxSteps        int
 	maxOutput       sizeFlag // --max-output-bytes; unset means $CUSTOM_AGENT_MAX_OUTPUT_BYTES, else the default
 	promptFile      string
-	modelTimeout    time.Duration // 0: $CUSTOM_AGENT_MODEL_TIMEOUT, else model.DefaultTimeout
+	modelTimeout    time.Duration  // 0: $CUSTOM_AGENT_MODEL_TIMEOUT, else model.DefaultTimeout
+	conf            *config.Config // the merged configuration, once loaded (loadRunConfig)
+}
+
+// loadRunConfig loads the configuration of the session's directory once,
+// with the command's flags on top, and prints its warnings.
+func loadRunConfig(cmd *cobra.Command, f *runFlags) (*config.Config, error) {
+	if f.conf != nil {
+		return f.conf, nil
+	}
+	cwd, err := app.Cwd(f.cwd)
+	if err != nil {
+		return nil, err
+	}
+	c, err := app.LoadConfig(cwd, f.configHome, os.Getenv, configFlags(cmd, f))
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+	}
+	f.conf = c
+	return c, nil
 }
 
 // sizeFlag is a flag holding a size such as 2GiB, checked when it is set.
@@ -86,11 +109,15 @@ else is written there.`,
 			if err != nil {
 				return err
 			}
-			getenv, err := modelEnv(f.modelTimeout, os.Getenv)
+			conf, err := loadRunConfig(cmd, f)
 			if err != nil {
 				return err
 			}
-			m, err := app.Model(f.model, getenv)
+			getenv, err := modelEnv(f.modelTimeout, app.ConfigEnv(conf, os.Getenv))
+			if err != nil {
+				return err
+			}
+			m, err := app.Model(conf.Model, getenv)
 			if err != nil {
 				return err
 			}
@@ -177,18 +204,25 @@ func readPrompt(cmd *cobra.Command, file string, args []string) (string, error) 
 // runTurn runs one turn with the given model and approval UI.
 func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, prompt string, newUI func(*approval.Broker, context.CancelFunc) approvalUI) (string, error) {
 	ctx := cmd.Context()
+	conf, err := loadRunConfig(cmd, f)
+	if err != nil {
+		return "", err
+	}
 	mode := permission.Mode(f.mode)
+	if conf.Mode != "" {
+		mode = permission.Mode(conf.Mode) // --mode, else the files
+	}
 	if !mode.Valid() {
-		return "", fmt.Errorf("unknown mode %q (want default or plan)", f.mode)
+		return "", fmt.Errorf("unknown mode %q (want default or plan)", mode)
 	}
 	approvalTimeout, err := approvalTimeout(cmd, f.approvalTimeout)
 	if err != nil {
 		return "", err
 	}
-	maxOutput, err := app.MaxOutputBytes(string(f.maxOutput), os.Getenv)
-	if err != nil {
-		return "", err
+	if conf.ApprovalTimeout > 0 && conf.Sources["approvalTimeout"].Level != config.LevelFlag {
+		approvalTimeout = conf.ApprovalTimeout
 	}
+	maxOutput := app.MaxOutput(conf)
 	cwd, err := app.Cwd(f.cwd)
 	if err != nil {
 		return "", err

@@ -1,0 +1,156 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func mustParse(t *testing.T, path, src string) *File {
+	t.Helper()
+	f, err := Parse(path, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestParseStrictErrorsNamePositions(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"{\n  \"version\": 1,\n  \"modle\": \"openai:x\"\n}", `c.json:3:3: unknown key "modle"`},
+		{"{\"mode\": 3}", `c.json:1:10: mode: number is not a string`},
+		{"{\"mode\": \"yolo\"}", `c.json:1:10: mode: "yolo" is not a mode`},
+		{"{\n\"approvalTimeout\": \"soon\"}", `c.json:2:20: approvalTimeout: "soon" is not a positive duration`},
+		{"{\"maxOutputBytes\": true}", `c.json:1:20: maxOutputBytes: boolean is not a size`},
+		{"{\"maxOutputBytes\": \"lots\"}", `c.json:1:20: maxOutputBytes: "lots" is not a size`},
+		{"{\"version\": 2}", `c.json:1:13: version: 2 is not supported`},
+		{"{\"providers\": {\"openai\": {\"baseURL\": \"x\", \"apiKey\": \"sk\"}}}", `c.json:1:38: providers.openai.baseURL: "x" is not an http or https URL`},
+		{"{\"providers\": {\"openai\": {\"apiKey\": \"sk\"}}}", `keys and tokens come from the environment`},
+		{"{\n \"mcpServers\": {\n  \"fs\": {\"command\": \"npx\", \"args\": [\"a\", 1]}}}", `c.json:3:42: mcpServers.fs.args[1]: number is not a string`},
+		{"{\"mcpServers\": {\"fs\": {\"command\": \"npx\", \"cmd\": 1}}}", `c.json:1:42: mcpServers.fs: unknown key "cmd"`},
+		{"{\"mcpServers\": {\"a__b\": {\"command\": \"npx\"}}}", `c.json:1:17: mcpServers: server name "a__b"`},
+		{"{\"mcpServers\": {\"h\": {\"type\": \"sse\", \"url\": \"http://x\"}}}", `"sse" is not supported`},
+		{"{\"mcpServers\": {\"h\": {\"env\": {}}}}", `no "command"`},
+		{"{\"builtinRules\": \"no\"}", `c.json:1:18: builtinRules: string is not a boolean`},
+		{"{\"mode\": \"plan\", \"mode\": \"plan\"}", `c.json:1:18: the key "mode" appears twice`},
+		{"{\"mode\": \"plan\",}", `c.json:1:17: invalid character '}'`},
+		{"{\"mode\": \"plan\"", `unexpected end of file`},
+		{"[]", `c.json:1:1: a configuration file is a JSON object`},
+		{"{\n  \"mode\": \"plan\"\n} {}", `c.json:3:3: trailing data`},
+	} {
+		_, err := Parse("c.json", []byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tc.src, err, tc.want)
+		}
+	}
+}
+
+func TestParseAcceptsPastedMCPServers(t *testing.T) {
+	f := mustParse(t, "c.json", `{"mcpServers": {
+		"filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "env": {"A": "b"}},
+		"remote": {"type": "http", "url": "http://127.0.0.1:3001/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+		"cursor": {"url": "https://example.test/mcp"}}}`)
+	fs := f.Set["mcpServers.filesystem"].(Server)
+	if fs.Transport() != "stdio" || fs.Command != "npx" || len(fs.Args) != 3 || fs.Env["A"] != "b" {
+		t.Errorf("filesystem: %+v", fs)
+	}
+	if s := f.Set["mcpServers.remote"].(Server); s.Transport() != "http" || s.Headers["Authorization"] == "" {
+		t.Errorf("remote: %+v", s)
+	}
+	if s := f.Set["mcpServers.cursor"].(Server); s.Transport() != "http" {
+		t.Errorf("cursor: %+v", s)
+	}
+	if f.Pos["mcpServers.remote"] != "c.json:3:3" {
+		t.Errorf("position of remote: %s", f.Pos["mcpServers.remote"])
+	}
+}
+
+func TestMergeOrderAndSources(t *testing.T) {
+	user := mustParse(t, "/u/config.json", `{"version": 1, "model": "openai:user", "mode": "plan", "approvalTimeout": "1m",
+		"maxOutputBytes": "1MiB", "providers": {"openai": {"baseURL": "http://user.test/v1"}},
+		"mcpServers": {"a": {"command": "a"}, "b": {"command": "b-user"}}}`)
+	project := mustParse(t, "/p/.custom-agent/config.json", `{"model": "anthropic:project", "maxOutputBytes": 2048,
+		"mcpServers": {"b": {"command": "b-project"}}}`)
+	env := map[string]string{}
+	in := Inputs{User: user, Project: project, ProjectTrusted: true, ProjectRoot: "/p", Getenv: func(k string) string { return env[k] }}
+
+	c, err := Merge(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(key string, got, want any, level Level, from string) {
+		t.Helper()
+		if got != want || c.Sources[key].Level != level || !strings.HasPrefix(c.Sources[key].From, from) {
+			t.Errorf("%s = %v from %v; want %v from %s %s", key, got, c.Sources[key], want, level, from)
+		}
+	}
+	check("model", c.Model, "anthropic:project", LevelProject, "/p/.custom-agent/config.json:1:")
+	check("mode", c.Mode, "plan", LevelUser, "/u/config.json:1:")
+	check("approvalTimeout", c.ApprovalTimeout, time.Minute, LevelUser, "/u/config.json")
+	check("maxOutputBytes", c.MaxOutputBytes, int64(2048), LevelProject, "/p/")
+	check("mcpServers.a", c.MCPServers["a"].Command, "a", LevelUser, "/u/")
+	check("mcpServers.b", c.MCPServers["b"].Command, "b-project", LevelProject, "/p/")
+	check("providers.openai", c.Providers["openai"].BaseURL, "http://user.test/v1", LevelUser, "/u/")
+
+	env["CUSTOM_AGENT_MODEL"] = "openai:env"
+	env["CUSTOM_AGENT_MAX_OUTPUT_BYTES"] = "4KiB"
+	env["OPENAI_BASE_URL"] = "http://env.test/v1"
+	if c, err = Merge(in); err != nil {
+		t.Fatal(err)
+	}
+	check("model", c.Model, "openai:env", LevelEnv, "CUSTOM_AGENT_MODEL")
+	check("maxOutputBytes", c.MaxOutputBytes, int64(4096), LevelEnv, EnvMaxOutputBytes)
+	check("providers.openai", c.Providers["openai"].BaseURL, "http://env.test/v1", LevelEnv, "OPENAI_BASE_URL")
+
+	in.Flags = Flags{Model: "script:flag.jsonl", Mode: "default", ApprovalTimeout: 5 * time.Second, MaxOutputBytes: "8KiB", NoBuiltinRules: true}
+	if c, err = Merge(in); err != nil {
+		t.Fatal(err)
+	}
+	check("model", c.Model, "script:flag.jsonl", LevelFlag, "--model")
+	check("mode", c.Mode, "default", LevelFlag, "--mode")
+	check("approvalTimeout", c.ApprovalTimeout, 5*time.Second, LevelFlag, "--approval-timeout")
+	check("maxOutputBytes", c.MaxOutputBytes, int64(8192), LevelFlag, "--max-output-bytes")
+	if c.BuiltinRules == nil || *c.BuiltinRules || c.Sources["builtinRules"].From != "--no-builtin-rules" {
+		t.Errorf("builtinRules: %v from %v", c.BuiltinRules, c.Sources["builtinRules"])
+	}
+	env["CUSTOM_AGENT_MAX_OUTPUT_BYTES"] = "0"
+	if _, err := Merge(in); err == nil || !strings.Contains(err.Error(), EnvMaxOutputBytes) {
+		t.Errorf("a bad environment value: %v", err)
+	}
+}
+
+func TestUntrustedProjectRiskyKeysIgnored(t *testing.T) {
+	user := mustParse(t, "/u/config.json", `{"mode": "plan", "builtinRules": false}`)
+	project := mustParse(t, "/p/.custom-agent/config.json", `{"model": "openai:evil", "mode": "default", "builtinRules": true,
+		"providers": {"openai": {"baseURL": "http://evil.test"}}, "mcpServers": {"x": {"command": "sh"}},
+		"approvalTimeout": "10s", "maxOutputBytes": 100}`)
+	c, err := Merge(Inputs{User: user, Project: project, ProjectRoot: "/p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "" || c.Mode != "plan" || len(c.MCPServers) != 0 || len(c.Providers) != 0 || *c.BuiltinRules {
+		t.Errorf("an untrusted project set risky keys: %+v", c)
+	}
+	if c.ApprovalTimeout != 10*time.Second || c.MaxOutputBytes != 100 {
+		t.Errorf("harmless keys of an untrusted project were dropped: %+v", c)
+	}
+	if len(c.Warnings) != 1 {
+		t.Fatalf("warnings: %q", c.Warnings)
+	}
+	w := c.Warnings[0]
+	for _, s := range []string{"/p/.custom-agent/config.json", "mcpServers.x", "model", "mode", "providers.openai", "builtinRules", "custom-agent trust /p"} {
+		if !strings.Contains(w, s) {
+			t.Errorf("warning %q does not name %q", w, s)
+		}
+	}
+	// A stricter mode from an untrusted project counts.
+	c, _ = Merge(Inputs{Project: mustParse(t, "p.json", `{"mode": "plan"}`), ProjectRoot: "/p"})
+	if c.Mode != "plan" || len(c.Warnings) != 0 {
+		t.Errorf("plan from an untrusted project: %+v", c)
+	}
+	// Trusted, everything counts.
+	c, _ = Merge(Inputs{User: user, Project: project, ProjectTrusted: true, ProjectRoot: "/p"})
+	if c.Model != "openai:evil" || c.Mode != "default" || len(c.MCPServers) != 1 || len(c.Warnings) != 0 {
+		t.Errorf("trusted project: %+v", c)
+	}
+}
