@@ -247,6 +247,16 @@ func NewID(now time.Time) string {
 // ID is the session's id.
 func (s *Session) ID() string { return s.id }
 
+// Mode is the mode the session's next turn runs in.
+func (s *Session) Mode() permission.Mode { return s.info.Mode }
+
+// SetMode changes the mode from the next turn on. It must not be called
+// while a turn runs; the caller records the change (policy.changed).
+func (s *Session) SetMode(m permission.Mode) { s.info.Mode = m }
+
+// Started reports whether the session has a session.started in the log.
+func (s *Session) Started() bool { return s.started }
+
 // turn is the state of one running turn.
 type turn struct {
 	s       *Session
@@ -359,7 +369,10 @@ func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc)
 			if out.Prior != nil {
 				s.history = append(s.history, *out.Prior)
 			}
-			if out.PolicyChanged {
+			// An answered question may have changed the rules besides its
+			// own (an approval UI's "deny for this session" adds a session
+			// deny rule as it answers): take them again.
+			if out.PolicyChanged || out.Answer != nil {
 				if err := s.refreshPolicy(); err != nil {
 					return event.StopError, err.Error(), nil
 				}

@@ -1,0 +1,569 @@
+// Package acp is the Agent Client Protocol adapter: it serves custom-agent
+// as an ACP agent (JSON-RPC 2.0, one message a line) to an editor such as
+// Zed, which becomes the approval UI. Every tool call still passes the
+// executor and the PermissionEngine; an ask reaches the editor as
+// session/request_permission through the approval broker, and the turn's
+// events reach it as session/update notifications.
+//
+// The package sits above the session engine, the executor and the store
+// port (DESIGN.md §2): nothing in the core imports it.
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	acpsdk "github.com/coder/acp-go-sdk"
+
+	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/session"
+)
+
+// Store is what the adapter needs of the event log.
+type Store interface {
+	session.Log
+	// Verify checks a session's hash chain; a session that does not
+	// verify is not continued.
+	Verify(ctx context.Context, sessionID string) error
+}
+
+// Config is what the agent serves with.
+type Config struct {
+	Store  Store
+	Broker *approval.Broker
+	// Session is the template of every session's configuration; its Log,
+	// Model and Approver are set by the agent.
+	Session session.Config
+	// Model is the model every session uses. When it is nil, session/new
+	// and session/load fail with ModelErr, which says what to set.
+	Model    model.Gateway
+	ModelErr error
+	// Rules opens the policy for a session's directory.
+	Rules func(cwd string) (session.Rules, error)
+	// System returns the system prompt for a directory (default none).
+	System func(cwd string) string
+	// Cwd checks and canonicalises a session's directory (default
+	// filepath.Clean of an absolute path).
+	Cwd  func(dir string) (string, error)
+	Home string
+	Env  []string
+	// Mode is the mode new sessions start in (default "default").
+	Mode permission.Mode
+	// Logger receives operational messages; never stdout (default
+	// slog.Default()).
+	Logger *slog.Logger
+	// Version is reported in initialize's agentInfo.
+	Version string
+	// MCP, when set, connects a session's MCP servers. Until the MCP layer
+	// exists it is nil, and a session/new that names servers is refused.
+	MCP func(ctx context.Context, cwd string, servers []acpsdk.McpServer) error
+}
+
+// Option ids of session/request_permission, with the answers they stand for.
+const (
+	optAllowOnce    = executor.OptionAllowOnce
+	optAllowSession = executor.OptionAllowSession
+	optAllowProject = executor.OptionAllowProject
+	optDeny         = executor.OptionDeny
+	// optDenySession is "deny for this session": a session deny rule, so
+	// the same call is refused without asking (DESIGN.md §6).
+	optDenySession = "deny_session"
+)
+
+// Agent implements the ACP agent side.
+type Agent struct {
+	cfg  Config
+	conn *acpsdk.AgentSideConnection
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*sess
+	// asks are the permission requests out with the client, by broker ask
+	// id: cancelling one withdraws the request ($/cancel_request).
+	asks map[string]context.CancelFunc
+	// clientCaps are what the client advertised in initialize.
+	clientCaps acpsdk.ClientCapabilities
+}
+
+// sess is one ACP session: a session of our log.
+type sess struct {
+	id    string
+	cwd   string
+	s     *session.Session
+	rules session.Rules
+
+	// turn serialises the session's turns and mode changes.
+	turn sync.Mutex
+
+	mu      sync.Mutex // guards the fields below
+	running bool
+	turnID  string // the running turn's id (for events the adapter records)
+	// denySession are the session deny rules chosen for tool calls whose
+	// ask is being answered "deny for this session", by tool call id.
+	denySession map[string]permission.Rule
+	// calls are the tool calls of the running turn, by id (for the title of
+	// a permission request).
+	calls map[string]*callState
+}
+
+var (
+	_ acpsdk.Agent       = (*Agent)(nil)
+	_ acpsdk.AgentLoader = (*Agent)(nil)
+)
+
+// Serve runs the agent on in and out until in ends or ctx is cancelled.
+// Only protocol is written to out.
+func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
+	a := newAgent(cfg)
+	w := &lineWriter{w: out}
+	filtered := filterInput(in, w, a.log)
+	a.conn = acpsdk.NewAgentSideConnection(a, w, filtered)
+	a.conn.SetLogger(a.log)
+	subCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	notices := cfg.Broker.Subscribe(subCtx)
+	go a.routeAsks(subCtx, notices)
+	select {
+	case <-a.conn.Done():
+	case <-ctx.Done():
+	}
+	a.cancelAll()
+	return nil
+}
+
+func newAgent(cfg Config) *Agent {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = permission.ModeDefault
+	}
+	if cfg.Cwd == nil {
+		cfg.Cwd = func(dir string) (string, error) { return filepath.Clean(dir), nil }
+	}
+	if cfg.System == nil {
+		cfg.System = func(string) string { return "" }
+	}
+	return &Agent{cfg: cfg, log: cfg.Logger, sessions: map[string]*sess{}, asks: map[string]context.CancelFunc{}}
+}
+
+// cancelAll withdraws every request still out when the connection ends.
+func (a *Agent) cancelAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, c := range a.asks {
+		c()
+	}
+}
+
+// Initialize answers with protocol version 1 and what the agent supports.
+func (a *Agent) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acpsdk.InitializeResponse, error) {
+	a.mu.Lock()
+	a.clientCaps = p.ClientCapabilities
+	a.mu.Unlock()
+	title := "custom-agent"
+	return acpsdk.InitializeResponse{
+		ProtocolVersion: acpsdk.ProtocolVersion(acpsdk.ProtocolVersionNumber),
+		AgentInfo:       &acpsdk.Implementation{Name: "custom-agent", Title: &title, Version: a.cfg.Version},
+		AgentCapabilities: acpsdk.AgentCapabilities{
+			LoadSession: true,
+			// Text and resource links are the baseline; embedded text
+			// resources are read too. Images and audio are not.
+			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true},
+		},
+		AuthMethods: []acpsdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate is not needed: the model's credentials come from the
+// environment.
+func (a *Agent) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsdk.AuthenticateResponse, error) {
+	return acpsdk.AuthenticateResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodAuthenticate)
+}
+
+// modes are the session modes offered, in the order shown.
+func modes(current permission.Mode) *acpsdk.SessionModeState {
+	def := "Every call is decided by its risk and your policy; writes, commands and network calls are asked"
+	plan := "Look, don't touch: only calls judged read may run; anything else is denied, not asked"
+	return &acpsdk.SessionModeState{
+		CurrentModeId: acpsdk.SessionModeId(orDefault(current)),
+		AvailableModes: []acpsdk.SessionMode{
+			{Id: acpsdk.SessionModeId(permission.ModeDefault), Name: "Default", Description: &def},
+			{Id: acpsdk.SessionModeId(permission.ModePlan), Name: "Plan", Description: &plan},
+		},
+	}
+}
+
+func orDefault(m permission.Mode) permission.Mode {
+	if m == "" {
+		return permission.ModeDefault
+	}
+	return m
+}
+
+// reqError is a JSON-RPC error with a readable message.
+func reqError(code int, format string, args ...any) *acpsdk.RequestError {
+	return &acpsdk.RequestError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+const (
+	codeInvalidParams = -32602
+	codeInternal      = -32603
+	codeNotFound      = -32002
+)
+
+// prepare checks what session/new and session/load share: a model, an
+// absolute cwd, no MCP servers unless the MCP layer is wired.
+func (a *Agent) prepare(ctx context.Context, cwd string, servers []acpsdk.McpServer) (string, session.Rules, error) {
+	if a.cfg.Model == nil {
+		err := a.cfg.ModelErr
+		if err == nil {
+			err = errors.New("no model is configured")
+		}
+		return "", nil, reqError(codeInternal, "custom-agent cannot start a session: %v", err)
+	}
+	if !filepath.IsAbs(cwd) {
+		return "", nil, reqError(codeInvalidParams, "cwd must be an absolute path, got %q", cwd)
+	}
+	dir, err := a.cfg.Cwd(cwd)
+	if err != nil {
+		return "", nil, reqError(codeInvalidParams, "cwd: %v", err)
+	}
+	if len(servers) > 0 {
+		if a.cfg.MCP == nil {
+			return "", nil, reqError(codeInvalidParams,
+				"custom-agent does not connect MCP servers yet (%d given): remove them from the session's mcpServers; the built-in tools remain available", len(servers))
+		}
+		if err := a.cfg.MCP(ctx, dir, servers); err != nil {
+			return "", nil, reqError(codeInternal, "MCP servers: %v", err)
+		}
+	}
+	var rules session.Rules
+	if a.cfg.Rules != nil {
+		if rules, err = a.cfg.Rules(dir); err != nil {
+			return "", nil, reqError(codeInternal, "the policy for %s does not load: %v", dir, err)
+		}
+	}
+	return dir, rules, nil
+}
+
+func (a *Agent) sessionConfig() session.Config {
+	c := a.cfg.Session
+	c.Log = a.cfg.Store
+	c.Model = a.cfg.Model
+	c.Approver = &approver{a: a}
+	return c
+}
+
+func (a *Agent) info(cwd string, rules session.Rules, mode permission.Mode) session.Info {
+	return session.Info{Cwd: cwd, Home: a.cfg.Home, Mode: mode, Rules: rules, Env: a.cfg.Env}
+}
+
+// NewSession starts a session of our log in cwd.
+func (a *Agent) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
+	dir, rules, err := a.prepare(ctx, p.Cwd, p.McpServers)
+	if err != nil {
+		return acpsdk.NewSessionResponse{}, err
+	}
+	cfg := a.sessionConfig()
+	cfg.System = a.cfg.System(dir)
+	s := session.New(cfg, a.info(dir, rules, a.cfg.Mode))
+	ss := a.add(s, dir, rules)
+	a.log.Info("session started", "session", ss.id, "cwd", dir)
+	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(ss.id), Modes: modes(s.Mode())}, nil
+}
+
+func (a *Agent) add(s *session.Session, dir string, rules session.Rules) *sess {
+	ss := &sess{id: s.ID(), cwd: dir, s: s, rules: rules, denySession: map[string]permission.Rule{}, calls: map[string]*callState{}}
+	a.mu.Lock()
+	a.sessions[ss.id] = ss
+	a.mu.Unlock()
+	return ss
+}
+
+func (a *Agent) session(id acpsdk.SessionId) (*sess, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ss, ok := a.sessions[string(id)]
+	if !ok {
+		return nil, reqError(codeNotFound, "no session %q in this connection (session/new starts one, session/load continues a recorded one)", id)
+	}
+	return ss, nil
+}
+
+// LoadSession replays a recorded session as session/update notifications
+// and continues it, with its approvals and session rules restored as
+// run --session does.
+func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
+	dir, rules, err := a.prepare(ctx, p.Cwd, p.McpServers)
+	if err != nil {
+		return acpsdk.LoadSessionResponse{}, err
+	}
+	id := string(p.SessionId)
+	a.mu.Lock()
+	_, open := a.sessions[id]
+	a.mu.Unlock()
+	if open {
+		return acpsdk.LoadSessionResponse{}, reqError(codeInvalidParams, "session %s is already open in this connection", id)
+	}
+	if err := a.cfg.Store.Verify(ctx, id); err != nil {
+		if errors.Is(err, eventlog.ErrNoSession) {
+			return acpsdk.LoadSessionResponse{}, reqError(codeNotFound, "no session %s is recorded", id)
+		}
+		return acpsdk.LoadSessionResponse{}, reqError(codeInternal,
+			"session %s does not verify, so it is not continued: %v (custom-agent audit verify %s shows where; start a new session instead)", id, err, id)
+	}
+	// The mode the session last ran in.
+	mode := a.cfg.Mode
+	var events []event.Event
+	for e, err := range a.cfg.Store.Read(ctx, id, 1) {
+		if err != nil {
+			return acpsdk.LoadSessionResponse{}, reqError(codeInternal, "reading session %s: %v", id, err)
+		}
+		events = append(events, e)
+		if m, ok := modeOf(e); ok {
+			mode = m
+		}
+	}
+	cfg := a.sessionConfig()
+	cfg.System = a.cfg.System(dir)
+	s, err := session.Resume(ctx, cfg, id, a.info(dir, rules, mode))
+	if err != nil {
+		if errors.Is(err, eventlog.ErrNoSession) {
+			return acpsdk.LoadSessionResponse{}, reqError(codeNotFound, "no session %s is recorded", id)
+		}
+		return acpsdk.LoadSessionResponse{}, reqError(codeInternal, "%v", err)
+	}
+	if m := s.Moved(); m != nil {
+		a.log.Warn("session resumed in another directory: its grants made there do not apply here",
+			"session", id, "from", m.From, "to", dir, "rules", m.Rules, "approvals", m.Approvals)
+	}
+	ss := &sess{id: id, cwd: dir, s: s, rules: rules, denySession: map[string]permission.Rule{}, calls: map[string]*callState{}}
+	rp := newMapper(a, ss, true)
+	for _, e := range events {
+		rp.event(e)
+	}
+	rp.closeOpen("the turn ended before this call finished")
+	a.mu.Lock()
+	a.sessions[id] = ss
+	a.mu.Unlock()
+	a.log.Info("session loaded", "session", id, "cwd", dir, "events", len(events))
+	return acpsdk.LoadSessionResponse{Modes: modes(mode)}, nil
+}
+
+// modeOf returns the mode an event records the session in.
+func modeOf(e event.Event) (permission.Mode, bool) {
+	p, err := e.Decode()
+	if err != nil {
+		return "", false
+	}
+	var m string
+	switch p := p.(type) {
+	case *event.SessionStartedPayload:
+		m = p.Mode
+	case *event.TurnStartedPayload:
+		m = p.Mode
+	case *event.PolicyChangedPayload:
+		if p.Op == opSetMode {
+			var c modeChange
+			if json.Unmarshal(p.Rule, &c) == nil {
+				m = c.Mode
+			}
+		}
+	}
+	if m == "" || !permission.Mode(m).Valid() {
+		return "", false
+	}
+	return permission.Mode(m), true
+}
+
+// opSetMode is the op of the policy.changed event a mode change records.
+const opSetMode = "set_mode"
+
+// modeChange is the "rule" of a policy.changed set_mode event.
+type modeChange struct {
+	Mode string `json:"mode"`
+	From string `json:"from"`
+}
+
+// SetSessionMode changes the session's mode from its next turn on and
+// records it as policy.changed {level session, op set_mode}.
+func (a *Agent) SetSessionMode(ctx context.Context, p acpsdk.SetSessionModeRequest) (acpsdk.SetSessionModeResponse, error) {
+	ss, err := a.session(p.SessionId)
+	if err != nil {
+		return acpsdk.SetSessionModeResponse{}, err
+	}
+	m := permission.Mode(p.ModeId)
+	if m == "" || !m.Valid() {
+		return acpsdk.SetSessionModeResponse{}, reqError(codeInvalidParams, "unknown mode %q (the modes are default and plan)", p.ModeId)
+	}
+	ss.mu.Lock()
+	running := ss.running
+	ss.mu.Unlock()
+	if running || !ss.turn.TryLock() {
+		return acpsdk.SetSessionModeResponse{}, reqError(codeInvalidParams, "the mode cannot change while a turn runs: cancel it or wait for it to end")
+	}
+	defer ss.turn.Unlock()
+	from := orDefault(ss.s.Mode())
+	if from == m {
+		return acpsdk.SetSessionModeResponse{}, nil
+	}
+	// A session with no events yet records its mode in session.started.
+	if ss.s.Started() {
+		raw, _ := json.Marshal(modeChange{Mode: string(m), From: string(from)})
+		d, err := event.NewDraft(ss.id, "", a.now(), event.PolicyChangedPayload{Level: "session", Op: opSetMode, Rule: raw, Cwd: ss.cwd})
+		if err == nil {
+			_, err = a.cfg.Store.Append(context.WithoutCancel(ctx), d)
+		}
+		if err != nil {
+			return acpsdk.SetSessionModeResponse{}, reqError(codeInternal, "recording the mode change: %v", err)
+		}
+	}
+	ss.s.SetMode(m)
+	a.log.Info("mode changed", "session", ss.id, "from", from, "to", m)
+	a.notify(ss.id, acpsdk.SessionUpdate{CurrentModeUpdate: &acpsdk.SessionCurrentModeUpdate{CurrentModeId: p.ModeId}})
+	return acpsdk.SetSessionModeResponse{}, nil
+}
+
+func (a *Agent) now() time.Time {
+	if a.cfg.Session.Now != nil {
+		return a.cfg.Session.Now()
+	}
+	return time.Now()
+}
+
+// SetSessionConfigOption: the agent has no config options.
+func (a *Agent) SetSessionConfigOption(context.Context, acpsdk.SetSessionConfigOptionRequest) (acpsdk.SetSessionConfigOptionResponse, error) {
+	return acpsdk.SetSessionConfigOptionResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionSetConfigOption)
+}
+
+// ListSessions is not offered (sessionCapabilities.list is not advertised).
+func (a *Agent) ListSessions(context.Context, acpsdk.ListSessionsRequest) (acpsdk.ListSessionsResponse, error) {
+	return acpsdk.ListSessionsResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionList)
+}
+
+// ResumeSession is not offered; session/load is.
+func (a *Agent) ResumeSession(context.Context, acpsdk.ResumeSessionRequest) (acpsdk.ResumeSessionResponse, error) {
+	return acpsdk.ResumeSessionResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionResume)
+}
+
+// CloseSession is not offered (sessionCapabilities.close is not advertised).
+func (a *Agent) CloseSession(context.Context, acpsdk.CloseSessionRequest) (acpsdk.CloseSessionResponse, error) {
+	return acpsdk.CloseSessionResponse{}, acpsdk.NewMethodNotFound(acpsdk.AgentMethodSessionClose)
+}
+
+// Cancel: the SDK has cancelled the running prompt's context already; the
+// turn ends with stopReason cancelled and a pending ask resolves to deny
+// by the system.
+func (a *Agent) Cancel(_ context.Context, p acpsdk.CancelNotification) error {
+	a.log.Info("turn cancelled by the client", "session", p.SessionId)
+	return nil
+}
+
+// Prompt runs one turn and maps its events to session/update.
+func (a *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.PromptResponse, error) {
+	ss, err := a.session(p.SessionId)
+	if err != nil {
+		return acpsdk.PromptResponse{}, err
+	}
+	input, err := promptText(p.Prompt)
+	if err != nil {
+		return acpsdk.PromptResponse{}, err
+	}
+	ss.turn.Lock()
+	defer ss.turn.Unlock()
+	if ctx.Err() != nil { // replaced by a later prompt, or cancelled, while waiting
+		return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonCancelled}, nil
+	}
+	ss.mu.Lock()
+	ss.running = true
+	ss.calls = map[string]*callState{}
+	ss.mu.Unlock()
+	defer func() {
+		ss.mu.Lock()
+		ss.running, ss.turnID = false, ""
+		ss.mu.Unlock()
+	}()
+	m := newMapper(a, ss, false)
+	var last event.TurnCompletedPayload
+	for e, err := range ss.s.RunTurn(ctx, input) {
+		if err != nil {
+			m.closeOpen("the event log could not be written")
+			return acpsdk.PromptResponse{}, reqError(codeInternal, "the turn stopped: %v", err)
+		}
+		if e.Type == event.TurnStarted {
+			ss.mu.Lock()
+			ss.turnID = e.TurnID
+			ss.mu.Unlock()
+		}
+		if e.Type == event.TurnCompleted {
+			_ = json.Unmarshal(e.Payload, &last)
+		}
+		m.event(e)
+	}
+	switch last.StopReason {
+	case event.StopFinal:
+		return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn}, nil
+	case event.StopMaxSteps:
+		return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonMaxTurnRequests}, nil
+	case event.StopCancelled:
+		return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonCancelled}, nil
+	}
+	msg := last.Error
+	if msg == "" {
+		msg = "no reason recorded"
+	}
+	return acpsdk.PromptResponse{}, &acpsdk.RequestError{Code: codeInternal, Message: "the turn ended with an error: " + msg,
+		Data: map[string]any{"sessionId": ss.id, "stopReason": event.StopError}}
+}
+
+// promptText turns the prompt's content blocks into the user message:
+// text, resource links as references, embedded text resources inline.
+func promptText(blocks []acpsdk.ContentBlock) (string, error) {
+	var b strings.Builder
+	for i, c := range blocks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		switch {
+		case c.Text != nil:
+			b.WriteString(c.Text.Text)
+		case c.ResourceLink != nil:
+			fmt.Fprintf(&b, "[%s](%s)", c.ResourceLink.Name, c.ResourceLink.Uri)
+		case c.Resource != nil && c.Resource.Resource.TextResourceContents != nil:
+			r := c.Resource.Resource.TextResourceContents
+			fmt.Fprintf(&b, "<resource uri=%q>\n%s\n</resource>", r.Uri, r.Text)
+		case c.Resource != nil:
+			return "", reqError(codeInvalidParams, "prompt block %d: binary embedded resources are not supported; send text or a resource link", i)
+		case c.Image != nil:
+			return "", reqError(codeInvalidParams, "prompt block %d: images are not supported (promptCapabilities.image is false)", i)
+		case c.Audio != nil:
+			return "", reqError(codeInvalidParams, "prompt block %d: audio is not supported (promptCapabilities.audio is false)", i)
+		}
+	}
+	if strings.TrimSpace(b.String()) == "" {
+		return "", reqError(codeInvalidParams, "the prompt is empty")
+	}
+	return b.String(), nil
+}
+
+// notify sends a session/update; a failure (the client went away) is
+// logged, the turn goes on and is recorded.
+func (a *Agent) notify(id string, u acpsdk.SessionUpdate) {
+	if err := a.conn.SessionUpdate(context.Background(), acpsdk.SessionNotification{SessionId: acpsdk.SessionId(id), Update: u}); err != nil {
+		a.log.Warn("session/update not delivered", "session", id, "err", err)
+	}
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/custom-agent/custom-agent/approval/acp"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/session"
+)
+
+type acpFlags struct {
+	model           string
+	mode            string
+	approvalTimeout time.Duration
+	maxSteps        int
+	maxOutput       sizeFlag
+	modelTimeout    time.Duration
+	logLevel        string
+}
+
+func newACPCmd(g *globalFlags) *cobra.Command {
+	f := &acpFlags{}
+	cmd := &cobra.Command{
+		Use:   "acp",
+		Short: "Serve the Agent Client Protocol on stdin/stdout, for Zed and other editors",
+		Long: `Run custom-agent as an ACP agent: JSON-RPC 2.0 on stdin and stdout, one
+message a line, as an editor (Zed, or any ACP client) starts it. The editor
+is the approval UI: a call the PermissionEngine asks about is put to you there
+(session/request_permission), and every tool call shows as a tool call with
+its diff or output. stdout carries only protocol; logs go to stderr.
+
+Sessions are recorded in the same event log as run's (custom-agent log
+SESSION shows one); session/load continues a recorded session with its
+approvals and session rules, as run --session does. See docs/acp.md.`,
+		Example: `  custom-agent acp --model anthropic:claude-sonnet-4-5
+  custom-agent acp --model script:demo.jsonl --approval-timeout 2m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runACP(cmd, g, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "model as openai:NAME, anthropic:NAME or script:FILE (default $CUSTOM_AGENT_MODEL)")
+	fl.StringVar(&f.mode, "mode", "default", "mode new sessions start in: default, or plan (only reads are allowed); the editor can change it per session")
+	fl.DurationVar(&f.approvalTimeout, approvalTimeoutFlag, 0, "how long a question waits for the editor's answer before it is denied (default "+approvalDefault().String()+")")
+	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
+	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
+	fl.DurationVar(&f.modelTimeout, "model-timeout", 0, "how long a model call waits for the server's first byte, and then between two pieces of its answer (default $"+model.TimeoutEnv+", else "+model.DefaultTimeout.String()+")")
+	fl.StringVar(&f.logLevel, "log-level", "info", "level of the log written to stderr: debug, info, warn or error")
+	return cmd
+}
+
+func approvalDefault() time.Duration {
+	d, _ := chooseApprovalTimeout(false, 0, false)
+	return d
+}
+
+func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(logger) // nothing may reach stdout but protocol
+	mode := permission.Mode(f.mode)
+	if !mode.Valid() {
+		return fmt.Errorf("unknown mode %q (want default or plan)", f.mode)
+	}
+	changed := cmd.Flags().Lookup(approvalTimeoutFlag).Changed
+	timeout, err := chooseApprovalTimeout(changed, f.approvalTimeout, false)
+	if err != nil {
+		return err
+	}
+	maxOutput, err := app.MaxOutputBytes(string(f.maxOutput), os.Getenv)
+	if err != nil {
+		return err
+	}
+	// Without a usable model the agent still serves, and session/new
+	// says what to set.
+	var m model.Gateway
+	getenv, modelErr := modelEnv(f.modelTimeout, os.Getenv)
+	if modelErr == nil {
+		m, modelErr = app.Model(f.model, getenv)
+	}
+	if modelErr != nil {
+		logger.Warn("no usable model: session/new will fail until one is set", "err", modelErr)
+	}
+	dir, err := g.resolveDataDir()
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	rt, err := app.Open(ctx, dir, timeout)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	if rt.Recovered > 0 {
+		logger.Info("resolved questions left pending by an earlier process to deny (process restarted)", "count", rt.Recovered)
+	}
+	home, _ := os.UserHomeDir()
+	cfg := acp.Config{
+		Store:  rt.Store,
+		Broker: rt.Broker,
+		Session: session.Config{
+			Router: rt.Router, Artifacts: rt.Artifacts, MaxSteps: f.maxSteps,
+			Exec: executor.Options{ApprovalTimeout: timeout, MaxStored: maxOutput, Logger: logger},
+		},
+		Model: m, ModelErr: modelErr,
+		Rules: func(cwd string) (session.Rules, error) {
+			s, err := openPolicyIn(cwd, "")
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+		System:  systemPrompt,
+		Cwd:     app.Cwd,
+		Home:    home,
+		Env:     os.Environ(),
+		Mode:    mode,
+		Logger:  logger,
+		Version: version(),
+	}
+	if m == nil && modelErr == nil {
+		cfg.ModelErr = errors.New(app.ModelHelp)
+	}
+	return acp.Serve(ctx, cfg, cmd.InOrStdin(), cmd.OutOrStdout())
+}
