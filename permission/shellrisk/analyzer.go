@@ -36,6 +36,10 @@ type analyzer struct {
 	// wrapDepth counts the wrappers (env, sudo, xargs, find -exec, ...)
 	// seen through to reach the command being judged.
 	wrapDepth int
+	// assigned is set while a simple command with variable assignments
+	// before it (FOO=1 git log) is judged: its environment is not the
+	// shell's.
+	assigned bool
 
 	cwd string // effective working directory; "" when unknown
 	// pwdRaw is set once cd -P has moved the shell physically: the working
@@ -280,6 +284,7 @@ func (a *analyzer) command(args []arg, sp risk.Span, dynamic bool) {
 		a.argv = make([]string, 0, max(2*cap(a.argv), len(args), 64))
 	}
 	start := len(a.argv)
+	var globs uint64
 	for i, x := range args {
 		s := x.s
 		if i == 0 {
@@ -287,9 +292,13 @@ func (a *analyzer) command(args []arg, sp risk.Span, dynamic bool) {
 		}
 		a.argv = append(a.argv, s)
 		dynamic = dynamic || x.dyn
+		if x.glob {
+			globs |= 1 << min(i, 63)
+		}
 	}
 	argv := a.argv[start:len(a.argv):len(a.argv)]
-	a.res.Commands = append(a.res.Commands, Command{Argv: argv, Span: sp, Dynamic: dynamic || a.appended})
+	a.res.Commands = append(a.res.Commands, Command{Argv: argv, Span: sp, Dynamic: dynamic || a.appended,
+		Prefixed: a.wrapDepth > 0 || a.assigned, Globs: globs})
 }
 
 // save and restore bracket a subshell: cd and assignments inside it do not

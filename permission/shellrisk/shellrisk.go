@@ -98,6 +98,16 @@ type Command struct {
 	// Dynamic is set when the program name or some arguments are only known
 	// at run time ($x or $(...) words, xargs and find -exec arguments).
 	Dynamic bool `json:"dynamic,omitempty"`
+	// Prefixed is set when the command runs through a wrapper (env, sudo,
+	// timeout, nice, xargs, find -exec, command, …) or with variable
+	// assignments before it (GIT_DIR=x git log): it does not run as the
+	// plain command its words say, in the shell's own environment.
+	Prefixed bool `json:"prefixed,omitempty"`
+	// Globs has bit i set when Argv[i] is an unquoted glob pattern, whose
+	// words are the file names it matches at run time (bit 63 stands for
+	// every word from the 63rd on). A pattern such as *.go may match a
+	// file named -rf.go, which the program reads as options.
+	Globs uint64 `json:"globs,omitempty"`
 }
 
 // Result is what Analyze found. The zero Result is not a judgement: Analyze

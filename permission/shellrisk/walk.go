@@ -354,8 +354,11 @@ func (a *analyzer) callExpr(c *syntax.CallExpr, in input) {
 	}
 	args := a.args(c.Args)
 	a.argSecrets(c.Args, args)
+	outer := a.assigned
+	a.assigned = outer || len(c.Assigns) > 0
 	a.run(a.newCall(call{args: args, sp: a.span(c), in: in, cwd: a.cwd}))
 	a.guessName(c.Args, args, a.span(c), in)
+	a.assigned = outer
 }
 
 func (a *analyzer) assignWords(as *syntax.Assign) {

@@ -1,0 +1,195 @@
+package shellrisk
+
+import (
+	"slices"
+	"strings"
+)
+
+// Complete option tables of the read-only git subcommands (git 2.4x), for
+// ReadOnly. They list only options that read: --output, --ext-diff,
+// --textconv, --no-index, -O (an order file), --open-files-in-pager,
+// --show-signature (runs gpg), -L (reads ranges of a file), --contents and
+// the subcommands' writing forms are left out on purpose, so they make the
+// command not read-only. A value-taking long option that git only accepts
+// as --opt=value is listed as optional: given alone it takes no word.
+
+// gitDiffFlags are the diff options shared by diff, log and show.
+var gitDiffFlags = []string{"patch", "no-patch", "raw", "patch-with-raw", "indent-heuristic", "no-indent-heuristic", "minimal",
+	"patience", "histogram", "numstat", "shortstat", "summary", "patch-with-stat", "name-only", "name-status", "full-index",
+	"binary", "no-color", "color-moved-ws", "no-color-moved", "no-color-moved-ws", "no-renames", "rename-empty",
+	"no-rename-empty", "check", "no-prefix", "default-prefix", "ita-invisible-in-index", "ita-visible-in-index", "text",
+	"ignore-cr-at-eol", "ignore-space-at-eol", "ignore-space-change", "ignore-all-space", "ignore-blank-lines",
+	"function-context", "no-ext-diff", "no-textconv", "no-relative", "irreversible-delete",
+	"compact-summary", "exit-code", "quiet", "cumulative", "no-stat", "merge-base", "cached", "staged", "pickaxe-all",
+	"pickaxe-regex", "find-copies-harder", "no-abbrev", "full-diff"}
+
+var gitDiffOptional = []string{"stat", "dirstat", "color", "color-moved", "word-diff", "word-diff-regex", "color-words",
+	"abbrev", "find-renames", "find-copies", "break-rewrites", "diff-algorithm", "diff-filter", "src-prefix", "dst-prefix",
+	"line-prefix", "relative", "unified", "inter-hunk-context", "anchored", "stat-width", "stat-name-width",
+	"stat-graph-width", "stat-count", "ignore-matching-lines", "ws-error-highlight", "submodule", "ignore-submodules",
+	"rotate-to", "skip-to"}
+
+// gitLogFlags are the revision and formatting options of log and show.
+var gitLogFlags = []string{"oneline", "graph", "no-decorate", "all", "first-parent", "reverse", "merges", "no-merges",
+	"no-min-parents", "no-max-parents", "regexp-ignore-case", "extended-regexp", "fixed-strings", "basic-regexp",
+	"perl-regexp", "invert-grep", "all-match", "relative-date", "abbrev-commit", "no-abbrev-commit", "topo-order",
+	"date-order", "author-date-order", "left-right", "left-only", "right-only", "cherry-pick", "cherry-mark", "cherry",
+	"boundary", "ancestry-path", "simplify-by-decoration", "full-history", "dense", "sparse", "simplify-merges",
+	"source", "parents", "children", "log-size", "follow", "do-walk", "mailmap", "use-mailmap", "no-mailmap",
+	"no-notes", "no-expand-tabs", "count", "remove-empty", "reflog", "walk-reflogs", "single-worktree",
+	"no-graph", "combined-all-paths", "remerge-diff", "cc", "dd", "no-diff-merges", "show-pulls",
+	"bisect", "stdin", "not", "ignore-missing", "in-commit-order"}
+
+var gitLogOptional = []string{"decorate", "pretty", "format", "date", "branches", "tags", "remotes", "glob", "exclude",
+	"diff-merges", "decorate-refs", "decorate-refs-exclude", "clear-decorations", "notes", "show-notes", "show-linear-break",
+	"expand-tabs", "encoding", "no-walk"}
+
+// gitLogLong take a value, as --opt=value or --opt value.
+var gitLogLong = []string{"max-count", "skip", "since", "after", "until", "before", "author", "committer", "grep",
+	"min-parents", "max-parents", "since-as-filter", "grep-reflog"}
+
+func gitLogTable(withDiff bool) opts {
+	o := opts{short: "nSG", flags: "ipusmcMCBDRtwbzW", numeric: true, complete: true,
+		optShort: "U",
+		long:     gitLogLong,
+		flagsLong: slices.Concat(gitLogFlags, []string{"help"}),
+		optional:  gitLogOptional}
+	if withDiff {
+		o.flagsLong = slices.Concat(o.flagsLong, gitDiffFlags)
+		o.optional = slices.Concat(o.optional, gitDiffOptional)
+	}
+	return o
+}
+
+var (
+	gitLogOpts  = gitLogTable(true)
+	gitDiffOpts = opts{optShort: "UMCBl", flags: "pusRaDwbzW", complete: true,
+		flagsLong: slices.Concat(gitDiffFlags, []string{"help"}), optional: gitDiffOptional}
+	gitStatusOpts = opts{optShort: "u", flags: "sbvz",
+		flagsLong: []string{"short", "branch", "show-stash", "long", "verbose", "null", "no-column", "ahead-behind",
+			"no-ahead-behind", "renames", "no-renames", "help"},
+		optional: []string{"porcelain", "untracked-files", "ignored", "ignore-submodules", "column", "find-renames"},
+		complete: true}
+	gitBranchOpts = opts{long: []string{"sort", "format", "points-at", "contains", "no-contains", "merged", "no-merged"},
+		flags: "arvli", flagsLong: []string{"all", "remotes", "verbose", "list", "show-current", "ignore-case", "no-color",
+			"no-column", "omit-empty", "no-abbrev", "help"},
+		optional: []string{"color", "column", "abbrev"}, complete: true}
+	gitTagOpts = opts{long: []string{"sort", "format", "points-at", "contains", "no-contains", "merged", "no-merged"},
+		flags: "li", optShort: "n", flagsLong: []string{"list", "ignore-case", "no-column", "omit-empty", "help"},
+		optional: []string{"column", "color"}, complete: true}
+	gitBlameOpts = opts{short: "L", long: []string{"date", "ignore-rev", "reverse"}, optShort: "MC",
+		flags: "blftnsepwc", flagsLong: []string{"root", "show-stats", "porcelain", "line-porcelain", "incremental",
+			"show-name", "show-number", "show-email", "no-progress", "minimal", "score-debug", "color-lines", "color-by-age",
+			"first-parent", "help"},
+		optional: []string{"abbrev"}, complete: true}
+	gitRevParseOpts = opts{long: []string{"git-path", "default", "prefix"}, flags: "q",
+		flagsLong: []string{"show-toplevel", "verify", "quiet", "sq", "not", "all", "git-dir", "absolute-git-dir",
+			"git-common-dir", "is-inside-work-tree", "is-inside-git-dir", "is-bare-repository", "is-shallow-repository",
+			"show-prefix", "show-cdup", "symbolic", "symbolic-full-name", "show-superproject-working-tree",
+			"local-env-vars", "revs-only", "no-revs", "flags", "no-flags", "shared-index-path", "show-ref-format", "help"},
+		optional: []string{"short", "abbrev-ref", "path-format", "branches", "tags", "remotes", "glob", "exclude",
+			"disambiguate", "show-object-format", "since", "after", "until", "before"}, complete: true}
+	gitLsFilesOpts = opts{short: "x", long: []string{"exclude", "format", "with-tree"}, flags: "cdmoisukztvf",
+		flagsLong: []string{"cached", "deleted", "modified", "others", "ignored", "stage", "unmerged", "killed", "directory",
+			"no-empty-directory", "eol", "full-name", "error-unmatch", "exclude-standard", "recurse-submodules", "debug",
+			"deduplicate", "sparse", "resolve-undo", "help"},
+		optional: []string{"abbrev"}, complete: true}
+	gitGrepOpts = opts{short: "eABCm", long: []string{"regexp", "max-depth", "threads", "after-context", "before-context",
+		"context", "max-count"}, numeric: true, flags: "iywvhHlLcnbozrIEGFPWpa",
+		flagsLong: []string{"cached", "untracked", "no-exclude-standard", "exclude-standard", "recurse-submodules", "text",
+			"ignore-case", "word-regexp", "invert-match", "full-name", "extended-regexp", "basic-regexp", "perl-regexp",
+			"fixed-strings", "line-number", "column", "files-with-matches", "name-only", "files-without-match", "count",
+			"null", "only-matching", "quiet", "all-match", "and", "or", "not", "break", "heading", "show-function",
+			"function-context", "no-color", "no-recursive", "recursive", "no-textconv", "help"},
+		optional: []string{"color"}, complete: true}
+	gitShortlogOpts = opts{long: []string{"group", "format", "since", "after", "until", "before", "author", "committer",
+		"max-count", "skip", "grep"}, optShort: "w", flags: "nsec", numeric: true,
+		flagsLong: []string{"numbered", "summary", "email", "committer", "all", "no-merges", "merges", "first-parent",
+			"reverse", "help"},
+		optional: []string{"branches", "tags", "remotes"}, complete: true}
+	gitDescribeOpts = opts{long: []string{"match", "exclude"},
+		flagsLong: []string{"tags", "all", "long", "always", "contains", "debug", "exact-match", "first-parent", "help"},
+		optional:  []string{"abbrev", "dirty", "broken", "candidates"}, complete: true}
+)
+
+// gitReadOnly returns "git SUB" for a read-only git subcommand whose
+// options are all in its table, and "" otherwise.
+func gitReadOnly(args []arg) string {
+	i := 1
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x.glob {
+			return ""
+		}
+		s := x.s
+		if !strings.HasPrefix(s, "-") {
+			break
+		}
+		switch s {
+		case "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
+			"--icase-pathspecs", "--no-replace-objects", "--no-lazy-fetch", "--no-advice":
+		case "-C":
+			// The directory is an access the caller judges.
+			i++
+		default:
+			// -c, --config-env, --git-dir, --work-tree, --exec-path,
+			// -p/--paginate and the rest change what git runs or reads.
+			return ""
+		}
+	}
+	if i >= len(args) {
+		return ""
+	}
+	sub := args[i].s
+	var o opts
+	switch sub {
+	case "status":
+		o = gitStatusOpts
+	case "diff":
+		o = gitDiffOpts
+	case "log", "show":
+		o = gitLogOpts
+	case "branch":
+		o = gitBranchOpts
+	case "tag":
+		o = gitTagOpts
+	case "blame":
+		o = gitBlameOpts
+	case "rev-parse":
+		o = gitRevParseOpts
+	case "ls-files":
+		o = gitLsFilesOpts
+	case "grep":
+		o = gitGrepOpts
+	case "shortlog":
+		o = gitShortlogOpts
+	case "describe":
+		o = gitDescribeOpts
+	default:
+		return ""
+	}
+	os, ops, tail := roScan(o, args[i:])
+	for _, op := range os {
+		if op.unknown || op.x.glob || op.val.glob {
+			return ""
+		}
+	}
+	for _, x := range ops {
+		if mayBeOption(x) {
+			return ""
+		}
+	}
+	// Only the listing forms of branch and tag read: an operand without
+	// --list names a branch or tag to create.
+	switch sub {
+	case "branch":
+		if len(ops)+len(tail) > 0 && !has(os, "-l", "--list") {
+			return ""
+		}
+	case "tag":
+		if len(ops)+len(tail) > 0 && !has(os, "-l", "--list", "-n") {
+			return ""
+		}
+	}
+	return "git " + sub
+}
