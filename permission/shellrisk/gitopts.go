@@ -50,8 +50,8 @@ var gitLogLong = []string{"max-count", "skip", "since", "after", "until", "befor
 
 func gitLogTable(withDiff bool) opts {
 	o := opts{short: "nSG", flags: "ipusmcMCBDRtwbzW", numeric: true, complete: true,
-		optShort: "U",
-		long:     gitLogLong,
+		optShort:  "U",
+		long:      gitLogLong,
 		flagsLong: slices.Concat(gitLogFlags, []string{"help"}),
 		optional:  gitLogOptional}
 	if withDiff {

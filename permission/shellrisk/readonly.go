@@ -224,7 +224,7 @@ var roSpecs = map[string]roSpec{
 		deny: []string{"-T"}},
 	"uniq": {o: opts{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars"}, flags: "cdDiuz",
 		flagsLong: []string{"count", "repeated", "ignore-case", "unique", "zero-terminated", "help", "version"},
-		optional: []string{"all-repeated", "group"}, complete: true}, maxOps: 1},
+		optional:  []string{"all-repeated", "group"}, complete: true}, maxOps: 1},
 	"cut": {o: opts{short: "bcdf", long: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"},
 		flags: "nsz", flagsLong: []string{"complement", "only-delimited", "zero-terminated", "help", "version"}, complete: true}},
 	"tr": {o: opts{flags: "cCdst", flagsLong: []string{"complement", "delete", "squeeze-repeats", "truncate-set1", "help", "version"},
@@ -244,7 +244,7 @@ var roSpecs = map[string]roSpec{
 		"machine", "processor", "hardware-platform", "operating-system", "help", "version"}, complete: true}, noOps: true},
 	"date": {o: opts{short: "d", long: []string{"date"}, optShort: "I", flags: "uR",
 		flagsLong: []string{"utc", "universal", "rfc-email", "debug", "help", "version"},
-		optional: []string{"iso-8601", "rfc-3339"}, complete: true},
+		optional:  []string{"iso-8601", "rfc-3339"}, complete: true},
 		// An operand not starting with + sets the clock.
 		extra: func(_ []opt, ops []arg) bool {
 			return len(ops) == 0 || len(ops) == 1 && strings.HasPrefix(ops[0].s, "+")
