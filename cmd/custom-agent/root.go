@@ -43,6 +43,7 @@ anything runs.`,
 		newTrustCmd(g),
 		newUntrustCmd(g),
 		newConfigCmd(g),
+		newMCPCmd(g),
 	)
 	root.Version = version()
 	root.SetVersionTemplate("custom-agent {{.Version}}\n")

@@ -245,6 +245,13 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	if rt.Recovered > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "resolved %d question(s) left pending by an earlier process to deny (process restarted)\n", rt.Recovered)
 	}
+	// MCP servers run for this session only; their tools pass the engine
+	// like any other.
+	servers, mcpErrs := rt.StartMCP(ctx, conf, cwd, os.Getenv)
+	defer servers.Close()
+	for _, err := range mcpErrs {
+		fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: "+err.Error())
+	}
 	home, _ := os.UserHomeDir()
 	cfg := session.Config{
 		Log: rt.Store, Model: m, Router: rt.Router, Artifacts: rt.Artifacts, Approver: rt.Broker,
