@@ -92,6 +92,8 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 		case r.Decision == Allow && j.level == risk.Destructive:
 			d.Decision = Ask
 			d.Reason = subject(req, j) + "; " + ruleName(r) + " allows it, but destructive calls are asked every time."
+		case r.Decision == Allow && r.Level == LevelBuiltin:
+			d.Reason = builtinReason(r, j)
 		case r.Decision == Allow:
 			d.Reason = ruleName(r) + " allows this call" + riskClause(j) + "."
 		case r.Decision == Ask:

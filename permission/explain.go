@@ -89,6 +89,20 @@ func Explain(req Request) Explanation {
 		switch {
 		case !c.tool.match(name):
 			t.Outcome, t.Why = OutcomeOtherTool, "its tool "+quoteText(c.rule.Tool)+" does not match "+quoteText(name)
+		case c.rule.Level == LevelBuiltin:
+			switch c.builtinMatches(&j, req.Policy) {
+			case matchYes:
+				t.Outcome = OutcomeMatch
+				if d := x.Decision.Rule; d != nil && *d == t.Rule && x.Decision.SourcedFrom == FromOverride {
+					t.Decides = true
+				} else {
+					t.Why = "another rule decides (a deny or ask of any level, an allow of another level, or the built-in rule of the first command)"
+				}
+			case matchUnfit:
+				t.Outcome, t.Why = OutcomeUnfit, "built-in rules cover only plain reads inside the working directory: "+req.Policy.builtinWhy(&j)
+			default:
+				t.Outcome, t.Why = OutcomeNoMatch, "no simple command is a read-only "+quoteText(c.rule.Command)
+			}
 		default:
 			switch c.matches(&j) {
 			case matchYes:

@@ -64,6 +64,12 @@ func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 			consider(i)
 		}
 	}
+	if best < 0 {
+		// The built-in rules count only when no rule of another level
+		// matched: any deny or ask beats them, and another allow decides
+		// in their place.
+		best = p.builtinMatch(j)
+	}
 	if best >= 0 {
 		m.rule = &p.rules[best].rule
 	}

@@ -23,6 +23,11 @@ const (
 	LevelUser    RuleLevel = "user"
 	// LevelFlag is a rule given on the command line (check --policy).
 	LevelFlag RuleLevel = "flag"
+	// LevelBuiltin is a built-in rule (BuiltinRules), below every other
+	// level: it allows a read-only shell command, never anything else, and
+	// any deny or ask rule beats it. It names a read-only form of a
+	// command (shellrisk.ReadOnly), not a prefix; see builtin.go.
+	LevelBuiltin RuleLevel = "builtin"
 )
 
 // Rule is one policy rule as a value. It matches a call when its Tool glob
@@ -132,6 +137,9 @@ type Policy struct {
 	// walk of three words, not a thousand comparisons).
 	byCmd map[string]*cmdNode
 	wild  []int // the rules with a tool glob, in order
+	// builtin maps the read-only form a built-in rule names ("git
+	// status") to the rule; such rules are in no other index.
+	builtin map[string]int
 }
 
 // Compile checks and prepares rules for matching. Rules are kept in order;
@@ -146,6 +154,13 @@ func Compile(rules []Rule) (*Policy, error) {
 		}
 		p.rules = append(p.rules, c)
 		switch {
+		case r.Level == LevelBuiltin:
+			if p.builtin == nil {
+				p.builtin = make(map[string]int)
+			}
+			if _, dup := p.builtin[builtinKey(c.cmd)]; !dup {
+				p.builtin[builtinKey(c.cmd)] = i
+			}
 		case c.tool.kind == globLiteral && len(c.cmd) > 0:
 			if p.byCmd == nil {
 				p.byCmd = make(map[string]*cmdNode)
@@ -279,8 +294,21 @@ func compileRule(r Rule) (compiled, *fieldErr) {
 	}
 	switch r.Level {
 	case LevelSession, LevelProject, LevelUser, LevelFlag:
+	case LevelBuiltin:
+		// A built-in rule allows one read-only form of a shell command and
+		// nothing else.
+		switch {
+		case r.Tool != "shell":
+			return c, &fieldErr{"tool", errors.New("a built-in rule is for the shell tool")}
+		case r.Decision != Allow:
+			return c, &fieldErr{"decision", errors.New("a built-in rule allows")}
+		case strings.TrimSpace(r.Command) == "":
+			return c, &fieldErr{"command", errors.New("a built-in rule names a read-only command")}
+		case r.Path != "" || r.URL != "" || len(r.Args) > 0:
+			return c, &fieldErr{"command", errors.New("a built-in rule has no path, url or args matcher")}
+		}
 	default:
-		return c, &fieldErr{"level", fmt.Errorf("%q is not session, project, user or flag", r.Level)}
+		return c, &fieldErr{"level", fmt.Errorf("%q is not session, project, user, flag or builtin", r.Level)}
 	}
 	if r.Tool == "" {
 		return c, &fieldErr{"tool", errors.New("a rule must name a tool or a tool glob such as \"*\"")}

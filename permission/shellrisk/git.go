@@ -416,6 +416,9 @@ func (g gitCall) judge() {
 			a.accessDeep(arg{s: ".", sp: c.sp}, g.cwd)
 		}
 	case "commit", "merge", "cherry-pick", "revert", "am", "apply", "add", "mv", "tag", "notes", "init", "replace", "mktag", "commit-tree", "read-tree", "checkout-index", "update-index", "sparse-checkout":
+		if g.sub == "tag" && gitTagLists(g.rest) {
+			break // git tag, git tag -l PATTERN: a listing
+		}
 		g.write("git " + g.sub + " changes the repository or working tree")
 		if g.sub == "apply" || g.sub == "am" {
 			g.patchInput()

@@ -112,6 +112,13 @@ var (
 		optional:  []string{"abbrev", "dirty", "broken", "candidates"}, complete: true}
 )
 
+// gitTables are the read-only subcommands' tables.
+var gitTables = map[string]opts{
+	"status": gitStatusOpts, "diff": gitDiffOpts, "log": gitLogOpts, "show": gitLogOpts, "branch": gitBranchOpts,
+	"tag": gitTagOpts, "blame": gitBlameOpts, "rev-parse": gitRevParseOpts, "ls-files": gitLsFilesOpts,
+	"grep": gitGrepOpts, "shortlog": gitShortlogOpts, "describe": gitDescribeOpts,
+}
+
 // gitReadOnly returns "git SUB" for a read-only git subcommand whose
 // options are all in its table, and "" otherwise.
 func gitReadOnly(args []arg) string {
@@ -141,42 +148,29 @@ func gitReadOnly(args []arg) string {
 		return ""
 	}
 	sub := args[i].s
-	var o opts
-	switch sub {
-	case "status":
-		o = gitStatusOpts
-	case "diff":
-		o = gitDiffOpts
-	case "log", "show":
-		o = gitLogOpts
-	case "branch":
-		o = gitBranchOpts
-	case "tag":
-		o = gitTagOpts
-	case "blame":
-		o = gitBlameOpts
-	case "rev-parse":
-		o = gitRevParseOpts
-	case "ls-files":
-		o = gitLsFilesOpts
-	case "grep":
-		o = gitGrepOpts
-	case "shortlog":
-		o = gitShortlogOpts
-	case "describe":
-		o = gitDescribeOpts
-	default:
+	if _, ok := gitTables[sub]; !ok || args[i].glob {
 		return ""
 	}
-	os, ops, tail := roScan(o, args[i:])
+	if !gitListing(sub, args[i:]) {
+		return ""
+	}
+	return "git " + sub
+}
+
+// gitListing reports whether args (the subcommand and its words) use only
+// the options of the subcommand's table, and for branch and tag only the
+// listing forms.
+func gitListing(sub string, args []arg) bool {
+	o := gitTables[sub]
+	os, ops, tail := roScan(o, args)
 	for _, op := range os {
 		if op.unknown || op.x.glob || op.val.glob {
-			return ""
+			return false
 		}
 	}
 	for _, x := range ops {
 		if mayBeOption(x) {
-			return ""
+			return false
 		}
 	}
 	// Only the listing forms of branch and tag read: an operand without
@@ -184,12 +178,26 @@ func gitReadOnly(args []arg) string {
 	switch sub {
 	case "branch":
 		if len(ops)+len(tail) > 0 && !has(os, "-l", "--list") {
-			return ""
+			return false
 		}
 	case "tag":
 		if len(ops)+len(tail) > 0 && !has(os, "-l", "--list", "-n") {
-			return ""
+			return false
 		}
 	}
-	return "git " + sub
+	return true
+}
+
+// gitTagLists reports whether the words after "git tag" only list tags
+// (no operand, or -l, --list or -n, and only options of the listing
+// table), known before the command runs.
+func gitTagLists(rest []arg) bool {
+	args := append(make([]arg, 0, len(rest)+1), arg{s: "tag"})
+	for _, x := range rest {
+		if x.dyn {
+			return false
+		}
+		args = append(args, x)
+	}
+	return gitListing("tag", args)
 }

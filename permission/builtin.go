@@ -1,0 +1,216 @@
+package permission
+
+import (
+	_ "embed"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
+	"github.com/custom-agent/custom-agent/permission/shellrisk"
+)
+
+// The built-in rules (issue 16) allow read-only shell commands without a
+// question: ls, cat, grep, git status, go list and the others listed in
+// builtin/rules.json, a file in the policy file format compiled into the
+// binary. They sit at LevelBuiltin, below every other level: a deny or ask
+// rule of any level beats them, and an allow rule of another level, when
+// it matches, decides instead of them.
+//
+// A built-in rule is not a command prefix. It names a read-only form
+// (shellrisk.ReadOnly) and covers a call only when all of these hold:
+//   - the analyser understood every word: the call is not Opaque, and no
+//     simple command is Dynamic or run through a wrapper or assignments;
+//   - every simple command has a read-only form with a built-in rule (so a
+//     compound of reads, `git status && git diff --stat`, is covered, and
+//     `cat a | sh` is not); `cd DIR` only as the first command and only
+//     into the working directory itself;
+//   - the analysis found nothing: no finding at all, so nothing raised the
+//     risk above the shell tool's own (execute) and nothing was noted
+//     (a pager named in the environment, a secret printed, a command run);
+//   - every access is a read (no redirection writes, nothing deleted),
+//     known, inside the working directory in both its written and its
+//     resolved form, and needs no naming (not credential, not protected);
+//     a glob must have been expanded by the caller (Request.Expanded), so
+//     that every file it reads was judged where it leads;
+//   - the call is a shell call with no URL.
+//
+// When a built-in rule decides, the decision is sourcedFrom override, its
+// rule is the built-in rule of the first simple command, and the reason
+// says "read-only command inside the project".
+
+//go:embed builtin/rules.json
+var builtinJSON []byte
+
+// BuiltinJSON returns the built-in rules file, in the policy file format
+// (docs/reference/policy.md), as compiled into the binary.
+func BuiltinJSON() []byte { return append([]byte(nil), builtinJSON...) }
+
+// BuiltinSource is the Source of every built-in rule.
+const BuiltinSource = "built-in"
+
+var builtinOnce = sync.OnceValue(func() []Rule {
+	var f struct {
+		Rules []struct {
+			ID       string  `json:"id"`
+			Tool     string  `json:"tool"`
+			Command  string  `json:"command"`
+			Decision Verdict `json:"decision"`
+		} `json:"rules"`
+	}
+	if err := json.Unmarshal(builtinJSON, &f); err != nil {
+		panic("permission: builtin/rules.json: " + err.Error())
+	}
+	out := make([]Rule, len(f.Rules))
+	for i, r := range f.Rules {
+		out[i] = Rule{ID: r.ID, Level: LevelBuiltin, Source: BuiltinSource, Tool: r.Tool, Command: r.Command, Decision: r.Decision}
+	}
+	if _, err := Compile(out); err != nil {
+		panic("permission: builtin/rules.json: " + err.Error())
+	}
+	return out
+})
+
+// BuiltinRules returns the built-in rules at LevelBuiltin, in file order.
+// The file is parsed once; the slice is a copy.
+func BuiltinRules() []Rule {
+	return append([]Rule(nil), builtinOnce()...)
+}
+
+// builtinKey is the form a built-in rule's command names, as
+// shellrisk.ReadOnly spells it: its words joined by single spaces.
+func builtinKey(cmd []string) string { return strings.Join(cmd, " ") }
+
+// builtinFit reports whether the call as a whole is one built-in rules may
+// cover (every condition but the forms of its commands), and if not, why.
+func (j *judge) builtinFit() (bool, string) {
+	switch {
+	case !j.shell || j.url != nil:
+		return false, "built-in rules cover shell commands only"
+	case j.opaque:
+		return false, "what the call does cannot be judged statically"
+	case len(j.findings) > 0:
+		return false, "the analysis found something beyond a plain read: " + j.findings[0].Why
+	case j.level > j.req.Tool.Risk:
+		return false, "the call is judged " + j.level.String() + ", above the tool's own risk"
+	case j.protected || j.urlSecret:
+		return false, "the call writes where code runs later, or holds a secret"
+	case len(j.commands) == 0:
+		return false, "the call runs no command"
+	}
+	cwd := j.req.Cwd
+	if cwd == "" {
+		return false, "the working directory is unknown"
+	}
+	for i := range j.paths {
+		p := &j.paths[i]
+		switch {
+		case p.write:
+			return false, "it writes " + quoteText(p.raw)
+		case p.canon == "" || p.need:
+			return false, "it reads " + quoteText(p.raw) + ", which is unknown, a credential or protected"
+		case !pathrisk.Within(p.canon, cwd) || p.resolved != "" && !pathrisk.Within(p.resolved, cwd):
+			return false, "it reads " + quoteText(p.raw) + ", outside the working directory"
+		case p.glob && strings.ContainsAny(p.canon, "*?[") && !j.globExpanded(p.canon):
+			return false, "the files " + quoteText(p.raw) + " matches were not checked"
+		}
+	}
+	return true, ""
+}
+
+// globExpanded reports whether the caller expanded a glob access: its
+// pattern, or the pattern it is the directory of, is in Request.Expanded.
+func (j *judge) globExpanded(pattern string) bool {
+	if _, ok := j.req.Expanded[pattern]; ok {
+		return true
+	}
+	for k := range j.req.Expanded {
+		if globRoot(k) == pattern {
+			return true
+		}
+	}
+	return false
+}
+
+// builtinForm returns the built-in rule key of the k-th simple command,
+// or "" when it has no read-only form or is a cd that moves.
+func (j *judge) builtinForm(k int) string {
+	c := &j.commands[k]
+	form := shellrisk.ReadOnly(c)
+	if form == "cd" {
+		// cd only where the command already is: the analysis follows cd,
+		// but a command without operands (ls, git status) reads the
+		// directory it is in, which is no access of its own.
+		dir, ok := pathrisk.Canonical(c.Argv[1], j.env)
+		if k != 0 || !ok || dir != j.req.Cwd {
+			return ""
+		}
+		if r, ok := j.req.Resolved[dir]; ok && r != dir {
+			return ""
+		}
+	}
+	return form
+}
+
+// builtinMatch returns the index of the built-in rule that decides the
+// call (the rule of its first simple command) when built-in rules cover
+// every simple command, and -1 otherwise.
+func (p *Policy) builtinMatch(j *judge) int {
+	if len(p.builtin) == 0 || !j.shell {
+		return -1
+	}
+	if ok, _ := j.builtinFit(); !ok {
+		return -1
+	}
+	first := -1
+	for k := range j.commands {
+		i, ok := p.builtin[j.builtinForm(k)]
+		if !ok || !p.rules[i].tool.match(j.req.Tool.Name) {
+			return -1
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	return first
+}
+
+// builtinMatches is compiled.matches for a built-in rule, for Explain:
+// matchYes when the built-in rules cover the call and this rule covers one
+// of its commands, matchUnfit when this rule covers one of its commands
+// but the call is not a plain read, matchNo otherwise.
+func (c *compiled) builtinMatches(j *judge, p *Policy) matchOutcome {
+	mine := false
+	for k := range j.commands {
+		if j.builtinForm(k) == builtinKey(c.cmd) {
+			mine = true
+			break
+		}
+	}
+	if !mine {
+		return matchNo
+	}
+	if p.builtinMatch(j) < 0 {
+		return matchUnfit
+	}
+	return matchYes
+}
+
+// builtinWhy says why a built-in rule that names one of the call's
+// commands does not cover it.
+func (p *Policy) builtinWhy(j *judge) string {
+	if ok, why := j.builtinFit(); !ok {
+		return why
+	}
+	for k := range j.commands {
+		if _, ok := p.builtin[j.builtinForm(k)]; !ok {
+			return "the command " + quoteText(strings.Join(j.commands[k].Argv, " ")) + " is not a read-only form with a built-in rule"
+		}
+	}
+	return "it does not cover the call"
+}
+
+// builtinReason is the reason of a decision a built-in rule made.
+func builtinReason(r *Rule, j *judge) string {
+	return "Read-only command inside the project: the built-in rule " + quoteText(r.ID) + " allows it" + riskClause(j) + "."
+}

@@ -1,0 +1,284 @@
+package permission_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/permission/shellrisk"
+)
+
+// builtinPolicy compiles extra rules followed by the built-in rules, as
+// the policy store gives them to the engine.
+func builtinPolicy(t interface{ Fatal(...any) }, extra ...permission.Rule) *permission.Policy {
+	p, err := permission.Compile(append(slices.Clone(extra), permission.BuiltinRules()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func shellReq(cmd string, pol *permission.Policy) permission.Request {
+	info, _ := permission.Builtin("shell")
+	return permission.Request{Tool: info, Args: map[string]any{"command": cmd}, Cwd: corpusCwd, Home: corpusHome,
+		UserHomes: map[string]string{"u": corpusHome}, Policy: pol}
+}
+
+const builtinReason = "Read-only command inside the project"
+
+func TestBuiltinRulesFile(t *testing.T) {
+	rules := permission.BuiltinRules()
+	if len(rules) < 50 {
+		t.Fatalf("%d built-in rules, want the issue's list", len(rules))
+	}
+	for _, r := range rules {
+		if r.Level != permission.LevelBuiltin || r.Tool != "shell" || r.Decision != permission.Allow || !strings.HasPrefix(r.ID, "builtin:") {
+			t.Errorf("rule %+v: want level builtin, tool shell, allow, id builtin:…", r)
+		}
+	}
+	// A built-in rule is refused anywhere but the shell, or as ask.
+	for _, r := range []permission.Rule{
+		{ID: "x", Level: permission.LevelBuiltin, Tool: "*", Command: "ls", Decision: permission.Allow},
+		{ID: "x", Level: permission.LevelBuiltin, Tool: "shell", Command: "ls", Decision: permission.Ask},
+		{ID: "x", Level: permission.LevelBuiltin, Tool: "shell", Decision: permission.Allow},
+		{ID: "x", Level: permission.LevelBuiltin, Tool: "shell", Command: "ls", Path: "**", Decision: permission.Allow},
+	} {
+		if _, err := permission.Compile([]permission.Rule{r}); err == nil {
+			t.Errorf("Compile(%+v) = nil error", r)
+		}
+	}
+}
+
+// TestBuiltinExamples runs the examples of builtin/rules.json: a match
+// example is allowed by that very rule, a notMatch example is not allowed
+// at all.
+func TestBuiltinExamples(t *testing.T) {
+	var f struct {
+		Rules []struct {
+			ID       string `json:"id"`
+			Examples struct {
+				Match    []map[string]any `json:"match"`
+				NotMatch []map[string]any `json:"notMatch"`
+			} `json:"examples"`
+		} `json:"rules"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(permission.BuiltinJSON()))
+	if err := dec.Decode(&f); err != nil {
+		t.Fatal(err)
+	}
+	pol := builtinPolicy(t)
+	var eng permission.Engine
+	n := 0
+	for _, r := range f.Rules {
+		for _, ex := range r.Examples.Match {
+			n++
+			req := shellReq(ex["command"].(string), pol)
+			d := eng.Check(req)
+			if !d.Allowed() || d.SourcedFrom != permission.FromOverride || d.Rule == nil || d.Rule.ID != r.ID ||
+				d.Rule.Level != permission.LevelBuiltin || !strings.HasPrefix(d.Reason, builtinReason) {
+				t.Errorf("%s: match example %q: got %s from %s (rule %+v): %s", r.ID, req.Args["command"], d.Decision, d.SourcedFrom, d.Rule, d.Reason)
+			}
+		}
+		for _, ex := range r.Examples.NotMatch {
+			n++
+			req := shellReq(ex["command"].(string), pol)
+			if d := eng.Check(req); d.Allowed() {
+				t.Errorf("%s: notMatch example %q allowed: %s", r.ID, req.Args["command"], d.Reason)
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("%d examples; the file should keep at least 100", n)
+	}
+}
+
+func TestBuiltinDecisions(t *testing.T) {
+	var eng permission.Engine
+	user := func(id, cmd string, v permission.Verdict) permission.Rule {
+		return permission.Rule{ID: id, Level: permission.LevelUser, Tool: "shell", Command: cmd, Decision: v}
+	}
+	for _, tc := range []struct {
+		cmd    string
+		extra  []permission.Rule
+		glob   map[string][]string
+		want   permission.Verdict
+		ruleID string
+	}{
+		{cmd: "git status && git diff --stat", want: permission.Allow, ruleID: "builtin:git-status"},
+		{cmd: "cat a.txt | grep x", want: permission.Allow, ruleID: "builtin:cat"},
+		{cmd: "cd /home/u/proj && git log --oneline -5", want: permission.Allow, ruleID: "builtin:cd"},
+		{cmd: "cd src && ls", want: permission.Ask},
+		{cmd: "git status; rm -rf dist", want: permission.Ask},
+		{cmd: "cat a.txt | sh", want: permission.Ask},
+		{cmd: "git log --oneline", extra: []permission.Rule{user("no-log", "git log", permission.Deny)}, want: permission.Deny, ruleID: "no-log"},
+		{cmd: "git log --oneline", extra: []permission.Rule{user("ask-log", "git log", permission.Ask)}, want: permission.Ask, ruleID: "ask-log"},
+		{cmd: "git log --oneline", extra: []permission.Rule{user("log", "git log", permission.Allow)}, want: permission.Allow, ruleID: "log"},
+		{cmd: "git log --oneline", extra: []permission.Rule{{ID: "no-shell", Level: permission.LevelProject, Tool: "shell", Decision: permission.Ask, TightenOnly: true}},
+			want: permission.Ask, ruleID: "no-shell"},
+		{cmd: "cat *.txt", want: permission.Ask},
+		{cmd: "cat *.txt", glob: map[string][]string{corpusCwd + "/*.txt": {corpusCwd + "/a.txt"}}, want: permission.Allow, ruleID: "builtin:cat"},
+		{cmd: "cat *.txt", glob: map[string][]string{corpusCwd + "/*.txt": {corpusHome + "/.ssh/id_rsa"}}, want: permission.Deny},
+		{cmd: "ls \x1b", want: permission.Ask},
+		{cmd: "ls $(rm -rf x)", want: permission.Ask},
+		{cmd: "git log > log.txt", want: permission.Ask},
+		{cmd: "cat .env", want: permission.Deny},
+		{cmd: "grep -r key ~/.aws", want: permission.Deny},
+		{cmd: "cat ../x", want: permission.Ask},
+		{cmd: "PAGER=sh git log", want: permission.Ask},
+		{cmd: "nice git log", want: permission.Ask},
+		{cmd: "git diff --ext-diff", want: permission.Ask},
+		{cmd: "git log --output=x", want: permission.Ask},
+		{cmd: "npm test", want: permission.Ask},
+	} {
+		req := shellReq(tc.cmd, builtinPolicy(t, tc.extra...))
+		req.Expanded = tc.glob
+		d := eng.Check(req)
+		if d.Decision != tc.want || tc.ruleID != "" && (d.Rule == nil || d.Rule.ID != tc.ruleID) {
+			t.Errorf("%q: got %s (rule %+v): %s; want %s by %q", tc.cmd, d.Decision, d.Rule, d.Reason, tc.want, tc.ruleID)
+		}
+		// The explanation agrees, and names a built-in rule's part.
+		x := permission.Explain(req)
+		if x.Decision.Decision != d.Decision {
+			t.Errorf("%q: Explain decided %s, Check %s", tc.cmd, x.Decision.Decision, d.Decision)
+		}
+	}
+}
+
+// TestBuiltinCorpus decides the whole corpus (corpus.jsonl and corpus/*)
+// with the built-in rules added to each line's own: no adversarial line is
+// allowed that was not allowed without them, no mustNotAllow line is
+// allowed, and the risk of every line is unchanged. It logs the share of
+// benign lines asked before and after.
+func TestBuiltinCorpus(t *testing.T) {
+	cases := loadCorpus(t)
+	eng := newCorpusEngine()
+	var benign, askedBefore, askedAfter, adv int
+	for i := range cases {
+		c := &cases[i]
+		req, err := corpusRequest(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		before := eng.Check(req)
+		var own []permission.Rule
+		if req.Policy != nil {
+			own = req.Policy.Rules()
+		}
+		req.Policy = builtinPolicy(t, own...)
+		after := eng.Check(req)
+		if after.RiskAtDecision != before.RiskAtDecision {
+			t.Errorf("%s: risk %s with built-in rules, %s without", c.ID, after.RiskAtDecision, before.RiskAtDecision)
+		}
+		if c.Benign {
+			benign++
+			if !before.Allowed() {
+				askedBefore++
+			}
+			if !after.Allowed() {
+				askedAfter++
+			}
+			continue
+		}
+		adv++
+		if after.Allowed() && (c.MustNotAllow || !before.Allowed()) {
+			t.Errorf("%s [%s] %s: allowed with the built-in rules (%s): %s\n\tsource: %s", c.ID, c.Tool, argsText(c), after.Rule.ID, after.Reason, c.Source)
+		}
+	}
+	t.Logf("built-in rules over the corpus: %d adversarial lines, none newly allowed; benign lines not allowed: %d/%d before, %d/%d after",
+		adv, askedBefore, benign, askedAfter, benign)
+}
+
+// Pools for the property test: read-only commands, their near misses, and
+// shell constructs around them.
+var (
+	roCommands = []string{"ls -la", "cat README.md", "git status", "git diff --stat", "git log --oneline -5", "grep -rn TODO src",
+		"head -n 5 go.mod", "wc -l main.go", "find . -name '*.go'", "sed -n 1,5p a.txt", "awk '{print $1}' a.txt", "jq .x a.json",
+		"go list ./...", "go version", "node --version", "echo ok", "cd /home/u/proj", "sort -u a.txt", "git branch", "cat *.go"}
+	roNear = []string{"cat .env", "cat ~/.ssh/id_rsa", "git log --output=x", "git diff --ext-diff", "git branch x", "sed -i s/a/b/ a.txt",
+		"awk '{system(\"id\")}' a.txt", "find . -delete", "go env -w X=1", "cat ../x", "rm -rf dist", "npm test", "curl https://x.test",
+		"tail -f log", "git -c core.pager=sh log", "sort -o out a.txt", "ls $(id)", "eval ls", "bash -c ls", "cd .. && ls",
+		"ls \x1b[2J", "cat <(id)", "rg --pre sh x", "jq -n env", "((x))", "echo 'unterminated"}
+	roAround = []string{"%s", "%s > out.txt", "%s 2>&1", "%s | head", "(%s)", "{ %s; }", "sudo %s", "timeout 5 %s", "env A=1 %s",
+		"FOO=1 %s", "%s &", "if true; then %s; fi", "x=$(%s)", "%s >> ~/.bashrc", "xargs %s", "%s < .env"}
+)
+
+func drawRoCommand(t *rapid.T) string {
+	n := rapid.IntRange(1, 3).Draw(t, "n")
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(rapid.SampledFrom(genSeps).Draw(t, "sep"))
+		}
+		pool := roCommands
+		if rapid.Bool().Draw(t, "near") {
+			pool = roNear
+		}
+		c := rapid.SampledFrom(pool).Draw(t, "cmd")
+		b.WriteString(strings.Replace(rapid.SampledFrom(roAround).Draw(t, "around"), "%s", c, 1))
+	}
+	return b.String()
+}
+
+// TestBuiltinProperties states what adding the built-in rules may change,
+// for random compounds of read-only commands, near misses and wrappers,
+// under random rules of the other levels and random modes:
+//
+//  1. The risk and findings are unchanged.
+//  2. Only a call that was not decided by a rule, and not denied, may
+//     change, and only to an allow by a built-in rule: a deny stays a
+//     deny, an ask rule still asks, another level's allow still decides.
+//  3. A call a built-in rule allows was judged at the tool's own risk
+//     (execute for the shell) with no finding at all, is not Opaque, and
+//     every access it makes is a read of a known path inside the working
+//     directory.
+//  4. An Opaque call is never allowed, whatever the rules.
+func TestBuiltinProperties(t *testing.T) {
+	var eng permission.Engine
+	rapid.Check(t, func(t *rapid.T) {
+		cmd := drawRoCommand(t)
+		var rules []permission.Rule
+		for i := range rapid.IntRange(0, 3).Draw(t, "rules") {
+			rules = append(rules, drawRule(t, i))
+		}
+		without, err := permission.Compile(rules)
+		if err != nil {
+			t.Skip(err)
+		}
+		req := shellReq(cmd, without)
+		req.Mode = rapid.SampledFrom([]permission.Mode{permission.ModeDefault, permission.ModeDefault, permission.ModePlan}).Draw(t, "mode")
+		d1 := eng.Check(req)
+		req.Policy = builtinPolicy(t, rules...)
+		d2 := eng.Check(req)
+		if d1.RiskAtDecision != d2.RiskAtDecision || len(d1.Findings) != len(d2.Findings) {
+			t.Fatalf("%q: risk %s/%d findings without built-in rules, %s/%d with", cmd, d1.RiskAtDecision, len(d1.Findings), d2.RiskAtDecision, len(d2.Findings))
+		}
+		byBuiltin := d2.Rule != nil && d2.Rule.Level == permission.LevelBuiltin
+		if !byBuiltin {
+			if d1.Decision != d2.Decision || d1.SourcedFrom != d2.SourcedFrom {
+				t.Fatalf("%q: %s from %s without built-in rules, %s from %s with", cmd, d1.Decision, d1.SourcedFrom, d2.Decision, d2.SourcedFrom)
+			}
+		} else {
+			if !d2.Allowed() || d1.Decision == permission.Deny || d1.SourcedFrom == permission.FromOverride {
+				t.Fatalf("%q: built-in rule %s turned %s from %s into %s", cmd, d2.Rule.ID, d1.Decision, d1.SourcedFrom, d2.Decision)
+			}
+			res := shellrisk.Analyze(cmd, shellrisk.Env{Cwd: corpusCwd, Home: corpusHome, UserHomes: req.UserHomes})
+			if res.Opaque || len(res.Findings) > 0 || d2.RiskAtDecision != risk.Execute || len(d2.Findings) > 0 {
+				t.Fatalf("%q: allowed by %s but opaque=%v findings=%v risk=%s", cmd, d2.Rule.ID, res.Opaque, res.Findings, d2.RiskAtDecision)
+			}
+			for _, a := range res.Accesses {
+				if a.Write || a.Delete || a.Path == "" || !strings.HasPrefix(a.Path+"/", corpusCwd+"/") {
+					t.Fatalf("%q: allowed by %s but touches %+v", cmd, d2.Rule.ID, a)
+				}
+			}
+		}
+		if d2.Allowed() && shellrisk.Analyze(cmd, shellrisk.Env{Cwd: corpusCwd, Home: corpusHome}).Opaque {
+			t.Fatalf("%q: Opaque and allowed (%s)", cmd, d2.Reason)
+		}
+	})
+}
