@@ -204,6 +204,9 @@ func parse(path string, src []byte) (*parsed, error) {
 		if err := checkID(r.ID); err != nil {
 			return nil, p.ruleError(i, "id", err)
 		}
+		if strings.HasPrefix(r.ID, BuiltinPrefix) && path != BuiltinFile {
+			return nil, p.ruleError(i, "id", fmt.Errorf("ids starting with %q are kept for the built-in rules", BuiltinPrefix))
+		}
 		if j, dup := ids[r.ID]; dup {
 			l, _ := position(src, p.offs[j])
 			return nil, p.ruleError(i, "id", fmt.Errorf("duplicate id: line %d has a rule with the same id", l))

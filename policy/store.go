@@ -36,6 +36,9 @@ type Entry struct {
 // engine does not see it at all.
 func (e *Entry) Effective() (permission.Rule, bool) {
 	r := e.Rule.Permission(e.Level, e.File)
+	if e.Level == permission.LevelBuiltin {
+		r.Source = permission.BuiltinSource
+	}
 	if e.Untrusted {
 		switch r.Decision {
 		case permission.Allow:
@@ -60,6 +63,12 @@ type Options struct {
 	// Files are extra policy files whose rules count at LevelFlag (check
 	// --policy). They are trusted: the user named them.
 	Files []string
+	// NoBuiltin leaves the built-in rules out (permission.BuiltinRules):
+	// every read-only shell command is then asked, as any other. The
+	// command line sets it from --no-builtin-rules and
+	// CUSTOM_AGENT_BUILTIN_RULES=off; the configuration file's
+	// builtinRules key comes with the configuration issue.
+	NoBuiltin bool
 }
 
 // Store holds the rules of every level for one working directory: the user
@@ -78,6 +87,7 @@ type Store struct {
 	proj       []Entry
 	flag       []Entry
 	session    []Entry
+	builtin    []Entry // the built-in rules, nil with Options.NoBuiltin
 	pol        *permission.Policy // cache of Policy; nil after a change
 }
 
@@ -113,6 +123,11 @@ func Open(o Options) (*Store, error) {
 	}
 	if s.trust, err = readTrust(trustPath(o.ConfigHome)); err != nil {
 		return nil, err
+	}
+	if !o.NoBuiltin {
+		if s.builtin, err = builtinEntries(); err != nil {
+			return nil, err
+		}
 	}
 	var errs []error
 	load := func(path string, level permission.RuleLevel, env Env, must bool) []Entry {
@@ -215,12 +230,12 @@ func (s *Store) Project() (Project, bool) {
 func (s *Store) Env() Env { return s.env }
 
 // Entries returns the rules of a level ("" for all), in the order the
-// engine is given them: user, project, flag, session.
+// engine is given them: user, project, flag, session, builtin.
 func (s *Store) Entries(level permission.RuleLevel) []Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Entry
-	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session} {
+	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session, s.builtin} {
 		for _, e := range l {
 			if level == "" || e.Level == level {
 				out = append(out, e)
@@ -240,8 +255,8 @@ func (s *Store) Policy() (*permission.Policy, error) {
 	if s.pol != nil {
 		return s.pol, nil
 	}
-	rules := make([]permission.Rule, 0, len(s.user)+len(s.proj)+len(s.flag)+len(s.session))
-	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session} {
+	rules := make([]permission.Rule, 0, len(s.user)+len(s.proj)+len(s.flag)+len(s.session)+len(s.builtin))
+	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session, s.builtin} {
 		for i := range l {
 			if r, ok := l[i].Effective(); ok {
 				rules = append(rules, r)
@@ -431,6 +446,8 @@ func (s *Store) Remove(level permission.RuleLevel, id string) error {
 		}
 	}
 	switch level {
+	case permission.LevelBuiltin:
+		return fmt.Errorf("rule %q is built in and cannot be removed; a deny or ask rule overrides it, and --no-builtin-rules or CUSTOM_AGENT_BUILTIN_RULES=off turns the built-in rules off", id)
 	case permission.LevelSession:
 		s.mu.Lock()
 		defer s.mu.Unlock()

@@ -57,7 +57,7 @@ func writeFile(t testing.TB, p, src string) string {
 
 func (w *world) open(t testing.TB) *policy.Store {
 	t.Helper()
-	s, err := policy.Open(policy.Options{Cwd: w.repo, ConfigHome: w.cfg, Home: w.home})
+	s, err := policy.Open(policy.Options{Cwd: w.repo, ConfigHome: w.cfg, Home: w.home, NoBuiltin: true})
 	if err != nil {
 		t.Fatal(err)
 	}

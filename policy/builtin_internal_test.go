@@ -1,0 +1,25 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/custom-agent/custom-agent/permission"
+)
+
+// TestBuiltinFile parses the built-in rules as strictly as any policy file
+// and runs every example the way a file's examples are run at load.
+func TestBuiltinFile(t *testing.T) {
+	p, err := parse(BuiltinFile, permission.BuiltinJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Cwd: "/home/u/proj", Home: "/home/u"}
+	for i := range p.rules {
+		for _, e := range checkExamples(&p.rules[i], permission.LevelBuiltin, env) {
+			t.Errorf("%s %s: %s", e.RuleID, e.Field, e.Why)
+		}
+	}
+	if len(p.rules) != len(permission.BuiltinRules()) {
+		t.Errorf("policy reads %d built-in rules, permission %d", len(p.rules), len(permission.BuiltinRules()))
+	}
+}
