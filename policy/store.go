@@ -87,7 +87,7 @@ type Store struct {
 	proj       []Entry
 	flag       []Entry
 	session    []Entry
-	builtin    []Entry // the built-in rules, nil with Options.NoBuiltin
+	builtin    []Entry            // the built-in rules, nil with Options.NoBuiltin
 	pol        *permission.Policy // cache of Policy; nil after a change
 }
 
