@@ -180,14 +180,19 @@ func (p *Policy) builtinMatch(j *judge) int {
 // of its commands, matchUnfit when this rule covers one of its commands
 // but the call is not a plain read, matchNo otherwise.
 func (c *compiled) builtinMatches(j *judge, p *Policy) matchOutcome {
-	mine := false
+	mine, named := false, false
 	for k := range j.commands {
 		if j.builtinForm(k) == builtinKey(c.cmd) {
 			mine = true
 			break
 		}
+		named = named || hasWordPrefix(j.commands[k].Argv, c.cmd, false)
 	}
 	if !mine {
+		if named {
+			// git log --output=x: the program, but not a read-only form.
+			return matchUnfit
+		}
 		return matchNo
 	}
 	if p.builtinMatch(j) < 0 {
@@ -210,7 +215,12 @@ func (p *Policy) builtinWhy(j *judge) string {
 	return "it does not cover the call"
 }
 
+// BuiltinReasonPrefix starts the reason of every decision a built-in rule
+// made, and no other reason: a renderer that has only the reason (the
+// permission.resolved event) can tell such a decision apart by it.
+const BuiltinReasonPrefix = "Read-only command inside the project"
+
 // builtinReason is the reason of a decision a built-in rule made.
 func builtinReason(r *Rule, j *judge) string {
-	return "Read-only command inside the project: the built-in rule " + quoteText(r.ID) + " allows it" + riskClause(j) + "."
+	return BuiltinReasonPrefix + ": the built-in rule " + quoteText(r.ID) + " allows it" + riskClause(j) + "."
 }

@@ -41,6 +41,7 @@ func TestChooseApprovalTimeout(t *testing.T) {
 // the 30 s default, and --approval-timeout sets it; permission.requested
 // says which.
 func TestApprovalTimeoutAnnounced(t *testing.T) {
+	withoutBuiltinRules(t)
 	script := filepath.Join(t.TempDir(), "m.jsonl")
 	if err := os.WriteFile(script, []byte(`{"text":"","toolCalls":[{"id":"t1","name":"shell","args":{"command":"true"}}]}
 {"text":"done"}

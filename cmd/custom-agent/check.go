@@ -29,6 +29,8 @@ type checkOptions struct {
 	policies []string
 	jsonl    bool
 	json     bool
+	// noBuiltin leaves the built-in rules out (--no-builtin-rules).
+	noBuiltin bool
 }
 
 func newCheckCmd(_ *globalFlags) *cobra.Command {
@@ -76,6 +78,7 @@ environment.`,
 	f.StringArrayVar(&o.policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
 	f.BoolVar(&o.jsonl, "jsonl", false, "read one request per line from standard input, print one JSON decision per line")
 	f.BoolVar(&o.json, "json", false, "print the decision as one JSON object")
+	f.BoolVar(&o.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	return cmd
 }
 
@@ -206,7 +209,7 @@ func newChecker(o checkOptions) (*checker, error) {
 	if c.configHome != "" {
 		c.configHome = filepath.Clean(c.configHome)
 	}
-	if c.policy, err = loadPolicy(c.cwd, o.policies); err != nil {
+	if c.policy, err = loadPolicy(c.cwd, o.policies, o.noBuiltin); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
 	return c, nil

@@ -156,6 +156,7 @@ func TestCheckPolicyFile(t *testing.T) {
 }
 
 func TestCheckJSONL(t *testing.T) {
+	withoutBuiltinRules(t)
 	_, proj := fakeHome(t)
 	in := strings.Join([]string{
 		`{"tool":"read_file","args":{"path":"README.md"}}`,

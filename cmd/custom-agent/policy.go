@@ -38,8 +38,34 @@ func policyOptions(cwd string, files []string) (policy.Options, error) {
 	if home != "" {
 		home = filepath.Clean(home)
 	}
-	return policy.Options{Cwd: abs, ConfigHome: ch, Home: home, Files: files}, nil
+	off, err := builtinRulesOff(os.Getenv)
+	if err != nil {
+		return policy.Options{}, err
+	}
+	return policy.Options{Cwd: abs, ConfigHome: ch, Home: home, Files: files, NoBuiltin: off}, nil
 }
+
+// builtinRulesEnv turns the built-in rules off (issue 16) when set to off;
+// --no-builtin-rules does the same for one command. The configuration
+// file's builtinRules key comes with the configuration issue.
+const builtinRulesEnv = "CUSTOM_AGENT_BUILTIN_RULES"
+
+// builtinRulesOff reads CUSTOM_AGENT_BUILTIN_RULES: "off" (or 0, false,
+// no) turns the built-in rules off, "on", "" (or 1, true, yes) keeps them;
+// anything else is an error rather than a guess.
+func builtinRulesOff(getenv func(string) string) (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(builtinRulesEnv))); v {
+	case "", "on", "1", "true", "yes":
+		return false, nil
+	case "off", "0", "false", "no":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s=%q: want on or off", builtinRulesEnv, v)
+	}
+}
+
+// noBuiltinRulesUsage is the help of --no-builtin-rules.
+const noBuiltinRulesUsage = "leave out the built-in rules that allow read-only commands (ls, cat, git status, …) without a question; also " + builtinRulesEnv + "=off"
 
 // openPolicy opens the policy store for cwd the way run and check do.
 func openPolicy(cwd string, files []string) (*policy.Store, error) {
@@ -50,6 +76,12 @@ func openPolicy(cwd string, files []string) (*policy.Store, error) {
 // trusted projects) in configHome instead of the environment's, unless it
 // is "". demo gives itself one, so that it changes nothing of the user's.
 func openPolicyIn(cwd, configHome string, files ...string) (*policy.Store, error) {
+	return openPolicyWith(cwd, configHome, false, files...)
+}
+
+// openPolicyWith is openPolicyIn that also leaves the built-in rules out
+// when noBuiltin is set (--no-builtin-rules).
+func openPolicyWith(cwd, configHome string, noBuiltin bool, files ...string) (*policy.Store, error) {
 	o, err := policyOptions(cwd, files)
 	if err != nil {
 		return nil, err
@@ -57,13 +89,15 @@ func openPolicyIn(cwd, configHome string, files ...string) (*policy.Store, error
 	if configHome != "" {
 		o.ConfigHome = configHome
 	}
+	o.NoBuiltin = o.NoBuiltin || noBuiltin
 	return policy.Open(o)
 }
 
 // loadPolicy returns the compiled policy run and check give the engine for
-// cwd: user, project (with its trust) and extra files.
-func loadPolicy(cwd string, files []string) (*permission.Policy, error) {
-	s, err := openPolicy(cwd, files)
+// cwd: user, project (with its trust), extra files and, unless noBuiltin or
+// the environment turns them off, the built-in rules.
+func loadPolicy(cwd string, files []string, noBuiltin bool) (*permission.Policy, error) {
+	s, err := openPolicyWith(cwd, "", noBuiltin, files...)
 	if err != nil {
 		return nil, err
 	}
@@ -117,9 +151,9 @@ func newPolicyListCmd(cwd *string) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			lv := permission.RuleLevel(level)
 			switch lv {
-			case "", permission.LevelSession, permission.LevelProject, permission.LevelUser:
+			case "", permission.LevelSession, permission.LevelProject, permission.LevelUser, permission.LevelBuiltin:
 			default:
-				return fmt.Errorf("unknown level %q (want session, project or user)", level)
+				return fmt.Errorf("unknown level %q (want session, project, user or builtin)", level)
 			}
 			s, err := openPolicy(*cwd, nil)
 			if err != nil {
@@ -160,12 +194,15 @@ func newPolicyListCmd(cwd *string) *cobra.Command {
 						note = "untrusted: counts as deny"
 					}
 				}
+				if e.Level == permission.LevelBuiltin {
+					file, note = permission.BuiltinSource, "read-only form only: "+e.Rule.Comment
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Level, e.Rule.ID, e.Rule.Decision, e.Rule.Tool, matcherText(&e.Rule), file, note)
 			}
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&level, "level", "", "only this level: session, project or user")
+	cmd.Flags().StringVar(&level, "level", "", "only this level: session, project, user or builtin")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the rules as a JSON array")
 	return cmd
 }
@@ -452,6 +489,7 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
 	f.StringVar(&o.args, "args", "{}", "the call's arguments as a JSON object")
 	f.StringVar(&o.mode, "mode", "default", "the session mode: default or plan")
 	f.StringArrayVar(&o.policies, "policy", nil, "an extra policy file (repeatable)")
+	f.BoolVar(&o.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	f.BoolVar(&asJSON, "json", false, "print the explanation as JSON")
 	return cmd
 }
@@ -522,9 +560,14 @@ func writeExplanation(w io.Writer, req *permission.Request, x *permission.Explan
 		mark = "  <- decides"
 	}
 	p("4. rules: %d in the policy%s", len(x.Rules), mark)
+	quietBuiltin := 0
 	for _, t := range x.Rules {
 		if t.Outcome == permission.OutcomeOtherTool {
 			others++
+			continue
+		}
+		if t.Rule.Level == permission.LevelBuiltin && t.Outcome == permission.OutcomeNoMatch {
+			quietBuiltin++ // the built-in rules for other commands
 			continue
 		}
 		where := string(t.Rule.Level)
@@ -542,6 +585,9 @@ func writeExplanation(w io.Writer, req *permission.Request, x *permission.Explan
 	}
 	if others > 0 {
 		p("   (%d rule(s) are for other tools)", others)
+	}
+	if quietBuiltin > 0 {
+		p("   (%d built-in rule(s) are for other read-only commands; policy list --level builtin lists them)", quietBuiltin)
 	}
 	step(5, permission.FromPrior, "prior approvals: none (a fresh session)")
 	step(6, permission.FromDefault, "default table: read allow; write, execute, network ask; credential deny; destructive ask")

@@ -12,6 +12,14 @@ import (
 
 // policyWorld points HOME and XDG_CONFIG_HOME at temporary directories and
 // returns a repository in another.
+// withoutBuiltinRules turns the built-in rules off for a test written
+// about the other levels, or about a question for a command (ls, go env)
+// they would allow.
+func withoutBuiltinRules(t *testing.T) {
+	t.Helper()
+	t.Setenv(builtinRulesEnv, "off")
+}
+
 func policyWorld(t *testing.T) (repo, cfg string) {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -42,6 +50,7 @@ func runPolicyCLI(t *testing.T, args ...string) (string, string, error) {
 }
 
 func TestPolicyCLI(t *testing.T) {
+	withoutBuiltinRules(t)
 	repo, _ := policyWorld(t)
 	must := func(args ...string) string {
 		t.Helper()
@@ -149,6 +158,7 @@ func TestPolicyTestCLI(t *testing.T) {
 }
 
 func TestTrustCLI(t *testing.T) {
+	withoutBuiltinRules(t)
 	repo, cfg := policyWorld(t)
 	pf := filepath.Join(repo, ".custom-agent", "policy.json")
 	if err := os.MkdirAll(filepath.Dir(pf), 0o755); err != nil {

@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/internal/termtext"
+	"github.com/custom-agent/custom-agent/permission"
 )
 
 // renderer prints a turn's events for a person reading a terminal: the
@@ -93,6 +95,14 @@ func (r *renderer) event(e event.Event) {
 		switch {
 		case p.Decision == "allow" && p.Actor == event.ActorUser:
 			fmt.Fprintf(r.w, "  %sallowed by you (%s) · risk %s\n", l, p.Option, p.RiskAtDecision)
+		case p.Decision == "allow" && p.SourcedFrom == string(permission.FromOverride) && strings.HasPrefix(p.Reason, permission.BuiltinReasonPrefix):
+			// A read-only command the built-in rules allowed: shown, so
+			// the person sees what ran, but muted on a terminal.
+			line := fmt.Sprintf("  %sallowed by the built-in rule · %s", l, termtext.Line(p.Reason))
+			if r.onTerminal && os.Getenv("NO_COLOR") == "" {
+				line = "\x1b[2m" + line + "\x1b[0m"
+			}
+			fmt.Fprintln(r.w, line)
 		case p.Decision == "allow":
 			fmt.Fprintf(r.w, "  %sallowed by %s · risk %s · %s\n", l, p.SourcedFrom, p.RiskAtDecision, termtext.Line(p.Reason))
 		default:

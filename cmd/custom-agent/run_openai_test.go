@@ -28,6 +28,7 @@ func chunk(delta string, finish string) string {
 // chunks), the call goes through the gate and runs, and the second request
 // carries the tool result back.
 func TestRunAgainstOpenAICompatibleServer(t *testing.T) {
+	withoutBuiltinRules(t)
 	var calls atomic.Int32
 	var second string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

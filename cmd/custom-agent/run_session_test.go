@@ -39,6 +39,7 @@ func writeScript(t *testing.T, lines string) string {
 // continues the newest session; continuing it in another directory says so
 // and asks again; a session whose chain was edited is refused.
 func TestRunSessionLastAndMovedAndTampered(t *testing.T) {
+	withoutBuiltinRules(t)
 	data, a, b := t.TempDir(), t.TempDir(), t.TempDir()
 	m := writeScript(t, `{"toolCalls":[{"id":"t1","name":"shell","args":{"command":"go env GOOS"}}]}
 {"text":"ok"}
