@@ -32,7 +32,7 @@ const demoScript = `{"text": "I'll run the tests.", "toolCalls": [{"id": "tc_1",
 
 func newDemoCmd(g *globalFlags) *cobra.Command {
 	var yes bool
-	var keep bool
+	var keep, noBuiltin bool
 	var maxOutput sizeFlag
 	var timeout time.Duration
 	cmd := &cobra.Command{
@@ -87,7 +87,7 @@ goes there.`,
 			if yes {
 				newUI = func(b *approval.Broker, _ context.CancelFunc) approvalUI { return autoApprover{b: b, out: errOut} }
 			}
-			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: timeout, configHome: configHome, maxSteps: 5, maxOutput: maxOutput}
+			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: timeout, configHome: configHome, maxSteps: 5, maxOutput: maxOutput, noBuiltin: noBuiltin}
 			const prompt = "Run the tests."
 			fmt.Fprintf(cmd.OutOrStdout(), "you> %s\n", prompt)
 			id, turnErr := runTurn(cmd, g, f, m, prompt, newUI)
@@ -102,6 +102,7 @@ goes there.`,
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, `answer "allow once" to the question instead of asking`)
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the demo project directory")
+	cmd.Flags().BoolVar(&noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	cmd.Flags().Var(&maxOutput, "max-output-bytes", maxOutputUsage)
 	addApprovalTimeoutFlag(cmd, &timeout)
 	return cmd

@@ -37,6 +37,7 @@ type runFlags struct {
 	promptFile      string
 	modelTimeout    time.Duration  // 0: $CUSTOM_AGENT_MODEL_TIMEOUT, else model.DefaultTimeout
 	conf            *config.Config // the merged configuration, once loaded (loadRunConfig)
+	noBuiltin       bool           // --no-builtin-rules: no built-in rules for read-only commands
 }
 
 // loadRunConfig loads the configuration of the session's directory once,
@@ -132,6 +133,7 @@ else is written there.`,
 	fl.StringVar(&f.sessionID, "session", "", `continue this session instead of starting a new one ("last": the most recent)`)
 	fl.StringVar(&f.promptFile, "prompt-file", "", `read the prompt from this file ("-": stdin) instead of the argument`)
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
+	fl.BoolVar(&f.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	addApprovalTimeoutFlag(cmd, &f.approvalTimeout)
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
@@ -229,7 +231,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	}
 	// The same rules check uses; a policy file that does not load stops the
 	// run before anything starts.
-	rules, err := openPolicyIn(cwd, f.configHome)
+	rules, err := openPolicyWith(cwd, f.configHome, f.noBuiltin)
 	if err != nil {
 		return "", err
 	}
