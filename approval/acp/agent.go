@@ -129,9 +129,13 @@ var (
 func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	a := newAgent(cfg)
 	w := &lineWriter{w: out}
-	filtered := filterInput(in, w, a.log)
+	// No message is read before a.conn is set: the SDK starts reading as
+	// the connection is made, and handlers use a.conn.
+	ready := make(chan struct{})
+	filtered := filterInput(in, w, a.log, ready)
 	a.conn = acpsdk.NewAgentSideConnection(a, w, filtered)
 	a.conn.SetLogger(a.log)
+	close(ready)
 	subCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	notices := cfg.Broker.Subscribe(subCtx)

@@ -94,7 +94,7 @@ func TestE2EOfficialClient(t *testing.T) {
 func TestStdoutOnlyProtocol(t *testing.T) {
 	bin := binary(t)
 	e := newEnv(t)
-	script := e.script(`{"text":"Printing.","toolCalls":[{"id":"tc_1","name":"shell","args":{"command":"echo to-stdout; echo to-stderr >&2"}}]}`, finalOK)
+	script := e.script(`{"text":"Printing.","toolCalls":[{"id":"tc_1","name":"shell","args":{"command":"touch printed.txt; echo to-stdout; echo to-stderr >&2"}}]}`, finalOK)
 	cmd := exec.Command(bin, "acp", "--data-dir", e.dataDir, "--model", "script:"+script, "--log-level", "debug")
 	cmd.Env = append(os.Environ(), "HOME="+e.home, "XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"))
 	stdin, err := cmd.StdinPipe()
@@ -105,8 +105,8 @@ func TestStdoutOnlyProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -191,4 +191,22 @@ func TestStdoutOnlyProtocol(t *testing.T) {
 			t.Errorf("a byte on stdout is not protocol: %q", l)
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

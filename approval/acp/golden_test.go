@@ -17,8 +17,8 @@ import (
 )
 
 const (
-	echoHi   = `{"text":"Running it.","toolCalls":[{"id":"tc_1","name":"shell","args":{"command":"echo hi"}}]}`
-	echoHi2  = `{"text":"Again.","toolCalls":[{"id":"tc_2","name":"shell","args":{"command":"echo hi"}}]}`
+	echoHi   = `{"text":"Running it.","toolCalls":[{"id":"tc_1","name":"shell","args":{"command":"touch hi.txt"}}]}`
+	echoHi2  = `{"text":"Again.","toolCalls":[{"id":"tc_2","name":"shell","args":{"command":"touch hi.txt"}}]}`
 	finalOK  = `{"text":"Done."}`
 	rmBuild  = `{"text":"Cleaning.","toolCalls":[{"id":"tc_1","name":"shell","args":{"command":"rm -rf build"}}]}`
 	rmBuild2 = `{"text":"Cleaning again.","toolCalls":[{"id":"tc_2","name":"shell","args":{"command":"rm -rf build"}}]}`
@@ -279,7 +279,7 @@ func TestGoldenSetModePlan(t *testing.T) {
 func TestGoldenLoadAfterRestart(t *testing.T) {
 	e := newEnv(t)
 	a := e.start(e.script(
-		`{"text":"Two calls.","toolCalls":[{"id":"tc_1","name":"shell","args":{"command":"echo hi"}},{"id":"tc_2","name":"shell","args":{"command":"echo bye"}}]}`,
+		`{"text":"Two calls.","toolCalls":[{"id":"tc_1","name":"shell","args":{"command":"touch hi.txt"}},{"id":"tc_2","name":"shell","args":{"command":"touch bye.txt"}}]}`,
 		finalOK))
 	c := e.connect(a, pick("allow_once"), pick("deny_session"))
 	c.init(t)
@@ -288,7 +288,7 @@ func TestGoldenLoadAfterRestart(t *testing.T) {
 	a.stop() // the process ends; the editor starts a new one
 
 	a2 := e.start(e.script(
-		`{"text":"Again.","toolCalls":[{"id":"tc_3","name":"shell","args":{"command":"echo hi"}},{"id":"tc_4","name":"shell","args":{"command":"echo bye"}}]}`,
+		`{"text":"Again.","toolCalls":[{"id":"tc_3","name":"shell","args":{"command":"touch hi.txt"}},{"id":"tc_4","name":"shell","args":{"command":"touch bye.txt"}}]}`,
 		finalOK))
 	c2 := e.connect(a2) // no answers: nothing may be asked
 	c2.init(t)

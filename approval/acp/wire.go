@@ -30,9 +30,10 @@ const maxLine = 10 << 20
 // JSON-RPC error on w: -32700 for a line that is not JSON, -32600 for JSON
 // that is not a JSON-RPC 2.0 message. The SDK would drop such a line
 // silently, leaving the client waiting.
-func filterInput(in io.Reader, w io.Writer, log *slog.Logger) io.Reader {
+func filterInput(in io.Reader, w io.Writer, log *slog.Logger, ready <-chan struct{}) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
+		<-ready
 		sc := bufio.NewScanner(in)
 		sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 		for sc.Scan() {

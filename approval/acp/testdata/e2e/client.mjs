@@ -227,7 +227,7 @@ const prompt = (ctx, sessionId, text) =>
   ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
 
 await run("allow_once", {
-  script: [shell("tc_1", "echo hi"), final],
+  script: [shell("tc_1", "touch hi.txt"), final],
   answers: ["allow_once"],
   async body({ ctx, cwd, asked, updates }) {
     const { sessionId, modes } = await newSession(ctx, cwd);
@@ -240,13 +240,13 @@ await run("allow_once", {
     check("allow_once", /risk/.test(asked[0].toolCall.title ?? ""), "the risk is not in the title");
     check("allow_once", lastStatus(updates, "tc_1") === "completed", `final status ${lastStatus(updates, "tc_1")}`);
     const tc = updates.find((u) => u.sessionUpdate === "tool_call");
-    check("allow_once", tc?.title === "Run echo hi" && tc?.kind === "execute", `tool_call ${JSON.stringify(tc)}`);
+    check("allow_once", tc?.title === "Run touch hi.txt" && tc?.kind === "execute", `tool_call ${JSON.stringify(tc)}`);
     check("allow_once", updates.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text === "Done."), "no agent_message_chunk");
   },
 });
 
 await run("reject", {
-  script: [shell("tc_1", "echo hi"), final],
+  script: [shell("tc_1", "touch hi.txt"), final],
   answers: ["deny"],
   async body({ ctx, cwd, updates }) {
     const { sessionId } = await newSession(ctx, cwd);
@@ -259,7 +259,7 @@ await run("reject", {
 });
 
 await run("allow_always_two_turns", {
-  script: [shell("tc_1", "echo hi"), final, shell("tc_2", "echo hi", "Again."), final],
+  script: [shell("tc_1", "touch hi.txt"), final, shell("tc_2", "touch hi.txt", "Again."), final],
   answers: ["allow_session"],
   async body({ ctx, cwd, asked, updates }) {
     const { sessionId } = await newSession(ctx, cwd);
@@ -271,7 +271,7 @@ await run("allow_always_two_turns", {
 });
 
 await run("reject_always_two_turns", {
-  script: [shell("tc_1", "echo hi"), final, shell("tc_2", "echo hi", "Again."), final],
+  script: [shell("tc_1", "touch hi.txt"), final, shell("tc_2", "touch hi.txt", "Again."), final],
   answers: ["deny_session"],
   async body({ ctx, cwd, asked, updates }) {
     const { sessionId } = await newSession(ctx, cwd);
@@ -300,7 +300,7 @@ await run("destructive_both_turns", {
 });
 
 await run("cancel_while_asking", {
-  script: [shell("tc_1", "echo hi"), final],
+  script: [shell("tc_1", "touch hi.txt"), final],
   answers: [
     async (c) => {
       await c.agent.notify(acp.methods.agent.session.cancel, { sessionId: c.params.sessionId });
@@ -318,7 +318,7 @@ await run("cancel_while_asking", {
 });
 
 await run("timeout", {
-  script: [shell("tc_1", "echo hi"), final],
+  script: [shell("tc_1", "touch hi.txt"), final],
   args: ["--approval-timeout", "300ms"],
   answers: [
     (c) =>
@@ -337,7 +337,7 @@ await run("timeout", {
 });
 
 await run("user_deny_model_sees", {
-  script: [shell("tc_1", "echo hi"), final],
+  script: [shell("tc_1", "touch hi.txt"), final],
   answers: ["deny"],
   async body({ ctx, cwd, updates }) {
     const { sessionId } = await newSession(ctx, cwd);
@@ -351,7 +351,7 @@ const loadData = join(workdir, "load-data");
 let loadedId;
 await run("load_before_restart", {
   dataDir: loadData,
-  script: [shell("tc_1", "echo hi"), final],
+  script: [shell("tc_1", "touch hi.txt"), final],
   answers: ["allow_once"],
   async body({ ctx, cwd }) {
     loadedId = (await newSession(ctx, cwd)).sessionId;
@@ -360,7 +360,7 @@ await run("load_before_restart", {
 });
 await run("load_after_restart", {
   dataDir: loadData,
-  script: [shell("tc_2", "echo hi", "Again."), final],
+  script: [shell("tc_2", "touch hi.txt", "Again."), final],
   answers: [],
   async body({ ctx, cwd, asked, updates }) {
     await ctx.request(acp.methods.agent.session.load, { sessionId: loadedId, cwd, mcpServers: [] });
