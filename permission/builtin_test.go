@@ -3,6 +3,7 @@ package permission_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -281,4 +282,67 @@ func TestBuiltinProperties(t *testing.T) {
 			t.Fatalf("%q: Opaque and allowed (%s)", cmd, d2.Reason)
 		}
 	})
+}
+
+// TestReadOnlySessions measures the built-in rules on a labelled set of
+// commands from developer sessions (testdata/readonly-sessions.jsonl):
+// at least 90% of the read-only ones are allowed without a question, and
+// no near miss (the same programs writing, running code, leaving the
+// project or reading secrets) is allowed. The globs are not expanded (no
+// file system), so a read through an unexpanded glob is asked, as it is
+// when the pattern matches nothing.
+func TestReadOnlySessions(t *testing.T) {
+	b, err := os.ReadFile("testdata/readonly-sessions.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := builtinPolicy(t)
+	var eng permission.Engine
+	var ro, roAllowed, roBefore, near, nearAllowed int
+	var asked []string
+	for n, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var c struct {
+			Label   string `json:"label"`
+			Command string `json:"command"`
+			Source  string `json:"source"`
+			Why     string `json:"why,omitempty"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil || c.Command == "" || strings.TrimSpace(c.Source) == "" {
+			t.Fatalf("line %d: %v (a command and a source are required)", n+1, err)
+		}
+		d := eng.Check(shellReq(c.Command, pol))
+		before := eng.Check(shellReq(c.Command, nil))
+		switch c.Label {
+		case "read-only":
+			ro++
+			if before.Allowed() {
+				roBefore++
+			}
+			if d.Allowed() {
+				roAllowed++
+			} else {
+				asked = append(asked, c.Command)
+			}
+		case "near-miss":
+			near++
+			if d.Allowed() {
+				nearAllowed++
+				t.Errorf("near miss %q (%s) allowed: %s", c.Command, c.Why, d.Reason)
+			}
+		default:
+			t.Fatalf("line %d: label %q is not read-only or near-miss", n+1, c.Label)
+		}
+	}
+	if ro+near < 150 {
+		t.Errorf("%d commands; the set keeps at least 150", ro+near)
+	}
+	share := float64(roAllowed) / float64(ro)
+	t.Logf("read-only: %d/%d allowed without a question (%.1f%%; %d before the built-in rules); near misses: %d/%d allowed",
+		roAllowed, ro, 100*share, roBefore, nearAllowed, near)
+	t.Logf("read-only commands still asked: %q", asked)
+	if share < 0.9 {
+		t.Errorf("%.1f%% of the read-only commands allowed; the goal is 90%%", 100*share)
+	}
 }
