@@ -564,8 +564,10 @@ func sedPrintsOnly(s string) bool {
 			}
 			d := s[i]
 			i++
-			if !regex(d) || !regex(d) {
-				return false
+			for range 2 { // the pattern and the replacement
+				if !regex(d) {
+					return false
+				}
 			}
 			if c == 's' {
 				for i < n && strings.IndexByte("gpiImM0123456789", s[i]) >= 0 {
