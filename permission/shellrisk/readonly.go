@@ -539,14 +539,15 @@ func sedPrintsOnly(s string) bool {
 			for i < n && s[i] >= '0' && s[i] <= '9' {
 				i++
 			}
-		case ':':
+		case ':', 'b', 't', 'T':
+			// A label: GNU sed ends it at ; or a newline, older ones only
+			// at a newline, and what follows white space inside it is read
+			// differently by different versions: refuse white space.
 			skipBlank()
-			for i < n && s[i] != '\n' && s[i] != ';' {
-				i++
-			}
-		case 'b', 't', 'T':
-			skipBlank()
-			for i < n && s[i] != '\n' && s[i] != ';' && s[i] != '}' {
+			for i < n && s[i] != '\n' && s[i] != ';' && (c == ':' || s[i] != '}') {
+				if s[i] == ' ' || s[i] == '\t' {
+					return false
+				}
 				i++
 			}
 		case 'a', 'i', 'c':
