@@ -231,7 +231,11 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	}
 	// The same rules check uses; a policy file that does not load stops the
 	// run before anything starts.
-	rules, err := openPolicyWith(cwd, f.configHome, f.noBuiltin)
+	// The built-in rules for read-only commands apply unless
+	// --no-builtin-rules, CUSTOM_AGENT_BUILTIN_RULES=off or builtinRules:
+	// false in a (trusted) configuration file turns them off.
+	noBuiltin := f.noBuiltin || conf.BuiltinRules != nil && !*conf.BuiltinRules
+	rules, err := openPolicyWith(cwd, f.configHome, noBuiltin)
 	if err != nil {
 		return "", err
 	}
