@@ -107,6 +107,10 @@ type flow struct {
 	// attached, inside a testing/synctest bubble: every ask times out, and
 	// the 30 s pass instantly.
 	timeoutBroker bool
+	// builtin turns the built-in read-only rules on. The other flows are
+	// about questions and answers, and use printf and echo as harmless
+	// stand-ins, which the built-in rules would allow without asking.
+	builtin bool
 }
 
 var flows = []flow{
@@ -127,6 +131,12 @@ var flows = []flow{
 {"text": "ran."}
 {"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "printf ok"}}]}
 {"text": "ran again without asking."}`},
+	// A read-only command inside the project is allowed by a built-in rule
+	// without a question (issue 16); the decision names the rule.
+	{name: "read-only-command-by-builtin-rule", prompts: []string{"what is here"}, builtin: true,
+		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("a\n"), 0o644) },
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "ls -la && wc -l a.txt"}}]}
+{"text": "one file."}`},
 	{name: "user-deny", prompts: []string{"删掉 dist"}, answers: []string{"deny"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "rm -rf dist"}}]}
 {"text": "你拒绝了，我不删。"}`},
@@ -265,7 +275,7 @@ func runFlow(t *testing.T, f flow) string {
 		},
 		NewID: func() string { return "sess-1" },
 	}
-	rules, err := policy.Open(policy.Options{Cwd: cwd, ConfigHome: filepath.Join(home, ".config"), Home: home})
+	rules, err := policy.Open(policy.Options{Cwd: cwd, ConfigHome: filepath.Join(home, ".config"), Home: home, NoBuiltin: !f.builtin})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +285,7 @@ func runFlow(t *testing.T, f flow) string {
 	for i, p := range f.prompts {
 		if i > 0 && f.resumeIn != nil {
 			dir := map[string]string{"A": cwd, "B": cwdB}[f.resumeIn[i-1]]
-			rules, err := policy.Open(policy.Options{Cwd: dir, ConfigHome: filepath.Join(home, ".config"), Home: home})
+			rules, err := policy.Open(policy.Options{Cwd: dir, ConfigHome: filepath.Join(home, ".config"), Home: home, NoBuiltin: !f.builtin})
 			if err != nil {
 				t.Fatal(err)
 			}
