@@ -237,6 +237,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	}
 	req.Resolved = resolve.Map(permission.PathsToResolve(req))
 	req.Expanded = resolve.Globs(permission.GlobsToExpand(req))
+	req.Trees = resolve.TreesFor(req)
 	d := x.engine.Check(req)
 	masked := sec.MaskJSON(c.Args)
 	shown := maskDecision(d, args, sec)

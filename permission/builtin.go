@@ -33,6 +33,8 @@ import (
 //     resolved form, and needs no naming (not credential, not protected);
 //     a glob must have been expanded by the caller (Request.Expanded), so
 //     that every file it reads was judged where it leads;
+//   - no read is recursive (grep -r, rg): the files beneath may be secrets
+//     (.env, keys), which the engine cannot see from the command;
 //   - the call is a shell call with no URL.
 //
 // When a built-in rule decides, the decision is sourcedFrom override, its
@@ -109,6 +111,10 @@ func (j *judge) builtinFit() (bool, string) {
 			return false, "it writes " + quoteText(p.raw)
 		case p.canon == "" || p.need:
 			return false, "it reads " + quoteText(p.raw) + ", which is unknown, a credential or protected"
+		case p.deep:
+			if ok, why := j.treeClean(p); !ok {
+				return false, why
+			}
 		case !pathrisk.Within(p.canon, cwd) || p.resolved != "" && !pathrisk.Within(p.resolved, cwd):
 			return false, "it reads " + quoteText(p.raw) + ", outside the working directory"
 		case p.glob && strings.ContainsAny(p.canon, "*?[") && !j.globExpanded(p.canon):
@@ -116,6 +122,43 @@ func (j *judge) builtinFit() (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// treeClean reports whether a recursive read may be covered: the caller
+// scanned the tree (Request.Trees) whole and found no credential file the
+// program would read and no symbolic link. grep -r reads everything,
+// .git included; rg, ag and git grep leave .git out.
+func (j *judge) treeClean(p *pathFact) (bool, string) {
+	t, ok := j.req.Trees[p.canon]
+	switch {
+	case !ok || !t.Complete:
+		return false, "it reads everything beneath " + quoteText(p.raw) + ", which was not checked for secret files"
+	case t.Secret != "":
+		return false, "it reads everything beneath " + quoteText(p.raw) + ", which holds " + quoteText(t.Secret)
+	case t.Link != "":
+		return false, "it reads everything beneath " + quoteText(p.raw) + ", where " + quoteText(t.Link) + " is a symbolic link"
+	case t.GitSecret != "" && !j.skipsGitDir(p):
+		return false, "it reads everything beneath " + quoteText(p.raw) + ", .git included, which holds " + quoteText(t.GitSecret)
+	}
+	return true, ""
+}
+
+// skipsGitDir reports whether the command that reads p leaves .git
+// directories out (rg, ag, git grep).
+func (j *judge) skipsGitDir(p *pathFact) bool {
+	for k := range j.commands {
+		c := &j.commands[k]
+		if c.Span.Start > p.span.Start || p.span.End > c.Span.End || len(c.Argv) == 0 {
+			continue
+		}
+		switch c.Argv[0] {
+		case "rg", "ripgrep", "ag":
+			return true
+		case "git":
+			return len(c.Argv) > 1 && c.Argv[1] == "grep"
+		}
+	}
+	return false
 }
 
 // globExpanded reports whether the caller expanded a glob access: its

@@ -27,8 +27,25 @@ func builtinPolicy(t interface{ Fatal(...any) }, extra ...permission.Rule) *perm
 
 func shellReq(cmd string, pol *permission.Policy) permission.Request {
 	info, _ := permission.Builtin("shell")
-	return permission.Request{Tool: info, Args: map[string]any{"command": cmd}, Cwd: corpusCwd, Home: corpusHome,
+	req := permission.Request{Tool: info, Args: map[string]any{"command": cmd}, Cwd: corpusCwd, Home: corpusHome,
 		UserHomes: map[string]string{"u": corpusHome}, Policy: pol}
+	req.Trees = cleanTrees(req)
+	return req
+}
+
+// cleanTrees plays the caller's scan (resolve.TreesFor) on the imagined
+// machine, where the project holds no secret file and no link: every tree
+// asked about was scanned whole and found clean.
+func cleanTrees(req permission.Request) map[string]permission.Tree {
+	dirs := permission.TreesToScan(req)
+	if len(dirs) == 0 {
+		return nil
+	}
+	m := make(map[string]permission.Tree, len(dirs))
+	for _, d := range dirs {
+		m[d] = permission.Tree{Complete: true}
+	}
+	return m
 }
 
 const builtinReason = "Read-only command inside the project"
@@ -344,5 +361,46 @@ func TestReadOnlySessions(t *testing.T) {
 	t.Logf("read-only commands still asked: %q", asked)
 	if share < 0.9 {
 		t.Errorf("%.1f%% of the read-only commands allowed; the goal is 90%%", 100*share)
+	}
+}
+
+// TestBuiltinRecursiveReadNeedsACleanTree: grep -r and rg read every file
+// beneath, so a built-in rule covers them only when the caller scanned the
+// tree and found no secret file and no link (Request.Trees); .git counts
+// for grep -r, not for rg.
+func TestBuiltinRecursiveReadNeedsACleanTree(t *testing.T) {
+	pol := builtinPolicy(t)
+	var eng permission.Engine
+	src := corpusCwd + "/src"
+	cases := []struct {
+		name, cmd string
+		tree      *permission.Tree // nil: not scanned
+		dir       string
+		allow     bool
+	}{
+		{"clean tree", "grep -rn TODO src", &permission.Tree{Complete: true}, src, true},
+		{"not scanned", "grep -rn TODO src", nil, src, false},
+		{"scan cut short", "grep -rn TODO src", &permission.Tree{}, src, false},
+		{"a secret beneath", "grep -rn TODO src", &permission.Tree{Complete: true, Secret: src + "/config/.env"}, src, false},
+		{"a link beneath", "grep -rn TODO src", &permission.Tree{Complete: true, Link: src + "/keys"}, src, false},
+		{"grep -r reads .git", "grep -rn url .", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg leaves .git out", "rg -n url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, true},
+		{"rg and a secret", "rg -n url", &permission.Tree{Complete: true, Secret: corpusCwd + "/.env"}, corpusCwd, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := shellReq(c.cmd, pol)
+			if got := permission.TreesToScan(req); len(got) != 1 || got[0] != c.dir {
+				t.Fatalf("TreesToScan = %q, want [%s]", got, c.dir)
+			}
+			req.Trees = nil
+			if c.tree != nil {
+				req.Trees = map[string]permission.Tree{c.dir: *c.tree}
+			}
+			d := eng.Check(req)
+			if d.Allowed() != c.allow {
+				t.Errorf("%q with tree %+v: %s (%s), want allowed=%v", c.cmd, c.tree, d.Decision, d.Reason, c.allow)
+			}
+		})
 	}
 }

@@ -1,6 +1,10 @@
 package permission
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
+)
 
 // PathsToResolve returns the absolute paths the engine will judge for req,
 // in order and without duplicates: path arguments, a shell command's working
@@ -21,6 +25,24 @@ func PathsToResolve(req Request) []string {
 		}
 		seen[k] = true
 		out = append(out, k)
+	}
+	return out
+}
+
+// TreesToScan returns the directories a shell command reads recursively
+// inside the working directory (grep -r src, rg), absolute and clean, in
+// order and without duplicates. The caller scans each and passes what it
+// found in req.Trees, which a built-in rule needs before it may allow such
+// a read. It is pure, like Check.
+func TreesToScan(req Request) []string {
+	var j judge
+	j.run(req)
+	var out []string
+	for _, p := range j.paths {
+		if !p.deep || p.canon == "" || p.write || req.Cwd == "" || !pathrisk.Within(p.canon, req.Cwd) || slices.Contains(out, p.canon) {
+			continue
+		}
+		out = append(out, p.canon)
 	}
 	return out
 }

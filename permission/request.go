@@ -39,6 +39,11 @@ type Request struct {
 	// the matches are unknown and the call cannot be allowed by a rule. A
 	// pattern with no entry is judged by the pattern alone.
 	Expanded map[string][]string `json:"expanded,omitempty"`
+	// Trees maps a directory TreesToScan returned to what the caller found
+	// beneath it. A recursive read (grep -r, rg) is covered by a built-in
+	// rule only when its tree was scanned whole and holds no credential
+	// file and no symbolic link; a directory with no entry was not scanned.
+	Trees map[string]Tree `json:"trees,omitempty"`
 	// Mode is the session's mode; "" means ModeDefault.
 	Mode Mode `json:"mode,omitempty"`
 	// Policy holds the rules that apply, compiled; nil means no rules.
@@ -79,4 +84,22 @@ func CanonicalArgs(args map[string]any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// Tree is what a caller found in a directory tree it scanned for
+// TreesToScan: the facts a recursive read depends on, which the command
+// does not show.
+type Tree struct {
+	// Complete is set when every entry beneath was looked at; a scan that
+	// hit its bound or an unreadable directory leaves it false.
+	Complete bool `json:"complete"`
+	// Secret names the first file beneath, outside any .git directory,
+	// that the engine judges a credential ("" when none).
+	Secret string `json:"secret,omitempty"`
+	// GitSecret is the same inside a .git directory (.git/config may hold
+	// tokens): grep -r reads it, rg and git grep do not.
+	GitSecret string `json:"gitSecret,omitempty"`
+	// Link names the first symbolic link beneath ("" when none): grep -R
+	// and rg -L follow links out of the tree.
+	Link string `json:"link,omitempty"`
 }

@@ -381,6 +381,7 @@ func (c *checker) request(l checkLine) (permission.Request, error) {
 	}
 	req.Resolved = resolve.Map(permission.PathsToResolve(req))
 	req.Expanded = resolve.Globs(permission.GlobsToExpand(req))
+	req.Trees = resolve.TreesFor(req)
 	return req, nil
 }
 

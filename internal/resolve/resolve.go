@@ -6,9 +6,13 @@
 package resolve
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
 )
 
 // maxLinks bounds the links followed while resolving one path.
@@ -104,4 +108,73 @@ func Globs(patterns []string) map[string][]string {
 		m[p] = out
 	}
 	return m
+}
+
+// MaxTreeEntries bounds the entries Trees looks at under one directory; a
+// tree with more is reported incomplete, which the engine treats as not
+// scanned.
+const MaxTreeEntries = 20000
+
+// Trees scans each directory the engine asks about (permission.TreesToScan)
+// and reports what a recursive read of it would meet: the first file
+// isSecret judges a credential (apart inside .git directories, which grep
+// -r reads and rg does not), the first symbolic link, and whether every
+// entry was looked at. Links are not followed. isSecret gets absolute,
+// clean paths.
+func Trees(dirs []string, isSecret func(abs string) bool) map[string]permission.Tree {
+	var m map[string]permission.Tree
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		t := permission.Tree{Complete: true}
+		n := 0
+		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				t.Complete = false
+				return fs.SkipAll
+			}
+			if n++; n > MaxTreeEntries {
+				t.Complete = false
+				return fs.SkipAll
+			}
+			inGit := strings.Contains(p+"/", "/.git/")
+			switch {
+			case e.Type()&fs.ModeSymlink != 0:
+				if t.Link == "" {
+					t.Link = p
+				}
+			case !e.IsDir() && isSecret(p):
+				if inGit && t.GitSecret == "" {
+					t.GitSecret = p
+				} else if !inGit && t.Secret == "" {
+					t.Secret = p
+				}
+			}
+			if t.Secret != "" && t.Link != "" && t.GitSecret != "" {
+				return fs.SkipAll // nothing more to learn
+			}
+			return nil
+		})
+		if err != nil {
+			t.Complete = false
+		}
+		if m == nil {
+			m = make(map[string]permission.Tree)
+		}
+		m[d] = t
+	}
+	return m
+}
+
+// TreesFor scans the directories req reads recursively
+// (permission.TreesToScan), judging files with the engine's own credential
+// table, for req.Trees.
+func TreesFor(req permission.Request) map[string]permission.Tree {
+	dirs := permission.TreesToScan(req)
+	if len(dirs) == 0 {
+		return nil
+	}
+	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
+	return Trees(dirs, func(abs string) bool { return pathrisk.IsCredential(abs, env) })
 }

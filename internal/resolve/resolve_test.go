@@ -5,9 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/custom-agent/custom-agent/internal/resolve"
+	"github.com/custom-agent/custom-agent/permission"
 )
 
 func TestPath(t *testing.T) {
@@ -93,5 +97,44 @@ func TestGlobs(t *testing.T) {
 	ms := resolve.Globs([]string{mp})[mp]
 	if len(ms) != resolve.MaxMatches+1 || ms[resolve.MaxMatches] != "" {
 		t.Fatalf("a pattern with too many matches: got %d entries, last %q; want %d and a final \"\"", len(ms), ms[len(ms)-1], resolve.MaxMatches+1)
+	}
+}
+
+func TestTrees(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(rel, content string) {
+		p := filepath.Join(base, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("clean/a.go", "package a")
+	mk("clean/sub/b.go", "package b")
+	mk("secret/a.go", "package a")
+	mk("secret/config/.env", "KEY=1")
+	mk("repo/main.go", "package main")
+	mk("repo/.git/config", "[remote]")
+	mk("linked/a.go", "package a")
+	if err := os.Symlink("/etc", filepath.Join(base, "linked", "etc")); err != nil {
+		t.Fatal(err)
+	}
+	isSecret := func(p string) bool { return strings.HasSuffix(p, "/.env") || strings.HasSuffix(p, "/.git/config") }
+	dir := func(s string) string { return filepath.Join(base, s) }
+	got := resolve.Trees([]string{dir("clean"), dir("secret"), dir("repo"), dir("linked"), dir("missing"), "relative"}, isSecret)
+	want := map[string]permission.Tree{
+		dir("clean"):   {Complete: true},
+		dir("secret"):  {Complete: true, Secret: dir("secret/config/.env")},
+		dir("repo"):    {Complete: true, GitSecret: dir("repo/.git/config")},
+		dir("linked"):  {Complete: true, Link: dir("linked/etc")},
+		dir("missing"): {},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Trees (-want +got):\n%s", diff)
 	}
 }
