@@ -53,9 +53,18 @@ func applies(r permission.Rule, t permission.ToolInfo, args map[string]any, env 
 	if err != nil {
 		return false, err.Error()
 	}
-	d := permission.Engine{}.Check(permission.Request{
-		Tool: t, Args: args, Cwd: env.Cwd, Home: env.Home, ConfigHome: env.ConfigHome, Policy: pol,
-	})
+	req := permission.Request{Tool: t, Args: args, Cwd: env.Cwd, Home: env.Home, ConfigHome: env.ConfigHome, Policy: pol}
+	// An example is a call on no particular file system: the trees it
+	// reads recursively count as scanned and holding no secret, so that
+	// `grep -rn TODO src/` shows the rule's shape. A real call is judged
+	// by the trees the caller scanned.
+	if dirs := permission.TreesToScan(req); len(dirs) > 0 {
+		req.Trees = make(map[string]permission.Tree, len(dirs))
+		for _, d := range dirs {
+			req.Trees[d] = permission.Tree{Complete: true}
+		}
+	}
+	d := permission.Engine{}.Check(req)
 	if d.Rule != nil && d.Rule.ID == r.ID {
 		return true, d.Reason
 	}

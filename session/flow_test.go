@@ -135,7 +135,7 @@ var flows = []flow{
 	// without a question (issue 16); the decision names the rule.
 	{name: "read-only-command-by-builtin-rule", prompts: []string{"what is here"}, builtin: true,
 		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "a.txt"), []byte("a\n"), 0o644) },
-		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "ls -la && wc -l a.txt"}}]}
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "ls && wc -l a.txt"}}]}
 {"text": "one file."}`},
 	{name: "user-deny", prompts: []string{"删掉 dist"}, answers: []string{"deny"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "rm -rf dist"}}]}
