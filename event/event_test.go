@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,11 +138,16 @@ func TestEveryTypeDecodes(t *testing.T) {
 		ToolFailed:             ToolFailedPayload{ToolCallID: "tc", Stage: StageValidate, Error: "e"},
 		TurnCompleted:          TurnCompletedPayload{StopReason: StopMaxSteps},
 		PolicyChanged:          PolicyChangedPayload{Level: "session", Op: "add", Rule: json.RawMessage(`{"id":"r"}`)},
+		ToolDefinitionChanged:  ToolDefinitionChangedPayload{ToolCallID: "tc", Server: "everything", Tool: "echo", FullName: "mcp__everything__echo", OldHash: "sha256:00", NewHash: "sha256:11"},
 	}
-	if len(valid) != len(Types) {
-		t.Fatalf("test covers %d types, package has %d", len(valid), len(Types))
+	all := append(slices.Clone(Types), MCPTypes...)
+	if len(valid) != len(all) || len(newPayload) != len(all) {
+		t.Fatalf("test covers %d types, package lists %d and knows %d", len(valid), len(all), len(newPayload))
 	}
-	for _, typ := range Types {
+	for _, typ := range all {
+		if !typ.Known() {
+			t.Errorf("%s is listed but not known", typ)
+		}
 		p := valid[typ]
 		d, err := NewDraft("s", "t", t0, p)
 		if err != nil {
@@ -189,6 +195,8 @@ func deref(p Payload) Payload {
 		return *p
 	case *PolicyChangedPayload:
 		return *p
+	case *ToolDefinitionChangedPayload:
+		return *p
 	}
 	panic(fmt.Sprintf("unhandled %T", p))
 }
@@ -214,6 +222,9 @@ func TestValidateRefusesIncompletePayloads(t *testing.T) {
 		"dropped, artifact not cut":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 2}}, Truncated: &StreamBytes{Stdout: 3}},
 		"stored+dropped != printed":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 1, Truncated: true}}, Truncated: &StreamBytes{Stdout: 3}},
 		"negative stdout bytes":      ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: -1},
+		"definition without server":  ToolDefinitionChangedPayload{Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00", NewHash: "sha256:11"},
+		"definition without hash":    ToolDefinitionChangedPayload{Server: "x", Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00"},
+		"definition did not change":  ToolDefinitionChangedPayload{Server: "x", Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00", NewHash: "sha256:00"},
 	}
 	for name, p := range bad {
 		if _, err := NewDraft("s", "t", t0, p); err == nil {

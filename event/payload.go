@@ -27,6 +27,9 @@ const (
 	ToolFailed             Type = "tool.failed"
 	TurnCompleted          Type = "turn.completed"
 	PolicyChanged          Type = "policy.changed"
+	// ToolDefinitionChanged: an MCP tool's definition is not the one
+	// pinned when it was first let run (mcp pinning).
+	ToolDefinitionChanged Type = "tool.definition_changed"
 )
 
 // Types lists every event type in the order a turn usually emits them.
@@ -36,7 +39,12 @@ var Types = []Type{
 	ToolStarted, ToolCompleted, ToolFailed, TurnCompleted, PolicyChanged,
 }
 
-// Known reports whether t is one of Types.
+// MCPTypes lists the event types only MCP servers give rise to: a session
+// with built-in tools alone never records them. Every type is in Types or
+// here.
+var MCPTypes = []Type{ToolDefinitionChanged}
+
+// Known reports whether t is one of Types or MCPTypes.
 func (t Type) Known() bool {
 	_, ok := newPayload[t]
 	return ok
@@ -195,6 +203,21 @@ type (
 		// restored on resume only there (DESIGN.md §6).
 		Cwd string `json:"cwd,omitempty"`
 	}
+	// ToolDefinitionChangedPayload records that an MCP server offers a
+	// tool under a pinned name with another definition than the one
+	// approved. It is recorded once per change, before the call that
+	// meets it is decided (and asked).
+	ToolDefinitionChangedPayload struct {
+		// ToolCallID is the call that met the change.
+		ToolCallID string `json:"toolCallId,omitempty"`
+		Server     string `json:"server"`
+		// Tool is the tool's name on its server; FullName is what the
+		// model calls it by (mcp__server__tool).
+		Tool     string `json:"tool"`
+		FullName string `json:"fullName"`
+		OldHash  string `json:"oldHash"`
+		NewHash  string `json:"newHash"`
+	}
 )
 
 // Artifact names a blob in the artifact store holding a tool's whole output.
@@ -255,6 +278,7 @@ var newPayload = map[Type]func() Payload{
 	ToolFailed:             func() Payload { return &ToolFailedPayload{} },
 	TurnCompleted:          func() Payload { return &TurnCompletedPayload{} },
 	PolicyChanged:          func() Payload { return &PolicyChangedPayload{} },
+	ToolDefinitionChanged:  func() Payload { return &ToolDefinitionChangedPayload{} },
 }
 
 // Decode returns the event's typed payload (a pointer to one of the
@@ -339,6 +363,7 @@ func (ToolCompletedPayload) EventType() Type          { return ToolCompleted }
 func (ToolFailedPayload) EventType() Type             { return ToolFailed }
 func (TurnCompletedPayload) EventType() Type          { return TurnCompleted }
 func (PolicyChangedPayload) EventType() Type          { return PolicyChanged }
+func (ToolDefinitionChangedPayload) EventType() Type  { return ToolDefinitionChanged }
 
 func (p SessionStartedPayload) Validate() error {
 	return required([2]string{"cwd", p.Cwd}, [2]string{"mode", p.Mode})
@@ -471,4 +496,17 @@ func (p PolicyChangedPayload) Validate() error {
 		return err
 	}
 	return requireArgs(p.Rule)
+}
+
+// Validate requires the server, the tool, its full name and two different
+// hashes.
+func (p ToolDefinitionChangedPayload) Validate() error {
+	if err := required([2]string{"server", p.Server}, [2]string{"tool", p.Tool}, [2]string{"fullName", p.FullName},
+		[2]string{"oldHash", p.OldHash}, [2]string{"newHash", p.NewHash}); err != nil {
+		return err
+	}
+	if p.OldHash == p.NewHash {
+		return fmt.Errorf("field \"newHash\": %q is the old hash: the definition did not change", p.NewHash)
+	}
+	return nil
 }

@@ -52,6 +52,8 @@ func (e Event) Summary() string {
 		return p.StopReason
 	case *PolicyChangedPayload:
 		return fmt.Sprintf("%s %s %s", p.Level, p.Op, clip(string(p.Rule)))
+	case *ToolDefinitionChangedPayload:
+		return fmt.Sprintf("%s definition changed: %s → %s", p.FullName, shortHash(p.OldHash), shortHash(p.NewHash))
 	}
 	return ""
 }
@@ -70,4 +72,19 @@ func clip(s string) string {
 	}
 	r := []rune(s)
 	return string(r[:summaryMax-1]) + "…"
+}
+
+// shortHash is a definition hash cut to its first 12 hex digits.
+func shortHash(h string) string {
+	algo, hex, ok := strings.Cut(h, ":")
+	if !ok {
+		algo, hex = "", h
+	}
+	if len(hex) > 12 {
+		hex = hex[:12]
+	}
+	if algo == "" {
+		return hex
+	}
+	return algo + ":" + hex
 }
