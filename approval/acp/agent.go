@@ -24,6 +24,7 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/executor"
@@ -67,9 +68,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is reported in initialize's agentInfo.
 	Version string
-	// MCP, when set, connects a session's MCP servers. Until the MCP layer
-	// exists it is nil, and a session/new that names servers is refused.
-	MCP func(ctx context.Context, cwd string, servers []acpsdk.McpServer) error
+	// MCP, when set, starts the MCP servers a session/new or session/load
+	// names (converted by Servers) for that session in cwd, and returns the
+	// session's router and how to stop them. The agent stops them when the
+	// connection closes. When it is nil, a session that names servers is
+	// refused.
+	MCP func(ctx context.Context, cwd string, servers map[string]config.Server) (SessionTools, error)
 }
 
 // Option ids of session/request_permission, with the answers they stand for.
@@ -104,6 +108,8 @@ type sess struct {
 	cwd   string
 	s     *session.Session
 	rules session.Rules
+	// stopMCP stops the session's MCP servers (nil: none).
+	stopMCP func() error
 
 	// turn serialises the session's turns and mode changes.
 	turn sync.Mutex
@@ -117,6 +123,9 @@ type sess struct {
 	// calls are the tool calls of the running turn, by id (for the title of
 	// a permission request).
 	calls map[string]*callState
+	// notices are told to the person at the start of the next turn (MCP
+	// servers that did not start).
+	notices []string
 }
 
 var (
@@ -145,7 +154,26 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	case <-ctx.Done():
 	}
 	a.cancelAll()
+	a.stopSessions()
 	return nil
+}
+
+// stopSessions stops every session's MCP servers when the connection ends.
+func (a *Agent) stopSessions() {
+	a.mu.Lock()
+	var stops []func() error
+	for _, ss := range a.sessions {
+		if ss.stopMCP != nil {
+			stops = append(stops, ss.stopMCP)
+			ss.stopMCP = nil
+		}
+	}
+	a.mu.Unlock()
+	for _, stop := range stops {
+		if err := stop(); err != nil {
+			a.log.Warn("stopping MCP servers", "err", err)
+		}
+	}
 }
 
 func newAgent(cfg Config) *Agent {
@@ -187,6 +215,8 @@ func (a *Agent) Initialize(_ context.Context, p acpsdk.InitializeRequest) (acpsd
 			// Text and resource links are the baseline; embedded text
 			// resources are read too. Images and audio are not.
 			PromptCapabilities: acpsdk.PromptCapabilities{EmbeddedContext: true},
+			// mcpServers: stdio (always) and streamable HTTP.
+			McpCapabilities: acpsdk.McpCapabilities{Http: true},
 		},
 		AuthMethods: []acpsdk.AuthMethod{},
 	}, nil
@@ -230,8 +260,8 @@ const (
 )
 
 // prepare checks what session/new and session/load share: a model, an
-// absolute cwd, no MCP servers unless the MCP layer is wired.
-func (a *Agent) prepare(ctx context.Context, cwd string, servers []acpsdk.McpServer) (string, session.Rules, error) {
+// absolute cwd, the policy of that directory.
+func (a *Agent) prepare(cwd string) (string, session.Rules, error) {
 	if a.cfg.Model == nil {
 		err := a.cfg.ModelErr
 		if err == nil {
@@ -246,15 +276,6 @@ func (a *Agent) prepare(ctx context.Context, cwd string, servers []acpsdk.McpSer
 	if err != nil {
 		return "", nil, reqError(codeInvalidParams, "cwd: %v", err)
 	}
-	if len(servers) > 0 {
-		if a.cfg.MCP == nil {
-			return "", nil, reqError(codeInvalidParams,
-				"custom-agent does not connect MCP servers yet (%d given): remove them from the session's mcpServers; the built-in tools remain available", len(servers))
-		}
-		if err := a.cfg.MCP(ctx, dir, servers); err != nil {
-			return "", nil, reqError(codeInternal, "MCP servers: %v", err)
-		}
-	}
 	var rules session.Rules
 	if a.cfg.Rules != nil {
 		if rules, err = a.cfg.Rules(dir); err != nil {
@@ -264,12 +285,24 @@ func (a *Agent) prepare(ctx context.Context, cwd string, servers []acpsdk.McpSer
 	return dir, rules, nil
 }
 
-func (a *Agent) sessionConfig() session.Config {
+func (a *Agent) sessionConfig(st SessionTools) session.Config {
 	c := a.cfg.Session
 	c.Log = a.cfg.Store
 	c.Model = a.cfg.Model
 	c.Approver = &approver{a: a}
+	if st.Router != nil {
+		c.Router = st.Router
+	}
 	return c
+}
+
+// stopTools stops servers started for a session that did not open.
+func (a *Agent) stopTools(st SessionTools) {
+	if st.Close != nil {
+		if err := st.Close(); err != nil {
+			a.log.Warn("stopping MCP servers", "err", err)
+		}
+	}
 }
 
 func (a *Agent) info(cwd string, rules session.Rules, mode permission.Mode) session.Info {
@@ -278,24 +311,36 @@ func (a *Agent) info(cwd string, rules session.Rules, mode permission.Mode) sess
 
 // NewSession starts a session of our log in cwd.
 func (a *Agent) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
-	dir, rules, err := a.prepare(ctx, p.Cwd, p.McpServers)
+	dir, rules, err := a.prepare(p.Cwd)
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, err
 	}
-	cfg := a.sessionConfig()
+	st, notices, err := a.startMCP(ctx, dir, p.McpServers)
+	if err != nil {
+		return acpsdk.NewSessionResponse{}, err
+	}
+	cfg := a.sessionConfig(st)
 	cfg.System = a.cfg.System(dir)
 	s := session.New(cfg, a.info(dir, rules, a.cfg.Mode))
-	ss := a.add(s, dir, rules)
-	a.log.Info("session started", "session", ss.id, "cwd", dir)
+	ss := a.add(s, dir, rules, st.Close, notices)
+	a.log.Info("session started", "session", ss.id, "cwd", dir, "mcpServers", len(p.McpServers))
+	for _, n := range notices {
+		a.log.Warn(n, "session", ss.id)
+	}
 	return acpsdk.NewSessionResponse{SessionId: acpsdk.SessionId(ss.id), Modes: modes(s.Mode())}, nil
 }
 
-func (a *Agent) add(s *session.Session, dir string, rules session.Rules) *sess {
-	ss := &sess{id: s.ID(), cwd: dir, s: s, rules: rules, denySession: map[string]permission.Rule{}, calls: map[string]*callState{}}
+func (a *Agent) add(s *session.Session, dir string, rules session.Rules, stopMCP func() error, notices []string) *sess {
+	ss := newSess(s.ID(), dir, s, rules, stopMCP, notices)
 	a.mu.Lock()
 	a.sessions[ss.id] = ss
 	a.mu.Unlock()
 	return ss
+}
+
+func newSess(id, dir string, s *session.Session, rules session.Rules, stopMCP func() error, notices []string) *sess {
+	return &sess{id: id, cwd: dir, s: s, rules: rules, stopMCP: stopMCP, notices: notices,
+		denySession: map[string]permission.Rule{}, calls: map[string]*callState{}}
 }
 
 func (a *Agent) session(id acpsdk.SessionId) (*sess, error) {
@@ -312,7 +357,7 @@ func (a *Agent) session(id acpsdk.SessionId) (*sess, error) {
 // and continues it, with its approvals and session rules restored as
 // run --session does.
 func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
-	dir, rules, err := a.prepare(ctx, p.Cwd, p.McpServers)
+	dir, rules, err := a.prepare(p.Cwd)
 	if err != nil {
 		return acpsdk.LoadSessionResponse{}, err
 	}
@@ -342,10 +387,15 @@ func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (a
 			mode = m
 		}
 	}
-	cfg := a.sessionConfig()
+	st, notices, err := a.startMCP(ctx, dir, p.McpServers)
+	if err != nil {
+		return acpsdk.LoadSessionResponse{}, err
+	}
+	cfg := a.sessionConfig(st)
 	cfg.System = a.cfg.System(dir)
 	s, err := session.Resume(ctx, cfg, id, a.info(dir, rules, mode))
 	if err != nil {
+		a.stopTools(st)
 		if errors.Is(err, eventlog.ErrNoSession) {
 			return acpsdk.LoadSessionResponse{}, reqError(codeNotFound, "no session %s is recorded", id)
 		}
@@ -355,16 +405,21 @@ func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (a
 		a.log.Warn("session resumed in another directory: its grants made there do not apply here",
 			"session", id, "from", m.From, "to", dir, "rules", m.Rules, "approvals", m.Approvals)
 	}
-	ss := &sess{id: id, cwd: dir, s: s, rules: rules, denySession: map[string]permission.Rule{}, calls: map[string]*callState{}}
+	ss := newSess(id, dir, s, rules, st.Close, nil)
 	rp := newMapper(a, ss, true)
 	for _, e := range events {
 		rp.event(e)
 	}
 	rp.closeOpen("the turn ended before this call finished")
+	// The client takes updates of a session it loads: the notices go now.
+	a.tell(id, notices)
 	a.mu.Lock()
 	a.sessions[id] = ss
 	a.mu.Unlock()
-	a.log.Info("session loaded", "session", id, "cwd", dir, "events", len(events))
+	a.log.Info("session loaded", "session", id, "cwd", dir, "events", len(events), "mcpServers", len(p.McpServers))
+	for _, n := range notices {
+		a.log.Warn(n, "session", id)
+	}
 	return acpsdk.LoadSessionResponse{Modes: modes(mode)}, nil
 }
 
@@ -495,7 +550,10 @@ func (a *Agent) Prompt(ctx context.Context, p acpsdk.PromptRequest) (acpsdk.Prom
 	ss.mu.Lock()
 	ss.running = true
 	ss.calls = map[string]*callState{}
+	notices := ss.notices
+	ss.notices = nil
 	ss.mu.Unlock()
+	a.tell(ss.id, notices)
 	defer func() {
 		ss.mu.Lock()
 		ss.running, ss.turnID = false, ""
@@ -562,6 +620,14 @@ func promptText(blocks []acpsdk.ContentBlock) (string, error) {
 		return "", reqError(codeInvalidParams, "the prompt is empty")
 	}
 	return b.String(), nil
+}
+
+// tell gives the person notices (an MCP server that did not start) as
+// agent message text, one paragraph each.
+func (a *Agent) tell(id string, notices []string) {
+	for _, n := range notices {
+		a.notify(id, acpsdk.UpdateAgentMessageText("custom-agent: "+n+"\n\n"))
+	}
 }
 
 // notify sends a session/update; a failure (the client went away) is

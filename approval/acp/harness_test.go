@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"iter"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -20,9 +21,11 @@ import (
 	acpsdk "github.com/coder/acp-go-sdk"
 
 	"github.com/custom-agent/custom-agent/approval/acp"
+	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/session"
 )
@@ -37,6 +40,39 @@ type env struct {
 	cwd     string
 	home    string
 	timeout time.Duration
+	// mcp, when set, is the agent's Config.MCP; seen, when set, records
+	// the tools of every model request.
+	mcp  func(rt *app.Runtime) func(context.Context, string, map[string]config.Server) (acp.SessionTools, error)
+	seen *toolsSeen
+	// subst are further replacements of the golden transcripts (path, name).
+	subst [][2]string
+}
+
+// toolsSeen records the tool names the model was offered.
+type toolsSeen struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (s *toolsSeen) has(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.names[name]
+}
+
+// recording is a model that records the tools it is offered.
+type recording struct {
+	model.Gateway
+	seen *toolsSeen
+}
+
+func (r recording) Stream(ctx context.Context, req model.Request) iter.Seq2[model.Chunk, error] {
+	r.seen.mu.Lock()
+	for _, t := range req.Tools {
+		r.seen.names[t.Name] = true
+	}
+	r.seen.mu.Unlock()
+	return r.Gateway.Stream(ctx, req)
 }
 
 func newEnv(t *testing.T) *env {
@@ -84,6 +120,9 @@ func (e *env) start(scriptPath string) *agent {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if e.seen != nil {
+		m = recording{Gateway: m, seen: e.seen}
+	}
 	n := 0
 	cfg := acp.Config{
 		Store: rt.Store, Broker: rt.Broker,
@@ -103,6 +142,9 @@ func (e *env) start(scriptPath string) *agent {
 		Home: e.home, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home},
 		Version: "test",
 		Logger:  testLogger(t),
+	}
+	if e.mcp != nil {
+		cfg.MCP = e.mcp(rt)
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -402,6 +444,9 @@ func responseID(line string) string {
 func (e *env) norm(l string) string {
 	l = strings.ReplaceAll(l, e.cwd, "$CWD")
 	l = strings.ReplaceAll(l, e.home, "$HOME")
+	for _, r := range e.subst {
+		l = strings.ReplaceAll(l, r[0], r[1])
+	}
 	return l
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/custom-agent/custom-agent/approval/acp"
+	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/app"
 	"github.com/custom-agent/custom-agent/model"
@@ -122,6 +124,13 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 				return nil, err
 			}
 			return s, nil
+		},
+		// The editor's mcpServers run for their session only, with a
+		// router of its own; the agent stops them when the connection
+		// closes.
+		MCP: func(ctx context.Context, cwd string, servers map[string]config.Server) (acp.SessionTools, error) {
+			router, m, errs := rt.StartSessionMCP(ctx, servers, cwd, os.Getenv)
+			return acp.SessionTools{Router: router, Failed: errs, Close: m.Close}, nil
 		},
 		System:  systemPrompt,
 		Cwd:     app.Cwd,
