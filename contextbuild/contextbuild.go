@@ -6,8 +6,11 @@
 package contextbuild
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/event"
@@ -31,6 +34,15 @@ type builder struct {
 	pending []string
 	results map[string]model.Message
 	nres    int
+	// includes are the resources included with user messages whose
+	// result has not been attached yet, by their call id.
+	includes map[string]include
+}
+
+// include is one resource included with a user message.
+type include struct {
+	msg, n int    // index of the user message; the include's place in it
+	ref    string // mcp://SERVER/URI
 }
 
 // Build folds a session's events, in seq order, into messages: user
@@ -39,7 +51,7 @@ type builder struct {
 // process died) is answered with a note saying so, because every provider
 // requires an answer to every tool call.
 func Build(events []event.Event) (Context, error) {
-	b := builder{assistant: -1, results: map[string]model.Message{}}
+	b := builder{assistant: -1, results: map[string]model.Message{}, includes: map[string]include{}}
 	for _, e := range events {
 		if err := b.add(e); err != nil {
 			return Context{}, err
@@ -58,6 +70,9 @@ func (b *builder) add(e event.Event) error {
 	case *event.UserMessagePayload:
 		b.flushResults()
 		b.msgs = append(b.msgs, model.Message{Role: model.RoleUser, Content: p.Content})
+		for i, ref := range p.Includes {
+			b.includes[event.IncludeCallID(e.TurnID, i+1)] = include{msg: len(b.msgs) - 1, n: i, ref: ref}
+		}
 	case *event.ContextBuiltPayload:
 		// A new model call: results of the last one go first.
 		b.flushResults()
@@ -90,15 +105,43 @@ func (b *builder) openAssistant() *model.Message {
 }
 
 func (b *builder) result(id, content string, isErr bool) {
+	if inc, ok := b.includes[id]; ok {
+		// An included resource: its text (or why it is missing) is
+		// attached to the user message it was included with.
+		delete(b.includes, id)
+		b.attach(inc, content, isErr)
+		return
+	}
 	if _, done := b.results[id]; done {
 		return
 	}
 	b.results[id] = model.Message{Role: model.RoleTool, ToolCallID: id, Content: content, IsError: isErr}
 }
 
+// attach adds an included resource's result to its user message.
+func (b *builder) attach(inc include, content string, isErr bool) {
+	m := &b.msgs[inc.msg]
+	if isErr {
+		m.Content += "\n\n[included resource " + inc.ref + " could not be read: " + content + "]"
+		return
+	}
+	b.nres++
+	m.Content += "\n\n[included resource " + inc.ref + "]\n" + content
+	if !strings.HasSuffix(content, "\n") {
+		m.Content += "\n"
+	}
+	m.Content += "[end of " + inc.ref + "]"
+}
+
 // flushResults closes the open assistant message and answers its tool
-// calls in the order they were asked.
+// calls in the order they were asked; an included resource with no
+// recorded result says so.
 func (b *builder) flushResults() {
+	left := slices.SortedFunc(maps.Values(b.includes), func(a, c include) int { return cmp.Or(cmp.Compare(a.msg, c.msg), cmp.Compare(a.n, c.n)) })
+	clear(b.includes)
+	for _, inc := range left {
+		b.attach(inc, "no result was recorded (the turn ended before it was read)", true)
+	}
 	b.assistant = -1
 	for _, id := range b.pending {
 		m, ok := b.results[id]

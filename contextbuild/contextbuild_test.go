@@ -88,3 +88,35 @@ func TestToolResultSaysWhatTheStoreDropped(t *testing.T) {
 		t.Fatalf("ToolResult = %q, want it to say %q", got, want)
 	}
 }
+
+// Included resources come from the log like tool results, and are
+// attached to the user message they were included with: the text of one
+// read, the denial of another, and a note for one never read.
+func TestIncludedResourcesAttachToTheUserMessage(t *testing.T) {
+	t.Parallel()
+	a := json.RawMessage(`{"uri":"demo://resource/dynamic/text/1"}`)
+	refs := []string{"mcp://everything/demo://resource/dynamic/text/1", "mcp://filesystem/file:///home/u/.ssh/id_rsa", "mcp://everything/demo://x"}
+	evs := chain(t,
+		event.TurnStartedPayload{},
+		event.UserMessagePayload{Content: "summarise", Includes: refs},
+		event.PermissionResolvedPayload{ToolCallID: "t_include_1", Decision: "allow", Reason: "r", Actor: event.ActorPolicy, RiskAtDecision: 1, SourcedFrom: "default"},
+		event.ToolStartedPayload{ToolCallID: "t_include_1", Tool: "mcp__everything__resource", Args: a},
+		event.ToolCompletedPayload{ToolCallID: "t_include_1", StdoutBytes: 12, StdoutPreview: "Resource 1.\n"},
+		event.PermissionResolvedPayload{ToolCallID: "t_include_2", Decision: "deny", Reason: "a key file", Actor: event.ActorPolicy, RiskAtDecision: 5, SourcedFrom: "default"},
+		event.ContextBuiltPayload{MessageCount: 1},
+	)
+	got, err := Build(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.Message{{Role: model.RoleUser, Content: "summarise" +
+		"\n\n[included resource " + refs[0] + "]\nResource 1.\n[end of " + refs[0] + "]" +
+		"\n\n[included resource " + refs[1] + " could not be read: Permission denied: a key file]" +
+		"\n\n[included resource " + refs[2] + " could not be read: no result was recorded (the turn ended before it was read)]"}}
+	if diff := cmp.Diff(want, got.Messages); diff != "" {
+		t.Fatalf("messages (-want +got):\n%s", diff)
+	}
+	if got.ToolResultsIncluded != 1 {
+		t.Fatalf("ToolResultsIncluded = %d", got.ToolResultsIncluded)
+	}
+}

@@ -127,7 +127,7 @@ func TestEveryTypeDecodes(t *testing.T) {
 	valid := map[Type]Payload{
 		SessionStarted:         SessionStartedPayload{Cwd: "/p", Mode: "default", Model: "m"},
 		TurnStarted:            TurnStartedPayload{},
-		UserMessage:            UserMessagePayload{Content: "c"},
+		UserMessage:            UserMessagePayload{Content: "c", Includes: []string{"mcp://everything/demo://resource/dynamic/text/1"}},
 		ContextBuilt:           ContextBuiltPayload{MessageCount: 3, ToolResultsIncluded: 1},
 		ModelDelta:             ModelDeltaPayload{Text: "t"},
 		ModelToolCallRequested: ModelToolCallRequestedPayload{ToolCallID: "tc", Tool: "shell", Args: json.RawMessage(`{"command":"ls"}`)},
@@ -222,6 +222,7 @@ func TestValidateRefusesIncompletePayloads(t *testing.T) {
 		"dropped, artifact not cut":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 2}}, Truncated: &StreamBytes{Stdout: 3}},
 		"stored+dropped != printed":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 1, Truncated: true}}, Truncated: &StreamBytes{Stdout: 3}},
 		"negative stdout bytes":      ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: -1},
+		"include that is not mcp://": UserMessagePayload{Content: "c", Includes: []string{"file:///etc/passwd"}},
 		"definition without server":  ToolDefinitionChangedPayload{Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00", NewHash: "sha256:11"},
 		"definition without hash":    ToolDefinitionChangedPayload{Server: "x", Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00"},
 		"definition did not change":  ToolDefinitionChangedPayload{Server: "x", Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00", NewHash: "sha256:00"},

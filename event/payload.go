@@ -97,6 +97,12 @@ type (
 	// UserMessagePayload is what the person typed.
 	UserMessagePayload struct {
 		Content string `json:"content"`
+		// Includes are the MCP resources the person included with the
+		// message (mcp://SERVER/URI, from run --include or @server:uri),
+		// in order. The n-th (from 1) is read right after this event as
+		// the call IncludeCallID(turnId, n), through the gate; its result
+		// is attached to this message in the model's context.
+		Includes []string `json:"includes,omitempty"`
 	}
 	// ContextBuiltPayload records what the ContextBuilder sent the model.
 	ContextBuiltPayload struct {
@@ -393,9 +399,20 @@ func (p TurnStartedPayload) Validate() error {
 func isAbs(dir string) bool {
 	return strings.HasPrefix(dir, "/") || (len(dir) > 2 && dir[1] == ':' && (dir[2] == '\\' || dir[2] == '/'))
 }
-func (UserMessagePayload) Validate() error  { return nil }
-func (ContextBuiltPayload) Validate() error { return nil }
-func (ModelDeltaPayload) Validate() error   { return nil }
+func (p UserMessagePayload) Validate() error {
+	for _, ref := range p.Includes {
+		if !strings.HasPrefix(ref, "mcp://") {
+			return fmt.Errorf("field \"includes\": %q is not mcp://SERVER/URI", ref)
+		}
+	}
+	return nil
+}
+
+// IncludeCallID is the tool call id of the n-th (from 1) resource included
+// with a turn's user message.
+func IncludeCallID(turnID string, n int) string { return fmt.Sprintf("%s_include_%d", turnID, n) }
+func (ContextBuiltPayload) Validate() error     { return nil }
+func (ModelDeltaPayload) Validate() error       { return nil }
 func (p ModelToolCallRequestedPayload) Validate() error {
 	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"tool", p.Tool}); err != nil {
 		return err

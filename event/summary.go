@@ -20,6 +20,9 @@ func (e Event) Summary() string {
 	case *TurnStartedPayload:
 		return ""
 	case *UserMessagePayload:
+		if len(p.Includes) > 0 {
+			return quote(p.Content) + " including " + clip(strings.Join(p.Includes, " "))
+		}
 		return quote(p.Content)
 	case *ContextBuiltPayload:
 		return fmt.Sprintf("%d messages, %d tool results", p.MessageCount, p.ToolResultsIncluded)

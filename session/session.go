@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/custom-agent/custom-agent/artifact"
@@ -58,6 +59,19 @@ type Config struct {
 	Exec executor.Options
 	// NewID makes session ids (default: time plus random).
 	NewID func() string
+	// Includes holds the tools that read what a person includes with a
+	// message (MCP resources): they pass the gate like any call but are
+	// never offered to the model. Nil: nothing can be included.
+	Includes *tool.Router
+}
+
+// Include is something a person included with a message: read through the
+// gate as a call of Tool with Args before the model is called, recorded in
+// the log, and attached to the message in the model's context.
+type Include struct {
+	Ref  string // how it is named in user.message's includes: mcp://SERVER/URI
+	Tool string
+	Args json.RawMessage
 }
 
 // Info describes where and how a session runs.
@@ -95,6 +109,9 @@ type Session struct {
 	// moved is set when the session was resumed in another directory than
 	// its last turn ran in; it is recorded on the next turn.started.
 	moved *Moved
+	// changes are the MCP definition changes recorded in the session
+	// (tool.definition_changed), by tool and new hash; nil until needed.
+	changes map[string]bool
 }
 
 // Moved describes a session resumed in another directory: where it last
@@ -294,12 +311,19 @@ func (t *turn) emit(ctx context.Context, p event.Payload) error {
 // cannot even be closed then). Stopping the iteration early cancels the
 // turn; it is still closed in the log with stopReason cancelled.
 func (s *Session) RunTurn(ctx context.Context, input string) iter.Seq2[event.Event, error] {
+	return s.RunTurnIncluding(ctx, input, nil)
+}
+
+// RunTurnIncluding runs a turn as RunTurn does, with includes read (each
+// through the PermissionEngine) right after the user message and before
+// the first model call.
+func (s *Session) RunTurnIncluding(ctx context.Context, input string, includes []Include) iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		s.turns++
 		t := &turn{s: s, id: "turn-" + strconv.Itoa(s.turns), yield: yield}
-		stop, detail, err := t.run(ctx, input, cancel)
+		stop, detail, err := t.run(ctx, input, includes, cancel)
 		if err != nil && errors.Is(err, executor.ErrLog) {
 			if !t.stopped {
 				yield(event.Event{}, err)
@@ -314,7 +338,7 @@ func (s *Session) RunTurn(ctx context.Context, input string) iter.Seq2[event.Eve
 }
 
 // run is the turn's loop; it returns the stop reason.
-func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc) (stop, detail string, err error) {
+func (t *turn) run(ctx context.Context, input string, includes []Include, cancel context.CancelFunc) (stop, detail string, err error) {
 	s := t.s
 	logErr := func(err error) (string, string, error) {
 		return event.StopError, err.Error(), fmt.Errorf("%w: %w", executor.ErrLog, err)
@@ -337,12 +361,31 @@ func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc)
 		return logErr(err)
 	}
 	s.moved = nil
-	if err := t.emit(ctx, event.UserMessagePayload{Content: input}); err != nil {
+	msg := event.UserMessagePayload{Content: input}
+	for _, in := range includes {
+		msg.Includes = append(msg.Includes, in.Ref)
+	}
+	if err := t.emit(ctx, msg); err != nil {
 		return logErr(err)
 	}
 	x := executor.New(s.cfg.Router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
 	if err := s.refreshPolicy(); err != nil {
 		return event.StopError, err.Error(), nil
+	}
+	// What the person included is read through the gate, from a router
+	// the model is never offered; contextbuild attaches each result to
+	// the user message.
+	if len(includes) > 0 {
+		router := s.cfg.Includes
+		if router == nil {
+			router = tool.NewRouter()
+		}
+		ix := executor.New(router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
+		for i, in := range includes {
+			if stop, detail, err := t.execute(ctx, ix, executor.Call{ID: event.IncludeCallID(t.id, i+1), Tool: in.Tool, Args: in.Args}, router); stop != "" {
+				return stop, detail, err
+			}
+		}
 	}
 	for step := 0; step < s.cfg.MaxSteps; step++ {
 		if t.stopped {
@@ -365,29 +408,78 @@ func (t *turn) run(ctx context.Context, input string, cancel context.CancelFunc)
 			if t.stopped {
 				cancel()
 			}
-			out, err := x.Execute(ctx, t.session(), executor.Call{ID: c.ID, Tool: c.Name, Args: c.Args})
-			if out.Prior != nil {
-				s.history = append(s.history, *out.Prior)
-			}
-			// An answered question may have changed the rules besides its
-			// own (an approval UI's "deny for this session" adds a session
-			// deny rule as it answers): take them again.
-			if out.PolicyChanged || out.Answer != nil {
-				if err := s.refreshPolicy(); err != nil {
-					return event.StopError, err.Error(), nil
-				}
-			}
-			switch {
-			case errors.Is(err, executor.ErrLog):
-				return logErr(err)
-			case err != nil && ctx.Err() != nil:
-				return event.StopCancelled, "", nil
-			case err != nil:
-				return event.StopError, err.Error(), nil
+			if stop, detail, err := t.execute(ctx, x, executor.Call{ID: c.ID, Tool: c.Name, Args: c.Args}, s.cfg.Router); stop != "" {
+				return stop, detail, err
 			}
 		}
 	}
 	return event.StopMaxSteps, fmt.Sprintf("the turn reached its limit of %d model calls", s.cfg.MaxSteps), nil
+}
+
+// execute takes one call through the executor and keeps what it changed;
+// it returns a stop reason when the turn must end.
+func (t *turn) execute(ctx context.Context, x *executor.Executor, c executor.Call, router *tool.Router) (stop, detail string, err error) {
+	s := t.s
+	if err := t.definitionChanged(ctx, c, router); err != nil {
+		return event.StopError, err.Error(), fmt.Errorf("%w: %w", executor.ErrLog, err)
+	}
+	out, err := x.Execute(ctx, t.session(), c)
+	if out.Prior != nil {
+		s.history = append(s.history, *out.Prior)
+	}
+	// An answered question may have changed the rules besides its
+	// own (an approval UI's "deny for this session" adds a session
+	// deny rule as it answers): take them again.
+	if out.PolicyChanged || out.Answer != nil {
+		if err := s.refreshPolicy(); err != nil {
+			return event.StopError, err.Error(), nil
+		}
+	}
+	switch {
+	case errors.Is(err, executor.ErrLog):
+		return event.StopError, err.Error(), err
+	case err != nil && ctx.Err() != nil:
+		return event.StopCancelled, "", nil
+	case err != nil:
+		return event.StopError, err.Error(), nil
+	}
+	return "", "", nil
+}
+
+// definitionChanged records tool.definition_changed before a call of an
+// MCP tool whose definition is not the one pinned, once per change (tool
+// and new hash) in the session.
+func (t *turn) definitionChanged(ctx context.Context, c executor.Call, router *tool.Router) error {
+	tl, err := router.Resolve(c.Tool)
+	if err != nil {
+		return nil // the executor records the unknown tool
+	}
+	info := tl.Info()
+	ch := info.Changed
+	if ch == nil || !strings.HasPrefix(info.Namespace, "mcp__") {
+		return nil
+	}
+	key := info.Name + " " + ch.Offered
+	if t.s.changes == nil {
+		t.s.changes = map[string]bool{}
+		for _, e := range t.s.logged {
+			if e.Type == event.ToolDefinitionChanged {
+				if p, err := e.Decode(); err == nil {
+					p := p.(*event.ToolDefinitionChangedPayload)
+					t.s.changes[p.FullName+" "+p.NewHash] = true
+				}
+			}
+		}
+	}
+	if t.s.changes[key] {
+		return nil
+	}
+	t.s.changes[key] = true
+	return t.emit(context.WithoutCancel(ctx), event.ToolDefinitionChangedPayload{
+		ToolCallID: c.ID, Server: strings.TrimPrefix(info.Namespace, "mcp__"),
+		Tool: strings.TrimPrefix(info.Name, info.Namespace+"__"), FullName: info.Name,
+		OldHash: ch.Approved, NewHash: ch.Offered,
+	})
 }
 
 func (t *turn) session() *executor.Session {
