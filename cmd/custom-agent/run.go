@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/mcp"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/session"
@@ -38,6 +41,7 @@ type runFlags struct {
 	modelTimeout    time.Duration  // 0: $CUSTOM_AGENT_MODEL_TIMEOUT, else model.DefaultTimeout
 	conf            *config.Config // the merged configuration, once loaded (loadRunConfig)
 	noBuiltin       bool           // --no-builtin-rules: no built-in rules for read-only commands
+	includes        []string       // --include mcp://SERVER/URI, repeatable
 }
 
 // loadRunConfig loads the configuration of the session's directory once,
@@ -134,6 +138,7 @@ else is written there.`,
 	fl.StringVar(&f.promptFile, "prompt-file", "", `read the prompt from this file ("-": stdin) instead of the argument`)
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
 	fl.BoolVar(&f.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
+	fl.StringArrayVar(&f.includes, "include", nil, "put an MCP resource in this turn's context, read through the permission engine as mcp__SERVER__resource: mcp://SERVER/URI (repeatable; @server:uri in the prompt does the same). Nothing else is included")
 	addApprovalTimeoutFlag(cmd, &f.approvalTimeout)
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
@@ -251,6 +256,10 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	if rt.Recovered > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "resolved %d question(s) left pending by an earlier process to deny (process restarted)\n", rt.Recovered)
 	}
+	includes, err := turnIncludes(f.includes, prompt, conf)
+	if err != nil {
+		return "", err
+	}
 	// MCP servers run for this session only; their tools pass the engine
 	// like any other.
 	servers, mcpErrs := rt.StartMCP(ctx, conf, cwd, os.Getenv)
@@ -263,6 +272,9 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 		Log: rt.Store, Model: m, Router: rt.Router, Artifacts: rt.Artifacts, Approver: rt.Broker,
 		MaxSteps: f.maxSteps, System: systemPrompt(cwd),
 		Exec: executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: maxOutput},
+		// Resources are read only for includes; the model is not offered
+		// them.
+		Includes: servers.Resources(),
 	}
 	info := session.Info{Cwd: cwd, Home: home, Mode: mode, Rules: rules, Env: os.Environ()}
 	var s *session.Session
@@ -310,7 +322,7 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 		defer r.status.close()
 	}
 	var last event.TurnCompletedPayload
-	for e, err := range s.RunTurn(turnCtx, prompt) {
+	for e, err := range s.RunTurnIncluding(turnCtx, prompt, includes) {
 		if err != nil {
 			return s.ID(), err
 		}
@@ -338,6 +350,37 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	default:
 		return s.ID(), &exitError{code: 1, msg: "turn ended: " + last.StopReason + ": " + last.Error}
 	}
+}
+
+// turnIncludes returns the MCP resources a person included with the turn:
+// each --include, then each @server:uri of the prompt naming a configured
+// server. An --include of a server that is not configured is an error.
+func turnIncludes(refs []string, prompt string, conf *config.Config) ([]session.Include, error) {
+	names := slices.Sorted(maps.Keys(conf.MCPServers))
+	var incs []mcp.Include
+	for _, ref := range refs {
+		i, err := mcp.ParseInclude(ref)
+		if err != nil {
+			return nil, fmt.Errorf("--include: %w", err)
+		}
+		if !slices.Contains(names, i.Server) {
+			return nil, fmt.Errorf("--include %s: no MCP server %q is configured (mcpServers: %s; custom-agent config show)", ref, i.Server, strings.Join(names, ", "))
+		}
+		incs = append(incs, i)
+	}
+	inPrompt, err := mcp.PromptIncludes(prompt, names)
+	if err != nil {
+		return nil, err
+	}
+	var out []session.Include
+	for _, i := range append(incs, inPrompt...) {
+		args, err := i.Args()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, session.Include{Ref: i.Ref(), Tool: i.Tool(), Args: args})
+	}
+	return out, nil
 }
 
 func systemPrompt(cwd string) string {
