@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/text/width"
 
+	"github.com/custom-agent/custom-agent/config"
+	"github.com/custom-agent/custom-agent/internal/app"
 	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
@@ -31,6 +33,10 @@ type checkOptions struct {
 	json     bool
 	// noBuiltin leaves the built-in rules out (--no-builtin-rules).
 	noBuiltin bool
+	// modeSet: --mode was given, so it beats the configuration's mode.
+	modeSet bool
+	// warn receives the configuration's warnings; nil drops them.
+	warn io.Writer
 }
 
 func newCheckCmd(_ *globalFlags) *cobra.Command {
@@ -67,6 +73,7 @@ environment.`,
 			if o.json && o.jsonl {
 				return errors.New("check: --jsonl already prints JSON, one decision per line; drop --json")
 			}
+			o.modeSet, o.warn = cmd.Flags().Changed("mode"), cmd.ErrOrStderr()
 			return runCheck(cmd.InOrStdin(), cmd.OutOrStdout(), o)
 		},
 	}
@@ -190,6 +197,7 @@ func newChecker(o checkOptions) (*checker, error) {
 	if !c.mode.Valid() {
 		return nil, fmt.Errorf("check: unknown --mode %q (want default or plan)", o.mode)
 	}
+	noBuiltin := o.noBuiltin
 	cwd := o.cwd
 	if cwd == "" {
 		wd, err := os.Getwd()
@@ -209,7 +217,26 @@ func newChecker(o checkOptions) (*checker, error) {
 	if c.configHome != "" {
 		c.configHome = filepath.Clean(c.configHome)
 	}
-	if c.policy, err = loadPolicy(c.cwd, o.policies, o.noBuiltin); err != nil {
+	// The configuration files, read as run reads them: their mode (unless
+	// --mode) and builtinRules: false decide here too.
+	fl := config.Flags{NoBuiltinRules: o.noBuiltin}
+	if o.modeSet {
+		fl.Mode = o.mode
+	}
+	conf, err := app.LoadConfig(c.cwd, "", os.Getenv, fl)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	for _, w := range conf.Warnings {
+		if o.warn != nil {
+			fmt.Fprintln(o.warn, "warning: "+w)
+		}
+	}
+	if conf.Mode != "" {
+		c.mode = permission.Mode(conf.Mode)
+	}
+	noBuiltin = noBuiltin || conf.BuiltinRules != nil && !*conf.BuiltinRules
+	if c.policy, err = loadPolicy(c.cwd, o.policies, noBuiltin); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
 	return c, nil
