@@ -50,6 +50,11 @@ func TestResourceOfKeyFileIsCredential(t *testing.T) {
 	if d.Decision != permission.Deny || d.RiskAtDecision != risk.Credential {
 		t.Fatalf("include of a key file: %s at %s (%s); want deny at credential", d.Decision, d.RiskAtDecision, d.Reason)
 	}
+	// Outside the working directory it is asked, as read_file would be.
+	args = map[string]any{"uri": "file:///srv/data/report.txt", "path": "/srv/data/report.txt"}
+	if d := (permission.Engine{}).Check(permission.Request{Tool: info, Args: args, Cwd: "/home/u/proj", Home: "/home/u"}); d.Decision != permission.Ask {
+		t.Errorf("a file outside the working directory: %s at %s (%s); want ask", d.Decision, d.RiskAtDecision, d.Reason)
+	}
 	args = map[string]any{"uri": "demo://resource/dynamic/text/1"}
 	if d := (permission.Engine{}).Check(permission.Request{Tool: info, Args: args, Cwd: "/home/u/proj", Home: "/home/u"}); d.RiskAtDecision != risk.Read {
 		t.Fatalf("a resource that is not a file: %s at %s; want read", d.Decision, d.RiskAtDecision)
