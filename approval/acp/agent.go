@@ -52,8 +52,13 @@ type Config struct {
 	// and session/load fail with ModelErr, which says what to set.
 	Model    model.Gateway
 	ModelErr error
-	// Rules opens the policy for a session's directory.
+	// Rules opens the policy for a session's directory, unless Settings
+	// gives it.
 	Rules func(cwd string) (session.Rules, error)
+	// Settings, when set, returns the settings of a session in a directory
+	// (the configuration files of that directory under the flags). An
+	// error (a file that does not load) fails the session with it.
+	Settings func(cwd string) (Settings, error)
 	// System returns the system prompt for a directory (default none).
 	System func(cwd string) string
 	// Cwd checks and canonicalises a session's directory (default
@@ -259,37 +264,56 @@ const (
 	codeNotFound      = -32002
 )
 
-// prepare checks what session/new and session/load share: a model, an
-// absolute cwd, the policy of that directory.
-func (a *Agent) prepare(cwd string) (string, session.Rules, error) {
-	if a.cfg.Model == nil {
-		err := a.cfg.ModelErr
-		if err == nil {
-			err = errors.New("no model is configured")
-		}
-		return "", nil, reqError(codeInternal, "custom-agent cannot start a session: %v", err)
-	}
+// prepare checks and resolves what session/new and session/load share:
+// an absolute cwd, the settings of that directory, a model, the policy.
+func (a *Agent) prepare(cwd string) (*setup, error) {
 	if !filepath.IsAbs(cwd) {
-		return "", nil, reqError(codeInvalidParams, "cwd must be an absolute path, got %q", cwd)
+		return nil, reqError(codeInvalidParams, "cwd must be an absolute path, got %q", cwd)
 	}
 	dir, err := a.cfg.Cwd(cwd)
 	if err != nil {
-		return "", nil, reqError(codeInvalidParams, "cwd: %v", err)
+		return nil, reqError(codeInvalidParams, "cwd: %v", err)
 	}
-	var rules session.Rules
-	if a.cfg.Rules != nil {
-		if rules, err = a.cfg.Rules(dir); err != nil {
-			return "", nil, reqError(codeInternal, "the policy for %s does not load: %v", dir, err)
+	u := &setup{dir: dir, model: a.cfg.Model, mode: a.cfg.Mode}
+	if a.cfg.Settings != nil {
+		if u.settings, err = a.cfg.Settings(dir); err != nil {
+			return nil, reqError(codeInternal, "custom-agent cannot start a session in %s: %v", dir, err)
 		}
 	}
-	return dir, rules, nil
+	st := u.settings
+	modelErr := a.cfg.ModelErr
+	if st.Model != nil || st.ModelErr != nil {
+		u.model, modelErr = st.Model, st.ModelErr
+	}
+	if u.model == nil {
+		if modelErr == nil {
+			modelErr = errors.New("no model is configured")
+		}
+		return nil, reqError(codeInternal, "custom-agent cannot start a session: %v", modelErr)
+	}
+	if st.Mode != "" {
+		u.mode = st.Mode
+	}
+	u.rules = st.Rules
+	if u.rules == nil && a.cfg.Rules != nil {
+		if u.rules, err = a.cfg.Rules(dir); err != nil {
+			return nil, reqError(codeInternal, "the policy for %s does not load: %v", dir, err)
+		}
+	}
+	return u, nil
 }
 
-func (a *Agent) sessionConfig(st SessionTools) session.Config {
+func (a *Agent) sessionConfig(u *setup, st SessionTools) session.Config {
 	c := a.cfg.Session
 	c.Log = a.cfg.Store
-	c.Model = a.cfg.Model
+	c.Model = u.model
 	c.Approver = &approver{a: a}
+	if u.settings.ApprovalTimeout > 0 {
+		c.Exec.ApprovalTimeout = u.settings.ApprovalTimeout
+	}
+	if u.settings.MaxStored > 0 {
+		c.Exec.MaxStored = u.settings.MaxStored
+	}
 	if st.Router != nil {
 		c.Router = st.Router
 	}
@@ -311,17 +335,18 @@ func (a *Agent) info(cwd string, rules session.Rules, mode permission.Mode) sess
 
 // NewSession starts a session of our log in cwd.
 func (a *Agent) NewSession(ctx context.Context, p acpsdk.NewSessionRequest) (acpsdk.NewSessionResponse, error) {
-	dir, rules, err := a.prepare(p.Cwd)
+	u, err := a.prepare(p.Cwd)
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, err
 	}
-	st, notices, err := a.startMCP(ctx, dir, p.McpServers)
+	dir, rules := u.dir, u.rules
+	st, notices, err := a.startMCP(ctx, u, p.McpServers)
 	if err != nil {
 		return acpsdk.NewSessionResponse{}, err
 	}
-	cfg := a.sessionConfig(st)
+	cfg := a.sessionConfig(u, st)
 	cfg.System = a.cfg.System(dir)
-	s := session.New(cfg, a.info(dir, rules, a.cfg.Mode))
+	s := session.New(cfg, a.info(dir, rules, u.mode))
 	ss := a.add(s, dir, rules, st.Close, notices)
 	a.log.Info("session started", "session", ss.id, "cwd", dir, "mcpServers", len(p.McpServers))
 	for _, n := range notices {
@@ -357,10 +382,11 @@ func (a *Agent) session(id acpsdk.SessionId) (*sess, error) {
 // and continues it, with its approvals and session rules restored as
 // run --session does.
 func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (acpsdk.LoadSessionResponse, error) {
-	dir, rules, err := a.prepare(p.Cwd)
+	u, err := a.prepare(p.Cwd)
 	if err != nil {
 		return acpsdk.LoadSessionResponse{}, err
 	}
+	dir, rules := u.dir, u.rules
 	id := string(p.SessionId)
 	a.mu.Lock()
 	_, open := a.sessions[id]
@@ -376,7 +402,7 @@ func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (a
 			"session %s does not verify, so it is not continued: %v (custom-agent audit verify %s shows where; start a new session instead)", id, err, id)
 	}
 	// The mode the session last ran in.
-	mode := a.cfg.Mode
+	mode := u.mode
 	var events []event.Event
 	for e, err := range a.cfg.Store.Read(ctx, id, 1) {
 		if err != nil {
@@ -387,11 +413,11 @@ func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (a
 			mode = m
 		}
 	}
-	st, notices, err := a.startMCP(ctx, dir, p.McpServers)
+	st, notices, err := a.startMCP(ctx, u, p.McpServers)
 	if err != nil {
 		return acpsdk.LoadSessionResponse{}, err
 	}
-	cfg := a.sessionConfig(st)
+	cfg := a.sessionConfig(u, st)
 	cfg.System = a.cfg.System(dir)
 	s, err := session.Resume(ctx, cfg, id, a.info(dir, rules, mode))
 	if err != nil {

@@ -44,6 +44,8 @@ type env struct {
 	// the tools of every model request.
 	mcp  func(rt *app.Runtime) func(context.Context, string, map[string]config.Server) (acp.SessionTools, error)
 	seen *toolsSeen
+	// settings, when set, is the agent's Config.Settings.
+	settings func(cwd string) (acp.Settings, error)
 	// subst are further replacements of the golden transcripts (path, name).
 	subst [][2]string
 }
@@ -146,6 +148,7 @@ func (e *env) start(scriptPath string) *agent {
 	if e.mcp != nil {
 		cfg.MCP = e.mcp(rt)
 	}
+	cfg.Settings = e.settings
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	a := &agent{rt: rt, done: make(chan struct{}), in: inW, out: outR}

@@ -3,6 +3,8 @@ package acp
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,22 +110,33 @@ func serverName(name string, i int) string {
 	return n
 }
 
-// startMCP starts a session's servers through Config.MCP. Without the hook
-// a session that names servers is refused.
-func (a *Agent) startMCP(ctx context.Context, dir string, list []acpsdk.McpServer) (SessionTools, []string, error) {
+// startMCP starts a session's servers through Config.MCP: the editor's
+// and those of the configuration files (the editor's win on a name both
+// use). It returns the notices for the person: the settings' warnings and
+// the servers that were left out. Without the hook a session whose editor
+// names servers is refused.
+func (a *Agent) startMCP(ctx context.Context, u *setup, list []acpsdk.McpServer) (SessionTools, []string, error) {
+	notices := slices.Clone(u.settings.Warnings)
 	servers, errs := Servers(list)
-	var notices []string
 	for _, err := range errs {
 		notices = append(notices, err.Error())
 	}
-	if len(servers) == 0 {
-		return SessionTools{}, notices, nil
-	}
-	if a.cfg.MCP == nil {
+	if len(servers) > 0 && a.cfg.MCP == nil {
 		return SessionTools{}, nil, reqError(codeInvalidParams,
 			"this custom-agent does not connect MCP servers (%d given): remove them from the session's mcpServers; the built-in tools remain available", len(list))
 	}
-	st, err := a.cfg.MCP(ctx, dir, servers)
+	for _, name := range slices.Sorted(maps.Keys(u.settings.Servers)) {
+		s := u.settings.Servers[name]
+		if _, both := servers[name]; both {
+			notices = append(notices, fmt.Sprintf("MCP server %q is named by the editor and by the configuration files: the editor's is used", name))
+			continue
+		}
+		servers[name] = s
+	}
+	if len(servers) == 0 || a.cfg.MCP == nil {
+		return SessionTools{}, notices, nil
+	}
+	st, err := a.cfg.MCP(ctx, u.dir, servers)
 	if err != nil {
 		return SessionTools{}, nil, reqError(codeInternal, "MCP servers: %v", err)
 	}

@@ -158,6 +158,14 @@ func TestMCPServerFailures(t *testing.T) {
 	e.seen = &toolsSeen{names: map[string]bool{}}
 	started := &startedMCP{home: e.home}
 	e.mcp = started.hook
+	// The configuration files name servers too: they start with the
+	// editor's, and the editor's win on a shared name.
+	e.settings = func(string) (acp.Settings, error) {
+		return acp.Settings{Servers: map[string]config.Server{
+			"from-config": {Command: filepath.Join(e.home, "no-such-configured-server")},
+			"broken_one":  {Command: "never-started"},
+		}}, nil
+	}
 	a := e.start(e.script(finalOK))
 	c := e.connect(a)
 	c.init(t)
@@ -175,10 +183,14 @@ func TestMCPServerFailures(t *testing.T) {
 	all := strings.Join(c.tr.toClient, "\n")
 	c.tr.mu.Unlock()
 	logFile := filepath.Join(e.dataDir, "mcp", "broken_one.log")
-	for _, want := range []string{`MCP server \"broken_one\" did not start`, logFile, `MCP server \"old\": the SSE transport is not supported`} {
+	for _, want := range []string{`MCP server \"broken_one\" did not start`, logFile, `MCP server \"old\": the SSE transport is not supported`,
+		`MCP server \"from-config\" did not start`, `MCP server \"broken_one\" is named by the editor and by the configuration files: the editor's is used`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no session/update says %s:\n%s", want, all)
 		}
+	}
+	if strings.Contains(all, "never-started") {
+		t.Error("the configuration's server of the name the editor used was started")
 	}
 	if !strings.Contains(all, `"sessionUpdate":"agent_message_chunk"`) {
 		t.Error("the failures are not told as agent message text")

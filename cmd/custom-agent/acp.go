@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,8 +30,9 @@ type acpFlags struct {
 	logLevel        string
 }
 
-func newACPCmd(g *globalFlags) *cobra.Command {
-	f := &acpFlags{}
+func newACPCmd(g *globalFlags) *cobra.Command { return acpCommand(g, &acpFlags{}) }
+
+func acpCommand(g *globalFlags, f *acpFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "acp",
 		Short: "Serve the Agent Client Protocol on stdin/stdout, for Zed and other editors",
@@ -94,7 +96,7 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		m, modelErr = app.Model(f.model, getenv)
 	}
 	if modelErr != nil {
-		logger.Warn("no usable model: session/new will fail until one is set", "err", modelErr)
+		logger.Warn("no usable model from the flags and the environment: a session needs one from the configuration files of its directory", "err", modelErr)
 	}
 	dir, err := g.resolveDataDir()
 	if err != nil {
@@ -110,6 +112,10 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		logger.Info("resolved questions left pending by an earlier process to deny (process restarted)", "count", rt.Recovered)
 	}
 	home, _ := os.UserHomeDir()
+	models := &acpSettings{cmd: cmd, f: f, cache: map[string]model.Gateway{}}
+	if m != nil {
+		models.cache[modelKey(f.model, os.Getenv("CUSTOM_AGENT_MODEL"), os.Getenv)] = m
+	}
 	cfg := acp.Config{
 		Store:  rt.Store,
 		Broker: rt.Broker,
@@ -118,13 +124,10 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 			Exec: executor.Options{ApprovalTimeout: timeout, MaxStored: maxOutput, Logger: logger},
 		},
 		Model: m, ModelErr: modelErr,
-		Rules: func(cwd string) (session.Rules, error) {
-			s, err := openPolicyIn(cwd, "")
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		// Each session reads the configuration files of its directory
+		// (the project's, if trusted for its risky keys, and the user's),
+		// with the flags on top, as run does.
+		Settings: models.settings,
 		// The editor's mcpServers run for their session only, with a
 		// router of its own; the agent stops them when the connection
 		// closes.
@@ -144,4 +147,85 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		cfg.ModelErr = errors.New(app.ModelHelp)
 	}
 	return acp.Serve(ctx, cfg, cmd.InOrStdin(), cmd.OutOrStdout())
+}
+
+// acpSettings resolves a session's settings from the configuration files
+// of its directory, and keeps one model per spec (and provider base URLs),
+// so that sessions naming the same model share it (a script model goes on
+// through its file).
+type acpSettings struct {
+	cmd *cobra.Command
+	f   *acpFlags
+
+	mu    sync.Mutex
+	cache map[string]model.Gateway
+}
+
+// modelKey is the cache key of a model spec (the flag, else the given
+// fallback) under getenv's provider base URLs.
+func modelKey(spec, fallback string, getenv func(string) string) string {
+	if spec == "" {
+		spec = fallback
+	}
+	return spec + "\x00" + getenv("OPENAI_BASE_URL") + "\x00" + getenv("ANTHROPIC_BASE_URL")
+}
+
+func (s *acpSettings) settings(cwd string) (acp.Settings, error) {
+	conf, err := app.LoadConfig(cwd, "", os.Getenv, acpConfigFlags(s.cmd, s.f))
+	if err != nil {
+		return acp.Settings{}, err
+	}
+	st := acp.Settings{Warnings: conf.Warnings, Servers: conf.MCPServers, MaxStored: app.MaxOutput(conf),
+		ApprovalTimeout: conf.ApprovalTimeout, Mode: permission.Mode(conf.Mode)}
+	noBuiltin := conf.BuiltinRules != nil && !*conf.BuiltinRules
+	rules, err := openPolicyWith(cwd, "", noBuiltin)
+	if err != nil {
+		return acp.Settings{}, fmt.Errorf("the policy does not load: %w", err)
+	}
+	st.Rules = rules
+	getenv, err := modelEnv(s.f.modelTimeout, app.ConfigEnv(conf, os.Getenv))
+	if err != nil {
+		st.ModelErr = err
+		return st, nil
+	}
+	key := modelKey(conf.Model, "", getenv)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.cache[key]; ok {
+		st.Model = m
+		return st, nil
+	}
+	if conf.Model == "" {
+		st.ModelErr = errors.New(app.ModelHelp)
+		return st, nil
+	}
+	m, err := app.Model(conf.Model, getenv)
+	if err != nil {
+		st.ModelErr = fmt.Errorf("model %s (%s): %w", conf.Model, conf.Sources["model"], err)
+		return st, nil
+	}
+	s.cache[key] = m
+	st.Model = m
+	return st, nil
+}
+
+// acpConfigFlags are the flags of acp that stand for configuration keys:
+// only those given, so that the files apply otherwise.
+func acpConfigFlags(cmd *cobra.Command, f *acpFlags) config.Flags {
+	var fl config.Flags
+	changed := func(name string) bool {
+		x := cmd.Flags().Lookup(name)
+		return x != nil && x.Changed
+	}
+	if changed("model") {
+		fl.Model = f.model
+	}
+	if changed("mode") {
+		fl.Mode = f.mode
+	}
+	if changed(approvalTimeoutFlag) {
+		fl.ApprovalTimeout = f.approvalTimeout
+	}
+	fl.MaxOutputBytes = string(f.maxOutput)
+	return fl
 }

@@ -372,16 +372,21 @@ await run("load_after_restart", {
   },
 });
 
+await run("mcp_server_fails", {
+  script: [final],
+  async body({ ctx, cwd, updates }) {
+    // A server that exits at once: the session goes on, and the person is told which and where its log is.
+    const { sessionId } = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [{ name: "x", command: "/bin/true", args: [], env: [] }] });
+    const r = await prompt(ctx, sessionId, "hello");
+    check("mcp_server_fails", r.stopReason === "end_turn", `stopReason ${r.stopReason}`);
+    const told = updates.find((u) => u.sessionUpdate === "agent_message_chunk" && /MCP server "x" did not start/.test(u.content.text));
+    check("mcp_server_fails", told && /its log is .*x\.log/.test(told.content.text), `no notice naming the server and its log: ${told?.content?.text}`);
+  },
+});
+
 await run("refusals", {
   script: [final],
   async body({ ctx, cwd, agent }) {
-    let err;
-    try {
-      await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [{ name: "x", command: "/bin/true", args: [], env: [] }] });
-    } catch (e) {
-      err = e;
-    }
-    check("refusals", err && /MCP/.test(err.message), `mcpServers not refused clearly: ${err?.message}`);
     agent.raw("this is not json");
     agent.raw(JSON.stringify({ jsonrpc: "2.0", id: 99, method: "session/prompt", params: { sessionId: 42 } }));
     // The agent keeps serving.
