@@ -60,6 +60,8 @@ decided prints {"error": "..."} and the rest go on; the exit status is then 1.
 The rules are those run uses: the user policy, the project policy found from
 --cwd (its allow rules only if the project is trusted), and any --policy files.
 A policy file that does not load stops check with its file, line and column.
+The configuration files are read as run reads them: their mode (unless --mode)
+and builtinRules apply.
 
 Paths need not exist. Symbolic links in the paths a call touches are resolved
 the way the executor resolves them. HOME and XDG_CONFIG_HOME come from the
