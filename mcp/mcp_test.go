@@ -16,6 +16,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/mcp"
+	"github.com/custom-agent/custom-agent/mcp/mcptest"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/tool"
 )
@@ -56,7 +57,7 @@ func call(t *testing.T, tl *mcp.Tool, args map[string]any) (string, tool.Result,
 }
 
 func TestFilesystemToolsRiskAndArgs(t *testing.T) {
-	srv := Servers(t)
+	srv := mcptest.Dir(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello from a\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestFilesystemToolsRiskAndArgs(t *testing.T) {
 }
 
 func TestStdioServerEnvironmentIsScrubbed(t *testing.T) {
-	srv := Servers(t)
+	srv := mcptest.Dir(t)
 	ours := map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/home/tester", "GITHUB_TOKEN": "ghp_secretvalue", "AWS_SECRET_ACCESS_KEY": "aws-secret", "OPENAI_API_KEY": "sk-ours", "FROM_US": "ours-value"}
 	getenv := func(k string) string { return ours[k] }
 	c := node(t, srv, "server-everything", "stdio")
@@ -117,7 +118,7 @@ func TestStdioServerEnvironmentIsScrubbed(t *testing.T) {
 }
 
 func TestServerDeathAndShutdown(t *testing.T) {
-	srv := Servers(t)
+	srv := mcptest.Dir(t)
 	logDir := t.TempDir()
 	m, errs := mcp.Start(context.Background(), map[string]config.Server{"everything": node(t, srv, "server-everything", "stdio")}, mcp.Options{LogDir: logDir, Getenv: os.Getenv})
 	if len(errs) > 0 {
@@ -180,7 +181,7 @@ func TestStartFailureNamesServerAndLog(t *testing.T) {
 }
 
 func TestPinning(t *testing.T) {
-	srv := Servers(t)
+	srv := mcptest.Dir(t)
 	path := filepath.Join(t.TempDir(), "pins.json")
 	pins, err := mcp.OpenPins(path)
 	if err != nil {
@@ -220,7 +221,7 @@ func freePort(t *testing.T) int {
 }
 
 func TestStreamableHTTP(t *testing.T) {
-	srv := Servers(t)
+	srv := mcptest.Dir(t)
 	port := freePort(t)
 	cmd := exec.Command("node", filepath.Join(srv, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "streamableHttp")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))

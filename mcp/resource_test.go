@@ -7,6 +7,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/mcp"
+	"github.com/custom-agent/custom-agent/mcp/mcptest"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/tool"
@@ -62,7 +63,7 @@ func TestResourceOfKeyFileIsCredential(t *testing.T) {
 }
 
 func TestReadResourceFromEverything(t *testing.T) {
-	srv := Servers(t)
+	srv := mcptest.Dir(t)
 	m := start(t, map[string]config.Server{"everything": node(t, srv, "server-everything", "stdio")}, nil, nil)
 	r := m.Resources()
 	if _, err := r.Resolve("mcp__everything__resource"); err != nil {

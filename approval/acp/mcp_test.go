@@ -3,14 +3,14 @@ package acp_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/custom-agent/custom-agent/mcp/mcptest"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -19,34 +19,6 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/internal/app"
 )
-
-// mcpServers returns the directory of the npm-installed MCP test servers
-// (mcp/testdata/servers; scripts/test runs npm ci there). Without node or
-// the installed servers the test skips, saying what is missing, except
-// under CI=true, where it fails.
-func mcpServers(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "mcp", "testdata", "servers")
-	dir, _ = filepath.Abs(dir)
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not installed"
-	} else if _, err := os.Stat(everythingIndex(dir)); err != nil {
-		missing = "the MCP test servers are not installed: run npm ci --no-audit --no-fund in " + dir + " (scripts/test does)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(missing)
-		}
-		t.Skip(missing)
-	}
-	return dir
-}
-
-func everythingIndex(dir string) string {
-	return filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-}
 
 // startedMCP is Config.MCP as cmd/custom-agent wires it (a router of the
 // session's own, pins and logs in the data directory), recording the
@@ -96,7 +68,7 @@ func (s *startedMCP) gone(t *testing.T) {
 // mcp__everything__<tool>; a call of one passes the gate (asked), runs, and
 // the server is stopped when the connection closes.
 func TestGoldenMCPServer(t *testing.T) {
-	srv := mcpServers(t)
+	srv := mcptest.Dir(t)
 	e := newEnv(t)
 	e.seen = &toolsSeen{names: map[string]bool{}}
 	e.subst = append(e.subst, [2]string{srv, "$SERVERS"})
@@ -111,7 +83,7 @@ func TestGoldenMCPServer(t *testing.T) {
 	})
 	c.init(t)
 	r, err := c.NewSession(context.Background(), acpsdk.NewSessionRequest{Cwd: e.cwd, McpServers: []acpsdk.McpServer{
-		{Stdio: &acpsdk.McpServerStdio{Name: "everything", Command: "node", Args: []string{everythingIndex(srv), "stdio"}, Env: []acpsdk.EnvVariable{}}},
+		{Stdio: &acpsdk.McpServerStdio{Name: "everything", Command: "node", Args: []string{mcptest.Script(srv, "server-everything"), "stdio"}, Env: []acpsdk.EnvVariable{}}},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custom-agent/custom-agent/mcp/mcptest"
+
 	"github.com/custom-agent/custom-agent/contextbuild"
 	"github.com/custom-agent/custom-agent/event"
 )
@@ -15,10 +17,10 @@ import (
 // proj and HOME) and the everything server.
 func mcpConfig(t *testing.T, configHome, proj string) {
 	t.Helper()
-	srv := mcpServersDir(t)
+	srv := mcptest.Dir(t)
 	cfg := map[string]any{"version": 1, "mcpServers": map[string]any{
-		"filesystem": map[string]any{"command": "node", "args": []string{serverJS(srv, "server-filesystem"), proj, os.Getenv("HOME")}},
-		"everything": map[string]any{"command": "node", "args": []string{serverJS(srv, "server-everything"), "stdio"}},
+		"filesystem": map[string]any{"command": "node", "args": []string{mcptest.Script(srv, "server-filesystem"), proj, os.Getenv("HOME")}},
+		"everything": map[string]any{"command": "node", "args": []string{mcptest.Script(srv, "server-everything"), "stdio"}},
 	}}
 	b, _ := json.Marshal(cfg)
 	if err := os.WriteFile(filepath.Join(configHome, "custom-agent", "config.json"), b, 0o644); err != nil {

@@ -3,39 +3,14 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/custom-agent/custom-agent/mcp/mcptest"
+
 	"github.com/custom-agent/custom-agent/event"
 )
-
-// mcpServersDir is mcp/testdata/servers, where scripts/test installs the
-// npm MCP servers. Missing, the test skips (fails under CI=true).
-func mcpServersDir(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "mcp", "testdata", "servers")
-	missing := ""
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node is not installed"
-	} else if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")); err != nil {
-		missing = "the MCP test servers are not installed: run npm ci --no-audit --no-fund in " + dir + " (scripts/test does)"
-	}
-	if missing != "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(missing)
-		}
-		t.Skip(missing)
-	}
-	return dir
-}
-
-func serverJS(dir, pkg string) string {
-	return filepath.Join(dir, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
-}
 
 // jsonEvents decodes run --json output.
 func jsonEvents(t *testing.T, out string) []event.Event {
@@ -66,7 +41,7 @@ func byCall(evs []event.Event, id string) map[event.Type]map[string]any {
 
 // TestRunMCPScenarios runs issue 12's scenarios through run --model script.
 func TestRunMCPScenarios(t *testing.T) {
-	srv := mcpServersDir(t)
+	srv := mcptest.Dir(t)
 	configHome, proj := configDirs(t, "", "")
 	data := t.TempDir()
 	t.Setenv("MY_SECRET_TOKEN", "tok-not-for-servers")
@@ -77,10 +52,10 @@ func TestRunMCPScenarios(t *testing.T) {
 	_ = os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
 	_ = os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("PRIVATE KEY"), 0o600)
 	cfg := map[string]any{"version": 1, "mcpServers": map[string]any{
-		"filesystem": map[string]any{"command": "node", "args": []string{serverJS(srv, "server-filesystem"), proj, home}},
-		"everything": map[string]any{"command": "node", "args": []string{serverJS(srv, "server-everything"), "stdio"}, "env": map[string]string{"LISTED": "yes"}},
+		"filesystem": map[string]any{"command": "node", "args": []string{mcptest.Script(srv, "server-filesystem"), proj, home}},
+		"everything": map[string]any{"command": "node", "args": []string{mcptest.Script(srv, "server-everything"), "stdio"}, "env": map[string]string{"LISTED": "yes"}},
 		// exits 4 s after it starts, in the middle of a long operation
-		"dying": map[string]any{"command": "timeout", "args": []string{"4", "node", serverJS(srv, "server-everything"), "stdio"}},
+		"dying": map[string]any{"command": "timeout", "args": []string{"4", "node", mcptest.Script(srv, "server-everything"), "stdio"}},
 	}}
 	b, _ := json.Marshal(cfg)
 	if err := os.WriteFile(filepath.Join(configHome, "custom-agent", "config.json"), b, 0o644); err != nil {
