@@ -209,23 +209,7 @@ func (s *acpSettings) settings(cwd string) (acp.Settings, error) {
 	return st, nil
 }
 
-// acpConfigFlags are the flags of acp that stand for configuration keys:
-// only those given, so that the files apply otherwise.
+// acpConfigFlags are the flags of acp that stand for configuration keys.
 func acpConfigFlags(cmd *cobra.Command, f *acpFlags) config.Flags {
-	var fl config.Flags
-	changed := func(name string) bool {
-		x := cmd.Flags().Lookup(name)
-		return x != nil && x.Changed
-	}
-	if changed("model") {
-		fl.Model = f.model
-	}
-	if changed("mode") {
-		fl.Mode = f.mode
-	}
-	if changed(approvalTimeoutFlag) {
-		fl.ApprovalTimeout = f.approvalTimeout
-	}
-	fl.MaxOutputBytes = string(f.maxOutput)
-	return fl
+	return flagsGiven(cmd, f.model, f.mode, f.approvalTimeout, f.maxOutput)
 }

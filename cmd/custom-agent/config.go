@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -125,27 +126,34 @@ func writeConfigJSON(w interface{ Write([]byte) (int, error) }, c *config.Config
 	return enc.Encode(o)
 }
 
-// configFlags returns the flags of cmd that stand for configuration keys,
-// only those given.
+// configFlags returns the flags of run (and demo, check) that stand for
+// configuration keys, only those given.
 func configFlags(cmd *cobra.Command, f *runFlags) config.Flags {
+	return flagsGiven(cmd, f.model, f.mode, f.approvalTimeout, f.maxOutput)
+}
+
+// flagsGiven returns the configuration keys a command's flags set: only the
+// flags given, so that the files apply otherwise. An --approval-timeout of
+// 0 is passed on as -1, which Merge refuses (it must be positive).
+func flagsGiven(cmd *cobra.Command, model, mode string, approvalTimeout time.Duration, maxOutput sizeFlag) config.Flags {
 	var fl config.Flags
 	changed := func(name string) bool {
 		x := cmd.Flags().Lookup(name)
 		return x != nil && x.Changed
 	}
 	if changed("model") {
-		fl.Model = f.model
+		fl.Model = model
 	}
 	if changed("mode") {
-		fl.Mode = f.mode
+		fl.Mode = mode
 	}
 	if changed(approvalTimeoutFlag) {
-		fl.ApprovalTimeout = f.approvalTimeout
+		fl.ApprovalTimeout = approvalTimeout
 		if fl.ApprovalTimeout == 0 {
-			fl.ApprovalTimeout = -1 // refused by Merge: must be positive
+			fl.ApprovalTimeout = -1
 		}
 	}
-	fl.MaxOutputBytes = string(f.maxOutput)
+	fl.MaxOutputBytes = string(maxOutput)
 	if x := cmd.Flags().Lookup("no-builtin-rules"); x != nil && x.Changed && x.Value.String() == "true" {
 		fl.NoBuiltinRules = true
 	}
