@@ -462,7 +462,8 @@ func (g gitCall) patchInput() {
 }
 
 // reads records the files git reads for show, diff, log and the like: paths
-// after --, the path of REV:path, and both operands of diff --no-index.
+// after --, the path of REV:path, both operands of diff --no-index, and
+// every other operand, which may name a path.
 // Committed files are read from the repository, where a secret may have been
 // committed, so they count as reads of the path in the working tree.
 func (g gitCall) reads() {
@@ -483,7 +484,11 @@ func (g gitCall) reads() {
 				y.s = strings.TrimPrefix(p, "./")
 				g.a.access(y, g.cwd, false, false)
 			}
-		case !strings.HasPrefix(x.s, "-") && looksLikePath(x.s):
+		case !strings.HasPrefix(x.s, "-"):
+			// Without "--" an operand is a revision or a path, as the
+			// repository decides (git blame .env, git log -p id_rsa): judge
+			// it as a path too. A revision read as a file inside the
+			// working directory changes nothing.
 			g.a.access(x, g.cwd, false, false)
 		}
 	}
