@@ -139,8 +139,11 @@ func TestEveryTypeDecodes(t *testing.T) {
 		TurnCompleted:          TurnCompletedPayload{StopReason: StopMaxSteps},
 		PolicyChanged:          PolicyChangedPayload{Level: "session", Op: "add", Rule: json.RawMessage(`{"id":"r"}`)},
 		ToolDefinitionChanged:  ToolDefinitionChangedPayload{ToolCallID: "tc", Server: "everything", Tool: "echo", FullName: "mcp__everything__echo", OldHash: "sha256:00", NewHash: "sha256:11"},
+		ModeChanged:            ModeChangedPayload{From: "default", To: "plan", By: ActorUser},
+		SkillActivated:         SkillActivatedPayload{ToolCallID: "tc", Name: "review", Source: "project", Path: "/p/.custom-agent/skills/review/SKILL.md", AllowedTools: []string{"read_file"}, Digest: "sha256:ab"},
+		SkillEnded:             SkillEndedPayload{Name: "review", Reason: "the turn ended"},
 	}
-	all := append(slices.Clone(Types), MCPTypes...)
+	all := slices.Concat(Types, MCPTypes, SessionTypes)
 	if len(valid) != len(all) || len(newPayload) != len(all) {
 		t.Fatalf("test covers %d types, package lists %d and knows %d", len(valid), len(all), len(newPayload))
 	}
@@ -197,6 +200,12 @@ func deref(p Payload) Payload {
 		return *p
 	case *ToolDefinitionChangedPayload:
 		return *p
+	case *ModeChangedPayload:
+		return *p
+	case *SkillActivatedPayload:
+		return *p
+	case *SkillEndedPayload:
+		return *p
 	}
 	panic(fmt.Sprintf("unhandled %T", p))
 }
@@ -226,6 +235,11 @@ func TestValidateRefusesIncompletePayloads(t *testing.T) {
 		"definition without server":  ToolDefinitionChangedPayload{Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00", NewHash: "sha256:11"},
 		"definition without hash":    ToolDefinitionChangedPayload{Server: "x", Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00"},
 		"definition did not change":  ToolDefinitionChangedPayload{Server: "x", Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00", NewHash: "sha256:00"},
+		"mode unchanged":             ModeChangedPayload{From: "plan", To: "plan", By: ActorUser},
+		"mode changed by the model":  ModeChangedPayload{From: "default", To: "dont-ask", By: ActorModel},
+		"skill without tools":        SkillActivatedPayload{ToolCallID: "tc", Name: "r", Source: "user", Path: "/x/SKILL.md", Digest: "sha256:ab"},
+		"skill from elsewhere":       SkillActivatedPayload{ToolCallID: "tc", Name: "r", Source: "web", Path: "/x/SKILL.md", AllowedTools: []string{"*"}, Digest: "sha256:ab"},
+		"skill ended without reason": SkillEndedPayload{Name: "r"},
 	}
 	for name, p := range bad {
 		if _, err := NewDraft("s", "t", t0, p); err == nil {

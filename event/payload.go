@@ -30,6 +30,15 @@ const (
 	// ToolDefinitionChanged: an MCP tool's definition is not the one
 	// pinned when it was first let run (mcp pinning).
 	ToolDefinitionChanged Type = "tool.definition_changed"
+	// ModeChanged: the session's mode changed between turns (/mode,
+	// ACP session/set_mode, run --mode on a resumed session).
+	ModeChanged Type = "session.mode_changed"
+	// SkillActivated: a use_skill call was allowed and ran; from now on
+	// the skill's allowed tools are the engine's AllowedTools input.
+	SkillActivated Type = "skill.activated"
+	// SkillEnded: the active skill no longer narrows the tools (another
+	// skill was activated, the turn or session ended, the user ended it).
+	SkillEnded Type = "skill.ended"
 )
 
 // Types lists every event type in the order a turn usually emits them.
@@ -44,7 +53,12 @@ var Types = []Type{
 // here.
 var MCPTypes = []Type{ToolDefinitionChanged}
 
-// Known reports whether t is one of Types or MCPTypes.
+// SessionTypes lists the event types a session records only when its mode
+// changes or a skill is used: a plain turn never records them. Every type
+// is in Types, MCPTypes or here.
+var SessionTypes = []Type{ModeChanged, SkillActivated, SkillEnded}
+
+// Known reports whether t is one of Types, MCPTypes or SessionTypes.
 func (t Type) Known() bool {
 	_, ok := newPayload[t]
 	return ok
@@ -224,6 +238,36 @@ type (
 		OldHash  string `json:"oldHash"`
 		NewHash  string `json:"newHash"`
 	}
+	// ModeChangedPayload records a change of the session's mode. It is
+	// recorded between turns; the next call is decided in the new mode.
+	ModeChangedPayload struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+		// By says who changed it: user (a slash command, the editor,
+		// a flag) or system.
+		By Actor `json:"by"`
+	}
+	// SkillActivatedPayload records that a skill became active.
+	SkillActivatedPayload struct {
+		// ToolCallID is the use_skill call that activated it.
+		ToolCallID string `json:"toolCallId"`
+		Name       string `json:"name"`
+		// Source is where the skill was found: "project" or "user".
+		Source string `json:"source"`
+		// Path is the skill's SKILL.md.
+		Path string `json:"path"`
+		// AllowedTools is the skill's allowed-tools as it narrows the
+		// engine's input (never empty: a skill that lists none does not
+		// narrow and is recorded with ["*"]).
+		AllowedTools []string `json:"allowedTools"`
+		// Digest is the SHA-256 of the SKILL.md that was read.
+		Digest string `json:"digest"`
+	}
+	// SkillEndedPayload records that the active skill ended.
+	SkillEndedPayload struct {
+		Name   string `json:"name"`
+		Reason string `json:"reason"`
+	}
 )
 
 // Artifact names a blob in the artifact store holding a tool's whole output.
@@ -285,6 +329,9 @@ var newPayload = map[Type]func() Payload{
 	TurnCompleted:          func() Payload { return &TurnCompletedPayload{} },
 	PolicyChanged:          func() Payload { return &PolicyChangedPayload{} },
 	ToolDefinitionChanged:  func() Payload { return &ToolDefinitionChangedPayload{} },
+	ModeChanged:            func() Payload { return &ModeChangedPayload{} },
+	SkillActivated:         func() Payload { return &SkillActivatedPayload{} },
+	SkillEnded:             func() Payload { return &SkillEndedPayload{} },
 }
 
 // Decode returns the event's typed payload (a pointer to one of the
@@ -325,6 +372,16 @@ func (e Event) Actor() Actor {
 		return ActorTool
 	case PolicyChanged:
 		return ActorUser
+	case ModeChanged:
+		var p struct {
+			By Actor `json:"by"`
+		}
+		if json.Unmarshal(e.Payload, &p) == nil && p.By != "" {
+			return p.By
+		}
+		return ActorSystem
+	case SkillActivated:
+		return ActorTool
 	}
 	return ActorSystem
 }
@@ -370,6 +427,9 @@ func (ToolFailedPayload) EventType() Type             { return ToolFailed }
 func (TurnCompletedPayload) EventType() Type          { return TurnCompleted }
 func (PolicyChangedPayload) EventType() Type          { return PolicyChanged }
 func (ToolDefinitionChangedPayload) EventType() Type  { return ToolDefinitionChanged }
+func (ModeChangedPayload) EventType() Type            { return ModeChanged }
+func (SkillActivatedPayload) EventType() Type         { return SkillActivated }
+func (SkillEndedPayload) EventType() Type             { return SkillEnded }
 
 func (p SessionStartedPayload) Validate() error {
 	return required([2]string{"cwd", p.Cwd}, [2]string{"mode", p.Mode})
@@ -526,4 +586,33 @@ func (p ToolDefinitionChangedPayload) Validate() error {
 		return fmt.Errorf("field \"newHash\": %q is the old hash: the definition did not change", p.NewHash)
 	}
 	return nil
+}
+
+// Validate requires both modes, different, and who changed it.
+func (p ModeChangedPayload) Validate() error {
+	if err := required([2]string{"from", p.From}, [2]string{"to", p.To}); err != nil {
+		return err
+	}
+	if p.From == p.To {
+		return fmt.Errorf("field \"to\": %q is the mode already in force", p.To)
+	}
+	return oneOf("by", string(p.By), string(ActorUser), string(ActorSystem))
+}
+
+// Validate requires the call, the skill's name, source, path, digest and
+// a non-empty tool list.
+func (p SkillActivatedPayload) Validate() error {
+	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"name", p.Name},
+		[2]string{"path", p.Path}, [2]string{"digest", p.Digest}); err != nil {
+		return err
+	}
+	if len(p.AllowedTools) == 0 {
+		return fmt.Errorf("%w %q", errMissing, "allowedTools")
+	}
+	return oneOf("source", p.Source, "project", "user")
+}
+
+// Validate requires the skill's name and why it ended.
+func (p SkillEndedPayload) Validate() error {
+	return required([2]string{"name", p.Name}, [2]string{"reason", p.Reason})
 }

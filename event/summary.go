@@ -57,6 +57,12 @@ func (e Event) Summary() string {
 		return fmt.Sprintf("%s %s %s", p.Level, p.Op, clip(string(p.Rule)))
 	case *ToolDefinitionChangedPayload:
 		return fmt.Sprintf("%s definition changed: %s → %s", p.FullName, shortHash(p.OldHash), shortHash(p.NewHash))
+	case *ModeChangedPayload:
+		return fmt.Sprintf("mode %s → %s by %s", p.From, p.To, p.By)
+	case *SkillActivatedPayload:
+		return fmt.Sprintf("%s skill %s (%s) allows %s", p.ToolCallID, p.Name, p.Source, clip(strings.Join(p.AllowedTools, ", ")))
+	case *SkillEndedPayload:
+		return fmt.Sprintf("skill %s ended: %s", p.Name, clip(p.Reason))
 	}
 	return ""
 }

@@ -16,11 +16,21 @@ const (
 	// after the arguments are judged, is read are allowed; all others are
 	// denied, whatever the policy says.
 	ModePlan Mode = "plan"
+	// ModeAcceptEdits allows writes and patches inside the working
+	// directory without asking, except protected and credential paths;
+	// everything else is decided as in ModeDefault.
+	ModeAcceptEdits Mode = "accept-edits"
+	// ModeDontAsk turns every ask into a deny at once, with that reason:
+	// for CI and headless use. Nothing waits for a person.
+	ModeDontAsk Mode = "dont-ask"
 )
+
+// Modes lists every mode the engine knows, in the order a UI offers them.
+var Modes = []Mode{ModeDefault, ModePlan, ModeAcceptEdits, ModeDontAsk}
 
 // Valid reports whether m is a mode the engine knows. The empty mode is
 // valid and means ModeDefault.
-func (m Mode) Valid() bool { return m == "" || m == ModeDefault || m == ModePlan }
+func (m Mode) Valid() bool { return m == "" || slices.Contains(Modes, m) }
 
 func (m Mode) orDefault() Mode {
 	if m == "" {
