@@ -131,7 +131,7 @@ func (r *ResourceTool) Info() permission.ToolInfo { return ResourceInfo(r.server
 func ResourceInfo(server string) permission.ToolInfo {
 	return permission.ToolInfo{
 		Name: ResourceToolName(server), Namespace: "mcp__" + server, Risk: risk.Read,
-		AllowedModes: []permission.Mode{permission.ModeDefault, permission.ModePlan}, Kind: permission.KindRead,
+		AllowedModes: permission.ReadModes(), Kind: permission.KindRead,
 		PathArgs: []string{"path"}, Schema: resourceSchema,
 	}
 }

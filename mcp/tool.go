@@ -51,7 +51,7 @@ func newTool(s *Server, d *sdk.Tool, pins *Pins) (*Tool, error) {
 	name := "mcp__" + s.Name + "__" + d.Name
 	info := permission.ToolInfo{
 		Name: name, Namespace: "mcp__" + s.Name, Risk: Risk(d.Annotations),
-		AllowedModes: []permission.Mode{permission.ModeDefault}, Kind: permission.KindOther,
+		AllowedModes: permission.ActingModes(), Kind: permission.KindOther,
 		// An MCP server may write what it is given; readOnlyHint lowers
 		// nothing, so its paths are judged as writes.
 		PathsWrite: true, Schema: schema,

@@ -32,7 +32,12 @@ type Engine struct{}
 //     byte-identical tool and canonical arguments, at a risk no lower than
 //     now, is allowed again — never a destructive one.
 //  6. Default table (spec §4): read allow; write, execute and network ask;
-//     credential deny; destructive ask.
+//     credential deny; destructive ask. In accept-edits mode a write_file
+//     or apply_patch judged exactly write (inside the working directory,
+//     no protected, credential or configuration path) is allowed instead
+//     of asked; it never reaches a call a rule matched.
+//  7. dont-ask mode: a decision that would ask is a denial at once, its
+//     reason saying what would have been asked.
 func (Engine) Check(req Request) Decision {
 	var j judge
 	ps := pathFacts.Get().(*[]pathFact)
@@ -57,6 +62,19 @@ var pathFacts = sync.Pool{New: func() any {
 }}
 
 func decide(req *Request, j *judge) Decision {
+	d := decideTree(req, j)
+	if d.Decision == Ask && req.Mode == ModeDontAsk {
+		// dont-ask: nobody is there to answer, so the question is a
+		// denial at once. The underlying reason (and rule) stay, so the
+		// denial says what would have been asked.
+		d.Decision, d.SourcedFrom = Deny, FromMode
+		d.Reason = "dont-ask mode turned the question into a denial; it would have asked: " + d.Reason
+	}
+	return d
+}
+
+// decideTree is the decision tree of Check, up to the dont-ask step.
+func decideTree(req *Request, j *judge) Decision {
 	d := Decision{RiskAtDecision: j.level, Findings: j.findings}
 	if req.AllowedTools != nil && !toolListed(req.AllowedTools, req.Tool.Name) {
 		d.Decision, d.SourcedFrom = Deny, FromSkill
@@ -114,6 +132,11 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 		return d
 	case risk.Write, risk.Execute, risk.Network:
 		d.Decision = Ask
+		if acceptsEdit(req, j) {
+			d.Decision, d.SourcedFrom = Allow, FromMode
+			d.Reason = subject(req, j) + "; accept-edits mode allows edits inside the working directory without asking."
+			return d
+		}
 	case risk.Destructive:
 		d.Decision = Ask
 		d.Reason = subject(req, j) + "; destructive calls are asked every time."
@@ -155,6 +178,25 @@ func modeDenies(req *Request, level risk.Level) (string, bool) {
 		return "Plan mode allows only calls that read; this one is judged " + level.String() + ".", true
 	}
 	return "", false
+}
+
+// acceptsEdit reports whether accept-edits mode allows the call without
+// asking: a built-in edit tool (write_file, apply_patch) whose judged risk
+// is exactly write — every path it names inside the working directory, none
+// protected (judged execute: code runs from it later), none a credential,
+// policy or configuration file, nothing it does unknown. It is asked only
+// where no policy rule matched: a rule the user wrote, ask or deny, wins.
+// Other tools that change files are not edits here: shell (sed -i, >) and
+// get_diagnostics or run_tests (which may rewrite sources) run code, and an
+// MCP tool does whatever its server does.
+func acceptsEdit(req *Request, j *judge) bool {
+	return req.Mode == ModeAcceptEdits && j.level == risk.Write && !j.opaque && isEditTool(&req.Tool)
+}
+
+// isEditTool reports whether t is one of the built-in tools that only edit
+// files.
+func isEditTool(t *ToolInfo) bool {
+	return t.Namespace == "" && t.Kind == KindEdit && (t.Name == "write_file" || t.Name == "apply_patch")
 }
 
 // subject says what the call is judged as, naming the finding that raised

@@ -100,7 +100,7 @@ func drawRequest(t *rapid.T) permission.Request {
 	}
 	req := permission.Request{
 		Tool: info, Args: a, Cwd: testCwd, Home: testHome,
-		Mode:   rapid.SampledFrom([]permission.Mode{"", permission.ModeDefault, permission.ModePlan}).Draw(t, "mode"),
+		Mode:   rapid.SampledFrom(append([]permission.Mode{""}, permission.Modes...)).Draw(t, "mode"),
 		Policy: compileT(t, drawRules(t)),
 	}
 	if rapid.Bool().Draw(t, "skill") {

@@ -121,10 +121,20 @@ func (t *ToolInfo) AllowsMode(m Mode) bool {
 	return t.AllowedModes == nil || slices.Contains(t.AllowedModes, m.orDefault())
 }
 
+// The allowed modes of the built-in tools: a read tool runs in every mode;
+// any other runs in every mode but plan (which allows only reads).
 var (
-	readModes  = []Mode{ModeDefault, ModePlan}
-	otherModes = []Mode{ModeDefault}
+	readModes  = []Mode{ModeDefault, ModePlan, ModeAcceptEdits, ModeDontAsk}
+	otherModes = []Mode{ModeDefault, ModeAcceptEdits, ModeDontAsk}
 )
+
+// ReadModes are the modes a tool that only reads may run in: all of them.
+// MCP read tools use it.
+func ReadModes() []Mode { return slices.Clone(readModes) }
+
+// ActingModes are the modes a tool above read risk may run in: every mode
+// but plan. MCP tools use it.
+func ActingModes() []Mode { return slices.Clone(otherModes) }
 
 // builtins is the table of DESIGN.md §2, in its order.
 var builtins = [...]ToolInfo{
