@@ -35,7 +35,7 @@ type Engine struct{}
 //     credential deny; destructive ask. In accept-edits mode a write_file
 //     or apply_patch judged exactly write (inside the working directory,
 //     no protected, credential or configuration path) is allowed instead
-//     of asked; it never reaches a call a rule matched.
+//     of asked (after prior approvals); it never reaches a call a rule matched.
 //  7. dont-ask mode: a decision that would ask is a denial at once, its
 //     reason saying what would have been asked.
 func (Engine) Check(req Request) Decision {
@@ -132,11 +132,6 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 		return d
 	case risk.Write, risk.Execute, risk.Network:
 		d.Decision = Ask
-		if acceptsEdit(req, j) {
-			d.Decision, d.SourcedFrom = Allow, FromMode
-			d.Reason = subject(req, j) + "; accept-edits mode allows edits inside the working directory without asking."
-			return d
-		}
 	case risk.Destructive:
 		d.Decision = Ask
 		d.Reason = subject(req, j) + "; destructive calls are asked every time."
@@ -152,6 +147,11 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 	if priorApproved(req, j.level) {
 		d.Decision, d.SourcedFrom = Allow, FromPrior
 		d.Reason = "The user approved this exact call earlier in the session" + riskClause(j) + "."
+		return d
+	}
+	if acceptsEdit(req, j) {
+		d.Decision, d.SourcedFrom = Allow, FromMode
+		d.Reason = subject(req, j) + "; accept-edits mode allows edits inside the working directory without asking."
 		return d
 	}
 	d.Reason = subject(req, j) + "; " + j.level.String() + " calls are asked by default."
