@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
@@ -23,7 +21,6 @@ import (
 	"github.com/custom-agent/custom-agent/internal/app"
 	"github.com/custom-agent/custom-agent/mcp"
 	"github.com/custom-agent/custom-agent/model"
-	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/session"
 )
 
@@ -215,140 +212,30 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	if err != nil {
 		return "", err
 	}
-	mode := permission.Mode(f.mode)
-	if conf.Mode != "" {
-		mode = permission.Mode(conf.Mode) // --mode, else the files
-	}
-	if !mode.Valid() {
-		return "", fmt.Errorf("unknown mode %q (want default or plan)", mode)
-	}
-	approvalTimeout, err := approvalTimeout(cmd, f.approvalTimeout)
-	if err != nil {
-		return "", err
-	}
-	if conf.ApprovalTimeout > 0 && conf.Sources["approvalTimeout"].Level != config.LevelFlag {
-		approvalTimeout = conf.ApprovalTimeout
-	}
-	maxOutput := app.MaxOutput(conf)
-	cwd, err := app.Cwd(f.cwd)
-	if err != nil {
-		return "", err
-	}
-	// The same rules check uses; a policy file that does not load stops the
-	// run before anything starts.
-	// The built-in rules for read-only commands apply unless
-	// --no-builtin-rules, CUSTOM_AGENT_BUILTIN_RULES=off or builtinRules:
-	// false in a (trusted) configuration file turns them off.
-	noBuiltin := f.noBuiltin || conf.BuiltinRules != nil && !*conf.BuiltinRules
-	rules, err := openPolicyWith(cwd, f.configHome, noBuiltin)
-	if err != nil {
-		return "", err
-	}
-	dir, err := g.resolveDataDir()
-	if err != nil {
-		return "", err
-	}
-	rt, err := app.Open(ctx, dir, approvalTimeout)
-	if err != nil {
-		return "", err
-	}
-	defer rt.Close()
-	if rt.Recovered > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "resolved %d question(s) left pending by an earlier process to deny (process restarted)\n", rt.Recovered)
-	}
 	includes, err := turnIncludes(f.includes, prompt, conf)
 	if err != nil {
 		return "", err
 	}
-	// MCP servers run for this session only; their tools pass the engine
-	// like any other.
-	servers, mcpErrs := rt.StartMCP(ctx, conf, cwd, os.Getenv)
-	defer servers.Close()
-	for _, err := range mcpErrs {
-		fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: "+err.Error())
+	r, err := openRunner(cmd, g, f, m)
+	if err != nil {
+		return "", err
 	}
-	home, _ := os.UserHomeDir()
-	cfg := session.Config{
-		Log: rt.Store, Model: m, Router: rt.Router, Artifacts: rt.Artifacts, Approver: rt.Broker,
-		MaxSteps: f.maxSteps, System: systemPrompt(cwd),
-		Exec: executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: maxOutput},
-		// Resources are read only for includes; the model is not offered
-		// them.
-		Includes: servers.Resources(),
+	defer r.close()
+	if err := r.start(ctx, f.sessionID); err != nil {
+		return "", err
 	}
-	info := session.Info{Cwd: cwd, Home: home, Mode: mode, Rules: rules, Env: os.Environ()}
-	var s *session.Session
-	if f.sessionID != "" {
-		id, err := resolveSessionID(ctx, rt.Store, dir, f.sessionID)
-		if err != nil {
-			return "", err
-		}
-		// A session whose chain does not verify was edited: its grants
-		// and history cannot be trusted, so it is not continued.
-		if err := rt.Store.Verify(ctx, id); err != nil {
-			return "", &exitError{code: 1, err: err, msg: fmt.Sprintf(
-				"custom-agent: session %s does not verify, so it is not continued: %v (custom-agent audit verify %s shows where; start a new session instead)", id, err, id)}
-		}
-		if s, err = session.Resume(ctx, cfg, id, info); err != nil {
-			return "", err
-		}
-		if m := s.Moved(); m != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "session %s last ran in %s, now in %s: its %d session rule(s) and %d approval(s) made there do not apply here, so those calls are asked again\n",
-				id, m.From, cwd, m.Rules, m.Approvals)
-		}
-	} else {
-		s = session.New(cfg, info)
+	last, err := r.turn(ctx, prompt, turnOptions{includes: includes, newUI: newUI, out: cmd.OutOrStdout(), json: f.json})
+	if err != nil {
+		return r.s.ID(), err
 	}
-
-	uiCtx, stopUI := context.WithCancel(ctx)
-	defer stopUI()
-	turnCtx, cancelTurn := context.WithCancel(ctx)
-	defer cancelTurn()
-	ui := newUI(rt.Broker, cancelTurn)
-	if d, ok := ui.(interface{ SetDir(string) }); ok {
-		d.SetDir(cwd) // write_file questions diff against the file in the session's directory
-	}
-	uiDone := make(chan struct{})
-	go func() {
-		defer close(uiDone)
-		_ = ui.Run(uiCtx)
-	}()
-
-	out := cmd.OutOrStdout()
-	r := &renderer{w: out, model: m.Name()}
-	// A status line with the time elapsed, on a terminal only.
-	if fo, ok := out.(*os.File); ok && !f.json && term.IsTerminal(int(fo.Fd())) {
-		r.status = newStatusLine(out)
-		defer r.status.close()
-	}
-	var last event.TurnCompletedPayload
-	for e, err := range s.RunTurnIncluding(turnCtx, prompt, includes) {
-		if err != nil {
-			return s.ID(), err
-		}
-		if e.Type == event.TurnCompleted {
-			_ = json.Unmarshal(e.Payload, &last)
-		}
-		if f.json {
-			b, err := json.Marshal(e)
-			if err != nil {
-				return s.ID(), err
-			}
-			fmt.Fprintf(out, "%s\n", b)
-			continue
-		}
-		r.event(e)
-	}
-	stopUI()
-	<-uiDone
-	fmt.Fprintf(cmd.ErrOrStderr(), "session %s (custom-agent log %s)\n", s.ID(), s.ID())
+	fmt.Fprintf(cmd.ErrOrStderr(), "session %s (custom-agent log %s)\n", r.s.ID(), r.s.ID())
 	switch last.StopReason {
 	case event.StopFinal:
-		return s.ID(), nil
+		return r.s.ID(), nil
 	case event.StopCancelled:
-		return s.ID(), &exitError{code: 130, msg: "turn cancelled"}
+		return r.s.ID(), &exitError{code: 130, msg: "turn cancelled"}
 	default:
-		return s.ID(), &exitError{code: 1, msg: "turn ended: " + last.StopReason + ": " + last.Error}
+		return r.s.ID(), &exitError{code: 1, msg: "turn ended: " + last.StopReason + ": " + last.Error}
 	}
 }
 

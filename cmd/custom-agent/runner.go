@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/config"
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/mcp"
+	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/policy"
+	"github.com/custom-agent/custom-agent/session"
+)
+
+// sessionRunner holds what the turns of one conversation share: the
+// configuration of its directory, the runtime (event log, artifacts,
+// approval broker), the MCP servers and the session. run uses it for one
+// turn, chat for many. It is not safe for concurrent use: one turn runs at a
+// time.
+type sessionRunner struct {
+	cmd       *cobra.Command
+	g         *globalFlags
+	f         *runFlags
+	m         model.Gateway
+	conf      *config.Config
+	cwd, home string
+	dataDir   string
+	mode      permission.Mode // the mode a new session starts in
+	noBuiltin bool
+	rt        *app.Runtime
+	servers   *mcp.Manager
+	cfg       session.Config
+
+	// rules is the session's policy store: its session level belongs to
+	// s, so a new session gets a new store.
+	rules *policy.Store
+	s     *session.Session
+}
+
+// openRunner checks the flags and the configuration of the session's
+// directory, opens the event log and starts the MCP servers; start then
+// begins or resumes the session. close releases it all.
+func openRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway) (*sessionRunner, error) {
+	ctx := cmd.Context()
+	conf, err := loadRunConfig(cmd, f)
+	if err != nil {
+		return nil, err
+	}
+	mode := permission.Mode(f.mode)
+	if conf.Mode != "" {
+		mode = permission.Mode(conf.Mode) // --mode, else the files
+	}
+	if !mode.Valid() {
+		return nil, fmt.Errorf("unknown mode %q (want default or plan)", mode)
+	}
+	approvalTimeout, err := approvalTimeout(cmd, f.approvalTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if conf.ApprovalTimeout > 0 && conf.Sources["approvalTimeout"].Level != config.LevelFlag {
+		approvalTimeout = conf.ApprovalTimeout
+	}
+	maxOutput := app.MaxOutput(conf)
+	cwd, err := app.Cwd(f.cwd)
+	if err != nil {
+		return nil, err
+	}
+	r := &sessionRunner{cmd: cmd, g: g, f: f, m: m, conf: conf, cwd: cwd, mode: mode}
+	r.home, _ = os.UserHomeDir()
+	// The same rules check uses; a policy file that does not load stops the
+	// run before anything starts.
+	// The built-in rules for read-only commands apply unless
+	// --no-builtin-rules, CUSTOM_AGENT_BUILTIN_RULES=off or builtinRules:
+	// false in a (trusted) configuration file turns them off.
+	r.noBuiltin = f.noBuiltin || conf.BuiltinRules != nil && !*conf.BuiltinRules
+	if _, err := r.openRules(); err != nil {
+		return nil, err
+	}
+	if r.dataDir, err = g.resolveDataDir(); err != nil {
+		return nil, err
+	}
+	if r.rt, err = app.Open(ctx, r.dataDir, approvalTimeout); err != nil {
+		return nil, err
+	}
+	if r.rt.Recovered > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "resolved %d question(s) left pending by an earlier process to deny (process restarted)\n", r.rt.Recovered)
+	}
+	// MCP servers run for this session only; their tools pass the engine
+	// like any other.
+	servers, mcpErrs := r.rt.StartMCP(ctx, conf, cwd, os.Getenv)
+	r.servers = servers
+	for _, err := range mcpErrs {
+		fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: "+err.Error())
+	}
+	r.cfg = session.Config{
+		Log: r.rt.Store, Model: m, Router: r.rt.Router, Artifacts: r.rt.Artifacts, Approver: r.rt.Broker,
+		MaxSteps: f.maxSteps, System: systemPrompt(cwd),
+		Exec: executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: maxOutput},
+		// Resources are read only for includes; the model is not offered
+		// them.
+		Includes: servers.Resources(),
+	}
+	return r, nil
+}
+
+func (r *sessionRunner) openRules() (*policy.Store, error) {
+	rules, err := openPolicyWith(r.cwd, r.f.configHome, r.noBuiltin)
+	if err != nil {
+		return nil, err
+	}
+	r.rules = rules
+	return rules, nil
+}
+
+// close stops the MCP servers and closes the event log.
+func (r *sessionRunner) close() {
+	if r.servers != nil {
+		r.servers.Close()
+	}
+	if r.rt != nil {
+		r.rt.Close()
+	}
+}
+
+// start begins a new session (id "") or resumes the session id names (an
+// id or "last"), with a policy store of its own. A session whose log does
+// not verify is not resumed.
+func (r *sessionRunner) start(ctx context.Context, id string) error {
+	rules := r.rules
+	if r.s != nil {
+		// The session level of the store belongs to the session that
+		// ends: the next one starts without its rules.
+		var err error
+		if rules, err = r.openRules(); err != nil {
+			return err
+		}
+	}
+	info := session.Info{Cwd: r.cwd, Home: r.home, Mode: r.mode, Rules: rules, Env: os.Environ()}
+	if id == "" {
+		r.s = session.New(r.cfg, info)
+		return nil
+	}
+	id, err := resolveSessionID(ctx, r.rt.Store, r.dataDir, id)
+	if err != nil {
+		return err
+	}
+	// A session whose chain does not verify was edited: its grants
+	// and history cannot be trusted, so it is not continued.
+	if err := r.rt.Store.Verify(ctx, id); err != nil {
+		return &exitError{code: 1, err: err, msg: fmt.Sprintf(
+			"custom-agent: session %s does not verify, so it is not continued: %v (custom-agent audit verify %s shows where; start a new session instead)", id, err, id)}
+	}
+	s, err := session.Resume(ctx, r.cfg, id, info)
+	if err != nil {
+		return err
+	}
+	r.s = s
+	if m := s.Moved(); m != nil {
+		fmt.Fprintf(r.cmd.ErrOrStderr(), "session %s last ran in %s, now in %s: its %d session rule(s) and %d approval(s) made there do not apply here, so those calls are asked again\n",
+			id, m.From, r.cwd, m.Rules, m.Approvals)
+	}
+	return nil
+}
+
+// turnOptions say how one turn is shown and answered.
+type turnOptions struct {
+	includes []session.Include
+	// newUI makes the approval UI that answers the turn's questions; it is
+	// given the function that cancels the turn.
+	newUI func(*approval.Broker, context.CancelFunc) approvalUI
+	out   io.Writer // where the turn is rendered (or its events with json)
+	json  bool
+	// cancel, when not nil, receives the turn's cancel function while the
+	// turn runs (chat's Ctrl-C), and nil once it has ended.
+	cancel func(context.CancelFunc)
+}
+
+// turn runs one turn of the session and returns how it ended. The error is
+// an infrastructure failure (the log could not be written), not a turn that
+// ended in error or was cancelled: those are in the payload.
+func (r *sessionRunner) turn(ctx context.Context, prompt string, o turnOptions) (event.TurnCompletedPayload, error) {
+	uiCtx, stopUI := context.WithCancel(ctx)
+	defer stopUI()
+	turnCtx, cancelTurn := context.WithCancel(ctx)
+	defer cancelTurn()
+	if o.cancel != nil {
+		o.cancel(cancelTurn)
+		defer o.cancel(nil)
+	}
+	ui := o.newUI(r.rt.Broker, cancelTurn)
+	if d, ok := ui.(interface{ SetDir(string) }); ok {
+		d.SetDir(r.cwd) // write_file questions diff against the file in the session's directory
+	}
+	uiDone := make(chan struct{})
+	go func() {
+		defer close(uiDone)
+		_ = ui.Run(uiCtx)
+	}()
+	// The UI is stopped before the turn returns, so that the next prompt
+	// (chat) owns the terminal alone.
+	defer func() { stopUI(); <-uiDone }()
+
+	out := o.out
+	rd := &renderer{w: out, model: r.m.Name()}
+	// A status line with the time elapsed, on a terminal only.
+	if fo, ok := out.(*os.File); ok && !o.json && term.IsTerminal(int(fo.Fd())) {
+		rd.status = newStatusLine(out)
+		defer rd.status.close()
+	}
+	var last event.TurnCompletedPayload
+	for e, err := range r.s.RunTurnIncluding(turnCtx, prompt, o.includes) {
+		if err != nil {
+			return last, err
+		}
+		if e.Type == event.TurnCompleted {
+			_ = json.Unmarshal(e.Payload, &last)
+		}
+		if o.json {
+			b, err := json.Marshal(e)
+			if err != nil {
+				return last, err
+			}
+			fmt.Fprintf(out, "%s\n", b)
+			continue
+		}
+		rd.event(e)
+	}
+	return last, nil
+}
