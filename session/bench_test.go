@@ -1,0 +1,109 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/session"
+	"github.com/custom-agent/custom-agent/tools"
+)
+
+// callsModel asks for one read_file call per model step, calls times, then
+// answers.
+type callsModel struct{ calls int }
+
+func (callsModel) Name() string { return "calls" }
+func (m callsModel) Stream(_ context.Context, req model.Request) iter.Seq2[model.Chunk, error] {
+	results := 0
+	for _, msg := range req.Messages {
+		if msg.Role == model.RoleTool {
+			results++
+		}
+	}
+	return func(yield func(model.Chunk, error) bool) {
+		if results < m.calls {
+			if !yield(model.Chunk{Kind: model.ChunkText, Text: "reading"}, nil) {
+				return
+			}
+			args, _ := json.Marshal(map[string]string{"path": "README.md"})
+			if !yield(model.Chunk{Kind: model.ChunkToolCall, ToolCall: model.ToolCall{ID: fmt.Sprintf("call-%d", results+1), Name: "read_file", Args: args}}, nil) {
+				return
+			}
+			yield(model.Chunk{Kind: model.ChunkDone, StopReason: "tool_use"}, nil)
+			return
+		}
+		if yield(model.Chunk{Kind: model.ChunkText, Text: "done"}, nil) {
+			yield(model.Chunk{Kind: model.ChunkDone, StopReason: "end_turn"}, nil)
+		}
+	}
+}
+
+// BenchmarkTurnToolCalls runs turns of 20 read_file calls (each allowed by
+// policy, each printing a small file, so each stores one artifact) against
+// the SQLite log and artifact store in DIR (CUSTOM_AGENT_BENCH_DIR, default
+// a temporary directory: point it at tmpfs and at a disk to compare).
+// µs/call is the wall time per tool call. To count fsyncs per tool call:
+//
+//	go test -c -o /tmp/session.test ./session
+//	strace -f -c -e trace=fsync,fdatasync /tmp/session.test -test.run='^$' -test.bench=TurnToolCalls -test.benchtime=10x
+//
+// and divide the count by 200 (10 turns × 20 calls; a few belong to opening
+// the store).
+func BenchmarkTurnToolCalls(b *testing.B) {
+	const calls = 20
+	dir := os.Getenv("CUSTOM_AGENT_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	} else {
+		var err error
+		if dir, err = os.MkdirTemp(dir, "bench-"); err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+	}
+	cwd := filepath.Join(dir, "project")
+	if err := os.MkdirAll(cwd, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# project\n\nA small file that read_file prints.\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	arts, _ := artifact.Open(filepath.Join(dir, "artifacts"))
+	b.ResetTimer()
+	for i := range b.N {
+		// A new session each time, so that context building does not
+		// grow with b.N.
+		s := session.New(session.Config{Log: store, Model: callsModel{calls: calls}, Router: tools.NewRouter(), Artifacts: arts},
+			session.Info{Cwd: cwd, Home: os.TempDir(), Mode: permission.ModeDefault})
+		n := 0
+		for e, err := range s.RunTurn(context.Background(), fmt.Sprintf("turn %d", i)) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if e.Type == "tool.completed" {
+				n++
+			}
+		}
+		if n != calls {
+			b.Fatalf("%d tool calls completed, want %d", n, calls)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*calls), "µs/call")
+	st := store.Stats()
+	b.ReportMetric(float64(st.Commits)/float64(b.N*calls), "commits/call")
+}
