@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -46,19 +47,38 @@ func TestCrashChild(t *testing.T) {
 			defer wg.Done()
 			session := fmt.Sprintf("crash-%d", a%2) // appenders share sessions
 			for i := 0; ; i++ {
-				d, err := event.NewDraft(session, "t", time.Now(), event.UserMessagePayload{Content: fmt.Sprintf("appender %d event %d %s", a, i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")})
-				if err != nil {
-					panic(err)
+				// Odd appenders write as a turn does: deferred events
+				// handed over with the durable one, in one batch.
+				parts := 1
+				if a%2 == 1 {
+					parts = 3
 				}
-				e, err := s.Append(context.Background(), d)
-				if err != nil {
-					fmt.Fprintln(os.Stderr, "append:", err)
+				drafts := make([]event.Draft, parts)
+				for k := range drafts {
+					d, err := event.NewDraft(session, "t", time.Now(), event.UserMessagePayload{Content: fmt.Sprintf("appender %d event %d part %d/%d %s", a, i, k+1, parts, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx")})
+					if err != nil {
+						panic(err)
+					}
+					drafts[k] = d
+				}
+				var es []event.Event
+				if parts == 1 {
+					e, err := s.Append(context.Background(), drafts[0])
+					if err != nil {
+						fmt.Fprintln(os.Stderr, "append:", err)
+						os.Exit(4)
+					}
+					es = []event.Event{e}
+				} else if es, err = s.AppendBatch(context.Background(), drafts); err != nil {
+					fmt.Fprintln(os.Stderr, "append batch:", err)
 					os.Exit(4)
 				}
-				line, _ := json.Marshal(e)
 				mu.Lock()
-				out.Write(line)
-				out.WriteByte('\n')
+				for _, e := range es {
+					line, _ := json.Marshal(e)
+					out.Write(line)
+					out.WriteByte('\n')
+				}
 				out.Flush()
 				mu.Unlock()
 			}
@@ -134,6 +154,7 @@ func checkAfterCrash(t *testing.T, path string, acked []string) {
 	for _, session := range []string{"crash-0", "crash-1"} {
 		stored[session] = map[uint64]string{}
 		var next uint64 = 1
+		open := ""
 		for e, err := range s.Read(context.Background(), session, 1) {
 			if err != nil {
 				t.Fatal(err)
@@ -144,6 +165,15 @@ func checkAfterCrash(t *testing.T, path string, acked []string) {
 			next++
 			b, _ := json.Marshal(e)
 			stored[session][e.Seq] = string(b)
+			// A batch is committed whole: the log never ends inside
+			// one, and no other event comes between its parts.
+			if open != "" && !strings.Contains(string(b), open) {
+				t.Fatalf("%s: seq %d interrupts a batch: want %q next, got %s", session, e.Seq, open, b)
+			}
+			open = nextPart(t, e)
+		}
+		if open != "" {
+			t.Fatalf("%s: the log ends inside a batch (%q missing): a deferred event was stored without its durable commit", session, open)
 		}
 		if next > 1 {
 			if err := s.Verify(context.Background(), session); err != nil {
@@ -160,4 +190,22 @@ func checkAfterCrash(t *testing.T, path string, acked []string) {
 			t.Fatalf("acknowledged event %s/%d lost or changed after kill:\n ack: %s\n got: %s", e.SessionID, e.Seq, line, got)
 		}
 	}
+}
+
+// nextPart returns what the event after e must contain when e is a part of
+// a batch before its last ("appender 1 event 7 part 2/3"), and "" otherwise.
+func nextPart(t *testing.T, e event.Event) string {
+	t.Helper()
+	p, err := e.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, i, k, n int
+	if _, err := fmt.Sscanf(p.(*event.UserMessagePayload).Content, "appender %d event %d part %d/%d", &a, &i, &k, &n); err != nil {
+		t.Fatalf("seq %d: %v", e.Seq, err)
+	}
+	if k == n {
+		return ""
+	}
+	return fmt.Sprintf("appender %d event %d part %d/%d", a, i, k+1, n)
 }

@@ -91,14 +91,16 @@ func (s *Store) prepareStmts(ctx context.Context) error {
 
 var _ eventlog.Store = (*Store)(nil)
 
+// appendReq is one Append (one draft) or one AppendBatch (drafts of one
+// session with no expected seq, written all or none).
 type appendReq struct {
-	d    event.Draft    // as given
-	p    event.Prepared // canonicalised by the appender, not the writer
+	ds   []event.Draft    // as given
+	ps   []event.Prepared // canonicalised by the appender, not the writer
 	done chan appendRes
 }
 
 type appendRes struct {
-	e   event.Event
+	es  []event.Event
 	err error
 }
 
@@ -298,42 +300,87 @@ func (s *Store) checkReadable(ctx context.Context) error {
 
 // Append implements eventlog.Store.
 func (s *Store) Append(ctx context.Context, d event.Draft) (event.Event, error) {
-	if err := ctx.Err(); err != nil {
+	p, err := s.check(d)
+	if err != nil {
 		return event.Event{}, err
 	}
+	es, err := s.submit(ctx, &appendReq{ds: []event.Draft{d}, ps: []event.Prepared{p}})
+	if err != nil {
+		return event.Event{}, err
+	}
+	return es[0], nil
+}
+
+var _ eventlog.BatchAppender = (*Store)(nil)
+
+// AppendBatch implements eventlog.BatchAppender: the drafts share the
+// transaction of whatever else is being committed at the moment, and are
+// written all or none.
+func (s *Store) AppendBatch(ctx context.Context, drafts []event.Draft) ([]event.Event, error) {
+	if len(drafts) == 0 {
+		return nil, nil
+	}
+	req := &appendReq{ds: drafts, ps: make([]event.Prepared, len(drafts))}
+	for i, d := range drafts {
+		if d.Seq != 0 {
+			return nil, fmt.Errorf("append batch: draft %d (%s) names seq %d: a batch takes the next seqs, so its drafts name none", i+1, d.Type, d.Seq)
+		}
+		if d.SessionID != drafts[0].SessionID {
+			return nil, fmt.Errorf("append batch: draft %d is for session %q, the batch for %q: a batch is one session's", i+1, d.SessionID, drafts[0].SessionID)
+		}
+		p, err := s.check(d)
+		if err != nil {
+			return nil, fmt.Errorf("draft %d of the batch: %w", i+1, err)
+		}
+		req.ps[i] = p
+	}
+	return s.submit(ctx, req)
+}
+
+// check refuses a draft the store cannot take and canonicalises it, in the
+// appender's goroutine rather than the writer's.
+func (s *Store) check(d event.Draft) (event.Prepared, error) {
 	if s.opts.ReadOnly {
-		return event.Event{}, fmt.Errorf("append to %s: %w (opened read-only)", s.path, ErrReadOnly)
+		return event.Prepared{}, fmt.Errorf("append to %s: %w (opened read-only)", s.path, ErrReadOnly)
 	}
 	if d.SessionID == "" {
-		return event.Event{}, errors.New("append: empty session id")
+		return event.Prepared{}, errors.New("append: empty session id")
 	}
 	if !d.Type.Known() {
-		return event.Event{}, fmt.Errorf("append: unknown event type %q", d.Type)
+		return event.Prepared{}, fmt.Errorf("append: unknown event type %q", d.Type)
 	}
 	if d.TS.IsZero() {
-		return event.Event{}, errors.New("append: draft has no timestamp")
+		return event.Prepared{}, errors.New("append: draft has no timestamp")
 	}
 	p, err := event.Prepare(d)
 	if err != nil {
-		return event.Event{}, fmt.Errorf("append: %w", err)
+		return event.Prepared{}, fmt.Errorf("append: %w", err)
 	}
-	req := &appendReq{d: d, p: p, done: make(chan appendRes, 1)}
+	return p, nil
+}
+
+// submit queues req for the writer and waits for its outcome.
+func (s *Store) submit(ctx context.Context, req *appendReq) ([]event.Event, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	req.done = make(chan appendRes, 1)
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
-		return event.Event{}, eventlog.ErrClosed
+		return nil, eventlog.ErrClosed
 	}
 	select {
 	case s.reqs <- req:
 	case <-ctx.Done():
 		s.mu.RUnlock()
-		return event.Event{}, ctx.Err()
+		return nil, ctx.Err()
 	}
 	s.mu.RUnlock()
 	// Queued: wait for the outcome whatever ctx does, so that the caller
-	// always knows whether its event was written.
+	// always knows whether its events were written.
 	res := <-req.done
-	return res.e, res.err
+	return res.es, res.err
 }
 
 // writer is the single goroutine that owns the writer connection. It takes
@@ -412,29 +459,40 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 	var committed []event.Event
 	var fresh []int // indexes of results that are new events
 	for i, r := range batch {
-		h, err := s.head(ctx, tx, heads, r.d.SessionID)
-		if err != nil {
-			return fail(err)
+		if len(r.ds) == 1 && r.ds[0].Seq != 0 {
+			d := r.ds[0]
+			h, err := s.head(ctx, tx, heads, d.SessionID)
+			if err != nil {
+				return fail(err)
+			}
+			if d.Seq <= h.seq {
+				results[i] = s.idempotent(ctx, tx, r.ps[0])
+				continue
+			}
+			if d.Seq > h.seq+1 {
+				results[i] = appendRes{err: fmt.Errorf("append seq %d to session %s (next is %d): %w", d.Seq, d.SessionID, h.seq+1, eventlog.ErrSeqGap)}
+				continue
+			}
 		}
-		if r.d.Seq != 0 && r.d.Seq <= h.seq {
-			results[i] = s.idempotent(ctx, tx, r.p)
-			continue
+		es := make([]event.Event, len(r.ps))
+		for j, p := range r.ps {
+			h, err := s.head(ctx, tx, heads, r.ds[j].SessionID)
+			if err != nil {
+				return fail(err)
+			}
+			e := p.Seal(h.seq+1, h.hash)
+			if _, err := insert.ExecContext(ctx,
+				e.SessionID, e.Seq, e.V, e.TurnID, string(e.Type), e.TS.Format(event.TimeFormat), []byte(e.Payload), e.PrevHash, e.Hash); err != nil {
+				return fail(err)
+			}
+			h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
+			if h.created == "" {
+				h.created = e.TS.Format(event.TimeFormat)
+			}
+			es[j] = e
 		}
-		if r.d.Seq != 0 && r.d.Seq > h.seq+1 {
-			results[i] = appendRes{err: fmt.Errorf("append seq %d to session %s (next is %d): %w", r.d.Seq, r.d.SessionID, h.seq+1, eventlog.ErrSeqGap)}
-			continue
-		}
-		e := r.p.Seal(h.seq+1, h.hash)
-		if _, err := insert.ExecContext(ctx,
-			e.SessionID, e.Seq, e.V, e.TurnID, string(e.Type), e.TS.Format(event.TimeFormat), []byte(e.Payload), e.PrevHash, e.Hash); err != nil {
-			return fail(err)
-		}
-		h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
-		if h.created == "" {
-			h.created = e.TS.Format(event.TimeFormat)
-		}
-		results[i] = appendRes{e: e}
-		committed = append(committed, e)
+		results[i] = appendRes{es: es}
+		committed = append(committed, es...)
 		fresh = append(fresh, i)
 	}
 	now := ""
@@ -495,7 +553,7 @@ func (s *Store) idempotent(ctx context.Context, tx *sql.Tx, p event.Prepared) ap
 	if want := p.Seal(stored.Seq, stored.PrevHash); want.Hash != stored.Hash {
 		return appendRes{err: fmt.Errorf("append seq %d to session %s: %w", d.Seq, d.SessionID, eventlog.ErrSeqConflict)}
 	}
-	return appendRes{e: stored}
+	return appendRes{es: []event.Event{stored}}
 }
 
 const columns = `seq, v, turn_id, type, ts, payload, prev_hash, hash`

@@ -61,6 +61,17 @@ func Run(t *testing.T, open Opener) {
 			tc.fn(t, s)
 		})
 	}
+	for _, tc := range batchTests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t)
+			t.Cleanup(func() { _ = s.Close() })
+			b, ok := s.(eventlog.BatchAppender)
+			if !ok {
+				t.Skipf("%T is not an eventlog.BatchAppender", s)
+			}
+			tc.fn(t, s, b)
+		})
+	}
 }
 
 func mustAppend(t *testing.T, s eventlog.Store, d event.Draft) event.Event {
