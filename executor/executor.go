@@ -235,9 +235,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		Tool: info, Args: args, Cwd: s.Cwd, Home: s.Home, ConfigHome: s.ConfigHome,
 		Mode: s.Mode, Policy: s.Policy, History: s.History, AllowedTools: s.AllowedTools,
 	}
-	req.Resolved = resolve.Map(permission.PathsToResolve(req))
-	req.Expanded = resolve.Globs(permission.GlobsToExpand(req))
-	req.Trees = resolve.TreesFor(req)
+	resolve.Fill(&req) // one analysis of the command, each path resolved once
 	d := x.engine.Check(req)
 	masked := sec.MaskJSON(c.Args)
 	shown := maskDecision(d, args, sec)

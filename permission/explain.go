@@ -1,6 +1,10 @@
 package permission
 
-import "github.com/custom-agent/custom-agent/permission/shellrisk"
+import (
+	"slices"
+
+	"github.com/custom-agent/custom-agent/permission/shellrisk"
+)
 
 // Explanation is Check's decision with the facts it was made on and every
 // policy rule's part in it, for a person asking why (custom-agent policy
@@ -68,8 +72,13 @@ func Explain(req Request) Explanation {
 	var j judge
 	j.run(req)
 	x := Explanation{Decision: decide(&j.req, &j), Opaque: j.opaque}
-	if j.shell {
-		x.Commands = j.commands
+	if j.shell && len(j.commands) > 0 {
+		// A copy: the commands may belong to a shared Analysis.
+		x.Commands = make([]shellrisk.Command, len(j.commands))
+		for i, c := range j.commands {
+			c.Argv = slices.Clone(c.Argv)
+			x.Commands[i] = c
+		}
 	}
 	if j.url != nil {
 		x.URL = j.url.String()

@@ -267,17 +267,16 @@ func (j *judge) shellCall(t *ToolInfo) {
 			cwd = j.paths[len(j.paths)-1].canon
 		}
 	}
-	// Analyze's default credential classifier is pathrisk.IsCredential with
-	// the same Home and UserHomes: one list, and no closure to allocate.
-	res := shellrisk.Analyze(cmdText, shellrisk.Env{Cwd: cwd, Home: j.req.Home, UserHomes: j.req.UserHomes})
+	res, owned := j.analyzeShell(cmdText, cwd)
 	j.level = risk.Max(j.level, res.Risk)
-	if j.findings == nil {
+	if j.findings == nil && owned {
 		j.findings = res.Findings // Analyze's result is ours to keep
 	} else {
+		// A shared Analysis is never appended to nor sorted in place.
 		j.findings = append(j.findings, res.Findings...)
 	}
 	j.opaque = j.opaque || res.Opaque
-	j.commands = res.Commands
+	j.commands = res.Commands // only read, never changed or handed out
 	n := len(res.Accesses)
 	for _, a := range res.Accesses {
 		if a.Glob {

@@ -54,6 +54,12 @@ type Request struct {
 	// is active; non-nil (even empty) means only these tools may run. Each
 	// entry is a tool name or a glob over tool names.
 	AllowedTools []string `json:"allowedTools,omitempty"`
+	// Analysis is Analyze(req), computed once so that PathsToResolve,
+	// GlobsToExpand, TreesToScan and Check share one parse of the shell
+	// command. nil means none; one computed from other arguments than
+	// these is ignored, so it never changes a decision. It is not part of
+	// the recorded request: a replay analyses again.
+	Analysis *Analysis `json:"-"`
 }
 
 // Prior is a decision made earlier in the session.

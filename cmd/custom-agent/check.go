@@ -408,9 +408,7 @@ func (c *checker) request(l checkLine) (permission.Request, error) {
 		Tool: t, Args: args, Cwd: cwd, Home: c.home, ConfigHome: c.configHome,
 		Mode: mode, Policy: c.policy,
 	}
-	req.Resolved = resolve.Map(permission.PathsToResolve(req))
-	req.Expanded = resolve.Globs(permission.GlobsToExpand(req))
-	req.Trees = resolve.TreesFor(req)
+	resolve.Fill(&req) // one analysis of the command, each path resolved once
 	return req, nil
 }
 

@@ -24,14 +24,35 @@ const maxLinks = 40
 // filepath.EvalSymlinks; the rest, which does not exist yet, is appended
 // lexically. A path that cannot be resolved at all is returned as it is.
 func Path(p string) string {
+	var r Resolver
+	return r.Path(p)
+}
+
+// Resolver resolves the paths of one request, looking each directory up
+// once: a command naming ten files in the working directory walks the
+// working directory's components once, not ten times. It remembers what it
+// found, so it must not outlive the request (the file system changes
+// between calls). The zero Resolver is ready to use; it is not safe for
+// concurrent use.
+type Resolver struct {
+	evals map[string]evalResult
+}
+
+type evalResult struct {
+	path string
+	err  error
+}
+
+// Path is the package's Path, with lookups shared across the calls to r.
+func (r *Resolver) Path(p string) string {
 	if !filepath.IsAbs(p) {
 		return p
 	}
 	prefix, rest := p, ""
 	for i := 0; i < 4096; i++ {
-		r, err := filepath.EvalSymlinks(prefix)
+		res, err := r.eval(prefix)
 		if err == nil {
-			return filepath.Join(r, rest)
+			return filepath.Join(res, rest)
 		}
 		// The prefix does not exist, or a link in it dangles or loops. A
 		// dangling link is followed to its target lexically.
@@ -57,16 +78,68 @@ func Path(p string) string {
 	return p
 }
 
+// eval is filepath.EvalSymlinks of the absolute path p, remembered. A
+// clean path is resolved as its directory's resolution (remembered too)
+// joined with its last component, which is then followed with
+// EvalSymlinks only when it is a link itself: the same walk the kernel
+// makes, with each directory looked up once per Resolver.
+func (r *Resolver) eval(p string) (string, error) {
+	if e, ok := r.evals[p]; ok {
+		return e.path, e.err
+	}
+	var res string
+	var err error
+	dir, base := filepath.Dir(p), filepath.Base(p)
+	if p == "/" || filepath.Clean(p) != p || base == ".." || base == "." {
+		res, err = filepath.EvalSymlinks(p)
+	} else if res, err = r.eval(dir); err == nil {
+		res = filepath.Join(res, base)
+		var fi os.FileInfo
+		if fi, err = os.Lstat(res); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			res, err = filepath.EvalSymlinks(res)
+		}
+	}
+	if err != nil {
+		res = ""
+	}
+	if r.evals == nil {
+		r.evals = make(map[string]evalResult)
+	}
+	r.evals[p] = evalResult{res, err}
+	return res, err
+}
+
 // Map resolves every path and returns canonical → resolved for those whose
 // resolved form differs.
 func Map(paths []string) map[string]string {
+	var r Resolver
+	return r.Map(paths)
+}
+
+// Map is the package's Map, with lookups shared across the calls to r.
+func (r *Resolver) Map(paths []string) map[string]string {
 	m := make(map[string]string)
 	for _, p := range paths {
-		if r := Path(p); r != p {
-			m[p] = r
+		if res := r.Path(p); res != p {
+			m[p] = res
 		}
 	}
 	return m
+}
+
+// Fill gives req what the engine needs to know beyond its arguments, each
+// found once: the analysis of its shell command (permission.Analyze, so
+// the command is parsed once for all the questions below and for Check),
+// the resolution of every path it names (Resolved), the matches of its
+// globs (Expanded) and what the trees it reads recursively hold (Trees).
+// The executor and the check command call it before Check, so that the
+// paths judged are the paths used.
+func Fill(req *permission.Request) {
+	var r Resolver
+	req.Analysis = permission.Analyze(*req)
+	req.Resolved = r.Map(permission.PathsToResolve(*req))
+	req.Expanded = r.Globs(permission.GlobsToExpand(*req))
+	req.Trees = TreesFor(*req)
 }
 
 // MaxMatches bounds the matches Globs lists for one pattern; a pattern
@@ -82,6 +155,12 @@ const MaxMatches = 256
 // Bash's "[!...]" is read as "[^...]". Go's "*" also matches names that
 // start with a dot, so the matches are a superset of bash's.
 func Globs(patterns []string) map[string][]string {
+	var r Resolver
+	return r.Globs(patterns)
+}
+
+// Globs is the package's Globs, with lookups shared across the calls to r.
+func (r *Resolver) Globs(patterns []string) map[string][]string {
 	var m map[string][]string
 	for _, p := range patterns {
 		if !filepath.IsAbs(p) {
@@ -97,7 +176,7 @@ func Globs(patterns []string) map[string][]string {
 		}
 		out := make([]string, 0, len(matches)+1)
 		for _, f := range matches {
-			out = append(out, Path(f))
+			out = append(out, r.Path(f))
 		}
 		if cut {
 			out = append(out, "")

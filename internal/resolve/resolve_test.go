@@ -54,6 +54,16 @@ func TestPath(t *testing.T) {
 			}
 		})
 	}
+	// One Resolver for every case, in both orders: what it remembers of
+	// one path never changes the answer for another.
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7}, {7, 6, 5, 4, 3, 2, 1, 0}} {
+		var r resolve.Resolver
+		for _, i := range order {
+			if tc := tests[i]; r.Path(tc.in) != tc.want {
+				t.Errorf("shared Resolver: Path(%q) = %q, want %q", tc.in, r.Path(tc.in), tc.want)
+			}
+		}
+	}
 	m := resolve.Map([]string{repo, filepath.Join(repo, "keys")})
 	if len(m) != 1 || m[filepath.Join(repo, "keys")] != secret {
 		t.Errorf("Map = %v", m)
@@ -136,5 +146,47 @@ func TestTrees(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Trees (-want +got):\n%s", diff)
+	}
+}
+
+// TestFill decides a shell call on a real tree through Fill: the command is
+// analysed once (req.Analysis), the link it reads through is resolved and
+// its glob expanded, so the key behind both is found.
+func TestFill(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	ssh := filepath.Join(home, ".ssh")
+	repo := filepath.Join(dir, "repo")
+	for _, d := range []string{ssh, repo} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ssh, "id_rsa"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(ssh, filepath.Join(repo, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ssh, "id_rsa"), filepath.Join(repo, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	shell, _ := permission.Builtin("shell")
+	for _, cmd := range []string{"cat keys/id_rsa", "cat *.txt"} {
+		req := permission.Request{Tool: shell, Args: map[string]any{"command": cmd}, Cwd: repo, Home: home}
+		resolve.Fill(&req)
+		if req.Analysis == nil {
+			t.Errorf("%s: Fill left no Analysis", cmd)
+		}
+		if len(req.Resolved)+len(req.Expanded) == 0 {
+			t.Errorf("%s: Fill resolved nothing: %+v", cmd, req)
+		}
+		if d := (permission.Engine{}).Check(req); d.Decision != permission.Deny {
+			t.Errorf("%s through a link to a key: %s (%s), want deny", cmd, d.Decision, d.Reason)
+		}
 	}
 }
