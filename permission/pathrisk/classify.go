@@ -1,6 +1,7 @@
 package pathrisk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -394,9 +395,17 @@ func Sensitive(p string, env Env, write bool) []string {
 	}
 	var best risk.Level
 	var out []string
+	// A result taken from comps is kept as its offset and copied on
+	// return, so that buf never escapes to the heap.
+	outOff := -1
 	consider := func(l risk.Level, s []string) {
 		if l >= risk.Execute && l > best {
-			best, out = l, s
+			best, out, outOff = l, s, -1
+		}
+	}
+	considerComps := func(l risk.Level, off int) {
+		if l >= risk.Execute && l > best {
+			best, out, outOff = l, nil, off
 		}
 	}
 	at := func(ix indexed, off int) {
@@ -408,11 +417,11 @@ func Sensitive(p string, env Env, write bool) []string {
 				if l.writeOnly && !write || !matches(l, comps[off:]) {
 					continue
 				}
-				s := l.comps
 				if l.level >= risk.Credential && l.writeOnly {
-					s = comps[off:] // the agent's own configuration
+					considerComps(l.level, off) // the agent's own configuration
+					continue
 				}
-				consider(l.level, s)
+				consider(l.level, l.comps)
 			}
 		}
 		try(ix.byFirst[comps[off]])
@@ -436,10 +445,13 @@ func Sensitive(p string, env Env, write bool) []string {
 	}
 	last := comps[len(comps)-1]
 	if l, _, at := submodule(comps, write); l >= risk.Execute {
-		consider(l, comps[at:])
+		considerComps(l, at)
 	}
 	if l, _ := byName(last); l >= risk.Credential {
 		consider(l, []string{last})
+	}
+	if outOff >= 0 {
+		return slices.Clone(comps[outOff:])
 	}
 	if out == nil {
 		if l, _ := locate(p, env, write); l >= risk.Execute {
