@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/custom-agent/custom-agent/internal/jsonschema"
 )
 
 // TestSchema: the published JSON Schema accepts what the loader accepts in

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/custom-agent/custom-agent/internal/jsonschema"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
