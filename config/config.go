@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/custom-agent/custom-agent/permission"
 )
 
 // Version is the configuration file version this package reads.
@@ -146,8 +148,8 @@ func Parse(path string, src []byte) (*File, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, ok := modeRank[s]; !ok {
-				return nil, r.errAt(v.off, key, fmt.Errorf("%q is not a mode (want default or plan)", s))
+			if _, err := permission.ParseMode(s); err != nil {
+				return nil, r.errAt(v.off, key, err)
 			}
 			set(key, v.off, s)
 		case "approvalTimeout":
@@ -393,8 +395,12 @@ func ParseTimeout(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// modeRank orders the modes from the strictest.
-var modeRank = map[string]int{"plan": 0, "default": 1}
+// modeRank orders the modes from the strictest: plan runs only reads;
+// dont-ask runs what default would run without a question; accept-edits
+// runs edits default would ask.
+var modeRank = map[permission.Mode]int{
+	permission.ModePlan: 0, permission.ModeDontAsk: 1, permission.ModeDefault: 2, permission.ModeAcceptEdits: 3,
+}
 
 // Config is the merged configuration. A field is its zero value when no
 // level set it; Sources says, for every key set, where it came from.
@@ -447,7 +453,7 @@ func risky(key string, v any, c *Config) bool {
 		if cur == "" {
 			cur = "default"
 		}
-		return modeRank[v.(string)] > modeRank[cur]
+		return modeRank[permission.Mode(v.(string))] > modeRank[permission.Mode(cur)]
 	case key == "builtinRules":
 		return v.(bool) && c.BuiltinRules != nil && !*c.BuiltinRules
 	}
@@ -529,8 +535,8 @@ func Merge(in Inputs) (*Config, error) {
 		apply("model", fl.Model, Source{Level: LevelFlag, From: "--model"})
 	}
 	if fl.Mode != "" {
-		if _, ok := modeRank[fl.Mode]; !ok {
-			return nil, fmt.Errorf("unknown mode %q (want default or plan)", fl.Mode)
+		if _, err := permission.ParseMode(fl.Mode); err != nil {
+			return nil, err
 		}
 		apply("mode", fl.Mode, Source{Level: LevelFlag, From: "--mode"})
 	}

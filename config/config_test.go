@@ -19,7 +19,7 @@ func TestParseStrictErrorsNamePositions(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"{\n  \"version\": 1,\n  \"modle\": \"openai:x\"\n}", `c.json:3:3: unknown key "modle"`},
 		{"{\"mode\": 3}", `c.json:1:10: mode: number is not a string`},
-		{"{\"mode\": \"yolo\"}", `c.json:1:10: mode: "yolo" is not a mode`},
+		{"{\"mode\": \"yolo\"}", `c.json:1:10: mode: unknown mode "yolo" (want default, plan, accept-edits or dont-ask)`},
 		{"{\n\"approvalTimeout\": \"soon\"}", `c.json:2:20: approvalTimeout: "soon" is not a positive duration`},
 		{"{\"maxOutputBytes\": true}", `c.json:1:20: maxOutputBytes: boolean is not a size`},
 		{"{\"maxOutputBytes\": \"lots\"}", `c.json:1:20: maxOutputBytes: "lots" is not a size`},
@@ -148,9 +148,43 @@ func TestUntrustedProjectRiskyKeysIgnored(t *testing.T) {
 	if c.Mode != "plan" || len(c.Warnings) != 0 {
 		t.Errorf("plan from an untrusted project: %+v", c)
 	}
+	// The modes by how much they let run without a person: an untrusted
+	// project may only move down this list.
+	for _, tc := range []struct {
+		user, project string
+		counts        bool
+	}{
+		{"", "dont-ask", true}, {"", "accept-edits", false}, {"dont-ask", "plan", true},
+		{"plan", "dont-ask", false}, {"dont-ask", "default", false}, {"accept-edits", "default", true},
+		{"accept-edits", "dont-ask", true},
+	} {
+		in := Inputs{Project: mustParse(t, "p.json", `{"mode": "`+tc.project+`"}`), ProjectRoot: "/p"}
+		if tc.user != "" {
+			in.User = mustParse(t, "u.json", `{"mode": "`+tc.user+`"}`)
+		}
+		c, err := Merge(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if counts := c.Mode == tc.project && len(c.Warnings) == 0; counts != tc.counts {
+			t.Errorf("user %q, untrusted project %q: mode %q, warnings %q; want the project's counted = %v", tc.user, tc.project, c.Mode, c.Warnings, tc.counts)
+		}
+	}
 	// Trusted, everything counts.
 	c, _ = Merge(Inputs{User: user, Project: project, ProjectTrusted: true, ProjectRoot: "/p"})
 	if c.Model != "openai:evil" || c.Mode != "default" || len(c.MCPServers) != 1 || len(c.Warnings) != 0 {
 		t.Errorf("trusted project: %+v", c)
+	}
+}
+
+func TestModeFlagRefused(t *testing.T) {
+	_, err := Merge(Inputs{Flags: Flags{Mode: "yolo"}})
+	if want := `unknown mode "yolo" (want default, plan, accept-edits or dont-ask)`; err == nil || err.Error() != want {
+		t.Errorf("Merge with --mode yolo: %v, want %s", err, want)
+	}
+	for _, m := range []string{"default", "plan", "accept-edits", "dont-ask"} {
+		if c, err := Merge(Inputs{Flags: Flags{Mode: m}}); err != nil || c.Mode != m {
+			t.Errorf("Merge with --mode %s: %+v, %v", m, c, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package permission_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -199,6 +200,22 @@ func TestBuiltinAllowedModes(t *testing.T) {
 			if got := info.AllowsMode(m); got != want {
 				t.Errorf("%s.AllowsMode(%s) = %v, want %v", info.Name, m, got, want)
 			}
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	t.Parallel()
+	for _, m := range permission.Modes {
+		if got, err := permission.ParseMode(string(m)); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %q, %v", m, got, err)
+		}
+	}
+	for _, s := range []string{"", "yolo", "Plan", "accept_edits", "dontask"} {
+		_, err := permission.ParseMode(s)
+		want := `unknown mode "` + s + `" (want default, plan, accept-edits or dont-ask)`
+		if err == nil || err.Error() != want || !errors.Is(err, permission.ErrUnknownMode) {
+			t.Errorf("ParseMode(%q) error = %v, want %s", s, err, want)
 		}
 	}
 }

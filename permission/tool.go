@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -31,6 +33,24 @@ var Modes = []Mode{ModeDefault, ModePlan, ModeAcceptEdits, ModeDontAsk}
 // Valid reports whether m is a mode the engine knows. The empty mode is
 // valid and means ModeDefault.
 func (m Mode) Valid() bool { return m == "" || slices.Contains(Modes, m) }
+
+// ErrUnknownMode is wrapped by ParseMode's error for a name that is not a
+// mode.
+var ErrUnknownMode = errors.New("unknown mode")
+
+// ModeNames lists the modes for messages and help text: "default, plan,
+// accept-edits or dont-ask".
+const ModeNames = "default, plan, accept-edits or dont-ask"
+
+// ParseMode returns the mode named s, or an error wrapping ErrUnknownMode
+// that lists the modes: unknown mode "x" (want default, plan, accept-edits
+// or dont-ask). The empty name is not a mode here.
+func ParseMode(s string) (Mode, error) {
+	if m := Mode(s); s != "" && m.Valid() {
+		return m, nil
+	}
+	return "", fmt.Errorf("%w %q (want %s)", ErrUnknownMode, s, ModeNames)
+}
 
 func (m Mode) orDefault() Mode {
 	if m == "" {

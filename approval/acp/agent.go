@@ -237,11 +237,15 @@ func (a *Agent) Authenticate(context.Context, acpsdk.AuthenticateRequest) (acpsd
 func modes(current permission.Mode) *acpsdk.SessionModeState {
 	def := "Every call is decided by its risk and your policy; writes, commands and network calls are asked"
 	plan := "Look, don't touch: only calls judged read may run; anything else is denied, not asked"
+	accept := "Edits (write_file, apply_patch) inside the working directory run without asking; protected and credential paths, commands and network calls as in Default"
+	dont := "Nobody answers: whatever Default would ask is denied at once, with what it would have asked; for unattended runs"
 	return &acpsdk.SessionModeState{
 		CurrentModeId: acpsdk.SessionModeId(orDefault(current)),
 		AvailableModes: []acpsdk.SessionMode{
 			{Id: acpsdk.SessionModeId(permission.ModeDefault), Name: "Default", Description: &def},
 			{Id: acpsdk.SessionModeId(permission.ModePlan), Name: "Plan", Description: &plan},
+			{Id: acpsdk.SessionModeId(permission.ModeAcceptEdits), Name: "Accept edits", Description: &accept},
+			{Id: acpsdk.SessionModeId(permission.ModeDontAsk), Name: "Don't ask", Description: &dont},
 		},
 	}
 }
@@ -401,17 +405,12 @@ func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (a
 		return acpsdk.LoadSessionResponse{}, reqError(codeInternal,
 			"session %s does not verify, so it is not continued: %v (custom-agent audit verify %s shows where; start a new session instead)", id, err, id)
 	}
-	// The mode the session last ran in.
-	mode := u.mode
 	var events []event.Event
 	for e, err := range a.cfg.Store.Read(ctx, id, 1) {
 		if err != nil {
 			return acpsdk.LoadSessionResponse{}, reqError(codeInternal, "reading session %s: %v", id, err)
 		}
 		events = append(events, e)
-		if m, ok := modeOf(e); ok {
-			mode = m
-		}
 	}
 	st, notices, err := a.startMCP(ctx, u, p.McpServers)
 	if err != nil {
@@ -419,7 +418,9 @@ func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (a
 	}
 	cfg := a.sessionConfig(u, st)
 	cfg.System = a.cfg.System(dir)
-	s, err := session.Resume(ctx, cfg, id, a.info(dir, rules, mode))
+	// Resume continues in the mode the session last ran in or was changed
+	// to (session.mode_changed, or the older policy.changed set_mode).
+	s, err := session.Resume(ctx, cfg, id, a.info(dir, rules, u.mode))
 	if err != nil {
 		a.stopTools(st)
 		if errors.Is(err, eventlog.ErrNoSession) {
@@ -446,54 +447,19 @@ func (a *Agent) LoadSession(ctx context.Context, p acpsdk.LoadSessionRequest) (a
 	for _, n := range notices {
 		a.log.Warn(n, "session", id)
 	}
-	return acpsdk.LoadSessionResponse{Modes: modes(mode)}, nil
-}
-
-// modeOf returns the mode an event records the session in.
-func modeOf(e event.Event) (permission.Mode, bool) {
-	p, err := e.Decode()
-	if err != nil {
-		return "", false
-	}
-	var m string
-	switch p := p.(type) {
-	case *event.SessionStartedPayload:
-		m = p.Mode
-	case *event.TurnStartedPayload:
-		m = p.Mode
-	case *event.PolicyChangedPayload:
-		if p.Op == opSetMode {
-			var c modeChange
-			if json.Unmarshal(p.Rule, &c) == nil {
-				m = c.Mode
-			}
-		}
-	}
-	if m == "" || !permission.Mode(m).Valid() {
-		return "", false
-	}
-	return permission.Mode(m), true
-}
-
-// opSetMode is the op of the policy.changed event a mode change records.
-const opSetMode = "set_mode"
-
-// modeChange is the "rule" of a policy.changed set_mode event.
-type modeChange struct {
-	Mode string `json:"mode"`
-	From string `json:"from"`
+	return acpsdk.LoadSessionResponse{Modes: modes(s.Mode())}, nil
 }
 
 // SetSessionMode changes the session's mode from its next turn on and
-// records it as policy.changed {level session, op set_mode}.
+// records it as session.mode_changed by the user (Session.ChangeMode).
 func (a *Agent) SetSessionMode(ctx context.Context, p acpsdk.SetSessionModeRequest) (acpsdk.SetSessionModeResponse, error) {
 	ss, err := a.session(p.SessionId)
 	if err != nil {
 		return acpsdk.SetSessionModeResponse{}, err
 	}
-	m := permission.Mode(p.ModeId)
-	if m == "" || !m.Valid() {
-		return acpsdk.SetSessionModeResponse{}, reqError(codeInvalidParams, "unknown mode %q (the modes are default and plan)", p.ModeId)
+	m, err := permission.ParseMode(string(p.ModeId))
+	if err != nil {
+		return acpsdk.SetSessionModeResponse{}, reqError(codeInvalidParams, "%v", err)
 	}
 	ss.mu.Lock()
 	running := ss.running
@@ -507,17 +473,9 @@ func (a *Agent) SetSessionMode(ctx context.Context, p acpsdk.SetSessionModeReque
 		return acpsdk.SetSessionModeResponse{}, nil
 	}
 	// A session with no events yet records its mode in session.started.
-	if ss.s.Started() {
-		raw, _ := json.Marshal(modeChange{Mode: string(m), From: string(from)})
-		d, err := event.NewDraft(ss.id, "", a.now(), event.PolicyChangedPayload{Level: "session", Op: opSetMode, Rule: raw, Cwd: ss.cwd})
-		if err == nil {
-			_, err = a.cfg.Store.Append(context.WithoutCancel(ctx), d)
-		}
-		if err != nil {
-			return acpsdk.SetSessionModeResponse{}, reqError(codeInternal, "recording the mode change: %v", err)
-		}
+	if err := ss.s.ChangeMode(ctx, m, event.ActorUser); err != nil {
+		return acpsdk.SetSessionModeResponse{}, reqError(codeInternal, "%v", err)
 	}
-	ss.s.SetMode(m)
 	a.log.Info("mode changed", "session", ss.id, "from", from, "to", m)
 	a.notify(ss.id, acpsdk.SessionUpdate{CurrentModeUpdate: &acpsdk.SessionCurrentModeUpdate{CurrentModeId: p.ModeId}})
 	return acpsdk.SetSessionModeResponse{}, nil

@@ -258,14 +258,17 @@ func TestGoldenSetModePlan(t *testing.T) {
 	c.prompt(t, id, "now edit")
 	e.golden(c, "set_mode_plan")
 	evs := a.events(t, string(id))
-	changed := false
+	var changes []string
 	for _, ev := range evs {
-		if ev.Type == event.PolicyChanged && strings.Contains(string(ev.Payload), `"op":"set_mode"`) && strings.Contains(string(ev.Payload), `"mode":"plan"`) {
-			changed = true
+		if ev.Type == event.ModeChanged {
+			changes = append(changes, "turn="+ev.TurnID+" "+string(ev.Payload))
+		}
+		if ev.Type == event.PolicyChanged {
+			t.Errorf("a mode change recorded as policy.changed: %s", ev.Payload)
 		}
 	}
-	if !changed {
-		t.Error("no policy.changed set_mode event for the mode change")
+	if want := `turn= {"by":"user","from":"default","to":"plan"}`; len(changes) != 1 || changes[0] != want {
+		t.Errorf("session.mode_changed events %q, want one %s", changes, want)
 	}
 	r := resolved(t, evs)
 	if len(r) != 2 || r[1].Decision != "deny" || r[1].SourcedFrom != "mode" {
@@ -300,5 +303,82 @@ func TestGoldenLoadAfterRestart(t *testing.T) {
 	r := resolved(t, a2.events(t, string(id)))
 	if len(r) != 4 || r[2].SourcedFrom != "prior" || r[2].Decision != "allow" || r[3].Decision != "deny" || r[3].Actor != event.ActorPolicy {
 		t.Errorf("after load: %+v, want echo hi allowed by the prior approval and echo bye denied by the restored session rule", r)
+	}
+}
+
+// TestSetModeEachMode: session/new offers the four modes; session/set_mode
+// accepts each and records session.mode_changed for each change, refuses an
+// unknown one with the modes listed, and session/load continues in the
+// last. accept-edits runs an edit without asking; dont-ask denies a
+// command at once.
+func TestSetModeEachMode(t *testing.T) {
+	e := newEnv(t)
+	a := e.start(e.script(
+		`{"text":"Editing.","toolCalls":[{"id":"tc_1","name":"write_file","args":{"path":"a.txt","content":"x"}}]}`, finalOK,
+		`{"text":"Running.","toolCalls":[{"id":"tc_2","name":"shell","args":{"command":"touch hi.txt"}}]}`, finalOK))
+	c := e.connect(a) // no answers: nothing may be asked
+	c.init(t)
+	r, err := c.NewSession(context.Background(), acpsdk.NewSessionRequest{Cwd: e.cwd, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := r.SessionId
+	var offered []string
+	for _, m := range r.Modes.AvailableModes {
+		offered = append(offered, string(m.Id))
+	}
+	if got := strings.Join(offered, " "); got != "default plan accept-edits dont-ask" || r.Modes.CurrentModeId != "default" {
+		t.Fatalf("modes offered %q, current %q", got, r.Modes.CurrentModeId)
+	}
+	set := func(m string) error {
+		_, err := c.SetSessionMode(context.Background(), acpsdk.SetSessionModeRequest{SessionId: id, ModeId: acpsdk.SessionModeId(m)})
+		return err
+	}
+	// Before the first turn the mode goes into session.started.
+	if err := set("accept-edits"); err != nil {
+		t.Fatal(err)
+	}
+	c.prompt(t, id, "edit")
+	for _, m := range []string{"plan", "default", "dont-ask"} {
+		if err := set(m); err != nil {
+			t.Fatalf("set_mode %s: %v", m, err)
+		}
+	}
+	if err := set("yolo"); err == nil || !strings.Contains(err.Error(), `unknown mode \"yolo\" (want default, plan, accept-edits or dont-ask)`) && !strings.Contains(err.Error(), `unknown mode "yolo" (want default, plan, accept-edits or dont-ask)`) {
+		t.Errorf("set_mode yolo: %v", err)
+	}
+	c.prompt(t, id, "run")
+	evs := a.events(t, string(id))
+	var changes []string
+	for _, ev := range evs {
+		if ev.Type == event.ModeChanged {
+			changes = append(changes, string(ev.Payload))
+		}
+	}
+	want := []string{`{"by":"user","from":"accept-edits","to":"plan"}`, `{"by":"user","from":"plan","to":"default"}`, `{"by":"user","from":"default","to":"dont-ask"}`}
+	if strings.Join(changes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("session.mode_changed:\n%s\nwant\n%s", strings.Join(changes, "\n"), strings.Join(want, "\n"))
+	}
+	res := resolved(t, evs)
+	if len(res) != 2 || res[0].Decision != "allow" || res[0].SourcedFrom != "mode" || res[1].Decision != "deny" || res[1].SourcedFrom != "mode" {
+		t.Errorf("decisions %+v, want the edit allowed and the command denied by the mode", res)
+	}
+	if n := count(evs, event.PermissionRequested); n != 0 {
+		t.Errorf("%d questions asked", n)
+	}
+	if _, err := os.Stat(filepath.Join(e.cwd, "hi.txt")); err == nil {
+		t.Error("hi.txt was made in dont-ask mode")
+	}
+	a.stop()
+
+	a2 := e.start(e.script(finalOK))
+	c2 := e.connect(a2)
+	c2.init(t)
+	l, err := c2.LoadSession(context.Background(), acpsdk.LoadSessionRequest{SessionId: id, Cwd: e.cwd, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Modes == nil || l.Modes.CurrentModeId != "dont-ask" {
+		t.Errorf("loaded in %+v, want dont-ask", l.Modes)
 	}
 }

@@ -54,7 +54,7 @@ approvals and session rules, as run --session does. See docs/acp.md.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "model as openai:NAME, anthropic:NAME or script:FILE (default $CUSTOM_AGENT_MODEL)")
-	fl.StringVar(&f.mode, "mode", "default", "mode new sessions start in: default, or plan (only reads are allowed); the editor can change it per session")
+	addModeFlag(fl, &f.mode)
 	fl.DurationVar(&f.approvalTimeout, approvalTimeoutFlag, 0, "how long a question waits for the editor's answer before it is denied (default "+approvalDefault().String()+")")
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
@@ -75,9 +75,10 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 	}
 	logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 	slog.SetDefault(logger) // nothing may reach stdout but protocol
-	mode := permission.Mode(f.mode)
-	if !mode.Valid() {
-		return fmt.Errorf("unknown mode %q (want default or plan)", f.mode)
+	// The mode new sessions start in; the editor changes it per session.
+	mode, err := parseMode(f.mode)
+	if err != nil {
+		return err
 	}
 	changed := cmd.Flags().Lookup(approvalTimeoutFlag).Changed
 	timeout, err := chooseApprovalTimeout(changed, f.approvalTimeout, false)

@@ -83,7 +83,7 @@ environment.`,
 	f.StringVar(&o.tool, "tool", "", "name of the tool called, e.g. read_file or shell")
 	f.StringVar(&o.args, "args", "{}", "the call's arguments as a JSON object")
 	f.StringVar(&o.cwd, "cwd", "", "the session's working directory (default the current directory)")
-	f.StringVar(&o.mode, "mode", "default", "the session mode: default or plan")
+	addModeFlag(f, &o.mode)
 	f.StringArrayVar(&o.policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
 	f.BoolVar(&o.jsonl, "jsonl", false, "read one request per line from standard input, print one JSON decision per line")
 	f.BoolVar(&o.json, "json", false, "print the decision as one JSON object")
@@ -195,9 +195,10 @@ func (c *checker) line(enc *json.Encoder, b []byte, n int) error {
 }
 
 func newChecker(o checkOptions) (*checker, error) {
-	c := &checker{home: os.Getenv("HOME"), configHome: os.Getenv("XDG_CONFIG_HOME"), mode: permission.Mode(o.mode)}
-	if !c.mode.Valid() {
-		return nil, fmt.Errorf("check: unknown --mode %q (want default or plan)", o.mode)
+	c := &checker{home: os.Getenv("HOME"), configHome: os.Getenv("XDG_CONFIG_HOME")}
+	var err error
+	if c.mode, err = parseMode(o.mode); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
 	}
 	noBuiltin := o.noBuiltin
 	cwd := o.cwd
@@ -234,8 +235,8 @@ func newChecker(o checkOptions) (*checker, error) {
 			fmt.Fprintln(o.warn, "warning: "+w)
 		}
 	}
-	if conf.Mode != "" {
-		c.mode = permission.Mode(conf.Mode)
+	if c.mode, err = modeOf(o.mode, conf.Mode); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
 	}
 	noBuiltin = noBuiltin || conf.BuiltinRules != nil && !*conf.BuiltinRules
 	if c.policy, err = loadPolicy(c.cwd, o.policies, noBuiltin); err != nil {
@@ -399,9 +400,9 @@ func (c *checker) request(l checkLine) (permission.Request, error) {
 	}
 	mode := c.mode
 	if l.Mode != "" {
-		mode = permission.Mode(l.Mode)
-		if !mode.Valid() {
-			return permission.Request{}, fmt.Errorf("unknown mode %q (want default or plan)", l.Mode)
+		var err error
+		if mode, err = parseMode(l.Mode); err != nil {
+			return permission.Request{}, err
 		}
 	}
 	req := permission.Request{

@@ -35,6 +35,7 @@ func newDemoCmd(g *globalFlags) *cobra.Command {
 	var keep, noBuiltin bool
 	var maxOutput sizeFlag
 	var timeout time.Duration
+	var mode string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "See the permission gate work, offline: a scripted model runs a project's tests",
@@ -49,7 +50,8 @@ The demo changes nothing of yours but the session it records in the event log:
 its project and its configuration (the policy, the trusted projects) are in a
 temporary directory, removed at the end unless --keep, so your own rules do not
 apply to it and a rule you make while it asks ("always allow in this project")
-goes there.`,
+goes there. --mode dont-ask shows the call denied at once instead of asked;
+--mode plan denies it as more than a read.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := exec.LookPath("go"); err != nil {
@@ -87,7 +89,7 @@ goes there.`,
 			if yes {
 				newUI = func(b *approval.Broker, _ context.CancelFunc) approvalUI { return autoApprover{b: b, out: errOut} }
 			}
-			f := &runFlags{cwd: dir, mode: "default", approvalTimeout: timeout, configHome: configHome, maxSteps: 5, maxOutput: maxOutput, noBuiltin: noBuiltin}
+			f := &runFlags{cwd: dir, mode: mode, approvalTimeout: timeout, configHome: configHome, maxSteps: 5, maxOutput: maxOutput, noBuiltin: noBuiltin}
 			const prompt = "Run the tests."
 			fmt.Fprintf(cmd.OutOrStdout(), "you> %s\n", prompt)
 			id, turnErr := runTurn(cmd, g, f, m, prompt, newUI)
@@ -102,6 +104,7 @@ goes there.`,
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, `answer "allow once" to the question instead of asking`)
 	cmd.Flags().BoolVar(&keep, "keep", false, "keep the demo project directory")
+	addModeFlag(cmd.Flags(), &mode)
 	cmd.Flags().BoolVar(&noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	cmd.Flags().Var(&maxOutput, "max-output-bytes", maxOutputUsage)
 	addApprovalTimeoutFlag(cmd, &timeout)

@@ -487,7 +487,7 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.tool, "tool", "", "name of the tool called")
 	f.StringVar(&o.args, "args", "{}", "the call's arguments as a JSON object")
-	f.StringVar(&o.mode, "mode", "default", "the session mode: default or plan")
+	addModeFlag(f, &o.mode)
 	f.StringArrayVar(&o.policies, "policy", nil, "an extra policy file (repeatable)")
 	f.BoolVar(&o.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	f.BoolVar(&asJSON, "json", false, "print the explanation as JSON")

@@ -130,7 +130,7 @@ else is written there.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "model as openai:NAME, anthropic:NAME or script:FILE (default $CUSTOM_AGENT_MODEL)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the session (default the current directory)")
-	fl.StringVar(&f.mode, "mode", "default", "session mode: default, or plan (only reads are allowed)")
+	addModeFlag(fl, &f.mode)
 	fl.StringVar(&f.sessionID, "session", "", `continue this session instead of starting a new one ("last": the most recent)`)
 	fl.StringVar(&f.promptFile, "prompt-file", "", `read the prompt from this file ("-": stdin) instead of the argument`)
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
