@@ -17,9 +17,15 @@ import (
 	"github.com/custom-agent/custom-agent/tools"
 )
 
-// callsModel asks for one read_file call per model step, calls times, then
-// answers.
-type callsModel struct{ calls int }
+// callsModel asks for one call per model step, calls times, then answers:
+// read_file of f-1.txt, f-2.txt … or, when tool is set, that tool with no
+// arguments.
+type callsModel struct {
+	calls int
+	tool  string
+}
+
+func callsOf(tool string, n int) callsModel { return callsModel{calls: n, tool: tool} }
 
 func (callsModel) Name() string { return "calls" }
 func (m callsModel) Stream(_ context.Context, req model.Request) iter.Seq2[model.Chunk, error] {
@@ -34,8 +40,12 @@ func (m callsModel) Stream(_ context.Context, req model.Request) iter.Seq2[model
 			if !yield(model.Chunk{Kind: model.ChunkText, Text: "reading"}, nil) {
 				return
 			}
-			args, _ := json.Marshal(map[string]string{"path": "README.md"})
-			if !yield(model.Chunk{Kind: model.ChunkToolCall, ToolCall: model.ToolCall{ID: fmt.Sprintf("call-%d", results+1), Name: "read_file", Args: args}}, nil) {
+			name, args := m.tool, json.RawMessage(`{}`)
+			if name == "" {
+				name = "read_file"
+				args, _ = json.Marshal(map[string]string{"path": fmt.Sprintf("f-%d.txt", results+1)})
+			}
+			if !yield(model.Chunk{Kind: model.ChunkToolCall, ToolCall: model.ToolCall{ID: fmt.Sprintf("call-%d", results+1), Name: name, Args: args}}, nil) {
 				return
 			}
 			yield(model.Chunk{Kind: model.ChunkDone, StopReason: "tool_use"}, nil)
@@ -48,7 +58,8 @@ func (m callsModel) Stream(_ context.Context, req model.Request) iter.Seq2[model
 }
 
 // BenchmarkTurnToolCalls runs turns of 20 read_file calls (each allowed by
-// policy, each printing a small file, so each stores one artifact) against
+// policy, each printing a small file no call printed before, so each stores
+// a new artifact) against
 // the SQLite log and artifact store in DIR (CUSTOM_AGENT_BENCH_DIR, default
 // a temporary directory: point it at tmpfs and at a disk to compare).
 // µs/call is the wall time per tool call. To count fsyncs per tool call:
@@ -74,9 +85,6 @@ func BenchmarkTurnToolCalls(b *testing.B) {
 	if err := os.MkdirAll(cwd, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# project\n\nA small file that read_file prints.\n"), 0o600); err != nil {
-		b.Fatal(err)
-	}
 	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
 	if err != nil {
 		b.Fatal(err)
@@ -85,6 +93,13 @@ func BenchmarkTurnToolCalls(b *testing.B) {
 	arts, _ := artifact.Open(filepath.Join(dir, "artifacts"))
 	b.ResetTimer()
 	for i := range b.N {
+		b.StopTimer()
+		for k := 1; k <= calls; k++ {
+			if err := os.WriteFile(filepath.Join(cwd, fmt.Sprintf("f-%d.txt", k)), fmt.Appendf(nil, "turn %d, file %d: a small file that read_file prints\n", i, k), 0o600); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
 		// A new session each time, so that context building does not
 		// grow with b.N.
 		s := session.New(session.Config{Log: store, Model: callsModel{calls: calls}, Router: tools.NewRouter(), Artifacts: arts},

@@ -139,9 +139,7 @@ func New(cfg Config, info Info) *Session {
 // made in info.Cwd: a grant made in one repository never carries over to
 // another. An event written before cwd was recorded with each grant is
 // taken to be made where the turn it belongs to ran (its turn.started, else
-// session.started). The session continues in the mode it last ran in or
-// was changed to (info.Mode only when the log records none); a caller that
-// was asked for another mode calls ChangeMode, which records the change.
+// session.started).
 func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, error) {
 	cfg = withDefaults(cfg)
 	s := &Session{cfg: cfg, id: id, info: info}
@@ -157,9 +155,6 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 		p, err := e.Decode()
 		if err != nil {
 			return nil, fmt.Errorf("resuming session %s: %w", id, err)
-		}
-		if m, ok := recordedMode(p); ok {
-			s.info.Mode = m
 		}
 		switch p := p.(type) {
 		case *event.SessionStartedPayload:
@@ -272,9 +267,8 @@ func (s *Session) ID() string { return s.id }
 // Mode is the mode the session's next turn runs in.
 func (s *Session) Mode() permission.Mode { return s.info.Mode }
 
-// SetMode changes the mode from the next turn on and records nothing: a
-// change a person or the system makes goes through ChangeMode, which
-// records it. It must not be called while a turn runs.
+// SetMode changes the mode from the next turn on. It must not be called
+// while a turn runs; the caller records the change (policy.changed).
 func (s *Session) SetMode(m permission.Mode) { s.info.Mode = m }
 
 // Started reports whether the session has a session.started in the log.
@@ -285,22 +279,17 @@ type turn struct {
 	s       *Session
 	id      string
 	yield   func(event.Event, error) bool
-	stopped bool // the consumer stopped reading
+	stopped bool       // the consumer stopped reading
+	dur     durability // what is deferred and how it is committed (durable.go)
 }
 
-// Append writes an event durably and yields it (the turn is the
-// executor's Appender). Once the consumer has
-// stopped, events are still recorded (the chain must close) but not
-// yielded.
+// Append records an event and yields it once it is durable (the turn is
+// the executor's Appender): an event that gates something is durable
+// before Append returns, one that may wait joins the next durable commit
+// (durable.go). Once the consumer has stopped, events are still recorded
+// (the chain must close) but not yielded.
 func (t *turn) Append(ctx context.Context, d event.Draft) (event.Event, error) {
-	e, err := t.s.cfg.Log.Append(ctx, d)
-	if err != nil {
-		return e, err
-	}
-	if !t.stopped && !t.yield(e, nil) {
-		t.stopped = true
-	}
-	return e, nil
+	return t.record(ctx, d)
 }
 
 func (t *turn) emit(ctx context.Context, p event.Payload) error {
@@ -374,7 +363,7 @@ func (t *turn) run(ctx context.Context, input string, includes []Include, cancel
 	if err := t.emit(ctx, msg); err != nil {
 		return logErr(err)
 	}
-	x := executor.New(s.cfg.Router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
+	x := executor.New(s.cfg.Router, t, t.artifacts(), s.cfg.Approver, &s.cfg.Exec)
 	if err := s.refreshPolicy(); err != nil {
 		return event.StopError, err.Error(), nil
 	}
@@ -386,7 +375,7 @@ func (t *turn) run(ctx context.Context, input string, includes []Include, cancel
 		if router == nil {
 			router = tool.NewRouter()
 		}
-		ix := executor.New(router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
+		ix := executor.New(router, t, t.artifacts(), s.cfg.Approver, &s.cfg.Exec)
 		for i, in := range includes {
 			if stop, detail, err := t.execute(ctx, ix, executor.Call{ID: event.IncludeCallID(t.id, i+1), Tool: in.Tool, Args: in.Args}, router); stop != "" {
 				return stop, detail, err
@@ -544,7 +533,7 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 		}
 		s.logged = append(s.logged, e)
 	}
-	c, err := contextbuild.Build(s.logged)
+	c, err := contextbuild.Build(t.withPending(s.logged))
 	if err != nil {
 		return nil, event.StopError, err.Error(), nil
 	}
