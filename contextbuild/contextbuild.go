@@ -223,6 +223,7 @@ var descriptions = map[string]string{
 	"run_tests":       "Run the project's tests (go, npm, pytest, cargo) and report passed and failed counts.",
 	"http_get":        "Fetch a URL with GET. Redirects are not followed: call again on the new URL.",
 	"http_post":       "Send a POST request with a body. Redirects are not followed.",
+	"use_skill":       "Use a skill: returns its instructions, which you then follow. While it is active (until this turn ends) only the tools it lists can be called, each still decided by the user's policy; using another skill narrows further, never widens.",
 	"read_output":     "Read a byte range of a recorded tool output (by the call's toolCallId, or an artifact digest), e.g. the middle of a long output that was shown only in part.",
 }
 

@@ -256,9 +256,11 @@ type (
 		Source string `json:"source"`
 		// Path is the skill's SKILL.md.
 		Path string `json:"path"`
-		// AllowedTools is the skill's allowed-tools as it narrows the
-		// engine's input (never empty: a skill that lists none does not
-		// narrow and is recorded with ["*"]).
+		// AllowedTools is what the engine's AllowedTools input is from the
+		// next call on: the skill's allowed-tools in our tool names,
+		// narrowed by the skill active before it, if any. ["*"]: the
+		// skill has no allowed-tools and narrows nothing. Empty: no tool
+		// may be called (the skill lists none, or nothing is left).
 		AllowedTools []string `json:"allowedTools"`
 		// Digest is the SHA-256 of the SKILL.md that was read.
 		Digest string `json:"digest"`
@@ -600,13 +602,13 @@ func (p ModeChangedPayload) Validate() error {
 }
 
 // Validate requires the call, the skill's name, source, path, digest and
-// a non-empty tool list.
+// a tool list (which may be empty, never absent).
 func (p SkillActivatedPayload) Validate() error {
 	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"name", p.Name},
 		[2]string{"path", p.Path}, [2]string{"digest", p.Digest}); err != nil {
 		return err
 	}
-	if len(p.AllowedTools) == 0 {
+	if p.AllowedTools == nil {
 		return fmt.Errorf("%w %q", errMissing, "allowedTools")
 	}
 	return oneOf("source", p.Source, "project", "user")

@@ -60,7 +60,11 @@ func (e Event) Summary() string {
 	case *ModeChangedPayload:
 		return fmt.Sprintf("mode %s → %s by %s", p.From, p.To, p.By)
 	case *SkillActivatedPayload:
-		return fmt.Sprintf("%s skill %s (%s) allows %s", p.ToolCallID, p.Name, p.Source, clip(strings.Join(p.AllowedTools, ", ")))
+		tools := strings.Join(p.AllowedTools, ", ")
+		if tools == "" {
+			tools = "no tool"
+		}
+		return fmt.Sprintf("%s skill %s (%s) allows %s", p.ToolCallID, p.Name, p.Source, clip(tools))
 	case *SkillEndedPayload:
 		return fmt.Sprintf("skill %s ended: %s", p.Name, clip(p.Reason))
 	}

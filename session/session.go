@@ -112,6 +112,8 @@ type Session struct {
 	// changes are the MCP definition changes recorded in the session
 	// (tool.definition_changed), by tool and new hash; nil until needed.
 	changes map[string]bool
+	// skill is the active skill, nil when none (skill.go).
+	skill *activeSkill
 }
 
 // Moved describes a session resumed in another directory: where it last
@@ -279,17 +281,22 @@ type turn struct {
 	s       *Session
 	id      string
 	yield   func(event.Event, error) bool
-	stopped bool       // the consumer stopped reading
-	dur     durability // what is deferred and how it is committed (durable.go)
+	stopped bool // the consumer stopped reading
 }
 
-// Append records an event and yields it once it is durable (the turn is
-// the executor's Appender): an event that gates something is durable
-// before Append returns, one that may wait joins the next durable commit
-// (durable.go). Once the consumer has stopped, events are still recorded
-// (the chain must close) but not yielded.
+// Append writes an event durably and yields it (the turn is the
+// executor's Appender). Once the consumer has
+// stopped, events are still recorded (the chain must close) but not
+// yielded.
 func (t *turn) Append(ctx context.Context, d event.Draft) (event.Event, error) {
-	return t.record(ctx, d)
+	e, err := t.s.cfg.Log.Append(ctx, d)
+	if err != nil {
+		return e, err
+	}
+	if !t.stopped && !t.yield(e, nil) {
+		t.stopped = true
+	}
+	return e, nil
 }
 
 func (t *turn) emit(ctx context.Context, p event.Payload) error {
@@ -323,6 +330,10 @@ func (s *Session) RunTurnIncluding(ctx context.Context, input string, includes [
 			if !t.stopped {
 				yield(event.Event{}, err)
 			}
+			return
+		}
+		if err := t.endSkill(ctx, "the turn ended"); err != nil && !t.stopped {
+			yield(event.Event{}, fmt.Errorf("%w: %w", executor.ErrLog, err))
 			return
 		}
 		closing := event.TurnCompletedPayload{StopReason: stop, Error: detail}
@@ -363,7 +374,7 @@ func (t *turn) run(ctx context.Context, input string, includes []Include, cancel
 	if err := t.emit(ctx, msg); err != nil {
 		return logErr(err)
 	}
-	x := executor.New(s.cfg.Router, t, t.artifacts(), s.cfg.Approver, &s.cfg.Exec)
+	x := executor.New(s.cfg.Router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
 	if err := s.refreshPolicy(); err != nil {
 		return event.StopError, err.Error(), nil
 	}
@@ -375,7 +386,7 @@ func (t *turn) run(ctx context.Context, input string, includes []Include, cancel
 		if router == nil {
 			router = tool.NewRouter()
 		}
-		ix := executor.New(router, t, t.artifacts(), s.cfg.Approver, &s.cfg.Exec)
+		ix := executor.New(router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
 		for i, in := range includes {
 			if stop, detail, err := t.execute(ctx, ix, executor.Call{ID: event.IncludeCallID(t.id, i+1), Tool: in.Tool, Args: in.Args}, router); stop != "" {
 				return stop, detail, err
@@ -419,6 +430,11 @@ func (t *turn) execute(ctx context.Context, x *executor.Executor, c executor.Cal
 		return event.StopError, err.Error(), fmt.Errorf("%w: %w", executor.ErrLog, err)
 	}
 	out, err := x.Execute(ctx, t.session(), c)
+	if err == nil {
+		if err := t.skillUsed(ctx, c, out, router); err != nil {
+			return event.StopError, err.Error(), fmt.Errorf("%w: %w", executor.ErrLog, err)
+		}
+	}
 	if out.Prior != nil {
 		s.history = append(s.history, *out.Prior)
 	}
@@ -481,7 +497,7 @@ func (t *turn) session() *executor.Session {
 	s := t.s
 	xs := &executor.Session{
 		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome,
-		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.info.AllowedTools, Env: s.info.Env,
+		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.allowedTools(), Env: s.info.Env,
 	}
 	if s.info.Rules != nil {
 		xs.Rules = s.info.Rules
@@ -533,7 +549,7 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 		}
 		s.logged = append(s.logged, e)
 	}
-	c, err := contextbuild.Build(t.withPending(s.logged))
+	c, err := contextbuild.Build(s.logged)
 	if err != nil {
 		return nil, event.StopError, err.Error(), nil
 	}

@@ -56,9 +56,12 @@ func openRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway
 	if err != nil {
 		return nil, err
 	}
-	mode, err := modeOf(f.mode, conf.Mode) // --mode, else the files
-	if err != nil {
-		return nil, err
+	mode := permission.Mode(f.mode)
+	if conf.Mode != "" {
+		mode = permission.Mode(conf.Mode) // --mode, else the files
+	}
+	if !mode.Valid() {
+		return nil, fmt.Errorf("unknown mode %q (want default or plan)", mode)
 	}
 	approvalTimeout, err := approvalTimeout(cmd, f.approvalTimeout)
 	if err != nil {
@@ -98,6 +101,11 @@ func openRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway
 	r.servers = servers
 	for _, err := range mcpErrs {
 		fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: "+err.Error())
+	}
+	// Skills (docs/skills.md): use_skill is offered when there are any.
+	_, skillProblems := app.Skills(r.rt.Router, cwd, r.rules.Env().ConfigHome)
+	for _, err := range skillProblems {
+		fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: skill: "+err.Error())
 	}
 	r.cfg = session.Config{
 		Log: r.rt.Store, Model: m, Router: r.rt.Router, Artifacts: r.rt.Artifacts, Approver: r.rt.Broker,
@@ -162,13 +170,6 @@ func (r *sessionRunner) start(ctx context.Context, id string) error {
 		return err
 	}
 	r.s = s
-	// A resumed session continues in its recorded mode; --mode asks for
-	// another, and the change is recorded (session.mode_changed).
-	if r.conf.Sources["mode"].Level == config.LevelFlag {
-		if err := s.ChangeMode(ctx, r.mode, event.ActorUser); err != nil {
-			return err
-		}
-	}
 	if m := s.Moved(); m != nil {
 		fmt.Fprintf(r.cmd.ErrOrStderr(), "session %s last ran in %s, now in %s: its %d session rule(s) and %d approval(s) made there do not apply here, so those calls are asked again\n",
 			id, m.From, r.cwd, m.Rules, m.Approvals)
