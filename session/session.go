@@ -281,22 +281,17 @@ type turn struct {
 	s       *Session
 	id      string
 	yield   func(event.Event, error) bool
-	stopped bool // the consumer stopped reading
+	stopped bool       // the consumer stopped reading
+	dur     durability // what is deferred and how it is committed (durable.go)
 }
 
-// Append writes an event durably and yields it (the turn is the
-// executor's Appender). Once the consumer has
-// stopped, events are still recorded (the chain must close) but not
-// yielded.
+// Append records an event and yields it once it is durable (the turn is
+// the executor's Appender): an event that gates something is durable
+// before Append returns, one that may wait joins the next durable commit
+// (durable.go). Once the consumer has stopped, events are still recorded
+// (the chain must close) but not yielded.
 func (t *turn) Append(ctx context.Context, d event.Draft) (event.Event, error) {
-	e, err := t.s.cfg.Log.Append(ctx, d)
-	if err != nil {
-		return e, err
-	}
-	if !t.stopped && !t.yield(e, nil) {
-		t.stopped = true
-	}
-	return e, nil
+	return t.record(ctx, d)
 }
 
 func (t *turn) emit(ctx context.Context, p event.Payload) error {
@@ -374,7 +369,7 @@ func (t *turn) run(ctx context.Context, input string, includes []Include, cancel
 	if err := t.emit(ctx, msg); err != nil {
 		return logErr(err)
 	}
-	x := executor.New(s.cfg.Router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
+	x := executor.New(s.cfg.Router, t, t.artifacts(), s.cfg.Approver, &s.cfg.Exec)
 	if err := s.refreshPolicy(); err != nil {
 		return event.StopError, err.Error(), nil
 	}
@@ -386,7 +381,7 @@ func (t *turn) run(ctx context.Context, input string, includes []Include, cancel
 		if router == nil {
 			router = tool.NewRouter()
 		}
-		ix := executor.New(router, t, s.cfg.Artifacts, s.cfg.Approver, &s.cfg.Exec)
+		ix := executor.New(router, t, t.artifacts(), s.cfg.Approver, &s.cfg.Exec)
 		for i, in := range includes {
 			if stop, detail, err := t.execute(ctx, ix, executor.Call{ID: event.IncludeCallID(t.id, i+1), Tool: in.Tool, Args: in.Args}, router); stop != "" {
 				return stop, detail, err
@@ -549,7 +544,7 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 		}
 		s.logged = append(s.logged, e)
 	}
-	c, err := contextbuild.Build(s.logged)
+	c, err := contextbuild.Build(t.withPending(s.logged))
 	if err != nil {
 		return nil, event.StopError, err.Error(), nil
 	}

@@ -409,16 +409,12 @@ not (an edited, deleted, reordered or inserted event).`,
 			out := cmd.OutOrStdout()
 			bad := 0
 			for _, id := range ids {
-				err := s.Verify(ctx, id)
-				var ce *eventlog.ChainError
-				switch {
-				case err == nil:
-					fmt.Fprintf(out, "ok        %s\n", id)
-				case errors.As(err, &ce):
-					bad++
-					fmt.Fprintf(out, "TAMPERED  %s  first bad seq %d: %s\n", id, ce.Seq, ce.Problem)
-				default:
+				ok, err := writeVerified(ctx, s, out, id)
+				if err != nil {
 					return err
+				}
+				if !ok {
+					bad++
 				}
 			}
 			if bad > 0 {
@@ -433,6 +429,26 @@ not (an edited, deleted, reordered or inserted event).`,
 	verify.Flags().BoolVar(&all, "all", false, "verify every session")
 	audit.AddCommand(verify)
 	return audit
+}
+
+// writeVerified walks one session's hash chain and prints the result as
+// audit verify does ("ok" or "TAMPERED" with the first bad seq); it reports
+// whether the chain verified. An error is a failure to read the log.
+func writeVerified(ctx context.Context, s interface {
+	Verify(context.Context, string) error
+}, out io.Writer, id string) (bool, error) {
+	err := s.Verify(ctx, id)
+	var ce *eventlog.ChainError
+	switch {
+	case err == nil:
+		_, err := fmt.Fprintf(out, "ok        %s\n", id)
+		return true, err
+	case errors.As(err, &ce):
+		_, err := fmt.Fprintf(out, "TAMPERED  %s  first bad seq %d: %s\n", id, ce.Seq, termtext.Line(ce.Problem))
+		return false, err
+	default:
+		return false, err
+	}
 }
 
 // completeSessions offers recorded session ids to shell completion.

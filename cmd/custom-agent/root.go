@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // globalFlags holds the flags every command accepts.
@@ -44,13 +46,35 @@ anything runs.`,
 		newUntrustCmd(g),
 		newConfigCmd(g),
 		newMCPCmd(g),
+		newChatCmd(g),
 	)
 	root.Version = version()
 	root.SetVersionTemplate("custom-agent {{.Version}}\n")
 	root.AddCommand(newCompletionCmd(root))
 	root.SetHelpCommand(newHelpCmd(root))
 	refuseUnknownSubcommands(root)
+	openChatAtTerminal(root, g)
 	return root
+}
+
+// openChatAtTerminal makes custom-agent with no command open chat when
+// stdin is a terminal; elsewhere (a pipe, a script) it prints the help as
+// before.
+func openChatAtTerminal(root *cobra.Command, g *globalFlags) {
+	help := root.RunE
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 || cmd.InOrStdin() != os.Stdin || !term.IsTerminal(int(os.Stdin.Fd())) {
+			return help(cmd, args)
+		}
+		// A chat command of its own, so that its flags have their
+		// defaults.
+		chat := newChatCmd(g)
+		chat.SetContext(cmd.Context())
+		chat.SetIn(cmd.InOrStdin())
+		chat.SetOut(cmd.OutOrStdout())
+		chat.SetErr(cmd.ErrOrStderr())
+		return chat.RunE(chat, nil)
+	}
 }
 
 // refuseUnknownSubcommands makes every command group (a command with

@@ -127,20 +127,26 @@ else is written there.`,
 			return err
 		},
 	}
+	addTurnFlags(cmd, f)
+	fl := cmd.Flags()
+	fl.StringVar(&f.promptFile, "prompt-file", "", `read the prompt from this file ("-": stdin) instead of the argument`)
+	fl.StringArrayVar(&f.includes, "include", nil, "put an MCP resource in this turn's context, read through the permission engine as mcp__SERVER__resource: mcp://SERVER/URI (repeatable; @server:uri in the prompt does the same). Nothing else is included")
+	return cmd
+}
+
+// addTurnFlags adds the flags of a command that runs turns (run, chat).
+func addTurnFlags(cmd *cobra.Command, f *runFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "model as openai:NAME, anthropic:NAME or script:FILE (default $CUSTOM_AGENT_MODEL)")
 	fl.StringVar(&f.cwd, "cwd", "", "working directory of the session (default the current directory)")
 	addModeFlag(fl, &f.mode)
 	fl.StringVar(&f.sessionID, "session", "", `continue this session instead of starting a new one ("last": the most recent)`)
-	fl.StringVar(&f.promptFile, "prompt-file", "", `read the prompt from this file ("-": stdin) instead of the argument`)
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
 	fl.BoolVar(&f.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
-	fl.StringArrayVar(&f.includes, "include", nil, "put an MCP resource in this turn's context, read through the permission engine as mcp__SERVER__resource: mcp://SERVER/URI (repeatable; @server:uri in the prompt does the same). Nothing else is included")
 	addApprovalTimeoutFlag(cmd, &f.approvalTimeout)
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
 	fl.DurationVar(&f.modelTimeout, "model-timeout", 0, "how long a model call waits for the server's first byte, and then between two pieces of its answer, before it fails (default $"+model.TimeoutEnv+", else "+model.DefaultTimeout.String()+")")
-	return cmd
 }
 
 // modelEnv returns the environment the model is resolved from, with

@@ -56,12 +56,9 @@ func openRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway
 	if err != nil {
 		return nil, err
 	}
-	mode := permission.Mode(f.mode)
-	if conf.Mode != "" {
-		mode = permission.Mode(conf.Mode) // --mode, else the files
-	}
-	if !mode.Valid() {
-		return nil, fmt.Errorf("unknown mode %q (want default or plan)", mode)
+	mode, err := modeOf(f.mode, conf.Mode) // --mode, else the files
+	if err != nil {
+		return nil, err
 	}
 	approvalTimeout, err := approvalTimeout(cmd, f.approvalTimeout)
 	if err != nil {
@@ -170,6 +167,13 @@ func (r *sessionRunner) start(ctx context.Context, id string) error {
 		return err
 	}
 	r.s = s
+	// A resumed session continues in its recorded mode; --mode asks for
+	// another, and the change is recorded (session.mode_changed).
+	if r.conf.Sources["mode"].Level == config.LevelFlag {
+		if err := s.ChangeMode(ctx, r.mode, event.ActorUser); err != nil {
+			return err
+		}
+	}
 	if m := s.Moved(); m != nil {
 		fmt.Fprintf(r.cmd.ErrOrStderr(), "session %s last ran in %s, now in %s: its %d session rule(s) and %d approval(s) made there do not apply here, so those calls are asked again\n",
 			id, m.From, r.cwd, m.Rules, m.Approvals)

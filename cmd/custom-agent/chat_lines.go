@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/approval/cli"
+)
+
+// lines runs the conversation on a line protocol: prompts, slash commands
+// and the answers to questions all come from in, one per line, so that
+// chat can be scripted. A question takes the next line(s) as its answer
+// (the approval UI's line protocol); every other line is a prompt or a
+// command. End of input ends the conversation, and so does the command's
+// context ending (SIGINT, SIGTERM), after the running turn is closed.
+func (c *chat) lines(ctx context.Context, in io.Reader) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(c.r.cmd.Context(), cancel)
+	defer stop()
+	src := newLineSource(in)
+	for {
+		text, err := src.prompt(ctx)
+		if err != nil {
+			return nil // end of input, or the process was told to stop
+		}
+		p, ok := parseInput(text)
+		if !ok {
+			continue
+		}
+		if p.isCommand {
+			if err := c.command(ctx, p.command); errors.Is(err, errExit) {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			continue
+		}
+		includes, err := turnIncludes(nil, p.text, c.r.conf)
+		if err != nil {
+			fmt.Fprintln(c.info, "custom-agent: "+err.Error())
+			continue
+		}
+		gate := newAnswerGate(ctx, src.ch, c.r.rt.Broker)
+		last, err := c.r.turn(ctx, p.text, turnOptions{
+			includes: includes, out: c.out, json: c.json,
+			newUI: func(b *approval.Broker, _ context.CancelFunc) approvalUI {
+				return cli.New(b, gate, gate.watch(c.info), nil)
+			},
+		})
+		gate.close()
+		if err != nil {
+			return err
+		}
+		c.turnEnded(last)
+	}
+}
+
+// lineSource reads in line by line, from one goroutine, for the prompts
+// and for the answer gate of the running turn.
+type lineSource struct {
+	ch <-chan string // closed at the end of input
+}
+
+func newLineSource(in io.Reader) *lineSource {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		br := bufio.NewReader(in)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" || err == nil {
+				ch <- strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return &lineSource{ch: ch}
+}
+
+// blockQuote starts and ends a prompt of several lines.
+const blockQuote = `"""`
+
+// prompt reads the next prompt: one line; a line ending in a backslash
+// continues on the next (the backslash becomes a newline); a line """
+// starts a prompt that runs to the next line """. io.EOF at the end of
+// input (a prompt cut off by it is still returned first).
+func (s *lineSource) prompt(ctx context.Context) (string, error) {
+	next := func() (string, error) {
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case l, ok := <-s.ch:
+			if !ok {
+				return "", io.EOF
+			}
+			return l, nil
+		}
+	}
+	line, err := next()
+	if err != nil {
+		return "", err
+	}
+	if line == blockQuote {
+		var parts []string
+		for {
+			l, err := next()
+			if err != nil || l == blockQuote {
+				if err != nil && len(parts) == 0 {
+					return "", err
+				}
+				return strings.Join(parts, "\n"), nil
+			}
+			parts = append(parts, l)
+		}
+	}
+	for strings.HasSuffix(line, `\`) {
+		l, err := next()
+		if err != nil {
+			return strings.TrimSuffix(line, `\`), nil
+		}
+		line = strings.TrimSuffix(line, `\`) + "\n" + l
+	}
+	return line, nil
+}
+
+// answerGate is the approval UI's input during one turn: it hands over a
+// line only while a question is pending, and one at a time, waiting after
+// each until the UI has acted on it (the question was answered, or the UI
+// wrote something: the confirmation it needs, or why the line is no
+// answer). So a turn takes exactly the lines its questions need, and the
+// next line is still there for the next prompt.
+type answerGate struct {
+	lines <-chan string
+	b     *approval.Broker
+	done  chan struct{}
+	once  sync.Once
+
+	mu      sync.Mutex
+	gen     uint64        // counts what the UI did: notices and writes
+	sent    uint64        // gen when the last line was handed over
+	waiting bool          // a line was handed over and not acted on yet
+	changed chan struct{} // closed and replaced when gen moves
+	buf     []byte        // the rest of the line being read
+}
+
+func newAnswerGate(ctx context.Context, lines <-chan string, b *approval.Broker) *answerGate {
+	g := &answerGate{lines: lines, b: b, done: make(chan struct{}), changed: make(chan struct{})}
+	sctx, cancel := context.WithCancel(ctx)
+	notes := b.Subscribe(sctx)
+	go func() {
+		defer cancel()
+		for {
+			select {
+			case <-g.done:
+				return
+			case _, ok := <-notes:
+				if !ok {
+					return
+				}
+				g.bump()
+			}
+		}
+	}()
+	return g
+}
+
+func (g *answerGate) bump() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.gen++
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// close ends the gate: a Read waiting returns io.EOF, and no line is taken
+// from the source again.
+func (g *answerGate) close() { g.once.Do(func() { close(g.done) }) }
+
+// watch wraps the UI's output: what the UI writes counts as acting on the
+// line it was given.
+func (g *answerGate) watch(w io.Writer) io.Writer { return gateWriter{g, w} }
+
+type gateWriter struct {
+	g *answerGate
+	w io.Writer
+}
+
+func (w gateWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.g.bump()
+	return n, err
+}
+
+func (g *answerGate) Read(p []byte) (int, error) {
+	if len(g.buf) > 0 {
+		n := copy(p, g.buf)
+		g.buf = g.buf[n:]
+		return n, nil
+	}
+	for {
+		g.mu.Lock()
+		ready := !g.waiting || g.gen != g.sent
+		ch := g.changed
+		g.mu.Unlock()
+		if ready && len(g.b.Pending()) > 0 {
+			break
+		}
+		select {
+		case <-ch:
+		case <-g.done:
+			return 0, io.EOF
+		}
+	}
+	var line string
+	select {
+	case <-g.done:
+		return 0, io.EOF
+	case l, ok := <-g.lines:
+		if !ok {
+			return 0, io.EOF
+		}
+		line = l
+	}
+	g.mu.Lock()
+	g.waiting, g.sent = true, g.gen
+	g.mu.Unlock()
+	g.buf = []byte(line + "\n")
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	return n, nil
+}
