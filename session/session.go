@@ -141,7 +141,9 @@ func New(cfg Config, info Info) *Session {
 // made in info.Cwd: a grant made in one repository never carries over to
 // another. An event written before cwd was recorded with each grant is
 // taken to be made where the turn it belongs to ran (its turn.started, else
-// session.started).
+// session.started). The session continues in the mode it last ran in or
+// was changed to (info.Mode only when the log records none); a caller that
+// was asked for another mode calls ChangeMode, which records the change.
 func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, error) {
 	cfg = withDefaults(cfg)
 	s := &Session{cfg: cfg, id: id, info: info}
@@ -157,6 +159,9 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 		p, err := e.Decode()
 		if err != nil {
 			return nil, fmt.Errorf("resuming session %s: %w", id, err)
+		}
+		if m, ok := recordedMode(p); ok {
+			s.info.Mode = m
 		}
 		switch p := p.(type) {
 		case *event.SessionStartedPayload:
@@ -269,8 +274,9 @@ func (s *Session) ID() string { return s.id }
 // Mode is the mode the session's next turn runs in.
 func (s *Session) Mode() permission.Mode { return s.info.Mode }
 
-// SetMode changes the mode from the next turn on. It must not be called
-// while a turn runs; the caller records the change (policy.changed).
+// SetMode changes the mode from the next turn on and records nothing: a
+// change a person or the system makes goes through ChangeMode, which
+// records it. It must not be called while a turn runs.
 func (s *Session) SetMode(m permission.Mode) { s.info.Mode = m }
 
 // Started reports whether the session has a session.started in the log.
