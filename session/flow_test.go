@@ -111,6 +111,8 @@ type flow struct {
 	// about questions and answers, and use printf and echo as harmless
 	// stand-ins, which the built-in rules would allow without asking.
 	builtin bool
+	// mode is the session's mode (default when empty).
+	mode permission.Mode
 }
 
 var flows = []flow{
@@ -206,6 +208,25 @@ var flows = []flow{
 {"toolCalls": [{"id": "tc_2", "name": "read_output", "args": {"toolCallId": "tc_1", "offset": 4096, "limit": 60}}]}
 {"toolCalls": [{"id": "tc_3", "name": "read_output", "args": {"toolCallId": "tc_9"}}]}
 {"text": "最后一个用例失败了。"}`},
+	// Issue 13 §2: in accept-edits an edit inside the working directory
+	// runs without a question (sourcedFrom mode); one outside it, and a
+	// git hook (code that runs later), are asked as in default.
+	{name: "mode-accept-edits", prompts: []string{"edit the notes"}, mode: permission.ModeAcceptEdits, answers: []string{"deny", "deny"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "write_file", "args": {"path": "~/outside.txt", "content": "B\n"}}]}
+{"toolCalls": [{"id": "tc_3", "name": "write_file", "args": {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\n"}}]}
+{"text": "notes written; the other two were yours to refuse."}`},
+	// dont-ask: what default would ask is denied at once (no
+	// permission.requested, nobody asked), a destructive call too, a read
+	// still runs, and the turn goes on to its end.
+	{name: "mode-dont-ask", prompts: []string{"clean up and write"}, mode: permission.ModeDontAsk,
+		setup: func(t *testing.T, cwd, _ string) {
+			os.MkdirAll(filepath.Join(cwd, "dist"), 0o755)
+			os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# demo\n"), 0o644)
+		},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}, {"id": "tc_2", "name": "shell", "args": {"command": "rm -rf dist"}}]}
+{"toolCalls": [{"id": "tc_3", "name": "read_file", "args": {"path": "README.md"}}]}
+{"text": "both were denied without a question; I read the README."}`},
 	{name: "model-runs-out", prompts: []string{"说话"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "list_files", "args": {}}]}`},
 }
@@ -280,7 +301,11 @@ func runFlow(t *testing.T, f flow) string {
 		t.Fatal(err)
 	}
 	env := []string{"PATH=" + os.Getenv("PATH")}
-	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: env})
+	mode := f.mode
+	if mode == "" {
+		mode = permission.ModeDefault
+	}
+	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: mode, Rules: rules, Env: env})
 	var out strings.Builder
 	for i, p := range f.prompts {
 		if i > 0 && f.resumeIn != nil {
