@@ -231,7 +231,7 @@ await run("allow_once", {
   answers: ["allow_once"],
   async body({ ctx, cwd, asked, updates }) {
     const { sessionId, modes } = await newSession(ctx, cwd);
-    check("allow_once", modes?.availableModes?.map((m) => m.id).join(",") === "default,plan", "modes default and plan");
+    check("allow_once", modes?.availableModes?.map((m) => m.id).join(",") === "default,plan,accept-edits,dont-ask", "modes default, plan, accept-edits and dont-ask");
     const r = await prompt(ctx, sessionId, "say hi");
     check("allow_once", r.stopReason === "end_turn", `stopReason ${r.stopReason}`);
     check("allow_once", asked.length === 1, `asked ${asked.length}`);
@@ -242,6 +242,31 @@ await run("allow_once", {
     const tc = updates.find((u) => u.sessionUpdate === "tool_call");
     check("allow_once", tc?.title === "Run touch hi.txt" && tc?.kind === "execute", `tool_call ${JSON.stringify(tc)}`);
     check("allow_once", updates.some((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text === "Done."), "no agent_message_chunk");
+  },
+});
+
+await run("set_mode", {
+  script: [shell("tc_1", "touch hi.txt"), final],
+  answers: [], // dont-ask: nothing may be asked
+  async body({ ctx, cwd, asked, updates }) {
+    const { sessionId } = await newSession(ctx, cwd);
+    for (const modeId of ["accept-edits", "plan", "default", "dont-ask"]) {
+      await ctx.request(acp.methods.agent.session.setMode, { sessionId, modeId });
+    }
+    const modes = updates.filter((u) => u.sessionUpdate === "current_mode_update").map((u) => u.currentModeId).join(",");
+    check("set_mode", modes === "accept-edits,plan,default,dont-ask", `current_mode_update ${modes}`);
+    let refused = "";
+    try {
+      await ctx.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" });
+    } catch (e) {
+      refused = e?.message ?? JSON.stringify(e);
+    }
+    check("set_mode", refused.includes("unknown mode"), `set_mode yolo: ${refused || "accepted"}`);
+    const r = await prompt(ctx, sessionId, "say hi");
+    check("set_mode", r.stopReason === "end_turn", `stopReason ${r.stopReason}`);
+    check("set_mode", asked.length === 0, `asked ${asked.length} in dont-ask`);
+    check("set_mode", lastStatus(updates, "tc_1") === "failed", `final status ${lastStatus(updates, "tc_1")}`);
+    check("set_mode", JSON.stringify(toolUpdates(updates, "tc_1")).includes("dont-ask"), "the denial does not name the mode");
   },
 });
 
