@@ -97,8 +97,6 @@ type chat struct {
 	out  io.Writer // the turns, as run prints them (or their events, with json)
 	info io.Writer // what chat itself says: slash commands, notes
 	json bool
-	// color: info is a terminal that shows colours.
-	color bool
 }
 
 // ended says which session the conversation was, as run does.
