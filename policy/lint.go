@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/skill"
 )
 
 // Severity says whether a finding of Test fails it.
@@ -256,6 +257,14 @@ func globCovers(a, b string) bool {
 
 // neverMatches says why a rule can never match any call, or "".
 func neverMatches(r *Rule) string {
+	if r.Tool == skill.ToolName {
+		// use_skill (docs/skills.md) is no built-in, but offered whenever
+		// there are skills; its one argument is "name".
+		if r.Command != "" || r.Path != "" || r.URL != "" {
+			return fmt.Sprintf("%s takes only a skill's name: \"command\", \"path\" and \"url\" never match it (use \"args\": {\"name\": …})", skill.ToolName)
+		}
+		return ""
+	}
 	if _, ok := permission.Builtin(r.Tool); !ok && !strings.ContainsAny(r.Tool, `*?[]{}\`) {
 		switch {
 		case !strings.HasPrefix(r.Tool, "mcp__"):
