@@ -41,3 +41,16 @@ func modeOf(flagValue, confMode string) (permission.Mode, error) {
 	}
 	return parseMode(flagValue)
 }
+
+// modeStep says what a mode does to a decision, for policy explain.
+func modeStep(m permission.Mode) string {
+	switch m {
+	case permission.ModePlan:
+		return "plan (only calls judged read may run; anything else is denied)"
+	case permission.ModeAcceptEdits:
+		return "accept-edits (where no rule and no prior approval decides, a write_file or apply_patch judged write is allowed instead of asked)"
+	case permission.ModeDontAsk:
+		return "dont-ask (whatever would be asked is denied at once)"
+	}
+	return string(permission.ModeDefault)
+}

@@ -553,7 +553,7 @@ func writeExplanation(w io.Writer, req *permission.Request, x *permission.Explan
 		p("%d. %s%s", n, what, mark)
 	}
 	step(2, permission.FromSkill, "skill: no skill is active")
-	step(3, permission.FromMode, "mode: "+modeName(req.Mode))
+	step(3, permission.FromMode, "mode: "+modeStep(req.Mode))
 	others := 0
 	mark := ""
 	if d.SourcedFrom == permission.FromOverride {
