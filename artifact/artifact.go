@@ -2,6 +2,12 @@
 // tool calls (spec §5: the event log keeps a preview, the store keeps all).
 // Blobs are named by their SHA-256, written atomically (temp file, fsync,
 // rename, fsync of the directory) with mode 0600, and never modified.
+//
+// A Deferred view of a store leaves the two fsyncs out of each Commit and
+// does them for every blob committed since in one Sync, which its user
+// calls just before the durable commit of the event log that first names
+// those blobs: a blob is durable before any durable event names it, at the
+// cost of one fsync per blob and one per shard directory for a whole batch.
 package artifact
 
 import (
@@ -14,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // DigestPrefix starts every digest: "sha256:" and 64 lower-case hex digits.
@@ -25,8 +32,36 @@ var ErrNotFound = errors.New("no artifact with that digest")
 // Store keeps blobs under Dir/sha256/ab/cdef…. Its methods may be called
 // concurrently.
 type Store struct {
-	dir string
+	dir      string
+	deferred bool
+	pending  *pending   // shared by a store and its Deferred views
+	packs    *packIndex // likewise (pack.go)
 }
+
+// pending is what deferred Commits have renamed into place but not synced.
+type pending struct {
+	syncing sync.Mutex // held for a whole Sync, so a Sync returns only once all before it are durable
+	mu      sync.Mutex
+	files   map[string]bool // to fsync
+	dirs    map[string]bool // to fsync, after the files
+	keys    map[string]bool // the blobs that are durable once those are (a loose blob's path, "pack:"+hex)
+	synced  map[string]bool // blobs a deferred view committed and Sync made durable (bounded)
+}
+
+// maxSynced bounds pending.synced; past it the set starts again, which
+// costs only a rename and sync of a blob committed again.
+const maxSynced = 4096
+
+// known reports whether a deferred view of this process committed the blob
+// named by key (its path, or "pack:"+hex), pending or synced.
+func (p *pending) known(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.keys[key] || p.synced[key]
+}
+
+// fsync syncs a file or directory (a variable so tests can count).
+var fsync = func(f *os.File) error { return f.Sync() }
 
 // Open returns the store in dir. Nothing is created until the first blob is
 // written, so reading never changes the disk.
@@ -35,7 +70,85 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("artifact store %s: %w", dir, err)
 	}
-	return &Store{dir: abs}, nil
+	return &Store{dir: abs, pending: &pending{}, packs: &packIndex{}}, nil
+}
+
+// Deferred returns a view of the store whose Commits are not durable until
+// Sync: the blob is in place and readable, but a crash before Sync may lose
+// it. Its user must call Sync before it makes durable anything that names
+// a blob it committed (the session does, before each durable commit of the
+// event log). The view shares the store's directory and pending blobs.
+func (s *Store) Deferred() *Store {
+	return &Store{dir: s.dir, deferred: true, pending: s.pending, packs: s.packs}
+}
+
+// Sync makes every blob committed by a Deferred view of this store durable:
+// one fsync per blob and one per directory it was renamed into. It returns
+// only once the blobs committed before it was called are durable, also
+// when another Sync is doing the work. After an error the blobs stay
+// pending and the next Sync tries again.
+func (s *Store) Sync() error {
+	p := s.pending
+	p.syncing.Lock()
+	defer p.syncing.Unlock()
+	p.mu.Lock()
+	files, dirs, keys := p.files, p.dirs, p.keys
+	p.files, p.dirs, p.keys = nil, nil, nil
+	p.mu.Unlock()
+	if len(files) == 0 && len(dirs) == 0 {
+		return nil
+	}
+	var err error
+	for _, set := range []map[string]bool{files, dirs} { // blobs before the directories naming them
+		for path := range set {
+			if err = syncPath(path); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err != nil {
+		p.mu.Lock()
+		p.add(files, dirs, keys)
+		p.mu.Unlock()
+		return fmt.Errorf("artifact store: syncing blobs: %w", err)
+	}
+	p.mu.Lock()
+	if p.synced == nil || len(p.synced)+len(keys) > maxSynced {
+		p.synced = map[string]bool{}
+	}
+	for k := range keys {
+		p.synced[k] = true
+	}
+	p.mu.Unlock()
+	return nil
+}
+
+// add puts paths back (or in) the pending sets; p.mu is held.
+func (p *pending) add(files, dirs, keys map[string]bool) {
+	if p.files == nil {
+		p.files, p.dirs, p.keys = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	}
+	for f := range files {
+		p.files[f] = true
+	}
+	for d := range dirs {
+		p.dirs[d] = true
+	}
+	for k := range keys {
+		p.keys[k] = true
+	}
+}
+
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return fsync(f)
 }
 
 // Dir is the store's directory.
@@ -78,11 +191,13 @@ func (s *Store) path(hexDigest string) string {
 }
 
 // Writer streams one blob into the store. Write as much as you like, then
-// Commit (or Abort). Memory use is constant whatever the size. A Writer is
-// used by one goroutine.
+// Commit (or Abort). Memory use is constant whatever the size: the first
+// PackMax bytes are kept in memory, and a blob that grows past them goes to
+// a temporary file. A Writer is used by one goroutine.
 type Writer struct {
 	s    *Store
-	f    *os.File
+	buf  []byte   // the blob while it is at most PackMax bytes and f is nil
+	f    *os.File // the blob once it is larger
 	h    hash.Hash
 	n    int64
 	err  error
@@ -94,17 +209,39 @@ func (s *Store) Create() (*Writer, error) {
 	if err := os.MkdirAll(filepath.Join(s.dir, "sha256"), 0o700); err != nil {
 		return nil, fmt.Errorf("artifact store %s: %w (set --data-dir or CUSTOM_AGENT_DATA_DIR to a writable directory)", s.dir, err)
 	}
-	f, err := os.CreateTemp(filepath.Join(s.dir, "sha256"), ".tmp-*")
+	return &Writer{s: s, h: sha256.New()}, nil
+}
+
+// spill moves the blob from memory to a temporary file.
+func (w *Writer) spill() error {
+	f, err := os.CreateTemp(filepath.Join(w.s.dir, "sha256"), ".tmp-*")
 	if err != nil {
-		return nil, fmt.Errorf("artifact store %s: %w", s.dir, err)
+		return fmt.Errorf("artifact store %s: %w", w.s.dir, err)
 	}
-	return &Writer{s: s, f: f, h: sha256.New()}, nil
+	w.f = f
+	_, err = f.Write(w.buf)
+	w.buf = nil
+	if err != nil {
+		return fmt.Errorf("writing artifact: %w", err)
+	}
+	return nil
 }
 
 // Write implements io.Writer. After an error every later Write fails too.
 func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
+	}
+	if w.f == nil && len(w.buf)+len(p) <= PackMax {
+		w.buf = append(w.buf, p...)
+		w.h.Write(p)
+		w.n += int64(len(p))
+		return len(p), nil
+	}
+	if w.f == nil {
+		if w.err = w.spill(); w.err != nil {
+			return 0, w.err
+		}
 	}
 	n, err := w.f.Write(p)
 	w.h.Write(p[:n])
@@ -129,21 +266,48 @@ func (w *Writer) Commit() (string, error) {
 		w.abort()
 		return "", w.err
 	}
-	hexDigest := hex.EncodeToString(w.h.Sum(nil))
-	if err := w.f.Sync(); err != nil {
-		w.abort()
-		return "", fmt.Errorf("syncing artifact: %w", err)
+	var sum [sha256.Size]byte
+	w.h.Sum(sum[:0])
+	hexDigest := hex.EncodeToString(sum[:])
+	if w.f == nil && w.s.deferred {
+		return w.commitSmall(sum, hexDigest)
+	}
+	if w.f == nil {
+		if err := w.spill(); err != nil {
+			w.abort()
+			return "", err
+		}
+	}
+	if !w.s.deferred {
+		if err := fsync(w.f); err != nil {
+			w.abort()
+			return "", fmt.Errorf("syncing artifact: %w", err)
+		}
 	}
 	if err := w.f.Close(); err != nil {
 		os.Remove(w.f.Name())
 		return "", fmt.Errorf("closing artifact: %w", err)
 	}
 	final := w.s.path(hexDigest)
-	if _, err := os.Stat(final); err == nil {
+	if w.s.deferred {
+		// A blob this process committed is pending or synced: the same
+		// bytes, nothing to do. One found on disk may be what a crash
+		// left of another process's deferred Commit that was never
+		// synced, so it is replaced by these bytes (rename is atomic).
+		if w.s.pending.known(final) {
+			os.Remove(w.f.Name())
+			return DigestPrefix + hexDigest, nil
+		}
+	} else if _, err := os.Stat(final); err == nil {
+		// Every non-deferred Commit synced its blob before the rename.
 		os.Remove(w.f.Name())
 		return DigestPrefix + hexDigest, nil
 	}
 	dir := filepath.Dir(final)
+	newDir := false
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		newDir = true
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		os.Remove(w.f.Name())
 		return "", fmt.Errorf("artifact store: %w", err)
@@ -152,9 +316,43 @@ func (w *Writer) Commit() (string, error) {
 		os.Remove(w.f.Name())
 		return "", fmt.Errorf("artifact store: %w", err)
 	}
+	if w.s.deferred {
+		dirs := map[string]bool{dir: true}
+		if newDir {
+			dirs[filepath.Dir(dir)] = true // the new shard's own entry
+		}
+		p := w.s.pending
+		p.mu.Lock()
+		p.add(map[string]bool{final: true}, dirs, map[string]bool{final: true})
+		p.mu.Unlock()
+		return DigestPrefix + hexDigest, nil
+	}
 	if err := syncDir(dir); err != nil {
 		return "", fmt.Errorf("artifact store: %w", err)
 	}
+	return DigestPrefix + hexDigest, nil
+}
+
+// commitSmall puts a small blob of a Deferred view in the pack, unless
+// this process already has it there or it has a file of its own.
+func (w *Writer) commitSmall(sum [sha256.Size]byte, hexDigest string) (string, error) {
+	key := "pack:" + hexDigest
+	if w.s.pending.known(key) {
+		return DigestPrefix + hexDigest, nil
+	}
+	if w.s.inPack(sum) {
+		// Indexed by this process but written by another, which may
+		// not have synced it yet: sync the pack once more rather than
+		// add a second copy.
+		w.s.pending.mu.Lock()
+		w.s.pending.add(map[string]bool{w.s.packPath(): true}, nil, map[string]bool{key: true})
+		w.s.pending.mu.Unlock()
+		return DigestPrefix + hexDigest, nil
+	}
+	if err := w.s.packAppend(sum, key, w.buf); err != nil {
+		return "", fmt.Errorf("artifact store: %w", err)
+	}
+	w.buf = nil
 	return DigestPrefix + hexDigest, nil
 }
 
@@ -167,18 +365,14 @@ func (w *Writer) Abort() {
 }
 
 func (w *Writer) abort() {
-	w.f.Close()
-	os.Remove(w.f.Name())
+	w.buf = nil
+	if w.f != nil {
+		w.f.Close()
+		os.Remove(w.f.Name())
+	}
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
+func syncDir(dir string) error { return syncPath(dir) }
 
 // Put stores b and returns its digest.
 func (s *Store) Put(b []byte) (string, error) {
@@ -193,17 +387,34 @@ func (s *Store) Put(b []byte) (string, error) {
 	return w.Commit()
 }
 
-// Open returns the blob with the given digest. The caller closes it.
-func (s *Store) Open(digest string) (*os.File, error) {
+// Open returns the blob with the given digest: its own file, or its record
+// in the pack (checked against the digest). The caller closes it.
+func (s *Store) Open(digest string) (*Blob, error) {
 	h, err := ParseDigest(digest)
 	if err != nil {
 		return nil, err
 	}
 	f, err := os.Open(s.path(h))
+	if err == nil {
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return &Blob{SectionReader: io.NewSectionReader(f, 0, st.Size()), c: f, name: f.Name()}, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	var sum [sha256.Size]byte
+	if _, err := hex.Decode(sum[:], []byte(h)); err != nil {
+		return nil, err
+	}
+	b, err := s.packOpen(sum)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, digest)
 	}
-	return f, err
+	return b, err
 }
 
 // Verify re-hashes the blob and reports whether it still has its digest.
