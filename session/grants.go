@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/permission"
@@ -31,8 +33,10 @@ var ErrCannotRevoke = errors.New("this session's rules cannot be revoked")
 // Revoke removes the session rule with the given id and records the
 // removal as policy.changed {level session, op remove, rule, cwd} between
 // turns (its turn id is empty), so that a replay, and a resumed session,
-// no longer have it. The rule is removed from the next call decided on. It
-// must not be called while a turn runs.
+// no longer have it. The prior approvals of the rule's tool go with it
+// (forgetPriors): the answer that made the rule also approved its call, and
+// a revoked grant must not live on as an approval. Everything is asked
+// again from the next call on. It must not be called while a turn runs.
 func (s *Session) Revoke(ctx context.Context, id string) (permission.Rule, error) {
 	rm, ok := s.info.Rules.(SessionRuleRemover)
 	if !ok {
@@ -42,6 +46,7 @@ func (s *Session) Revoke(ctx context.Context, id string) (permission.Rule, error
 	if err != nil {
 		return permission.Rule{}, err
 	}
+	s.forgetPriors(r.Tool)
 	if err := s.refreshPolicy(); err != nil {
 		return r, err
 	}
@@ -59,19 +64,29 @@ func (s *Session) Revoke(ctx context.Context, id string) (permission.Rule, error
 	return r, nil
 }
 
+// forgetPriors drops the prior approvals of a tool (a glob, as in a rule):
+// more is asked, never less.
+func (s *Session) forgetPriors(toolGlob string) {
+	s.history = slices.DeleteFunc(s.history, func(p permission.Prior) bool {
+		ok, err := path.Match(toolGlob, p.Tool)
+		return ok || err != nil || toolGlob == p.Tool
+	})
+}
+
 // opRemove is the op of policy.changed for a rule removed.
 const opRemove = "remove"
 
-// revoked is the id of the rule a policy.changed op remove names.
-func revoked(p *event.PolicyChangedPayload) (string, bool) {
+// revoked is the id and tool of the rule a policy.changed op remove names.
+func revoked(p *event.PolicyChangedPayload) (id, tool string, ok bool) {
 	if p.Op != opRemove {
-		return "", false
+		return "", "", false
 	}
 	var r struct {
-		ID string `json:"id"`
+		ID   string `json:"id"`
+		Tool string `json:"tool"`
 	}
 	if json.Unmarshal(p.Rule, &r) != nil || r.ID == "" {
-		return "", false
+		return "", "", false
 	}
-	return r.ID, true
+	return r.ID, r.Tool, true
 }

@@ -203,7 +203,7 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 			}
 			// A session rule revoked later (chat's /permissions revoke)
 			// is gone again.
-			if rid, ok := revoked(p); ok && p.Level == "session" && info.Rules != nil && orElse(p.Cwd, cur) == info.Cwd {
+			if rid, tool, ok := revoked(p); ok && p.Level == "session" && info.Rules != nil && orElse(p.Cwd, cur) == info.Cwd {
 				rm, ok := info.Rules.(SessionRuleRemover)
 				if !ok {
 					return nil, fmt.Errorf("resuming session %s: seq %d revokes session rule %q: %w", id, e.Seq, rid, ErrCannotRevoke)
@@ -211,6 +211,7 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 				// Not there is what revoking means: the rule may have
 				// been made in another directory.
 				_, _ = rm.RemoveSession(rid)
+				s.forgetPriors(tool)
 			}
 		}
 	}

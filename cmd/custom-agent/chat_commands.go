@@ -71,6 +71,7 @@ func unknownSlash(name string) string {
 	for _, s := range slashCommands {
 		root.AddCommand(&cobra.Command{Use: s.name, Run: func(*cobra.Command, []string) {}})
 	}
+	root.AddCommand(&cobra.Command{Use: "quit", Run: func(*cobra.Command, []string) {}})
 	msg := fmt.Sprintf("unknown command /%s", termtext.Line(name))
 	if s := root.SuggestionsFor(name); len(s) > 0 {
 		return msg + "; did you mean /" + strings.Join(s, " or /") + "?"
