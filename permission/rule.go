@@ -146,13 +146,14 @@ type Policy struct {
 // the order only breaks ties between rules of equal strictness, for the
 // reason and rule reference reported.
 func Compile(rules []Rule) (*Policy, error) {
-	p := &Policy{byTool: make(map[string][]int), rules: make([]compiled, 0, len(rules))}
+	p := &Policy{byTool: make(map[string][]int), rules: make([]compiled, len(rules))}
 	for i, r := range rules {
-		c, err := compileRule(r)
-		if err != nil {
+		// In place: a compiled rule is large, and copying a thousand
+		// of them was a third of a policy load.
+		c := &p.rules[i]
+		if err := compileRule(c, r); err != nil {
 			return nil, &RuleError{Index: i, ID: r.ID, Source: r.Source, Field: err.field, Err: err.err}
 		}
-		p.rules = append(p.rules, c)
 		switch {
 		case r.Level == LevelBuiltin:
 			if p.builtin == nil {
@@ -178,6 +179,19 @@ func Compile(rules []Rule) (*Policy, error) {
 		}
 	}
 	return p, nil
+}
+
+// CheckRules returns the error Compile(rules) would return, without
+// building the policy: a policy file's rules are checked when it is read,
+// and compiled with the other levels' when the policy is asked for.
+func CheckRules(rules []Rule) error {
+	var c compiled
+	for i := range rules {
+		if err := compileRule(&c, rules[i]); err != nil {
+			return &RuleError{Index: i, ID: rules[i].ID, Source: rules[i].Source, Field: err.field, Err: err.err}
+		}
+	}
+	return nil
 }
 
 // cmdNode is a node of the command-prefix tree: the rules whose prefix
@@ -287,10 +301,12 @@ type argGlob struct {
 	g    glob
 }
 
-func compileRule(r Rule) (compiled, *fieldErr) {
-	c := compiled{rule: r}
+// compileRule compiles r into *c, which it overwrites: Compile compiles in
+// place in its list, and CheckRules into one scratch value.
+func compileRule(c *compiled, r Rule) *fieldErr {
+	*c = compiled{rule: r}
 	if !r.Decision.Valid() {
-		return c, &fieldErr{"decision", fmt.Errorf("%q is not allow, ask or deny", r.Decision)}
+		return &fieldErr{"decision", fmt.Errorf("%q is not allow, ask or deny", r.Decision)}
 	}
 	switch r.Level {
 	case LevelSession, LevelProject, LevelUser, LevelFlag:
@@ -299,23 +315,23 @@ func compileRule(r Rule) (compiled, *fieldErr) {
 		// nothing else.
 		switch {
 		case r.Tool != "shell":
-			return c, &fieldErr{"tool", errors.New("a built-in rule is for the shell tool")}
+			return &fieldErr{"tool", errors.New("a built-in rule is for the shell tool")}
 		case r.Decision != Allow:
-			return c, &fieldErr{"decision", errors.New("a built-in rule allows")}
+			return &fieldErr{"decision", errors.New("a built-in rule allows")}
 		case strings.TrimSpace(r.Command) == "":
-			return c, &fieldErr{"command", errors.New("a built-in rule names a read-only command")}
+			return &fieldErr{"command", errors.New("a built-in rule names a read-only command")}
 		case r.Path != "" || r.URL != "" || len(r.Args) > 0:
-			return c, &fieldErr{"command", errors.New("a built-in rule has no path, url or args matcher")}
+			return &fieldErr{"command", errors.New("a built-in rule has no path, url or args matcher")}
 		}
 	default:
-		return c, &fieldErr{"level", fmt.Errorf("%q is not session, project, user, flag or builtin", r.Level)}
+		return &fieldErr{"level", fmt.Errorf("%q is not session, project, user, flag or builtin", r.Level)}
 	}
 	if r.Tool == "" {
-		return c, &fieldErr{"tool", errors.New("a rule must name a tool or a tool glob such as \"*\"")}
+		return &fieldErr{"tool", errors.New("a rule must name a tool or a tool glob such as \"*\"")}
 	}
 	var ok bool
 	if c.tool, ok = compileGlob(r.Tool, false); !ok {
-		return c, &fieldErr{"tool", fmt.Errorf("%q is not a valid glob", r.Tool)}
+		return &fieldErr{"tool", fmt.Errorf("%q is not a valid glob", r.Tool)}
 	}
 	// Deny and ask rules ignore case so that `.ENV` cannot slip past a ban
 	// on `.env` on a case-insensitive file system; allow rules keep it.
@@ -323,7 +339,7 @@ func compileRule(r Rule) (compiled, *fieldErr) {
 	if r.Command != "" {
 		c.cmd = strings.Fields(r.Command)
 		if len(c.cmd) == 0 {
-			return c, &fieldErr{"command", errors.New("a command prefix needs at least one word")}
+			return &fieldErr{"command", errors.New("a command prefix needs at least one word")}
 		}
 	}
 	if r.Path != "" {
@@ -344,7 +360,7 @@ func compileRule(r Rule) (compiled, *fieldErr) {
 			pat = "."
 		}
 		if c.path, ok = compileGlob(pat, fold); !ok {
-			return c, &fieldErr{"path", fmt.Errorf("%q is not a valid glob", r.Path)}
+			return &fieldErr{"path", fmt.Errorf("%q is not a valid glob", r.Path)}
 		}
 		if c.anchor == anchorCwd {
 			if f, _, _ := strings.Cut(c.path.pat, "/"); f != "" && f != "." && f != ".." && !hasMeta(f) {
@@ -355,7 +371,7 @@ func compileRule(r Rule) (compiled, *fieldErr) {
 	if r.URL != "" {
 		u, err := compileURL(r.URL, fold)
 		if err != nil {
-			return c, &fieldErr{"url", err}
+			return &fieldErr{"url", err}
 		}
 		c.url = u
 	}
@@ -368,12 +384,12 @@ func compileRule(r Rule) (compiled, *fieldErr) {
 		for _, k := range names {
 			g, ok := compileGlob(r.Args[k], fold)
 			if !ok {
-				return c, &fieldErr{"args." + k, fmt.Errorf("%q is not a valid glob", r.Args[k])}
+				return &fieldErr{"args." + k, fmt.Errorf("%q is not a valid glob", r.Args[k])}
 			}
 			c.args = append(c.args, argGlob{name: k, g: g})
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // anchor is what a path glob is relative to.

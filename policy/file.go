@@ -149,11 +149,30 @@ func (p *parsed) ruleError(i int, field string, err error) *Error {
 // fields, and each rule's id (present and unique) and matchers (compiled).
 // Examples are not run here; see check.
 func parse(path string, src []byte) (*parsed, error) {
+	if p, ok := parseFast(path, src); ok {
+		if err := p.check(); err == nil {
+			return p, nil
+		}
+		// Every error is reported by the strict pass, where it is.
+	}
 	p := &parsed{path: path, src: src}
+	if err := p.read(); err != nil {
+		return nil, err
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// read decodes the file strictly, with every error placed at its line and
+// column: JSON syntax, unknown fields, the version.
+func (p *parsed) read() error {
+	src := p.src
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
 	if err := expectDelim(dec, '{'); err != nil {
-		return nil, p.jsonError(dec, err, 0)
+		return p.jsonError(dec, err, 0)
 	}
 	var version *int
 	seen := map[string]bool{}
@@ -161,74 +180,81 @@ func parse(path string, src []byte) (*parsed, error) {
 		keyOff := skipSpace(src, int(dec.InputOffset()))
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, p.jsonError(dec, err, 0)
+			return p.jsonError(dec, err, 0)
 		}
 		key, _ := tok.(string)
 		if seen[key] {
-			return nil, p.errorAt(keyOff, "", "", fmt.Errorf("the key %q appears twice", key))
+			return p.errorAt(keyOff, "", "", fmt.Errorf("the key %q appears twice", key))
 		}
 		seen[key] = true
 		switch key {
 		case "version":
 			var v int
 			if err := dec.Decode(&v); err != nil {
-				return nil, p.jsonError(dec, err, 0)
+				return p.jsonError(dec, err, 0)
 			}
 			version = &v
 		case "rules":
 			if err := p.parseRules(dec); err != nil {
-				return nil, err
+				return err
 			}
 		default:
-			return nil, p.errorAt(keyOff, "", "", fmt.Errorf("unknown field %q (a policy file has \"version\" and \"rules\")", key))
+			return p.errorAt(keyOff, "", "", fmt.Errorf("unknown field %q (a policy file has \"version\" and \"rules\")", key))
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, p.jsonError(dec, err, 0)
+		return p.jsonError(dec, err, 0)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, p.errorAt(int(dec.InputOffset()), "", "", errors.New("trailing data after the policy object"))
+		return p.errorAt(int(dec.InputOffset()), "", "", errors.New("trailing data after the policy object"))
 	}
 	switch {
 	case version == nil:
-		return nil, p.errorAt(0, "", "version", fmt.Errorf("missing; write \"version\": %d", Version))
+		return p.errorAt(0, "", "version", fmt.Errorf("missing; write \"version\": %d", Version))
 	case *version != Version:
-		return nil, p.errorAt(findKeyOr(src, 0, "version"), "", "version", fmt.Errorf("%d is not supported (this custom-agent reads version %d)", *version, Version))
+		return p.errorAt(findKeyOr(src, 0, "version"), "", "version", fmt.Errorf("%d is not supported (this custom-agent reads version %d)", *version, Version))
 	}
+	return nil
+}
+
+// check checks each rule's id (present and unique) and matchers (compiled).
+func (p *parsed) check() error {
+	src, path := p.src, p.path
 	ids := make(map[string]int, len(p.rules))
 	for i := range p.rules {
 		r := &p.rules[i]
 		if r.ID == "" {
-			return nil, p.errorAt(p.offs[i], "", "id", fmt.Errorf("rule %d has no id; give every rule a unique \"id\"", i+1))
+			return p.errorAt(p.offs[i], "", "id", fmt.Errorf("rule %d has no id; give every rule a unique \"id\"", i+1))
 		}
 		if err := checkID(r.ID); err != nil {
-			return nil, p.ruleError(i, "id", err)
+			return p.ruleError(i, "id", err)
 		}
 		if strings.HasPrefix(r.ID, BuiltinPrefix) && path != BuiltinFile {
-			return nil, p.ruleError(i, "id", fmt.Errorf("ids starting with %q are kept for the built-in rules", BuiltinPrefix))
+			return p.ruleError(i, "id", fmt.Errorf("ids starting with %q are kept for the built-in rules", BuiltinPrefix))
 		}
 		if j, dup := ids[r.ID]; dup {
 			l, _ := position(src, p.offs[j])
-			return nil, p.ruleError(i, "id", fmt.Errorf("duplicate id: line %d has a rule with the same id", l))
+			return p.ruleError(i, "id", fmt.Errorf("duplicate id: line %d has a rule with the same id", l))
 		}
 		ids[r.ID] = i
 		if r.Examples != nil && len(r.Examples.Match)+len(r.Examples.NotMatch) == 0 {
-			return nil, p.ruleError(i, "examples", errors.New("empty; give \"match\" or \"notMatch\" calls, or drop it"))
+			return p.ruleError(i, "examples", errors.New("empty; give \"match\" or \"notMatch\" calls, or drop it"))
 		}
 	}
-	// One Compile for the file; its error says which rule is at fault.
+	// One check of the file's rules; its error says which rule is at
+	// fault. They are compiled with the other levels' by Store.Policy.
 	prs := make([]permission.Rule, len(p.rules))
 	for i := range p.rules {
 		prs[i] = p.rules[i].Permission(permission.LevelUser, "")
 	}
-	if _, err := permission.Compile(prs); err != nil {
+	if err := permission.CheckRules(prs); err != nil {
 		var re *permission.RuleError
 		if errors.As(err, &re) && re.Index >= 0 && re.Index < len(p.rules) {
-			return nil, p.ruleError(re.Index, re.Field, re.Err)
+			return p.ruleError(re.Index, re.Field, re.Err)
 		}
-		return nil, &Error{Path: path, Err: err}
+		return &Error{Path: path, Err: err}
 	}
-	return p, nil
+	return nil
 }
 
 // parseRules reads the "rules" array, one rule at a time so that every
