@@ -185,8 +185,8 @@ func Compile(rules []Rule) (*Policy, error) {
 // building the policy: a policy file's rules are checked when it is read,
 // and compiled with the other levels' when the policy is asked for.
 func CheckRules(rules []Rule) error {
-	var c compiled
 	for i := range rules {
+		var c compiled
 		if err := compileRule(&c, rules[i]); err != nil {
 			return &RuleError{Index: i, ID: rules[i].ID, Source: rules[i].Source, Field: err.field, Err: err.err}
 		}
@@ -301,10 +301,10 @@ type argGlob struct {
 	g    glob
 }
 
-// compileRule compiles r into *c, which it overwrites: Compile compiles in
-// place in its list, and CheckRules into one scratch value.
+// compileRule compiles r into *c, which must be zero: Compile compiles in
+// place in its list, and CheckRules into a scratch value.
 func compileRule(c *compiled, r Rule) *fieldErr {
-	*c = compiled{rule: r}
+	c.rule = r // *c is zero: set field by field, a large struct is not copied
 	if !r.Decision.Valid() {
 		return &fieldErr{"decision", fmt.Errorf("%q is not allow, ask or deny", r.Decision)}
 	}
@@ -444,7 +444,15 @@ func compileGlob(pat string, fold bool) (glob, bool) {
 	return g, true
 }
 
-func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[]{}\`) }
+func hasMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', ']', '{', '}', '\\':
+			return true
+		}
+	}
+	return false
+}
 
 // match reports whether s matches. With fold set the caller must pass a
 // lower-cased s.
