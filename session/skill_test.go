@@ -64,6 +64,12 @@ var skillFlows = []skillFlow{
 		script: `{"toolCalls": [{"id": "tc_1", "name": "use_skill", "args": {"name": "build"}}]}
 {"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "printf built"}}]}
 {"text": "you said no."}`},
+	// Once the project is trusted (custom-agent trust), its skill reaches
+	// the model without the untrusted repository's mark.
+	{name: "skill-from-trusted-project", prompts: []string{"build it"}, trusted: true,
+		project: map[string]string{"build": "name: build\ndescription: Build the project.\nallowed-tools: Bash, Read"},
+		script: `{"toolCalls": [{"id": "tc_1", "name": "use_skill", "args": {"name": "build"}}]}
+{"text": "following the build steps."}`},
 	// A second skill narrows further: the intersection of both lists.
 	// use_skill is allowed only because the first skill lists it; after
 	// the second, only read_file is left, so search_text and use_skill are
@@ -107,6 +113,9 @@ func TestSkillFlows(t *testing.T) {
 			}
 			if activated := strings.Contains(got, "skill.activated"); activated == f.wantNoActivate {
 				t.Errorf("skill.activated recorded: %v, want %v", activated, !f.wantNoActivate)
+			}
+			if marked := strings.Contains(got, "which the user has not trusted"); f.project != nil && marked == f.trusted {
+				t.Errorf("project skill marked as untrusted: %v, with the project trusted: %v", marked, f.trusted)
 			}
 			if strings.Count(got, "skill.activated") != strings.Count(got, "skill.ended") {
 				t.Errorf("every activation must end: %d activated, %d ended", strings.Count(got, "skill.activated"), strings.Count(got, "skill.ended"))
