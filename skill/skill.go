@@ -30,6 +30,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/custom-agent/custom-agent/permission"
 )
 
 // FileName is the name of a skill's file inside its folder.
@@ -230,8 +232,15 @@ func Parse(path, folder string, src []byte) (*Skill, error) {
 		return nil, fail(1, "description: holds the control character %U; write it without", []rune(s.Description)[i])
 	}
 	s.Description = strings.TrimSpace(s.Description)
+	if s.Narrows() && len(s.Body) > shownWhole && !permission.ToolListed(s.AllowedTools, "read_output") {
+		s.Notes = append(s.Notes, fmt.Sprintf("the body is %d KiB: the model sees its first 4 KiB and last 6 KiB, and the skill does not list read_output, which reads the rest", (len(s.Body)+1023)>>10))
+	}
 	return s, nil
 }
+
+// shownWhole is how much of a tool's output the model sees at once: the
+// executor's preview (4 KiB) and tail (6 KiB).
+const shownWhole = 10 << 10
 
 // split cuts text into its front matter and body. The front matter opens
 // with a line "---" and closes with a line "---" (or "...").

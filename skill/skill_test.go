@@ -170,3 +170,25 @@ func TestMapTools(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNotesALongBodyWithoutReadOutput(t *testing.T) {
+	t.Parallel()
+	body := strings.Repeat("step\n", 3<<10) // 15 KiB
+	for _, tt := range []struct {
+		tools string
+		note  bool
+	}{
+		{"allowed-tools: Read", true},
+		{"allowed-tools: Read, read_output", false},
+		{"", false}, // does not narrow: read_output is allowed like any read
+	} {
+		s, err := skill.Parse("p", "x", []byte("---\nname: x\ndescription: d\n"+tt.tools+"\n---\n"+body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := len(s.Notes) == 1 && strings.Contains(s.Notes[0], "does not list read_output")
+		if got != tt.note {
+			t.Errorf("%q: notes %q, want the read_output note: %v", tt.tools, s.Notes, tt.note)
+		}
+	}
+}
