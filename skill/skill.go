@@ -171,7 +171,7 @@ func Parse(path, folder string, src []byte) (*Skill, error) {
 		return nil, fail(m.Line+1, "the front matter must be a mapping of keys (name: …, description: …)")
 	}
 	seen := map[string]bool{}
-	var nameNode *yaml.Node
+	var nameNode, descNode *yaml.Node
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		line := k.Line + 1
@@ -195,6 +195,7 @@ func Parse(path, folder string, src []byte) (*Skill, error) {
 			if err := scalarString(v, &s.Description); err != nil {
 				return nil, fail(v.Line+1, "description: %v", err)
 			}
+			descNode = v
 		case "allowed-tools":
 			decl, at, err := toolEntries(v)
 			if err != nil {
@@ -223,13 +224,13 @@ func Parse(path, folder string, src []byte) (*Skill, error) {
 		return nil, fail(nameNode.Line+1, "name: %s", ValidName(s.Name))
 	case folder != "" && s.Name != folder:
 		return nil, fail(nameNode.Line+1, "name: %q is not the folder's name %q; they must be the same", s.Name, folder)
-	case strings.TrimSpace(s.Description) == "":
-		return nil, fail(1, "the front matter has no description: the model chooses a skill by it")
+	case descNode == nil || strings.TrimSpace(s.Description) == "":
+		return nil, fail(lineOf(descNode), "the front matter has no description: the model chooses a skill by it")
 	case utf8.RuneCountInString(s.Description) > MaxDescriptionLen:
-		return nil, fail(1, "description: %d characters; at most %d are allowed", utf8.RuneCountInString(s.Description), MaxDescriptionLen)
+		return nil, fail(lineOf(descNode), "description: %d characters; at most %d are allowed", utf8.RuneCountInString(s.Description), MaxDescriptionLen)
 	}
 	if i := control(s.Description); i >= 0 {
-		return nil, fail(1, "description: holds the control character %U; write it without", []rune(s.Description)[i])
+		return nil, fail(lineOf(descNode), "description: holds the control character %U; write it without", []rune(s.Description)[i])
 	}
 	s.Description = strings.TrimSpace(s.Description)
 	if s.Narrows() && len(s.Body) > shownWhole && !permission.ToolListed(s.AllowedTools, "read_output") {
@@ -241,6 +242,15 @@ func Parse(path, folder string, src []byte) (*Skill, error) {
 // shownWhole is how much of a tool's output the model sees at once: the
 // executor's preview (4 KiB) and tail (6 KiB).
 const shownWhole = 10 << 10
+
+// lineOf is the file line of a front matter node, or 1 (the front matter)
+// when there is none.
+func lineOf(n *yaml.Node) int {
+	if n == nil {
+		return 1
+	}
+	return n.Line + 1
+}
 
 // split cuts text into its front matter and body. The front matter opens
 // with a line "---" and closes with a line "---" (or "...").
