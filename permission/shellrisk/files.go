@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -358,8 +359,11 @@ func (a *analyzer) awkOperand(x arg, cwd string) {
 	a.access(x, cwd, false, false)
 }
 
-// awkGetline matches getline [var] < "literal".
-var awkGetline = regexp.MustCompile(`getline\s*[A-Za-z_][A-Za-z_0-9]*(\[[^]]*\])?\s*<\s*"((?:[^"\\]|\\.)*)"|getline\s*<\s*"((?:[^"\\]|\\.)*)"`)
+// awkGetline matches getline [var] < "literal". It is compiled when an awk
+// program is first judged, not at every start of the binary.
+var awkGetline = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`getline\s*[A-Za-z_][A-Za-z_0-9]*(\[[^]]*\])?\s*<\s*"((?:[^"\\]|\\.)*)"|getline\s*<\s*"((?:[^"\\]|\\.)*)"`)
+})
 
 // awkGetlineFiles returns the files an awk program reads with getline <
 // "file"; ok is false when a getline reads from an expression it cannot
@@ -370,7 +374,7 @@ func awkGetlineFiles(p string) ([]string, bool) {
 		return nil, true
 	}
 	var files []string
-	for _, m := range awkGetline.FindAllStringSubmatch(p, -1) {
+	for _, m := range awkGetline().FindAllStringSubmatch(p, -1) {
 		f := m[2]
 		if f == "" {
 			f = m[3]
@@ -379,7 +383,7 @@ func awkGetlineFiles(p string) ([]string, bool) {
 	}
 	// A getline not followed by < reads the input (fine); one followed by
 	// < and no literal cannot be named.
-	rest := awkGetline.ReplaceAllString(p, "")
+	rest := awkGetline().ReplaceAllString(p, "")
 	for i := strings.Index(rest, "getline"); i >= 0; i = strings.Index(rest, "getline") {
 		tail := strings.TrimLeft(rest[i+len("getline"):], " \t")
 		j := strings.IndexAny(tail, ";})\n")
