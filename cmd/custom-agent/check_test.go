@@ -106,6 +106,12 @@ func TestCheckSingle(t *testing.T) {
 			decisionLine{Decision: "deny", RiskAtDecision: "write", SourcedFrom: "mode"}},
 		{"shell", []string{"--tool", "shell", "--args", `{"command":"go test ./..."}`},
 			decisionLine{Decision: "ask", RiskAtDecision: "execute", SourcedFrom: "default"}},
+		{"accept-edits write in cwd", []string{"--tool", "write_file", "--args", `{"path":"a","content":""}`, "--mode", "accept-edits"},
+			decisionLine{Decision: "allow", RiskAtDecision: "write", SourcedFrom: "mode"}},
+		{"accept-edits git hook", []string{"--tool", "write_file", "--args", `{"path":".git/hooks/pre-push","content":""}`, "--mode", "accept-edits"},
+			decisionLine{Decision: "ask", RiskAtDecision: "execute", SourcedFrom: "default"}},
+		{"dont-ask shell", []string{"--tool", "shell", "--args", `{"command":"go test ./..."}`, "--mode", "dont-ask"},
+			decisionLine{Decision: "deny", RiskAtDecision: "execute", SourcedFrom: "mode"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
