@@ -113,6 +113,10 @@ type flow struct {
 	builtin bool
 	// mode is the session's mode (default when empty).
 	mode permission.Mode
+	// modes, when set, names the mode each prompt after the first runs
+	// in: the person changes it between turns (Session.ChangeMode), and
+	// the events that records are shown.
+	modes []permission.Mode
 }
 
 var flows = []flow{
@@ -227,6 +231,16 @@ var flows = []flow{
 		script: `{"toolCalls": [{"id": "tc_1", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}, {"id": "tc_2", "name": "shell", "args": {"command": "rm -rf dist"}}]}
 {"toolCalls": [{"id": "tc_3", "name": "read_file", "args": {"path": "README.md"}}]}
 {"text": "both were denied without a question; I read the README."}`},
+	// plan: a read runs, a write is denied by the mode without a question;
+	// the person switches to default between turns (session.mode_changed,
+	// outside any turn), and the same write is asked.
+	{name: "mode-plan-then-default", prompts: []string{"plan the change", "now make it"}, mode: permission.ModePlan,
+		modes: []permission.Mode{permission.ModeDefault}, answers: []string{"allow_once"},
+		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# demo\n"), 0o644) },
+		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "README.md"}}, {"id": "tc_2", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
+{"text": "in plan mode I may only read."}
+{"toolCalls": [{"id": "tc_3", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
+{"text": "written."}`},
 	{name: "model-runs-out", prompts: []string{"说话"},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "list_files", "args": {}}]}`},
 }
@@ -307,7 +321,20 @@ func runFlow(t *testing.T, f flow) string {
 	}
 	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: mode, Rules: rules, Env: env})
 	var out strings.Builder
+	var seen uint64 // the last seq printed
 	for i, p := range f.prompts {
+		if i > 0 && f.modes != nil {
+			if err := s.ChangeMode(ctx, f.modes[i-1], event.ActorUser); err != nil {
+				t.Fatal(err)
+			}
+			for e, err := range store.Read(ctx, "sess-1", seen+1) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&out, "%3d %-26s turn=%q %s\n", e.Seq, e.Type, e.TurnID, normalise(t, e, cwd, home))
+				seen = e.Seq
+			}
+		}
 		if i > 0 && f.resumeIn != nil {
 			dir := map[string]string{"A": cwd, "B": cwdB}[f.resumeIn[i-1]]
 			rules, err := policy.Open(policy.Options{Cwd: dir, ConfigHome: filepath.Join(home, ".config"), Home: home, NoBuiltin: !f.builtin})
@@ -329,6 +356,7 @@ func runFlow(t *testing.T, f flow) string {
 				t.Fatalf("turn failed: %v", err)
 			}
 			fmt.Fprintf(&out, "%3d %-26s %s\n", e.Seq, e.Type, strings.ReplaceAll(normalise(t, e, cwd, home), cwdB, "<cwdB>"))
+			seen = e.Seq
 		}
 	}
 	if err := store.Verify(context.Background(), "sess-1"); err != nil {
