@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces each secret.
@@ -33,24 +34,28 @@ type pattern struct {
 }
 
 // The patterns, most specific first. Key names are matched on whole words
-// so that "monkey=banana" or "tokenizer=bpe" stay visible.
-var patterns = []pattern{
-	{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0},
-	{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0},
-	{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0},
-	{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0},
-	{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0},
-	{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0},
-	{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0},
-	{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0},
-	{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0},
-	{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0},
-	{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0},
-	{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1},
-	{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1},
-	// key = value, key: value, "key": "value", KEY=value (env files).
-	{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)`), 1},
-}
+// so that "monkey=banana" or "tokenizer=bpe" stay visible. They are
+// compiled on first use, not at every start of the binary (a one-shot
+// check or a hook never masks anything).
+var patterns = sync.OnceValue(func() []pattern {
+	return []pattern{
+		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0},
+		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0},
+		{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0},
+		{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0},
+		{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0},
+		{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0},
+		{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0},
+		{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0},
+		{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0},
+		{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0},
+		{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0},
+		{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1},
+		{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1},
+		// key = value, key: value, "key": "value", KEY=value (env files).
+		{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)`), 1},
+	}
+})
 
 // Find returns the secrets in s, sorted, with overlapping matches merged.
 // A secret split by quotes or backslashes, as a shell would join it
@@ -94,7 +99,7 @@ func unquoted(s string) (string, []int) {
 // patterns of whole tokens (those that hide their whole match).
 func find(s string, tokensOnly bool) []Match {
 	var ms []Match
-	for _, p := range patterns {
+	for _, p := range patterns() {
 		if tokensOnly && p.group != 0 {
 			continue
 		}
