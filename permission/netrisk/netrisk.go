@@ -18,6 +18,12 @@ import (
 // Square brackets around an IPv6 address are removed.
 func HostAddr(host string) (netip.Addr, bool) {
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if last := host[strings.LastIndexByte(host, '.')+1:]; strings.IndexByte(host, ':') < 0 && (last == "" || last[0] < '0' || last[0] > '9') {
+		// A name: every part of an address, in each of its spellings,
+		// starts with a digit. Said early, without the failed parses
+		// and their errors.
+		return netip.Addr{}, false
+	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		return a.Unmap(), true
 	}

@@ -27,3 +27,39 @@ func TestFindSecret(t *testing.T) {
 		}
 	}
 }
+
+func TestHostAddr(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		host string
+		want string // "" when not an address
+	}{
+		{"169.254.169.254", "169.254.169.254"},
+		{"2852039166", "169.254.169.254"},
+		{"0xA9FEA9FE", "169.254.169.254"},
+		{"0251.0376.0251.0376", "169.254.169.254"},
+		{"169.254.43518", "169.254.169.254"},
+		{"127.1", "127.0.0.1"},
+		{"[::1]", "::1"},
+		{"::ffff:169.254.169.254", "169.254.169.254"},
+		{"example.com", ""},
+		{"host5.example.com", ""},
+		{"1.example", ""},
+		{"example.1", ""},
+		{"1.2.3.4.", ""},
+		{"1.2.3.4.5", ""},
+		{"256.1.1.1", ""},
+		{"", ""},
+		{".", ""},
+	}
+	for _, tc := range tests {
+		a, ok := HostAddr(tc.host)
+		got := ""
+		if ok {
+			got = a.String()
+		}
+		if got != tc.want {
+			t.Errorf("HostAddr(%q) = %q, %v; want %q", tc.host, got, ok, tc.want)
+		}
+	}
+}
