@@ -151,3 +151,31 @@ func TestPropAnalysisNeverChangesDecision(t *testing.T) {
 		}
 	})
 }
+
+// TestAnalysisConcurrent decides one request carrying one Analysis from
+// many goroutines (run with -race): the engine only reads it.
+func TestAnalysisConcurrent(t *testing.T) {
+	t.Parallel()
+	shell, _ := permission.Builtin("shell")
+	req := permission.Request{Tool: shell, Args: map[string]any{"command": benchCompound}, Cwd: testCwd, Home: testHome}
+	req.Analysis = permission.Analyze(req)
+	want := permission.Engine{}.Check(req)
+	errs := make(chan string, 8)
+	for range 8 {
+		go func() {
+			for range 50 {
+				if d := (permission.Engine{}).Check(req); !gocmp.Equal(d, want) {
+					errs <- gocmp.Diff(want, d)
+					return
+				}
+				_ = permission.Explain(req)
+			}
+			errs <- ""
+		}()
+	}
+	for range 8 {
+		if e := <-errs; e != "" {
+			t.Fatalf("concurrent decisions differ:\n%s", e)
+		}
+	}
+}
