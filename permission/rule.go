@@ -425,7 +425,8 @@ func compileGlob(pat string, fold bool) (glob, bool) {
 	if fold {
 		pat = strings.ToLower(pat)
 	}
-	if !doublestar.ValidatePattern(pat) {
+	// A pattern without a glob character has nothing to validate.
+	if hasMeta(pat) && !doublestar.ValidatePattern(pat) {
 		return glob{}, false
 	}
 	g := glob{pat: pat, fold: fold}
@@ -491,13 +492,18 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 	if hostport == "" {
 		return up, fmt.Errorf("%q names no host", s)
 	}
-	u, err := url.Parse("x://" + hostport)
-	if err != nil || u.User != nil {
-		return up, fmt.Errorf("%q is not host[:port]", hostport)
+	host, port, ok := plainHostPort(hostport)
+	if !ok {
+		u, err := url.Parse("x://" + hostport)
+		if err != nil || u.User != nil {
+			return up, fmt.Errorf("%q is not host[:port]", hostport)
+		}
+		host, port = u.Hostname(), u.Port()
 	}
 	// The host and port are put in the normal form URLs are judged in
 	// (netrisk.NormalizeURL): IDNA, canonical addresses, no leading zeros.
-	host, wild := u.Hostname(), false
+	var err error
+	wild := false
 	if h, ok := strings.CutPrefix(host, "*."); ok {
 		host, wild = h, true
 	}
@@ -508,7 +514,7 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 		host = "*." + host
 	}
 	up.host = host
-	if port := u.Port(); port != "" {
+	if port != "" {
 		n, err := strconv.ParseUint(port, 10, 16)
 		if err != nil {
 			return up, fmt.Errorf("%q: %q is not a port", hostport, port)
@@ -533,6 +539,29 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 		up.path = g
 	}
 	return up, nil
+}
+
+// plainHostPort splits hostport when it is the common, plain form — an
+// optional "*." and then letters, digits, dots and hyphens, with an
+// optional ":" and digits — which url.Parse would split the same way; ok
+// is false for anything else, which url.Parse then reads.
+func plainHostPort(hostport string) (host, port string, ok bool) {
+	host, port, hasPort := strings.Cut(hostport, ":")
+	if hasPort && (port == "" || len(port) > 5 || strings.Trim(port, "0123456789") != "") {
+		return "", "", false
+	}
+	name := strings.TrimPrefix(host, "*.")
+	if name == "" {
+		return "", "", false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '-':
+		default:
+			return "", "", false
+		}
+	}
+	return host, port, true
 }
 
 // wildHost reports whether the pattern's host is a "*." wildcard, which
