@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
+	"github.com/custom-agent/custom-agent/executor"
 )
 
 // lines runs the conversation on a line protocol: prompts, slash commands
@@ -51,7 +53,7 @@ func (c *chat) lines(ctx context.Context, in io.Reader) error {
 		last, err := c.r.turn(ctx, p.text, turnOptions{
 			includes: includes, out: c.out, json: c.json,
 			newUI: func(b *approval.Broker, _ context.CancelFunc) approvalUI {
-				return cli.New(b, gate, gate.watch(c.info), nil)
+				return cli.New(b, gate, c.info, nil)
 			},
 		})
 		gate.close()
@@ -133,11 +135,13 @@ func (s *lineSource) prompt(ctx context.Context) (string, error) {
 }
 
 // answerGate is the approval UI's input during one turn: it hands over a
-// line only while a question is pending, and one at a time, waiting after
-// each until the UI has acted on it (the question was answered, or the UI
-// wrote something: the confirmation it needs, or why the line is no
-// answer). So a turn takes exactly the lines its questions need, and the
-// next line is still there for the next prompt.
+// line only while a question is pending, and only as many as the question
+// takes, following the line protocol's rules (approval/cli): a line that is
+// one of the options offered answers it, except allow_once for a
+// destructive call, which takes one more line (confirm, or anything else
+// to deny); a line that is no option is refused and the next one is given.
+// So a turn takes exactly the lines its questions need, and the line after
+// an answer is still there for the next prompt.
 type answerGate struct {
 	lines <-chan string
 	b     *approval.Broker
@@ -145,15 +149,17 @@ type answerGate struct {
 	once  sync.Once
 
 	mu      sync.Mutex
-	gen     uint64        // counts what the UI did: notices and writes
-	sent    uint64        // gen when the last line was handed over
-	waiting bool          // a line was handed over and not acted on yet
-	changed chan struct{} // closed and replaced when gen moves
-	buf     []byte        // the rest of the line being read
+	changed chan struct{} // closed and replaced when an ask comes or goes
+
+	// Used by Read only.
+	buf        []byte          // the rest of the line being read
+	fed        map[string]bool // asks given every line they take
+	confirming map[string]bool // destructive asks given allow_once
 }
 
 func newAnswerGate(ctx context.Context, lines <-chan string, b *approval.Broker) *answerGate {
-	g := &answerGate{lines: lines, b: b, done: make(chan struct{}), changed: make(chan struct{})}
+	g := &answerGate{lines: lines, b: b, done: make(chan struct{}), changed: make(chan struct{}),
+		fed: map[string]bool{}, confirming: map[string]bool{}}
 	sctx, cancel := context.WithCancel(ctx)
 	notes := b.Subscribe(sctx)
 	go func() {
@@ -166,38 +172,28 @@ func newAnswerGate(ctx context.Context, lines <-chan string, b *approval.Broker)
 				if !ok {
 					return
 				}
-				g.bump()
+				g.mu.Lock()
+				close(g.changed)
+				g.changed = make(chan struct{})
+				g.mu.Unlock()
 			}
 		}
 	}()
 	return g
 }
 
-func (g *answerGate) bump() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.gen++
-	close(g.changed)
-	g.changed = make(chan struct{})
-}
-
 // close ends the gate: a Read waiting returns io.EOF, and no line is taken
 // from the source again.
 func (g *answerGate) close() { g.once.Do(func() { close(g.done) }) }
 
-// watch wraps the UI's output: what the UI writes counts as acting on the
-// line it was given.
-func (g *answerGate) watch(w io.Writer) io.Writer { return gateWriter{g, w} }
-
-type gateWriter struct {
-	g *answerGate
-	w io.Writer
-}
-
-func (w gateWriter) Write(p []byte) (int, error) {
-	n, err := w.w.Write(p)
-	w.g.bump()
-	return n, err
+// hungry returns the oldest pending ask that may take a line.
+func (g *answerGate) hungry() (approval.Pending, bool) {
+	for _, p := range g.b.Pending() {
+		if !g.fed[p.ID] {
+			return p, true
+		}
+	}
+	return approval.Pending{}, false
 }
 
 func (g *answerGate) Read(p []byte) (int, error) {
@@ -206,12 +202,13 @@ func (g *answerGate) Read(p []byte) (int, error) {
 		g.buf = g.buf[n:]
 		return n, nil
 	}
+	var ask approval.Pending
 	for {
 		g.mu.Lock()
-		ready := !g.waiting || g.gen != g.sent
 		ch := g.changed
 		g.mu.Unlock()
-		if ready && len(g.b.Pending()) > 0 {
+		var ok bool
+		if ask, ok = g.hungry(); ok {
 			break
 		}
 		select {
@@ -230,9 +227,15 @@ func (g *answerGate) Read(p []byte) (int, error) {
 		}
 		line = l
 	}
-	g.mu.Lock()
-	g.waiting, g.sent = true, g.gen
-	g.mu.Unlock()
+	word := strings.TrimSpace(line)
+	switch {
+	case g.confirming[ask.ID]:
+		g.fed[ask.ID] = true
+	case slices.Contains(ask.Options, word) && word == executor.OptionAllowOnce && ask.Destructive():
+		g.confirming[ask.ID] = true
+	case slices.Contains(ask.Options, word):
+		g.fed[ask.ID] = true
+	}
 	g.buf = []byte(line + "\n")
 	n := copy(p, g.buf)
 	g.buf = g.buf[n:]
