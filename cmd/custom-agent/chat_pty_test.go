@@ -20,7 +20,7 @@ import (
 // chatOnPTY starts the test binary as "custom-agent chat" with a
 // pseudo-terminal as its controlling terminal, stdin, stdout and stderr,
 // and returns the terminal and a function that waits for it to exit.
-func chatOnPTY(t *testing.T, env []string, args ...string) (*ptytest.PTY, func() error) {
+func chatOnPTY(t *testing.T, dir string, env []string, args ...string) (*ptytest.PTY, func() error) {
 	t.Helper()
 	p := ptytest.Open(t)
 	if err := p.Resize(100, 40); err != nil {
@@ -37,6 +37,7 @@ func chatOnPTY(t *testing.T, env []string, args ...string) (*ptytest.PTY, func()
 	c := exec.Command(self, args...)
 	c.Env = append(os.Environ(), append(env, asCLI+"=1", "NO_COLOR=1", "TERM=xterm")...)
 	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave
+	c.Dir = dir
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -84,7 +85,8 @@ func waitAfter(t *testing.T, p *ptytest.PTY, from int, s string) int {
 // A person at a terminal: three turns whose questions are answered allow
 // once, allow for the session and deny; a fourth turn whose allowed
 // `sleep 30` is cancelled with Ctrl-C, after which the conversation goes
-// on; Ctrl-D ends it. A later chat recalls a prompt of the first with Up.
+// on; Ctrl-D ends it. A later chat, opened by custom-agent with no command,
+// recalls the first one's prompts with Up.
 func TestChatOnATerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs chat in a pseudo-terminal for several seconds")
@@ -100,7 +102,7 @@ func TestChatOnATerminal(t *testing.T) {
 {"text":"still here"}
 `)
 	env := []string{"CUSTOM_AGENT_DATA_DIR=" + data, "XDG_CONFIG_HOME=" + cfg, builtinRulesEnv + "=off"}
-	p, wait := chatOnPTY(t, env, "chat", "--model", "script:"+m, "--cwd", cwd)
+	p, wait := chatOnPTY(t, cwd, env, "chat", "--model", "script:"+m, "--cwd", cwd)
 	at := waitAfter(t, p, 0, "› ")
 
 	answer := func(prompt, key, outcome, done string) {
@@ -180,8 +182,9 @@ func TestChatOnATerminal(t *testing.T) {
 		t.Errorf("the history ends with %q (%v), want the last prompt", last, err)
 	}
 
-	// A later chat, a new session: Up brings back the first one's prompt.
-	p2, wait2 := chatOnPTY(t, env, "chat", "--model", "script:"+m, "--cwd", cwd)
+	// A later chat, a new session, opened by custom-agent with no command:
+	// Up brings back the first one's prompts.
+	p2, wait2 := chatOnPTY(t, cwd, append(env, "CUSTOM_AGENT_MODEL=script:"+m))
 	at = waitAfter(t, p2, 0, "new session")
 	at = waitAfter(t, p2, at, "› ")
 	p2.Type(t, "\x1b[A")
