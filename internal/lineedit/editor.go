@@ -1,8 +1,10 @@
 // Package lineedit reads a prompt from a person at a terminal in raw mode:
 // a line editor with history, several lines per prompt and bracketed paste.
 // It draws inline (no alternate screen) below what is already printed, and
-// redraws the whole prompt after every key, so a resized terminal or a
-// wrapped line never leaves a half-drawn prompt behind.
+// redraws the whole prompt after every key, so a wrapped line never leaves
+// a half-drawn prompt behind. After the terminal is resized the prompt is
+// drawn again whole on the next line, at the new width: what was drawn
+// before stays, and nothing above the prompt is ever overwritten.
 //
 // Keys: Enter sends the prompt; Alt-Enter, Ctrl-J or a backslash at the end
 // followed by Enter insert a newline; pasted text (bracketed paste) is
@@ -24,12 +26,17 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
 
 	"github.com/custom-agent/custom-agent/internal/termtext"
 )
+
+// resizeSettle is how long the terminal's size must stay the same before
+// the prompt is drawn again at the new width.
+const resizeSettle = 100 * time.Millisecond
 
 // ErrInterrupt is returned by ReadLine when Ctrl-C is pressed at an empty
 // prompt.
@@ -78,8 +85,8 @@ func New(keys <-chan []byte, out io.Writer, opts *Options) *Editor {
 // ReadLine reads one prompt and returns it, without a trailing newline.
 // It returns ErrInterrupt for Ctrl-C at an empty prompt, io.EOF for Ctrl-D
 // at an empty prompt or when keys is closed, and ctx.Err() when ctx ends.
-// A value on resize (the terminal changed size) redraws the prompt at the
-// new width. The cursor is left at the start of the line below the prompt.
+// A value on resize (the terminal changed size) draws the prompt again at
+// the new width, on a new line, once no other value came for a moment. The cursor is left at the start of the line below the prompt.
 func (e *Editor) ReadLine(ctx context.Context, resize <-chan struct{}) (string, error) {
 	s := &state{e: e, width: e.width()}
 	if e.opts.History != nil {
@@ -87,16 +94,35 @@ func (e *Editor) ReadLine(ctx context.Context, resize <-chan struct{}) (string, 
 	}
 	s.hpos = len(s.hist)
 	s.draw()
+	var settle *time.Timer
+	var settleC <-chan time.Time
+	defer func() {
+		if settle != nil {
+			settle.Stop()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			s.finish()
 			return "", ctx.Err()
 		case <-resize:
-			// The terminal rewraps what it shows; the prompt is drawn
-			// again from where its first row now is.
+			// Terminals rewrap what they show in different ways (or not
+			// at all), so where the prompt's first row now is cannot be
+			// known: rather than go up into what may be the
+			// conversation, the prompt is drawn again below, once the
+			// resizing has stopped for a moment.
+			if settle == nil {
+				settle = time.NewTimer(resizeSettle)
+			} else {
+				settle.Reset(resizeSettle)
+			}
+			settleC = settle.C
+		case <-settleC:
+			settleC = nil
 			s.width = e.width()
-			s.rowsAbove = s.cursorRow()
+			_, _ = io.WriteString(e.out, "\x1b[J\r\n")
+			s.rowsAbove = 0
 			s.draw()
 		case b, ok := <-e.keys:
 			if !ok {
@@ -555,12 +581,6 @@ func (s *state) layout(b *strings.Builder) (curRow, curCol, endRow, endCol int) 
 		curRow, curCol = curRow+1, 0
 	}
 	return curRow, curCol, row, col
-}
-
-// cursorRow is the row of the cursor at the current width.
-func (s *state) cursorRow() int {
-	r, _, _, _ := s.layout(nil)
-	return r
 }
 
 // draw draws the whole prompt again over what was drawn before.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readLine types chunks into a fresh editor and returns what ReadLine
@@ -147,15 +148,22 @@ func TestResizeRedraws(t *testing.T) {
 	keys <- []byte(strings.Repeat("z", 50))
 	w = 20
 	resize <- struct{}{}
+	resize <- struct{}{} // several while the window is dragged: drawn once
+	time.Sleep(3 * resizeSettle)
 	keys <- []byte("\r")
 	if got := <-done; got != strings.Repeat("z", 50) {
 		t.Fatalf("line = %q", got)
 	}
-	// At 20 columns the 52 columns take three rows: the drawing after
-	// the resize starts two rows up, where the terminal rewrapped the
-	// prompt's first row to.
-	if !strings.Contains(out.String(), "\r\x1b[2A\x1b[J") {
-		t.Fatalf("the prompt was not redrawn from its first row at the new width: %q", out.String())
+	// The prompt is drawn again once, below, at 20 columns: the 52
+	// columns take three rows, so the redraw that Enter makes goes up
+	// two rows, to the new drawing's first row, not into what was above.
+	got := out.String()
+	if n := strings.Count(got, "\x1b[J\r\n"); n != 1 {
+		t.Fatalf("drawn again %d times after the resize, want once: %q", n, got)
+	}
+	after := got[strings.Index(got, "\x1b[J\r\n"):]
+	if !strings.Contains(after, "\r\x1b[2A\x1b[J") {
+		t.Fatalf("the redraw after the resize does not start from the new drawing's first row: %q", after)
 	}
 }
 
