@@ -150,6 +150,16 @@ func (r *renderer) setStatus(p event.Payload) {
 		r.status.set("waiting for " + r.model)
 	case *event.ToolStartedPayload:
 		r.status.set("running " + p.Tool)
+	// context.built and tool.started may join the next durable commit
+	// (eventlog.MayDefer), so they can arrive only after what they
+	// announce has ended; the durable events before the model is called
+	// (user.message) and before a tool starts (its allow) say it in time.
+	case *event.UserMessagePayload:
+		r.status.set("waiting for " + r.model)
+	case *event.PermissionResolvedPayload:
+		if p.Decision == "allow" && r.calls[p.ToolCallID] != "" {
+			r.status.set("running " + r.calls[p.ToolCallID])
+		}
 	}
 }
 
