@@ -85,7 +85,8 @@ func waitAfter(t *testing.T, p *ptytest.PTY, from int, s string) int {
 // A person at a terminal: three turns whose questions are answered allow
 // once, allow for the session and deny; a fourth turn whose allowed
 // `sleep 30` is cancelled with Ctrl-C, after which the conversation goes
-// on; Ctrl-D ends it. A later chat, opened by custom-agent with no command,
+// on; a prompt holding a secret is sent but not kept in the history;
+// Ctrl-C at a question denies it and cancels the turn; Ctrl-D ends it. A later chat, opened by custom-agent with no command,
 // recalls the first one's prompts with Up.
 func TestChatOnATerminal(t *testing.T) {
 	if testing.Short() {
@@ -100,6 +101,8 @@ func TestChatOnATerminal(t *testing.T) {
 {"text":"done three"}
 {"text":"sleeping","toolCalls":[{"id":"t4","name":"shell","args":{"command":"sleep 30"}}]}
 {"text":"still here"}
+{"text":"noted"}
+{"text":"asking","toolCalls":[{"id":"t5","name":"shell","args":{"command":"touch five"}}]}
 `)
 	env := []string{"CUSTOM_AGENT_DATA_DIR=" + data, "XDG_CONFIG_HOME=" + cfg, builtinRulesEnv + "=off"}
 	p, wait := chatOnPTY(t, cwd, env, "chat", "--model", "script:"+m, "--cwd", cwd)
@@ -137,6 +140,18 @@ func TestChatOnATerminal(t *testing.T) {
 	p.Type(t, "after the cancel\r")
 	at = waitAfter(t, p, at, "still here")
 	at = waitAfter(t, p, at, "› ")
+	// A prompt that holds a secret is sent, and not kept in the history.
+	p.Type(t, "the key is sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD\r")
+	at = waitAfter(t, p, at, "not kept in the prompt history")
+	at = waitAfter(t, p, at, "noted")
+	at = waitAfter(t, p, at, "› ")
+	// Ctrl-C at a question denies it and cancels the turn.
+	p.Type(t, "ask me\r")
+	at = waitAfter(t, p, at, "press a key")
+	time.Sleep(400 * time.Millisecond)
+	p.Type(t, "\x03")
+	at = waitAfter(t, p, at, "turn cancelled")
+	at = waitAfter(t, p, at, "› ")
 	p.Type(t, "\x04")
 	waitAfter(t, p, at, "session ")
 	if err := wait(); err != nil {
@@ -162,15 +177,21 @@ func TestChatOnATerminal(t *testing.T) {
 	for _, p := range payloadsOf[event.TurnCompletedPayload](t, chatEvents(t, out), event.TurnCompleted) {
 		stops = append(stops, p.StopReason)
 	}
-	if strings.Join(stops, " ") != "final final final cancelled final" {
-		t.Errorf("the turns ended %v, want final ×3, cancelled, final", stops)
+	if strings.Join(stops, " ") != "final final final cancelled final final cancelled" {
+		t.Errorf("the turns ended %v, want final ×3, cancelled, final ×2, cancelled", stops)
 	}
 	var options []string
 	for _, p := range payloadsOf[event.PermissionResolvedPayload](t, chatEvents(t, out), event.PermissionResolved) {
-		options = append(options, p.Decision+":"+p.Option)
+		options = append(options, p.Decision+":"+p.Option+":"+p.Reason)
 	}
-	if strings.Join(options, " ") != "allow:allow_once allow:allow_session deny:deny allow:allow_once" {
-		t.Errorf("the answers were %v", options)
+	want := []string{"allow:allow_once:", "allow:allow_session:", "deny:deny:", "allow:allow_once:", "deny:deny:user pressed Ctrl-C"}
+	if len(options) != len(want) {
+		t.Fatalf("the answers were %q, want %q", options, want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(options[i], want[i]) {
+			t.Errorf("answer %d was %q, want %q…", i+1, options[i], want[i])
+		}
 	}
 	hist, err := os.ReadFile(filepath.Join(data, historyFile))
 	if err != nil {
@@ -178,8 +199,11 @@ func TestChatOnATerminal(t *testing.T) {
 	}
 	var last string
 	lines := strings.Split(strings.TrimSpace(string(hist)), "\n")
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last != "after the cancel" {
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last != "ask me" {
 		t.Errorf("the history ends with %q (%v), want the last prompt", last, err)
+	}
+	if strings.Contains(string(hist), "sk-proj-") {
+		t.Errorf("the history kept a secret:\n%s", hist)
 	}
 
 	// A later chat, a new session, opened by custom-agent with no command:
@@ -188,9 +212,9 @@ func TestChatOnATerminal(t *testing.T) {
 	at = waitAfter(t, p2, 0, "new session")
 	at = waitAfter(t, p2, at, "› ")
 	p2.Type(t, "\x1b[A")
+	at = waitAfter(t, p2, at, "ask me")
+	p2.Type(t, "\x1b[A") // the prompt with the secret was not kept
 	at = waitAfter(t, p2, at, "after the cancel")
-	p2.Type(t, "\x1b[A")
-	at = waitAfter(t, p2, at, "sleep now")
 	p2.Type(t, "\x15\x04") // clear the prompt, then Ctrl-D at the empty one
 	if err := wait2(); err != nil {
 		t.Fatalf("the second chat exited with %v:\n%s", err, p2.Output())
