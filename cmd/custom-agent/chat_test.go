@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -151,6 +152,8 @@ func TestChatSlashCommands(t *testing.T) {
 		"/verify",
 		"/log",
 		"//etc/hosts is what I mean",
+		"/new",
+		"/verify", // the new session has no events yet
 		"/exit",
 		"never sent",
 	}, "\n") + "\n"
@@ -172,12 +175,23 @@ func TestChatSlashCommands(t *testing.T) {
 		"unknown command /mdoe; did you mean /mode?",
 		"ok        ",
 		"policy.changed",
+		"new session; the last one was ",
+		"has no events yet: it is recorded with its first turn",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("chat did not say %q:\n%s", want, errOut)
 		}
 	}
-	id := chatSessionOf(t, errOut)
+	// /new named the first session; the new one never ran a turn, so chat
+	// names no session as it ends.
+	named := regexp.MustCompile(`new session; the last one was (\S+) `).FindStringSubmatch(errOut)
+	if named == nil {
+		t.Fatalf("/new did not name the last session:\n%s", errOut)
+	}
+	id := named[1]
+	if strings.Contains(errOut, "(custom-agent log "+id+")\n") && strings.Count(errOut, "(custom-agent log ") > 1 {
+		t.Errorf("chat named a session at the end after /new:\n%s", errOut)
+	}
 	out, _, err := runWithInput(t, "", "--data-dir", data, "log", id, "--json")
 	if err != nil {
 		t.Fatal(err)
