@@ -257,7 +257,8 @@ func (s *state) input(b []byte) (line string, err error, done bool) {
 			changed = true
 		}
 	}
-	if changed {
+	// A long paste arrives in many reads: it is drawn once, whole.
+	if changed && !s.pasting {
 		s.draw()
 	}
 	return "", nil, false

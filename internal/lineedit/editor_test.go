@@ -121,6 +121,24 @@ func TestLayout(t *testing.T) {
 	}
 }
 
+// A paste that arrives in many reads is drawn once, when it ends.
+func TestPasteIsDrawnOnce(t *testing.T) {
+	t.Parallel()
+	chunks := []string{"\x1b[200~"}
+	for range 50 {
+		chunks = append(chunks, "pasted text ")
+	}
+	chunks = append(chunks, "\x1b[201~", "\r")
+	line, drawn, err := readLine(t, nil, 80, chunks...)
+	if err != nil || line != strings.Repeat("pasted text ", 50) {
+		t.Fatalf("line %q, %v", line, err)
+	}
+	// The first prompt, the paste, and Enter's final drawing.
+	if n := strings.Count(drawn, "\x1b[?25l"); n != 3 {
+		t.Errorf("drawn %d times, want 3", n)
+	}
+}
+
 // A redraw goes back up exactly as many rows as the cursor is below the
 // prompt's first row, then clears to the end of the screen.
 func TestRedrawGoesBackToTheFirstRow(t *testing.T) {

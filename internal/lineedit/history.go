@@ -86,10 +86,15 @@ func (h *History) Entries() []string {
 	return append([]string(nil), h.entries...)
 }
 
+// MaxEntryBytes is the longest prompt a history keeps: a long paste is
+// sent, not kept.
+const MaxEntryBytes = 16 << 10
+
 // Keepable reports whether a line may be kept in a history: it is not
-// blank and holds nothing the secrets detector flags.
+// blank, not longer than MaxEntryBytes, and holds nothing the secrets
+// detector flags.
 func Keepable(line string) bool {
-	return strings.TrimSpace(line) != "" && len(secrets.Find(line)) == 0
+	return strings.TrimSpace(line) != "" && len(line) <= MaxEntryBytes && len(secrets.Find(line)) == 0
 }
 
 // Add appends line to the history and its file, unless it is not Keepable

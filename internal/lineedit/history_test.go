@@ -60,6 +60,9 @@ func TestHistoryNeverStoresASecret(t *testing.T) {
 			t.Errorf("%q was kept", l)
 		}
 	}
+	if added, _ := h.Add(strings.Repeat("a long paste ", 2000)); added {
+		t.Error("a prompt over MaxEntryBytes was kept")
+	}
 	if _, err := h.Add("list the files"); err != nil {
 		t.Fatal(err)
 	}
