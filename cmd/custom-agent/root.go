@@ -25,7 +25,10 @@ func newRootCmd() *cobra.Command {
 		Long: `custom-agent runs coding agents on your repository. Every tool call a model
 asks for is decided allow / ask / deny by one PermissionEngine, and the decision,
 with its reason, is written to a durable, tamper-evident event log before
-anything runs.`,
+anything runs.
+
+Run with no command at a terminal, it opens a conversation in the current
+directory (custom-agent chat).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
