@@ -2,9 +2,11 @@
 // a line editor with history, several lines per prompt and bracketed paste.
 // It draws inline (no alternate screen) below what is already printed, and
 // redraws the whole prompt after every key, so a wrapped line never leaves
-// a half-drawn prompt behind. After the terminal is resized the prompt is
-// drawn again whole on the next line, at the new width: what was drawn
-// before stays, and nothing above the prompt is ever overwritten.
+// a half-drawn prompt behind. After the terminal is resized, a prompt that
+// fits one row is drawn again in place; a longer one is drawn again whole
+// on the next line, at the new width (terminals rewrap what they show in
+// different ways, so where its first row went is not known): what was
+// drawn before stays, and nothing above the prompt is ever overwritten.
 //
 // Keys: Enter sends the prompt; Alt-Enter, Ctrl-J or a backslash at the end
 // followed by Enter insert a newline; pasted text (bracketed paste) is
@@ -120,8 +122,14 @@ func (e *Editor) ReadLine(ctx context.Context, resize <-chan struct{}) (string, 
 			settleC = settle.C
 		case <-settleC:
 			settleC = nil
+			oneRow := s.lastRows == 1
 			s.width = e.width()
-			_, _ = io.WriteString(e.out, "\x1b[J\r\n")
+			if _, _, endRow, endCol := s.layout(nil); !oneRow || endRow > 0 || endCol >= s.width {
+				// Where the old drawing begins is not known.
+				_, _ = io.WriteString(e.out, "\x1b[J\r\n")
+			}
+			// Else it took one row before and takes one now: it was
+			// not rewrapped, and is drawn again in place.
 			s.rowsAbove = 0
 			s.draw()
 		case b, ok := <-e.keys:
@@ -161,6 +169,8 @@ type state struct {
 
 	// endWrapped: the last draw ended on a full row and moved to the next.
 	endWrapped bool
+	// lastRows is how many rows the last draw took.
+	lastRows int
 
 	pending []byte // an incomplete UTF-8 sequence or escape sequence
 	pasting bool
@@ -593,6 +603,7 @@ func (s *state) draw() {
 	}
 	b.WriteString("\x1b[J")
 	curRow, curCol, endRow, endCol := s.layout(&b)
+	s.lastRows = endRow + 1
 	s.endWrapped = endCol >= s.width
 	if s.endWrapped {
 		// Leave the pending wrap, so the cursor's row is known.

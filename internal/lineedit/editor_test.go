@@ -185,6 +185,33 @@ func TestResizeRedraws(t *testing.T) {
 	}
 }
 
+// A prompt that fits one row before and after is drawn again in place.
+func TestResizeShortPromptInPlace(t *testing.T) {
+	t.Parallel()
+	keys := make(chan []byte)
+	resize := make(chan struct{})
+	var out strings.Builder
+	e := New(keys, &out, &Options{Width: func() int { return 40 }})
+	done := make(chan string)
+	go func() {
+		l, _ := e.ReadLine(context.Background(), resize)
+		done <- l
+	}()
+	keys <- []byte("short")
+	resize <- struct{}{}
+	time.Sleep(3 * resizeSettle)
+	keys <- []byte("\r")
+	if got := <-done; got != "short" {
+		t.Fatalf("line = %q", got)
+	}
+	if strings.Contains(out.String(), "\x1b[J\r\n") {
+		t.Fatalf("a one-row prompt was drawn again on a new line: %q", out.String())
+	}
+	if n := strings.Count(out.String(), "› short"); n != 3 {
+		t.Fatalf("drawn %d times with its text, want 3 (typed, resized, sent): %q", n, out.String())
+	}
+}
+
 func TestContextEnds(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
