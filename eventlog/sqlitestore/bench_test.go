@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 )
 
@@ -187,4 +188,48 @@ func BenchmarkReplay(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/replay")
+}
+
+// BenchmarkFollow measures how long after its Append returns an event
+// reaches a follower (eventlog.Follow, woken by the in-process
+// subscription, reading from the store): p50 and p99 per event.
+func BenchmarkFollow(b *testing.B) {
+	s, err := sqlitestore.Open(context.Background(), filepath.Join(b.TempDir(), "events.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := make(chan time.Time, 1)
+	go func() {
+		for _, err := range eventlog.Follow(ctx, s, "follow", 1, time.Hour) {
+			if err != nil {
+				return
+			}
+			seen <- time.Now()
+		}
+	}()
+	d, err := event.NewDraft("follow", "t", time.Now(), event.ModelDeltaPayload{Text: "a streamed delta"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, b.N)
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		if _, err := s.Append(context.Background(), d); err != nil {
+			b.Fatal(err)
+		}
+		acked := time.Now()
+		select {
+		case got := <-seen:
+			lat[i] = got.Sub(acked)
+		case <-time.After(10 * time.Second):
+			b.Fatalf("event %d never reached the follower", i+1)
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	reportLatency(b, lat, elapsed)
 }
