@@ -30,7 +30,13 @@ import (
 	"github.com/custom-agent/custom-agent/tool"
 )
 
-// Appender writes an event durably (eventlog.Store satisfies it).
+// Appender records an event (eventlog.Store satisfies it, writing each
+// durably). An event that gates something (eventlog.MayDefer false:
+// permission.resolved, permission.requested, policy.changed …) is durable
+// before Append returns; one that may wait (tool.started, tool.completed
+// …) may instead join the next durable commit, as the session's turn does,
+// and then comes back unsealed (Seq 0). The executor relies on the first
+// and reads nothing of what Append returns.
 type Appender interface {
 	Append(ctx context.Context, d event.Draft) (event.Event, error)
 }
