@@ -27,8 +27,9 @@ type callState struct {
 	// before holds the edited files' contents when the tool started (nil
 	// entry: the file did not exist); read only once the gate allowed the
 	// call.
-	before map[string]*string
-	final  bool
+	before  map[string]*string
+	running bool // in_progress was sent
+	final   bool
 }
 
 func newCallState(cwd, id, tool string, args json.RawMessage) *callState {
@@ -214,7 +215,16 @@ func (m *mapper) event(e event.Event) {
 		}})
 	case *event.PermissionResolvedPayload:
 		c := m.calls[p.ToolCallID]
-		if c == nil || p.Decision == "allow" {
+		if c == nil {
+			return
+		}
+		if p.Decision == "allow" {
+			// The allow is durable before the tool starts and reaches
+			// the mapper before it does; tool.started may be deferred
+			// to the next durable commit, after the tool has run
+			// (DESIGN §3), so the call is shown running, and the files
+			// it edits are read, here.
+			m.start(c)
 			return
 		}
 		by := map[event.Actor]string{event.ActorUser: "you", event.ActorPolicy: "the policy", event.ActorSystem: "the system", event.ActorAuto: "an automatic answer"}[p.Actor]
@@ -222,18 +232,9 @@ func (m *mapper) event(e event.Event) {
 		m.finish(c, acpsdk.ToolCallStatusFailed, []acpsdk.ToolCallContent{acpsdk.ToolContent(acpsdk.TextBlock(text))},
 			map[string]any{"decision": "deny", "actor": string(p.Actor), "reason": p.Reason})
 	case *event.ToolStartedPayload:
-		c := m.calls[p.ToolCallID]
-		if c == nil {
-			return
+		if c := m.calls[p.ToolCallID]; c != nil {
+			m.start(c) // a log without the allow before it (none is written so)
 		}
-		if c.edits() && !m.replay {
-			c.before = map[string]*string{}
-			for _, path := range c.paths {
-				c.before[path] = readText(path)
-			}
-		}
-		st := acpsdk.ToolCallStatusInProgress
-		m.send(acpsdk.SessionUpdate{ToolCallUpdate: &acpsdk.SessionToolCallUpdate{ToolCallId: acpsdk.ToolCallId(c.id), Status: &st}})
 	case *event.ToolCompletedPayload:
 		c := m.calls[p.ToolCallID]
 		if c == nil {
@@ -268,6 +269,24 @@ func (m *mapper) event(e event.Event) {
 		}
 		m.closeOpen(reason)
 	}
+}
+
+// start shows the call running and, for an edit, reads the files it
+// names as they are before it runs (not in replay: the past is not on
+// disk). Once per call.
+func (m *mapper) start(c *callState) {
+	if c.running || c.final {
+		return
+	}
+	c.running = true
+	if c.edits() && !m.replay {
+		c.before = map[string]*string{}
+		for _, path := range c.paths {
+			c.before[path] = readText(path)
+		}
+	}
+	st := acpsdk.ToolCallStatusInProgress
+	m.send(acpsdk.SessionUpdate{ToolCallUpdate: &acpsdk.SessionToolCallUpdate{ToolCallId: acpsdk.ToolCallId(c.id), Status: &st}})
 }
 
 func (m *mapper) finish(c *callState, st acpsdk.ToolCallStatus, content []acpsdk.ToolCallContent, raw any) {
