@@ -73,9 +73,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Version is reported in initialize's agentInfo.
 	Version string
-	// MCP, when set, starts the MCP servers a session/new or session/load
-	// names (converted by Servers) for that session in cwd, and returns the
-	// session's router and how to stop them. The agent stops them when the
+	// MCP, when set, builds the tools of each session/new or session/load:
+	// it starts the MCP servers named (converted by Servers; none is
+	// given when none is named) for that session in cwd, and returns the
+	// session's router (with the directory's skills, if the hook adds
+	// them) and how to stop the servers. Failed become notices shown to
+	// the person. The agent stops them when the
 	// connection closes. When it is nil, a session that names servers is
 	// refused.
 	MCP func(ctx context.Context, cwd string, servers map[string]config.Server) (SessionTools, error)

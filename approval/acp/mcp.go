@@ -110,9 +110,9 @@ func serverName(name string, i int) string {
 	return n
 }
 
-// startMCP starts a session's servers through Config.MCP: the editor's
-// and those of the configuration files (the editor's win on a name both
-// use). It returns the notices for the person: the settings' warnings and
+// startMCP builds a session's tools through Config.MCP: the servers of the
+// editor and of the configuration files (the editor's win on a name both
+// use) and whatever else the hook adds (the directory's skills). It returns the notices for the person: the settings' warnings and
 // the servers that were left out. Without the hook a session whose editor
 // names servers is refused.
 func (a *Agent) startMCP(ctx context.Context, u *setup, list []acpsdk.McpServer) (SessionTools, []string, error) {
@@ -133,9 +133,11 @@ func (a *Agent) startMCP(ctx context.Context, u *setup, list []acpsdk.McpServer)
 		}
 		servers[name] = s
 	}
-	if len(servers) == 0 || a.cfg.MCP == nil {
+	if a.cfg.MCP == nil {
 		return SessionTools{}, notices, nil
 	}
+	// The hook runs for every session, with or without servers: it also
+	// gives the session's router the skills of its directory.
 	st, err := a.cfg.MCP(ctx, u.dir, servers)
 	if err != nil {
 		return SessionTools{}, nil, reqError(codeInternal, "MCP servers: %v", err)

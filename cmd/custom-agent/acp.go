@@ -132,8 +132,10 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		// The editor's mcpServers run for their session only, with a
 		// router of its own; the agent stops them when the connection
 		// closes.
+		// The directory's skills (docs/skills.md) are offered through
+		// the session's router too; a skill left out is told.
 		MCP: func(ctx context.Context, cwd string, servers map[string]config.Server) (acp.SessionTools, error) {
-			router, m, errs := rt.StartSessionMCP(ctx, servers, cwd, os.Getenv)
+			router, m, errs := rt.SessionTools(ctx, servers, cwd, os.Getenv)
 			return acp.SessionTools{Router: router, Failed: errs, Close: m.Close}, nil
 		},
 		System:  systemPrompt,

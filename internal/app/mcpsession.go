@@ -7,6 +7,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/mcp"
+	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/tool"
 	"github.com/custom-agent/custom-agent/tools"
 )
@@ -46,4 +47,23 @@ func registerIn(router *tool.Router, t *mcp.Tool) (err error) {
 	}()
 	router.Register(t)
 	return nil
+}
+
+// SessionTools builds the tools of one session of a process that serves
+// several (acp): the built-in tools, the MCP servers named (StartSessionMCP)
+// and use_skill for the skills of cwd's project and of the user's
+// configuration directory (Skills). Servers that do not start and skills
+// left out are reported in the errors, for the person to be told; neither
+// stops the session.
+func (r *Runtime) SessionTools(ctx context.Context, servers map[string]config.Server, cwd string, getenv func(string) string) (*tool.Router, *mcp.Manager, []error) {
+	router, m, errs := r.StartSessionMCP(ctx, servers, cwd, getenv)
+	configHome, err := policy.ConfigHome(getenv)
+	if err != nil {
+		return router, m, append(errs, fmt.Errorf("skills are not offered: %w", err))
+	}
+	_, problems := Skills(router, cwd, configHome)
+	for _, p := range problems {
+		errs = append(errs, fmt.Errorf("skill: %w", p))
+	}
+	return router, m, errs
 }
