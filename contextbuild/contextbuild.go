@@ -15,6 +15,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/permission"
 )
 
 // Context is what Build returns: the messages, and the counts recorded in
@@ -37,6 +38,9 @@ type builder struct {
 	// includes are the resources included with user messages whose
 	// result has not been attached yet, by their call id.
 	includes map[string]include
+	// mode is the mode a session.mode_changed set since the last user
+	// message, "" if none: the next user message says so.
+	mode string
 }
 
 // include is one resource included with a user message.
@@ -69,7 +73,12 @@ func (b *builder) add(e event.Event) error {
 	switch p := p.(type) {
 	case *event.UserMessagePayload:
 		b.flushResults()
-		b.msgs = append(b.msgs, model.Message{Role: model.RoleUser, Content: p.Content})
+		content := p.Content
+		if b.mode != "" {
+			content = ModeNote(b.mode) + "\n\n" + content
+			b.mode = ""
+		}
+		b.msgs = append(b.msgs, model.Message{Role: model.RoleUser, Content: content})
 		for i, ref := range p.Includes {
 			b.includes[event.IncludeCallID(e.TurnID, i+1)] = include{msg: len(b.msgs) - 1, n: i, ref: ref}
 		}
@@ -92,8 +101,30 @@ func (b *builder) add(e event.Event) error {
 		b.result(p.ToolCallID, "Tool error: "+p.Error, true)
 	case *event.TurnCompletedPayload:
 		b.flushResults()
+	case *event.ModeChangedPayload:
+		b.mode = p.To
 	}
 	return nil
+}
+
+// ModeNote is what the model is told before the first user message after
+// the session's mode changed, so that it does not go on asking for what
+// the new mode denies. It comes from custom-agent, never from the model,
+// and informs only: the engine decides by the mode whatever the model
+// makes of it.
+func ModeNote(mode string) string {
+	what, ok := modeNotes[permission.Mode(mode)]
+	if !ok {
+		what = "calls are decided as the mode says"
+	}
+	return "[custom-agent: the session is now in " + mode + " mode: " + what + ".]"
+}
+
+var modeNotes = map[permission.Mode]string{
+	permission.ModeDefault:     "every call is decided by its risk and the policy; writes, commands and network calls may be asked",
+	permission.ModePlan:        "only calls that read may run, anything else is denied, so look and propose, do not change anything",
+	permission.ModeAcceptEdits: "edits inside the working directory run without a question; other calls are decided as in default mode",
+	permission.ModeDontAsk:     "nobody answers questions, so whatever would be asked is denied at once",
 }
 
 func (b *builder) openAssistant() *model.Message {

@@ -120,3 +120,40 @@ func TestIncludedResourcesAttachToTheUserMessage(t *testing.T) {
 		t.Fatalf("ToolResultsIncluded = %d", got.ToolResultsIncluded)
 	}
 }
+
+// TestModeChangeIsTold: the first user message after a mode change tells
+// the model the new mode (once; a later message is as the user wrote it),
+// and a change back and forth before a message tells the last one.
+func TestModeChangeIsTold(t *testing.T) {
+	t.Parallel()
+	evs := chain(t,
+		event.SessionStartedPayload{Cwd: "/p", Mode: "default"},
+		event.TurnStartedPayload{},
+		event.UserMessagePayload{Content: "look"},
+		event.TurnCompletedPayload{StopReason: event.StopFinal},
+		event.ModeChangedPayload{From: "default", To: "accept-edits", By: event.ActorUser},
+		event.ModeChangedPayload{From: "accept-edits", To: "plan", By: event.ActorUser},
+		event.TurnStartedPayload{},
+		event.UserMessagePayload{Content: "now plan it"},
+		event.TurnCompletedPayload{StopReason: event.StopFinal},
+		event.TurnStartedPayload{},
+		event.UserMessagePayload{Content: "and again"},
+	)
+	got, err := Build(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, m := range got.Messages {
+		if m.Role == model.RoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	want := []string{"look", ModeNote("plan") + "\n\nnow plan it", "and again"}
+	if diff := cmp.Diff(want, users); diff != "" {
+		t.Errorf("user messages (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(ModeNote("plan"), "only calls that read") {
+		t.Errorf("plan's note %q does not say what the mode allows", ModeNote("plan"))
+	}
+}
