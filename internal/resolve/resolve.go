@@ -79,24 +79,41 @@ func (r *Resolver) Path(p string) string {
 }
 
 // eval is filepath.EvalSymlinks of the absolute path p, remembered. A
-// clean path is resolved as its directory's resolution (remembered too)
-// joined with its last component, which is then followed with
-// EvalSymlinks only when it is a link itself: the same walk the kernel
-// makes, with each directory looked up once per Resolver.
+// path is resolved as its directory's resolution (remembered too) joined
+// with its last component, which is then followed with EvalSymlinks only
+// when it is a link itself; "." and ".." are taken from the directory's
+// resolution. It is the walk EvalSymlinks makes, with each directory
+// looked up once per Resolver (TestResolverAsEvalSymlinks).
 func (r *Resolver) eval(p string) (string, error) {
 	if e, ok := r.evals[p]; ok {
 		return e.path, e.err
 	}
 	var res string
 	var err error
-	dir, base := filepath.Dir(p), filepath.Base(p)
-	if p == "/" || filepath.Clean(p) != p || base == ".." || base == "." {
+	// Split without cleaning: "l/.." is the parent of where l leads.
+	i := strings.LastIndexByte(p, '/')
+	dir, base := "/", p[i+1:]
+	if i > 0 {
+		dir = p[:i]
+	}
+	switch {
+	case p == "/" || i < 0 || base == "":
 		res, err = filepath.EvalSymlinks(p)
-	} else if res, err = r.eval(dir); err == nil {
-		res = filepath.Join(res, base)
-		var fi os.FileInfo
-		if fi, err = os.Lstat(res); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			res, err = filepath.EvalSymlinks(res)
+	case base == ".":
+		res, err = r.eval(dir)
+	case base == "..":
+		// dir's resolution has no link left in it, so its parent is
+		// where ".." leads (EvalSymlinks climbs the same way).
+		if res, err = r.eval(dir); err == nil {
+			res = filepath.Dir(res)
+		}
+	default:
+		if res, err = r.eval(dir); err == nil {
+			res = filepath.Join(res, base)
+			var fi os.FileInfo
+			if fi, err = os.Lstat(res); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				res, err = filepath.EvalSymlinks(res)
+			}
 		}
 	}
 	if err != nil {
