@@ -65,6 +65,12 @@ func TestFastParseSameRules(t *testing.T) {
 		"rules first": []byte(`{"rules": [{"id": "a", "tool": "shell", "decision": "allow"}], "version": 1}`),
 		"no rules":    []byte(`{"version": 1}`),
 		"empty rules": []byte(" \n{ \"version\" : 1 , \"rules\" : [ ] }\n"),
+		// Repeated keys inside a rule: the last wins in both readers.
+		"repeated field":   []byte(`{"version": 1, "rules": [{"id": "a", "tool": "shell", "tool": "read_file", "decision": "allow"}]}`),
+		"repeated arg":     []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "args": {"k": "1", "k": "2"}, "decision": "allow"}]}`),
+		"repeated example": []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": {"match": [{"p": 1, "p": 2}]}, "decision": "allow"}]}`),
+		"nulls":            []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": null, "args": null, "decision": "allow"}]}`),
+		"nested example":   []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": {"match": [{"p": [1, {"q": null}], "r": true}]}, "decision": "allow"}]}`),
 	}
 	for name, src := range accepted {
 		if !sameAsStrict(t, src) {
