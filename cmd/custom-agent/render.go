@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/event"
@@ -129,6 +130,22 @@ func (r *renderer) event(e event.Event) {
 		}
 	case *event.ToolFailedPayload:
 		fmt.Fprintf(r.w, "  %sfailed at %s: %s\n", r.label(p.ToolCallID), p.Stage, clip(p.Error, 400))
+	case *event.SkillActivatedPayload:
+		r.newline()
+		narrows := "it narrows nothing: every tool is decided as before"
+		switch {
+		case len(p.AllowedTools) == 0:
+			narrows = "no tool may run until the turn ends"
+		case !slices.Contains(p.AllowedTools, "*"):
+			narrows = "only " + strings.Join(p.AllowedTools, ", ") + " may run until the turn ends, each still decided as before"
+		}
+		fmt.Fprintf(r.w, "◆ skill %s (%s) is active: %s\n", termtext.Line(p.Name), p.Source, termtext.Line(narrows))
+	case *event.SkillEndedPayload:
+		r.newline()
+		fmt.Fprintf(r.w, "◆ skill %s ended: %s\n", termtext.Line(p.Name), termtext.Line(p.Reason))
+	case *event.ModeChangedPayload:
+		r.newline()
+		fmt.Fprintf(r.w, "◆ mode %s → %s\n", p.From, p.To)
 	case *event.TurnCompletedPayload:
 		r.newline()
 		if p.StopReason != event.StopFinal {

@@ -140,3 +140,28 @@ func TestTimelineLineEscapes(t *testing.T) {
 		t.Fatalf("the timeline line does not show the sequence as text: %q", line)
 	}
 }
+
+// A skill's start and end are told, and what it lets run; a hostile name
+// from a repository is shown as text.
+func TestRenderSkillAndMode(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	renderEvents(t, &renderer{w: &b, onTerminal: true},
+		&event.ModelDeltaPayload{Text: "Using it"},
+		&event.SkillActivatedPayload{ToolCallID: "tc_1", Name: "review\x1b[2J", Source: "project", Path: "/p/SKILL.md", AllowedTools: []string{"read_file", "search_text"}, Digest: "sha256:ab"},
+		&event.SkillEndedPayload{Name: "review", Reason: "the turn ended"},
+		&event.SkillActivatedPayload{ToolCallID: "tc_2", Name: "any", Source: "user", Path: "/u/SKILL.md", AllowedTools: []string{"*"}, Digest: "sha256:cd"},
+		&event.SkillActivatedPayload{ToolCallID: "tc_3", Name: "none", Source: "user", Path: "/u/SKILL.md", AllowedTools: []string{}, Digest: "sha256:ef"},
+		&event.ModeChangedPayload{From: "default", To: "plan", By: event.ActorUser},
+	)
+	want := `Using it
+◆ skill review\x1b[2J (project) is active: only read_file, search_text may run until the turn ends, each still decided as before
+◆ skill review ended: the turn ended
+◆ skill any (user) is active: it narrows nothing: every tool is decided as before
+◆ skill none (user) is active: no tool may run until the turn ends
+◆ mode default → plan
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
