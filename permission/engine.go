@@ -126,7 +126,7 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 	case risk.Read:
 		d.Decision = Allow
 		d.Reason = "The call only reads inside the working directory; reads are allowed by default."
-		if len(j.findings) > 0 {
+		if len(j.findings) > 0 || len(req.Tool.PathArgs) == 0 && !req.Tool.PathDefaultsToCwd {
 			d.Reason = subject(req, j) + "; reads are allowed by default."
 		}
 		return d

@@ -21,6 +21,8 @@ import (
 	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/skill"
+	"github.com/custom-agent/custom-agent/tools/skilltool"
 )
 
 type checkOptions struct {
@@ -376,6 +378,9 @@ func lastWidth(s string, n int) string {
 // request builds the Request a fresh session would give the engine.
 func (c *checker) request(l checkLine) (permission.Request, error) {
 	t, ok := permission.Builtin(l.Tool)
+	if !ok && l.Tool == skill.ToolName {
+		t, ok = skilltool.Info(), true
+	}
 	if !ok {
 		if l.Tool == "" {
 			return permission.Request{}, errors.New(`missing "tool"`)
@@ -421,5 +426,6 @@ func builtinNames() string {
 		}
 		b.WriteString(t.Name)
 	}
+	b.WriteString(", " + skill.ToolName)
 	return b.String()
 }

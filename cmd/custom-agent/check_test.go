@@ -112,6 +112,10 @@ func TestCheckSingle(t *testing.T) {
 			decisionLine{Decision: "ask", RiskAtDecision: "execute", SourcedFrom: "default"}},
 		{"dont-ask shell", []string{"--tool", "shell", "--args", `{"command":"go test ./..."}`, "--mode", "dont-ask"},
 			decisionLine{Decision: "deny", RiskAtDecision: "execute", SourcedFrom: "mode"}},
+		{"use_skill", []string{"--tool", "use_skill", "--args", `{"name":"review"}`},
+			decisionLine{Decision: "allow", RiskAtDecision: "read", SourcedFrom: "default"}},
+		{"use_skill in plan mode", []string{"--tool", "use_skill", "--args", `{"name":"review"}`, "--mode", "plan"},
+			decisionLine{Decision: "allow", RiskAtDecision: "read", SourcedFrom: "default"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

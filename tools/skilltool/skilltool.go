@@ -38,9 +38,16 @@ func New(cat *skill.Catalog) *Tool {
 	if cat.Len() == 0 {
 		panic("skilltool: New with no skills")
 	}
-	return &Tool{cat: cat, info: permission.ToolInfo{
-		Name: skill.ToolName, Risk: risk.Read, Kind: permission.KindRead, Schema: schema(cat),
-	}}
+	info := Info()
+	info.Schema = schema(cat)
+	return &Tool{cat: cat, info: info}
+}
+
+// Info is use_skill's metadata as the engine reads it (its schema, which
+// lists a catalog's skills, aside): what `custom-agent check --tool
+// use_skill` decides with.
+func Info() permission.ToolInfo {
+	return permission.ToolInfo{Name: skill.ToolName, Risk: risk.Read, Kind: permission.KindRead}
 }
 
 // schema lists the skills as the enum of "name", each described.
