@@ -167,7 +167,7 @@ func TestChains(t *testing.T) {
 		{"unknown tool", nil, call("run_shell", `{"command":"ls"}`),
 			[]event.Type{event.ToolFailed}, executor.Failed, false, "unknown tool"},
 		{"args failing the schema", nil, call("read_file", `{"file":"README.md"}`),
-			[]event.Type{event.ToolFailed}, executor.Failed, false, "missing property 'path'"},
+			[]event.Type{event.ToolFailed}, executor.Failed, false, `"path": missing (required)`},
 		{"destructive allowed for the session is refused", answer(executor.OptionAllowSession), call("shell", `{"command":"rm -rf dist"}`),
 			[]event.Type{event.PermissionRequested, event.PermissionResolved}, executor.Denied, false, "was not offered"},
 		{"destructive allowed once", answer(executor.OptionAllowOnce), call("shell", `{"command":"rm -rf dist"}`),

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
-	"github.com/custom-agent/custom-agent/internal/jsonschema"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
@@ -26,7 +23,7 @@ type Router struct {
 type entry struct {
 	tool   Tool
 	info   permission.ToolInfo
-	schema *jsonschema.Schema
+	schema *jsonschema.Resolved
 }
 
 // NewRouter returns an empty router.
@@ -35,46 +32,41 @@ func NewRouter() *Router { return &Router{tools: map[string]entry{}} }
 // ErrUnknownTool is wrapped by Resolve's error for a name no tool has.
 var ErrUnknownTool = errors.New("unknown tool")
 
-// Register adds a tool. It panics on a programmer's mistake: an empty or
-// duplicate name, a name outside its namespace, or a schema that is missing,
-// not JSON, not a JSON Schema, or not of type object.
+// ErrBadTool is wrapped by Add's error for a tool that cannot be
+// registered: an empty or duplicate name, a name outside its namespace, no
+// base risk, or a schema that is missing, not JSON, not a JSON Schema this
+// router can check, or not of type object.
+var ErrBadTool = errors.New("tool cannot be registered")
+
+// Register adds a tool. It panics on a programmer's mistake (any error of
+// Add); use Add for a tool from elsewhere, such as an MCP server.
 func (r *Router) Register(t Tool) {
+	if err := r.Add(t); err != nil {
+		panic(err.Error())
+	}
+}
+
+// Add adds a tool, or returns an error wrapping ErrBadTool that says what
+// is wrong with it; the router is then unchanged.
+func (r *Router) Add(t Tool) error {
 	info := t.Info()
 	switch {
 	case info.Name == "":
-		panic("tool: Register of a tool with no name")
+		return fmt.Errorf("%w: a tool with no name", ErrBadTool)
 	case info.Namespace != "" && !strings.HasPrefix(info.Name, info.Namespace+"__"):
-		panic(fmt.Sprintf("tool: %q is not in its namespace %q", info.Name, info.Namespace))
+		return fmt.Errorf("%w: %q is not in its namespace %q", ErrBadTool, info.Name, info.Namespace)
 	case info.Risk == 0:
-		panic(fmt.Sprintf("tool: %q has no base risk", info.Name))
+		return fmt.Errorf("%w: %q has no base risk", ErrBadTool, info.Name)
 	}
 	if _, dup := r.tools[info.Name]; dup {
-		panic(fmt.Sprintf("tool: %q registered twice", info.Name))
+		return fmt.Errorf("%w: %q registered twice", ErrBadTool, info.Name)
 	}
-	r.tools[info.Name] = entry{tool: t, info: info, schema: compileSchema(info)}
-}
-
-func compileSchema(info permission.ToolInfo) *jsonschema.Schema {
-	if strings.TrimSpace(info.Schema) == "" {
-		panic(fmt.Sprintf("tool: %q has no argument schema", info.Name))
-	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(info.Schema))
+	s, err := compileSchema(info.Schema)
 	if err != nil {
-		panic(fmt.Sprintf("tool: %q schema is not JSON: %v", info.Name, err))
+		return fmt.Errorf("%w: %q: %w", ErrBadTool, info.Name, err)
 	}
-	if m, ok := doc.(map[string]any); !ok || m["type"] != "object" {
-		panic(fmt.Sprintf(`tool: %q schema must be {"type": "object", …}`, info.Name))
-	}
-	c := jsonschema.NewCompiler()
-	url := "tool:///" + info.Name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		panic(fmt.Sprintf("tool: %q schema: %v", info.Name, err))
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		panic(fmt.Sprintf("tool: %q schema does not compile: %v", info.Name, err))
-	}
-	return s
+	r.tools[info.Name] = entry{tool: t, info: info, schema: s}
+	return nil
 }
 
 // Resolve returns the tool registered under name. An unknown name gives an
@@ -141,19 +133,15 @@ func (r *Router) Validate(name string, raw json.RawMessage) (map[string]any, err
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{}`)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(raw, &inst); err != nil {
 		return nil, &ArgsError{Tool: name, Problems: []string{"arguments are not valid JSON: " + err.Error()}}
 	}
-	if err := e.schema.Validate(inst); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return nil, &ArgsError{Tool: name, Problems: problems(ve)}
-		}
-		return nil, &ArgsError{Tool: name, Problems: []string{err.Error()}}
+	if ps := validate(e.schema, inst); len(ps) > 0 {
+		return nil, &ArgsError{Tool: name, Problems: ps}
 	}
-	var args map[string]any
-	if err := json.Unmarshal(raw, &args); err != nil {
+	args, ok := inst.(map[string]any)
+	if !ok {
 		return nil, &ArgsError{Tool: name, Problems: []string{"arguments must be a JSON object"}}
 	}
 	if ps := controlProblems(e.info, args); len(ps) > 0 {
@@ -212,28 +200,4 @@ func controlName(c byte) string {
 		return "escape (\\x1b)"
 	}
 	return fmt.Sprintf("\\x%02x", c)
-}
-
-var english = message.NewPrinter(language.English)
-
-// problems flattens a validation error into one line per failing location.
-func problems(ve *jsonschema.ValidationError) []string {
-	var out []string
-	var walk func(*jsonschema.ValidationError)
-	walk = func(v *jsonschema.ValidationError) {
-		if len(v.Causes) == 0 {
-			loc := "arguments"
-			if len(v.InstanceLocation) > 0 {
-				loc = `"` + strings.Join(v.InstanceLocation, ".") + `"`
-			}
-			out = append(out, loc+": "+v.ErrorKind.LocalizedString(english))
-			return
-		}
-		for _, c := range v.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -172,3 +172,90 @@ func TestValidateControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// A schema of a server's tool, checked field by field: each problem names
+// the field (nested fields joined with ".") and what was wrong.
+func TestValidateMessages(t *testing.T) {
+	t.Parallel()
+	r := NewRouter()
+	r.Register(fake{permission.ToolInfo{Name: "mcp__s__t", Namespace: "mcp__s", Risk: risk.Network, Schema: `{
+		"$schema": "http://json-schema.org/draft-07/schema#",
+		"type": "object",
+		"required": ["repo"],
+		"additionalProperties": false,
+		"properties": {
+			"repo": {"type": "object", "required": ["owner"], "properties": {"owner": {"type": "string", "minLength": 1}}},
+			"labels": {"type": "array", "items": {"type": "string", "maxLength": 3}},
+			"state": {"enum": ["open", "closed"]},
+			"count": {"type": "integer", "maximum": 10},
+			"ref": {"$ref": "#/definitions/sha"},
+			"either": {"anyOf": [{"type": "string"}, {"type": "number"}]}
+		},
+		"definitions": {"sha": {"type": "string", "pattern": "^[0-9a-f]{40}$"}}
+	}`}})
+	tests := []struct {
+		name, args string
+		want       []string // the problems, in full
+	}{
+		{"nested missing", `{"repo":{}}`, []string{`"repo.owner": missing (required)`}},
+		{"nested too short", `{"repo":{"owner":""}}`, []string{`"repo.owner": 0 characters, fewer than the minimum length 1`}},
+		{"item", `{"repo":{"owner":"a"},"labels":["ok","long"]}`, []string{`"labels.1": 4 characters, more than the maximum length 3`}},
+		{"enum", `{"repo":{"owner":"a"},"state":"merged"}`, []string{`"state": "merged" is not one of "open", "closed"`}},
+		{"integer", `{"repo":{"owner":"a"},"count":1.5}`, []string{`"count": got number, want integer`}},
+		{"maximum", `{"repo":{"owner":"a"},"count":11}`, []string{`"count": 11 is more than the maximum 10`}},
+		{"several", `{"count":"x","extra":1}`, []string{`"count": got string, want integer`, `"extra": unknown field; the fields are count, either, labels, ref, repo, state`, `"repo": missing (required)`}},
+		{"anyOf", `{"repo":{"owner":"a"},"either":true}`, []string{`"either": anyOf: did not validate`}},
+		// A $ref cannot be checked alone; the library's reason for the whole is given.
+		{"ref", `{"repo":{"owner":"a"},"ref":"main"}`, []string{`arguments: pattern: "main" does not match regular expression`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := r.Validate("mcp__s__t", []byte(tc.args))
+			var ae *ArgsError
+			if !errors.As(err, &ae) {
+				t.Fatalf("Validate error %v is not an ArgsError", err)
+			}
+			if len(ae.Problems) != len(tc.want) {
+				t.Fatalf("problems %q, want %q", ae.Problems, tc.want)
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(ae.Problems[i], w) {
+					t.Errorf("problem %q, want %q", ae.Problems[i], w)
+				}
+			}
+		})
+	}
+	if _, err := r.Validate("mcp__s__t", []byte(`{"repo":{"owner":"a"},"labels":["x"],"state":"open","count":3,"ref":"0123456789abcdef0123456789abcdef01234567","either":2}`)); err != nil {
+		t.Errorf("valid arguments: %v", err)
+	}
+}
+
+// A schema the router cannot check is an error of Add wrapping ErrBadTool,
+// saying why, and the tool is left out (an MCP server's schema is not ours).
+func TestAddRefusesSchemas(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, schema, want string }{
+		{"draft-04", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, "draft-04"},
+		{"2019-09", `{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object"}`, "2019-09"},
+		{"remote ref", `{"type":"object","properties":{"a":{"$ref":"https://example.invalid/a.json"}}}`, "does not compile"},
+		{"missing ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/none"}}}`, "does not compile"},
+		{"bad pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`, "pattern"},
+		{"bad type", `{"type":"object","properties":{"a":{"items":{"type":"str"}}}}`, `#/properties/a/items: "str" is not a JSON type`},
+		{"keyword of the wrong kind", `{"type":"object","minProperties":"one"}`, "not a JSON Schema"},
+		{"not an object", `[]`, "not a JSON object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := NewRouter()
+			err := r.Add(fake{permission.ToolInfo{Name: "mcp__s__t", Namespace: "mcp__s", Risk: risk.Network, Schema: tc.schema}})
+			if !errors.Is(err, ErrBadTool) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "mcp__s__t") {
+				t.Fatalf("Add error %v, want ErrBadTool naming the tool and %q", err, tc.want)
+			}
+			if len(r.Names()) != 0 {
+				t.Fatalf("the tool was registered: %v", r.Names())
+			}
+		})
+	}
+}

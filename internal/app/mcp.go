@@ -30,14 +30,17 @@ func (r *Runtime) StartMCP(ctx context.Context, c *config.Config, cwd string, ge
 	return m, errs
 }
 
-// register adds one MCP tool, reporting instead of panicking on a schema
-// the router cannot compile (the server is not ours).
+// register adds one MCP tool, reporting a tool the router refuses
+// (a schema it cannot check: the server is not ours) instead of stopping;
+// a panic while reading the schema is reported too.
 func register(r *Runtime, t *mcp.Tool) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("MCP tool %s left out: %v", t.Info().Name, p)
 		}
 	}()
-	r.Router.Register(t)
+	if err := r.Router.Add(t); err != nil {
+		return fmt.Errorf("MCP tool %s left out: %w", t.Info().Name, err)
+	}
 	return nil
 }

@@ -37,15 +37,18 @@ func (r *Runtime) StartSessionMCP(ctx context.Context, servers map[string]config
 	return router, m, errs
 }
 
-// registerIn adds one MCP tool to router, reporting instead of panicking
-// on a schema the router cannot compile (the server is not ours).
+// registerIn adds one MCP tool to router, reporting a tool the router
+// refuses (a schema it cannot check: the server is not ours) instead of
+// stopping; a panic while reading the schema is reported too.
 func registerIn(router *tool.Router, t *mcp.Tool) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("MCP tool %s left out: %v", t.Info().Name, p)
 		}
 	}()
-	router.Register(t)
+	if err := router.Add(t); err != nil {
+		return fmt.Errorf("MCP tool %s left out: %w", t.Info().Name, err)
+	}
 	return nil
 }
 
