@@ -12,7 +12,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/app"
 )
 
 func newChatCmd(g *globalFlags) *cobra.Command {
@@ -56,15 +55,7 @@ removed, and a line starting with a space is sent as it is.`,
 // runChat opens the session and talks: at a terminal with the line editor,
 // otherwise with the line protocol.
 func runChat(cmd *cobra.Command, g *globalFlags, f *runFlags) error {
-	conf, err := loadRunConfig(cmd, f)
-	if err != nil {
-		return err
-	}
-	getenv, err := modelEnv(f.modelTimeout, app.ConfigEnv(conf, os.Getenv))
-	if err != nil {
-		return err
-	}
-	m, err := app.Model(conf.Model, getenv)
+	m, err := turnModel(cmd, f)
 	if err != nil {
 		return err
 	}

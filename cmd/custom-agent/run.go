@@ -111,15 +111,7 @@ else is written there.`,
 			if err != nil {
 				return err
 			}
-			conf, err := loadRunConfig(cmd, f)
-			if err != nil {
-				return err
-			}
-			getenv, err := modelEnv(f.modelTimeout, app.ConfigEnv(conf, os.Getenv))
-			if err != nil {
-				return err
-			}
-			m, err := app.Model(conf.Model, getenv)
+			m, err := turnModel(cmd, f)
 			if err != nil {
 				return err
 			}
@@ -152,6 +144,21 @@ func addTurnFlags(cmd *cobra.Command, f *runFlags) {
 // modelEnv returns the environment the model is resolved from, with
 // --model-timeout standing for $CUSTOM_AGENT_MODEL_TIMEOUT when given, and
 // refuses a timeout that is not a positive duration.
+// turnModel is the model run and chat talk to: --model, else the
+// configuration files' model, else $CUSTOM_AGENT_MODEL, with the provider
+// settings of the environment and the files.
+func turnModel(cmd *cobra.Command, f *runFlags) (model.Gateway, error) {
+	conf, err := loadRunConfig(cmd, f)
+	if err != nil {
+		return nil, err
+	}
+	getenv, err := modelEnv(f.modelTimeout, app.ConfigEnv(conf, os.Getenv))
+	if err != nil {
+		return nil, err
+	}
+	return app.Model(conf.Model, getenv)
+}
+
 func modelEnv(timeout time.Duration, getenv func(string) string) (func(string) string, error) {
 	if timeout < 0 {
 		return nil, errors.New("--model-timeout must be positive")
