@@ -243,7 +243,7 @@ func TestAddRefusesSchemas(t *testing.T) {
 		{"bad pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`, "pattern"},
 		{"bad type", `{"type":"object","properties":{"a":{"items":{"type":"str"}}}}`, `#/properties/a/items: "str" is not a JSON type`},
 		{"keyword of the wrong kind", `{"type":"object","minProperties":"one"}`, "not a JSON Schema"},
-		{"not an object", `[]`, "not a JSON object"},
+		{"not an object", `[]`, "not a JSON Schema object"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

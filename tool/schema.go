@@ -40,24 +40,21 @@ func compileSchema(src string) (*jsonschema.Resolved, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, errors.New("no argument schema")
 	}
-	var head map[string]any
-	if err := json.Unmarshal([]byte(src), &head); err != nil {
-		return nil, fmt.Errorf("schema is not a JSON object: %w", err)
-	}
-	if head["type"] != "object" {
-		return nil, errors.New(`schema must be {"type": "object", …}`)
-	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal([]byte(src), &s); err != nil {
-		return nil, fmt.Errorf("schema is not a JSON Schema: %w", err)
+		return nil, fmt.Errorf("schema is not a JSON Schema object: %w", err)
+	}
+	if s.Type != "object" {
+		return nil, errors.New(`schema must be {"type": "object", …}`)
 	}
 	// The library accepts these, but Validate of a Resolved would then
 	// fail every call; say so now, while the tool can be left out.
 	if s.Schema = strings.TrimSpace(s.Schema); !drafts[s.Schema] {
 		return nil, fmt.Errorf("schema declares %q; only JSON Schema draft 2020-12 and draft-07 are supported", s.Schema)
 	}
-	if err := checkTypes(&s, "#"); err != nil {
-		return nil, err
+	if checkTypes(&s, "#", false) != nil {
+		// Again in a fixed order, to name the same place every time.
+		return nil, checkTypes(&s, "#", true)
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil {
@@ -67,30 +64,47 @@ func compileSchema(src string) (*jsonschema.Resolved, error) {
 }
 
 // checkTypes refuses a "type" naming no JSON type (the library would
-// compile it and then reject every value).
-func checkTypes(s *jsonschema.Schema, at string) error {
+// compile it and then reject every value). With sorted false it visits the
+// subschemas in any order, which is cheaper.
+func checkTypes(s *jsonschema.Schema, at string, sorted bool) error {
 	if s == nil {
 		return nil
 	}
-	for _, t := range append([]string{s.Type}, s.Types...) {
-		if t != "" && !jsonTypes[t] {
-			return fmt.Errorf("schema at %s: %q is not a JSON type (one of null, boolean, object, array, number, integer, string)", at, t)
+	if s.Type != "" && !jsonTypes[s.Type] {
+		return badType(at, s.Type)
+	}
+	for _, t := range s.Types {
+		if !jsonTypes[t] {
+			return badType(at, t)
 		}
 	}
 	var err error
 	each := func(name string, c *jsonschema.Schema) {
-		if err == nil {
-			err = checkTypes(c, at+"/"+name)
+		if err == nil && c != nil {
+			if sorted {
+				name = at + "/" + name
+			}
+			err = checkTypes(c, name, sorted)
 		}
 	}
 	eachMap := func(name string, m map[string]*jsonschema.Schema) {
+		if !sorted {
+			for _, c := range m {
+				each(name, c)
+			}
+			return
+		}
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			each(name+"/"+k, m[k])
 		}
 	}
 	eachList := func(name string, l []*jsonschema.Schema) {
 		for i, c := range l {
-			each(name+"/"+strconv.Itoa(i), c)
+			if sorted {
+				each(name+"/"+strconv.Itoa(i), c)
+			} else {
+				each(name, c)
+			}
 		}
 	}
 	eachMap("properties", s.Properties)
@@ -104,15 +118,22 @@ func checkTypes(s *jsonschema.Schema, at string) error {
 	eachList("oneOf", s.OneOf)
 	eachList("prefixItems", s.PrefixItems)
 	eachList("items", s.ItemsArray)
-	for name, c := range map[string]*jsonschema.Schema{
-		"additionalProperties": s.AdditionalProperties, "items": s.Items, "additionalItems": s.AdditionalItems,
-		"not": s.Not, "if": s.If, "then": s.Then, "else": s.Else, "contains": s.Contains,
-		"propertyNames": s.PropertyNames, "unevaluatedItems": s.UnevaluatedItems,
-		"unevaluatedProperties": s.UnevaluatedProperties,
-	} {
-		each(name, c)
-	}
+	each("additionalProperties", s.AdditionalProperties)
+	each("items", s.Items)
+	each("additionalItems", s.AdditionalItems)
+	each("not", s.Not)
+	each("if", s.If)
+	each("then", s.Then)
+	each("else", s.Else)
+	each("contains", s.Contains)
+	each("propertyNames", s.PropertyNames)
+	each("unevaluatedItems", s.UnevaluatedItems)
+	each("unevaluatedProperties", s.UnevaluatedProperties)
 	return err
+}
+
+func badType(at, t string) error {
+	return fmt.Errorf("schema at %s: %q is not a JSON type (one of null, boolean, object, array, number, integer, string)", at, t)
 }
 
 // validate checks inst against the tool's schema and returns one line per
