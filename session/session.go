@@ -325,6 +325,13 @@ func (t *turn) emit(ctx context.Context, p event.Payload) error {
 // An error is yielded once, last, when the log cannot be written (the turn
 // cannot even be closed then). Stopping the iteration early cancels the
 // turn; it is still closed in the log with stopReason cancelled.
+//
+// An event that may wait is yielded within about 50 ms even while the turn
+// waits for the model or a tool: then the loop body runs on a timer's
+// goroutine, never at the same time as another call of it and never after
+// RunTurn's loop has ended (durable.go). A panic there comes out of the
+// loop once the turn is closed; the loop body must not call
+// runtime.Goexit (t.FailNow) though.
 func (s *Session) RunTurn(ctx context.Context, input string) iter.Seq2[event.Event, error] {
 	return s.RunTurnIncluding(ctx, input, nil)
 }
@@ -338,7 +345,10 @@ func (s *Session) RunTurnIncluding(ctx context.Context, input string, includes [
 		defer cancel()
 		s.turns++
 		t := &turn{s: s, id: "turn-" + strconv.Itoa(s.turns), yield: yield}
+		t.dur.cancel = cancel
+		defer t.endTimer() // also on a panic: nothing is yielded after RunTurn returns (durable.go)
 		stop, detail, err := t.run(ctx, input, includes, cancel)
+		t.stopTimer() // from here on only this goroutine yields
 		if err != nil && errors.Is(err, executor.ErrLog) {
 			if !t.stopped {
 				yield(event.Event{}, err)
