@@ -236,7 +236,9 @@ var flows = []flow{
 	// outside any turn), and the same write is asked.
 	{name: "mode-plan-then-default", prompts: []string{"plan the change", "now make it"}, mode: permission.ModePlan,
 		modes: []permission.Mode{permission.ModeDefault}, answers: []string{"allow_once"},
-		setup: func(t *testing.T, cwd, _ string) { os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# demo\n"), 0o644) },
+		setup: func(t *testing.T, cwd, _ string) {
+			os.WriteFile(filepath.Join(cwd, "README.md"), []byte("# demo\n"), 0o644)
+		},
 		script: `{"toolCalls": [{"id": "tc_1", "name": "read_file", "args": {"path": "README.md"}}, {"id": "tc_2", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
 {"text": "in plan mode I may only read."}
 {"toolCalls": [{"id": "tc_3", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
