@@ -569,7 +569,7 @@ func scanEvent(row scanner, session string) (event.Event, error) {
 	if err := row.Scan(&e.Seq, &e.V, &e.TurnID, &typ, &ts, &payload, &e.PrevHash, &e.Hash); err != nil {
 		return event.Event{}, err
 	}
-	t, err := time.Parse(event.TimeFormat, ts)
+	t, err := parseTS(ts)
 	if err != nil {
 		// Keep the seq so Verify can name the row.
 		return event.Event{Seq: e.Seq}, fmt.Errorf("seq %d: bad timestamp %q: %w", e.Seq, ts, err)
@@ -617,8 +617,8 @@ func (s *Store) Sessions(ctx context.Context) ([]eventlog.SessionInfo, error) {
 		if err := rows.Scan(&si.ID, &created, &updated, &si.Events, &si.HeadHash); err != nil {
 			return nil, explain(s.path, "listing sessions", err)
 		}
-		si.CreatedAt, _ = time.Parse(event.TimeFormat, created)
-		si.UpdatedAt, _ = time.Parse(event.TimeFormat, updated)
+		si.CreatedAt, _ = parseTS(created)
+		si.UpdatedAt, _ = parseTS(updated)
 		out = append(out, si)
 	}
 	return out, explain(s.path, "listing sessions", rows.Err())
