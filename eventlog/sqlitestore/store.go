@@ -3,6 +3,11 @@
 // that group-commits concurrent appends in a single BEGIN IMMEDIATE
 // transaction, and a pool of read-only connections.
 //
+// There is no writer goroutine: the appender that finds no commit under way
+// commits itself (a lone appender pays no hand-off between goroutines), and
+// appends that arrive meanwhile wait in a queue; when its commit is done, the
+// leader passes the lead to the first of them, which commits all that wait.
+//
 // synchronous=NORMAL is not allowed: in WAL mode it can lose acknowledged
 // commits on power loss, and this log's promise is that an acknowledged
 // event exists.
@@ -49,14 +54,17 @@ type Store struct {
 	r    *sql.DB // read-only pool
 	hub  eventlog.Hub
 
-	reqs    chan *appendReq
-	mu      sync.RWMutex // guards closed against sends on reqs
-	closed  bool
-	writerD chan struct{}
+	mu       sync.RWMutex // guards closed against new appends
+	closed   bool
+	inflight sync.WaitGroup // appends queued and not yet answered
+
+	qmu     sync.Mutex
+	queue   []*appendReq // waiting for the next commit, in arrival order
+	leading bool         // an appender is committing (it owns the writer state)
 
 	commits, committedEvents atomic.Uint64
 
-	// Owned by the writer goroutine.
+	// Owned by the leading appender (handed over under qmu).
 	stmts       writerStmts
 	heads       map[string]head // session heads as of dataVersion
 	dataVersion int64
@@ -102,6 +110,9 @@ type appendReq struct {
 type appendRes struct {
 	es  []event.Event
 	err error
+	// lead, instead of an outcome: the request is still queued, and its
+	// appender now commits the queue.
+	lead bool
 }
 
 // Open opens (creating when needed) the event log at path.
@@ -126,7 +137,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if err := checkFile(abs, o.ReadOnly); err != nil {
 		return nil, err
 	}
-	s := &Store{path: abs, opts: o, reqs: make(chan *appendReq, o.MaxBatch), writerD: make(chan struct{})}
+	s := &Store{path: abs, opts: o}
 	if !o.ReadOnly {
 		if s.w, err = sql.Open("sqlite", s.dsn(false)); err != nil {
 			return nil, fmt.Errorf("opening %s: %w", abs, err)
@@ -157,9 +168,6 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			s.r.Close()
 			return nil, err
 		}
-		close(s.writerD)
-	} else {
-		go s.writer()
 	}
 	return s, nil
 }
@@ -359,7 +367,8 @@ func (s *Store) check(d event.Draft) (event.Prepared, error) {
 	return p, nil
 }
 
-// submit queues req for the writer and waits for its outcome.
+// submit queues req and waits for its outcome, committing the queue itself
+// when no other appender is.
 func (s *Store) submit(ctx context.Context, req *appendReq) ([]event.Event, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -370,50 +379,56 @@ func (s *Store) submit(ctx context.Context, req *appendReq) ([]event.Event, erro
 		s.mu.RUnlock()
 		return nil, eventlog.ErrClosed
 	}
-	select {
-	case s.reqs <- req:
-	case <-ctx.Done():
-		s.mu.RUnlock()
-		return nil, ctx.Err()
-	}
+	s.inflight.Add(1)
 	s.mu.RUnlock()
+	defer s.inflight.Done()
+	s.qmu.Lock()
+	s.queue = append(s.queue, req)
+	lead := !s.leading
+	s.leading = true
+	s.qmu.Unlock()
 	// Queued: wait for the outcome whatever ctx does, so that the caller
 	// always knows whether its events were written.
-	res := <-req.done
-	return res.es, res.err
+	for {
+		if lead {
+			s.lead()
+		}
+		res := <-req.done
+		if !res.lead {
+			return res.es, res.err
+		}
+		lead = true
+	}
 }
 
-// writer is the single goroutine that owns the writer connection. It takes
-// every append waiting at the moment and commits them in one transaction:
-// while one commit is being synced, the next batch gathers.
-func (s *Store) writer() {
-	defer close(s.writerD)
-	batch := make([]*appendReq, 0, s.opts.MaxBatch)
-	for req := range s.reqs {
-		batch = append(batch[:0], req)
-	gather:
-		for len(batch) < s.opts.MaxBatch {
-			select {
-			case r, ok := <-s.reqs:
-				if !ok {
-					break gather
-				}
-				batch = append(batch, r)
-			default:
-				break gather
-			}
-		}
-		results, committed := s.commit(batch)
-		// Publish before acknowledging, so that once Append returns its
-		// event has been offered to every subscriber (Publish never blocks).
-		if len(committed) > 0 {
-			s.commits.Add(1)
-			s.committedEvents.Add(uint64(len(committed)))
-			s.hub.Publish(committed...)
-		}
-		for i, r := range batch {
-			r.done <- results[i]
-		}
+// lead commits what is queued, up to MaxBatch requests, in one transaction,
+// then passes the lead to the first request still queued, if any. While
+// one commit is being synced, the next batch gathers in the queue.
+func (s *Store) lead() {
+	s.qmu.Lock()
+	n := min(len(s.queue), s.opts.MaxBatch)
+	batch := make([]*appendReq, n)
+	copy(batch, s.queue)
+	s.queue = append(s.queue[:0], s.queue[n:]...)
+	s.qmu.Unlock()
+
+	results, committed := s.commit(batch)
+	// Publish before acknowledging, so that once Append returns its
+	// event has been offered to every subscriber (Publish never blocks).
+	if len(committed) > 0 {
+		s.commits.Add(1)
+		s.committedEvents.Add(uint64(len(committed)))
+		s.hub.Publish(committed...)
+	}
+	s.qmu.Lock()
+	if len(s.queue) > 0 {
+		s.queue[0].done <- appendRes{lead: true}
+	} else {
+		s.leading = false
+	}
+	s.qmu.Unlock()
+	for i, r := range batch {
+		r.done <- results[i]
 	}
 }
 
@@ -682,11 +697,8 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	if !s.opts.ReadOnly {
-		close(s.reqs)
-	}
 	s.mu.Unlock()
-	<-s.writerD
+	s.inflight.Wait()
 	s.hub.CloseAll()
 	var errs []error
 	for _, st := range []*sql.Stmt{s.stmts.insert, s.stmts.upsertSession, s.stmts.head, s.stmts.dataVersion, s.stmts.stored} {
