@@ -4,6 +4,13 @@ package sqlitestore
 // that a foreign database is refused instead of being migrated.
 const applicationID = 0x43414731
 
+// oldestReadable is the oldest schema a read-only store reads as it is,
+// without migrating (looking never changes the file): schemas 1 and 2 differ
+// in how events are laid out, not in the tables and columns queries name, so
+// `custom-agent log` and `sessions` work on a log that no newer build has
+// yet opened for writing.
+const oldestReadable = 1
+
 // migrations are applied in order; PRAGMA user_version records how many ran.
 // Never edit a released migration: append a new one.
 var migrations = []string{

@@ -303,7 +303,7 @@ func (s *Store) checkReadable(ctx context.Context) error {
 	if version > len(migrations) {
 		return fmt.Errorf("%s: %w (schema version %d, this build knows %d); upgrade custom-agent", s.path, ErrTooNew, version, len(migrations))
 	}
-	if version < len(migrations) {
+	if version < oldestReadable {
 		return fmt.Errorf("event log %s has schema version %d; open it once read-write to migrate it to %d", s.path, version, len(migrations))
 	}
 	return nil
