@@ -284,3 +284,33 @@ func TestToolCompletedSummarySaysWhatWasNotStored(t *testing.T) {
 		t.Fatalf("summary %q does not say what was not stored", got)
 	}
 }
+
+// TestPrepareCanonicalisesWhatNewDraftDidNot: a payload NewDraft encoded
+// is taken as it is, and one set or changed afterwards, in place or not, is
+// canonicalised (or refused) as any other.
+func TestPrepareCanonicalisesWhatNewDraftDidNot(t *testing.T) {
+	t.Parallel()
+	d, err := NewDraft("s", "t", t0, ModelDeltaPayload{Text: "ab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prepare(d)
+	if err != nil || string(p.Draft().Payload) != `{"text":"ab"}` {
+		t.Fatalf("prepared %s, %v", p.Draft().Payload, err)
+	}
+	spaced := d
+	spaced.Payload = json.RawMessage(`{ "text" : "ab" }`)
+	if p, err := Prepare(spaced); err != nil || string(p.Draft().Payload) != `{"text":"ab"}` {
+		t.Errorf("a payload set after NewDraft: %s, %v; want it canonicalised", p.Draft().Payload, err)
+	}
+	inPlace := d
+	inPlace.Payload = slices.Clone(d.Payload)
+	inPlace.Payload[len(inPlace.Payload)-1] = ' ' // same length, no longer valid JSON
+	if _, err := Prepare(inPlace); err == nil {
+		t.Errorf("a payload changed in place to %q was prepared", inPlace.Payload)
+	}
+	byHand := Draft{SessionID: "s", Type: ModelDelta, Payload: json.RawMessage(`{"text":"ab" }`)}
+	if p, err := Prepare(byHand); err != nil || string(p.Draft().Payload) != `{"text":"ab"}` {
+		t.Errorf("a draft made by hand: %s, %v; want it canonicalised", p.Draft().Payload, err)
+	}
+}
