@@ -44,13 +44,17 @@ type evalResult struct {
 }
 
 // Path is the package's Path, with lookups shared across the calls to r.
-func (r *Resolver) Path(p string) string {
+func (r *Resolver) Path(p string) string { return walk(p, r.eval) }
+
+// walk is Path with eval as the resolution of an existing prefix:
+// a Resolver's remembered one, or filepath.EvalSymlinks (the tests' oracle).
+func walk(p string, eval func(string) (string, error)) string {
 	if !filepath.IsAbs(p) {
 		return p
 	}
 	prefix, rest := p, ""
 	for i := 0; i < 4096; i++ {
-		res, err := r.eval(prefix)
+		res, err := eval(prefix)
 		if err == nil {
 			return filepath.Join(res, rest)
 		}
