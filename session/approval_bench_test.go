@@ -12,9 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/permission"
@@ -80,22 +78,7 @@ func (a *answerer) Ask(_ context.Context, q executor.Question) (executor.Answer,
 // asked call.
 func BenchmarkApprovalLatency(b *testing.B) {
 	const calls = 20
-	dir := os.Getenv("CUSTOM_AGENT_BENCH_DIR")
-	if dir == "" {
-		dir = b.TempDir()
-	} else {
-		var err error
-		if dir, err = os.MkdirTemp(dir, "bench-"); err != nil {
-			b.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-	}
-	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
-	arts, _ := artifact.Open(filepath.Join(dir, "artifacts"))
+	dir, store, arts := benchStores(b)
 	m := askedModel{calls: calls, mu: &sync.Mutex{}, sent: map[string]time.Time{}}
 	a := &answerer{m: m}
 	b.ResetTimer()

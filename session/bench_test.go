@@ -69,8 +69,10 @@ func (m callsModel) Stream(_ context.Context, req model.Request) iter.Seq2[model
 //
 // and divide the count by 200 (10 turns × 20 calls; a few belong to opening
 // the store).
-func BenchmarkTurnToolCalls(b *testing.B) {
-	const calls = 20
+// benchStores opens the SQLite log and the artifact store of a benchmark in
+// DIR (CUSTOM_AGENT_BENCH_DIR, default a temporary directory), removed when
+// the benchmark ends.
+func benchStores(b *testing.B) (string, *sqlitestore.Store, *artifact.Store) {
 	dir := os.Getenv("CUSTOM_AGENT_BENCH_DIR")
 	if dir == "" {
 		dir = b.TempDir()
@@ -79,18 +81,27 @@ func BenchmarkTurnToolCalls(b *testing.B) {
 		if dir, err = os.MkdirTemp(dir, "bench-"); err != nil {
 			b.Fatal(err)
 		}
-		defer os.RemoveAll(dir)
-	}
-	cwd := filepath.Join(dir, "project")
-	if err := os.MkdirAll(cwd, 0o700); err != nil {
-		b.Fatal(err)
+		b.Cleanup(func() { os.RemoveAll(dir) })
 	}
 	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer store.Close()
-	arts, _ := artifact.Open(filepath.Join(dir, "artifacts"))
+	b.Cleanup(func() { store.Close() })
+	arts, err := artifact.Open(filepath.Join(dir, "artifacts"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, store, arts
+}
+
+func BenchmarkTurnToolCalls(b *testing.B) {
+	const calls = 20
+	dir, store, arts := benchStores(b)
+	cwd := filepath.Join(dir, "project")
+	if err := os.MkdirAll(cwd, 0o700); err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
