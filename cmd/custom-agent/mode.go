@@ -3,43 +3,23 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/custom-agent/custom-agent/internal/gateconf"
 	"github.com/custom-agent/custom-agent/permission"
 )
 
-// modeUsage is the help text of --mode, the same on every command that
-// decides calls (run, acp, demo, check and chat).
-const modeUsage = "session mode: default (writes, commands and network calls are asked), " +
-	"plan (only reads run; anything else is denied), " +
-	"accept-edits (write_file and apply_patch inside the working directory run without asking; protected and credential paths as default) " +
-	"or dont-ask (every question is a denial at once, for CI and headless use)"
+// modeUsage is the help text of --mode (gateconf.ModeUsage).
+const modeUsage = gateconf.ModeUsage
 
-// addModeFlag adds --mode, defaulting to default. A command reads the
-// configuration files' mode when the flag is not given (configFlags).
-func addModeFlag(fl *pflag.FlagSet, p *string) {
-	fl.StringVar(p, "mode", string(permission.ModeDefault), modeUsage)
-}
+// addModeFlag adds --mode (gateconf.AddModeFlag).
+func addModeFlag(fl *pflag.FlagSet, p *string) { gateconf.AddModeFlag(fl, p) }
 
-// parseMode checks a mode from a flag, a configuration file or a request:
-// unknown mode "x" (want default, plan, accept-edits or dont-ask). The
-// empty mode is default.
-func parseMode(s string) (permission.Mode, error) {
-	if s == "" {
-		return permission.ModeDefault, nil
-	}
-	m, err := permission.ParseMode(s)
-	if err != nil {
-		return "", err
-	}
-	return m, nil
-}
+// parseMode checks a mode from a flag, a configuration file or a request
+// (gateconf.ParseMode).
+func parseMode(s string) (permission.Mode, error) { return gateconf.ParseMode(s) }
 
-// modeOf returns the mode a command runs in: the merged configuration's
-// (where --mode, when given, beats the files), else the flag's value.
+// modeOf returns the mode a command runs in (gateconf.ModeOf).
 func modeOf(flagValue, confMode string) (permission.Mode, error) {
-	if confMode != "" {
-		flagValue = confMode
-	}
-	return parseMode(flagValue)
+	return gateconf.ModeOf(flagValue, confMode)
 }
 
 // modeStep says what a mode does to a decision, for policy explain.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,58 +12,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/internal/checkcmd"
+	"github.com/custom-agent/custom-agent/internal/gateconf"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
 )
 
-// policyOptions returns the store options for cwd, from the environment:
-// the user config under the XDG config home, HOME, and extra files.
-func policyOptions(cwd string, files []string) (policy.Options, error) {
-	ch, err := policy.ConfigHome(os.Getenv)
-	if err != nil {
-		return policy.Options{}, err
-	}
-	if cwd == "" {
-		if cwd, err = os.Getwd(); err != nil {
-			return policy.Options{}, err
-		}
-	}
-	abs, err := filepath.Abs(cwd)
-	if err != nil {
-		return policy.Options{}, err
-	}
-	home := os.Getenv("HOME")
-	if home != "" {
-		home = filepath.Clean(home)
-	}
-	off, err := builtinRulesOff(os.Getenv)
-	if err != nil {
-		return policy.Options{}, err
-	}
-	return policy.Options{Cwd: abs, ConfigHome: ch, Home: home, Files: files, NoBuiltin: off}, nil
-}
-
-// builtinRulesEnv turns the built-in rules off (issue 16) when set to off;
-// --no-builtin-rules does the same for one command. The configuration
-// file's builtinRules key comes with the configuration issue.
-const builtinRulesEnv = "CUSTOM_AGENT_BUILTIN_RULES"
-
-// builtinRulesOff reads CUSTOM_AGENT_BUILTIN_RULES: "off" (or 0, false,
-// no) turns the built-in rules off, "on", "" (or 1, true, yes) keeps them;
-// anything else is an error rather than a guess.
-func builtinRulesOff(getenv func(string) string) (bool, error) {
-	switch v := strings.ToLower(strings.TrimSpace(getenv(builtinRulesEnv))); v {
-	case "", "on", "1", "true", "yes":
-		return false, nil
-	case "off", "0", "false", "no":
-		return true, nil
-	default:
-		return false, fmt.Errorf("%s=%q: want on or off", builtinRulesEnv, v)
-	}
-}
+// builtinRulesEnv turns the built-in rules off (gateconf.BuiltinRulesEnv).
+const builtinRulesEnv = gateconf.BuiltinRulesEnv
 
 // noBuiltinRulesUsage is the help of --no-builtin-rules.
-const noBuiltinRulesUsage = "leave out the built-in rules that allow read-only commands (ls, cat, git status, …) without a question; also " + builtinRulesEnv + "=off"
+const noBuiltinRulesUsage = gateconf.NoBuiltinRulesUsage
 
 // openPolicy opens the policy store for cwd the way run and check do.
 func openPolicy(cwd string, files []string) (*policy.Store, error) {
@@ -82,26 +39,7 @@ func openPolicyIn(cwd, configHome string, files ...string) (*policy.Store, error
 // openPolicyWith is openPolicyIn that also leaves the built-in rules out
 // when noBuiltin is set (--no-builtin-rules).
 func openPolicyWith(cwd, configHome string, noBuiltin bool, files ...string) (*policy.Store, error) {
-	o, err := policyOptions(cwd, files)
-	if err != nil {
-		return nil, err
-	}
-	if configHome != "" {
-		o.ConfigHome = configHome
-	}
-	o.NoBuiltin = o.NoBuiltin || noBuiltin
-	return policy.Open(o)
-}
-
-// loadPolicy returns the compiled policy run and check give the engine for
-// cwd: user, project (with its trust), extra files and, unless noBuiltin or
-// the environment turns them off, the built-in rules.
-func loadPolicy(cwd string, files []string, noBuiltin bool) (*permission.Policy, error) {
-	s, err := openPolicyWith(cwd, "", noBuiltin, files...)
-	if err != nil {
-		return nil, err
-	}
-	return s.Policy()
+	return gateconf.OpenPolicy(cwd, configHome, noBuiltin, files...)
 }
 
 func newPolicyCmd(_ *globalFlags) *cobra.Command {
@@ -411,7 +349,7 @@ The exit status is 1 when a file does not load or an example fails; warnings
 alone exit 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, err := policyOptions(*cwd, files)
+			o, err := gateconf.PolicyOptions(*cwd, files)
 			if err != nil {
 				return err
 			}
@@ -453,7 +391,7 @@ alone exit 0.`,
 }
 
 func newPolicyExplainCmd(cwd *string) *cobra.Command {
-	var o checkOptions
+	var o checkcmd.Options
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "explain --tool T --args JSON",
@@ -462,15 +400,15 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
   custom-agent policy explain --tool read_file --args '{"path":"~/.ssh/id_rsa"}' --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.tool == "" {
+			if o.Tool == "" {
 				return errors.New("--tool is required")
 			}
-			o.cwd = *cwd
-			c, err := newChecker(o)
+			o.Cwd = *cwd
+			c, err := checkcmd.NewChecker(o)
 			if err != nil {
 				return err
 			}
-			req, err := c.request(checkLine{Tool: o.tool, Args: json.RawMessage(o.args)})
+			req, err := c.Request(checkcmd.Line{Tool: o.Tool, Args: json.RawMessage(o.Args)})
 			if err != nil {
 				return err
 			}
@@ -485,11 +423,11 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.tool, "tool", "", "name of the tool called")
-	f.StringVar(&o.args, "args", "{}", "the call's arguments as a JSON object")
-	addModeFlag(f, &o.mode)
-	f.StringArrayVar(&o.policies, "policy", nil, "an extra policy file (repeatable)")
-	f.BoolVar(&o.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
+	f.StringVar(&o.Tool, "tool", "", "name of the tool called")
+	f.StringVar(&o.Args, "args", "{}", "the call's arguments as a JSON object")
+	addModeFlag(f, &o.Mode)
+	f.StringArrayVar(&o.Policies, "policy", nil, "an extra policy file (repeatable)")
+	f.BoolVar(&o.NoBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	f.BoolVar(&asJSON, "json", false, "print the explanation as JSON")
 	return cmd
 }

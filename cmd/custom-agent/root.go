@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/custom-agent/custom-agent/internal/buildinfo"
 )
 
 // globalFlags holds the flags every command accepts.
@@ -204,33 +205,5 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-// version reports the module version stamped by the go command, or the VCS
-// revision for a build from a checkout.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if (v == "" || v == "(devel)") && rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		return "devel-" + rev + dirty
-	}
-	if v == "" {
-		return "(devel)"
-	}
-	return v
-}
+// version reports the version of this binary (buildinfo.Version).
+func version() string { return buildinfo.Version() }

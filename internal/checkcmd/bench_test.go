@@ -1,4 +1,4 @@
-package main
+package checkcmd
 
 import (
 	"io"
@@ -22,8 +22,8 @@ func BenchmarkCheckOneShot(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				o := checkOptions{tool: c.tool, args: c.args, cwd: cwd}
-				if err := runCheck(strings.NewReader(""), io.Discard, o); err != nil {
+				o := Options{Tool: c.tool, Args: c.args, Cwd: cwd}
+				if err := Run(strings.NewReader(""), io.Discard, o); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/custom-agent/custom-agent/internal/buildinfo"
+	"github.com/custom-agent/custom-agent/internal/testenv"
+)
+
+// notLinked are the packages custom-agent-gate must not link, by import
+// path prefix: what makes custom-agent's start slow (the model SDKs' and
+// the store's package init, a 100 MB binary's page faults) and what check
+// does not use.
+var notLinked = []string{
+	"github.com/openai/",
+	"github.com/anthropics/",
+	"github.com/modelcontextprotocol/",
+	"github.com/coder/acp-go-sdk",
+	"github.com/go-git/",
+	"modernc.org/",
+	"encoding/gob",
+	"net/http",
+	"github.com/custom-agent/custom-agent/model",
+	"github.com/custom-agent/custom-agent/session",
+	"github.com/custom-agent/custom-agent/executor",
+	"github.com/custom-agent/custom-agent/eventlog",
+	"github.com/custom-agent/custom-agent/event",
+	"github.com/custom-agent/custom-agent/artifact",
+	"github.com/custom-agent/custom-agent/approval",
+	"github.com/custom-agent/custom-agent/mcp",
+	"github.com/custom-agent/custom-agent/contextbuild",
+	"github.com/custom-agent/custom-agent/internal/app",
+	"github.com/custom-agent/custom-agent/tools/proc",
+}
+
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	testenv.NeedProgram(t, "go")
+	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", pkg, err)
+	}
+	return strings.Fields(string(out))
+}
+
+// linked reports the packages of ps that notLinked names.
+func linked(ps []string) []string {
+	var bad []string
+	for _, p := range ps {
+		for _, prefix := range notLinked {
+			if p == prefix || strings.HasPrefix(p, prefix+"/") || strings.HasSuffix(prefix, "/") && strings.HasPrefix(p, prefix) {
+				bad = append(bad, p)
+			}
+		}
+	}
+	return bad
+}
+
+func TestLinksNoModelSDKNorStore(t *testing.T) {
+	ps := deps(t, ".")
+	if bad := linked(ps); len(bad) > 0 {
+		t.Errorf("custom-agent-gate links what it must not:\n%s", strings.Join(bad, "\n"))
+	}
+	// It does link the gate, and the same list for custom-agent names
+	// what custom-agent-gate leaves out, so the check above can fail.
+	for _, want := range []string{"github.com/custom-agent/custom-agent/internal/checkcmd", "github.com/custom-agent/custom-agent/permission"} {
+		if !strings.Contains("\n"+strings.Join(ps, "\n")+"\n", "\n"+want+"\n") {
+			t.Errorf("custom-agent-gate does not link %s", want)
+		}
+	}
+	for _, want := range []string{"github.com/openai/openai-go/v3", "github.com/anthropics/anthropic-sdk-go/v2", "modernc.org/sqlite"} {
+		if bad := linked(deps(t, "../custom-agent")); !strings.Contains("\n"+strings.Join(bad, "\n")+"\n", "\n"+want+"\n") {
+			t.Errorf("the list does not catch %s, which custom-agent links", want)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var out, errOut bytes.Buffer
+		if code := run(t.Context(), args, strings.NewReader(""), &out, &errOut); code != 0 || errOut.Len() > 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, errOut.String())
+		}
+		if want := "custom-agent-gate " + buildinfo.Version() + "\n"; out.String() != want {
+			t.Errorf("%v printed %q, want %q", args, out.String(), want)
+		}
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(t.Context(), []string{"run", "hello"}, strings.NewReader(""), &out, &errOut); code != 2 {
+		t.Errorf("custom-agent-gate run: exit %d, want 2", code)
+	}
+	if !strings.Contains(errOut.String(), `unknown command "run"`) {
+		t.Errorf("custom-agent-gate run: %q", errOut.String())
+	}
+}
