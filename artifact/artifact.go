@@ -1,7 +1,8 @@
 // Package artifact is a content-addressed blob store for the whole output of
 // tool calls (spec §5: the event log keeps a preview, the store keeps all).
-// Blobs are named by their SHA-256, written atomically (temp file, fsync,
-// rename, fsync of the directory) with mode 0600, and never modified.
+// Blobs are named by their SHA-256, written atomically (temp file,
+// fdatasync, rename, fsync of the directory) with mode 0600, and never
+// modified.
 //
 // A Deferred view of a store leaves the two fsyncs out of each Commit and
 // does them for every blob committed since in one Sync, which its user
@@ -21,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // DigestPrefix starts every digest: "sha256:" and 64 lower-case hex digits.
@@ -46,6 +48,7 @@ type pending struct {
 	dirs    map[string]bool // to fsync, after the files
 	keys    map[string]bool // the blobs that are durable once those are (a loose blob's path, "pack:"+hex)
 	synced  map[string]bool // blobs a deferred view committed and Sync made durable (bounded)
+	ahead   atomic.Bool     // a SyncAhead is running
 }
 
 // maxSynced bounds pending.synced; past it the set starts again, which
@@ -60,8 +63,9 @@ func (p *pending) known(key string) bool {
 	return p.keys[key] || p.synced[key]
 }
 
-// fsync syncs a file or directory (a variable so tests can count).
-var fsync = func(f *os.File) error { return f.Sync() }
+// fsync makes a file's data or a directory's entries durable (syncData;
+// a variable so tests can count).
+var fsync = syncData
 
 // Open returns the store in dir. Nothing is created until the first blob is
 // written, so reading never changes the disk.
@@ -124,6 +128,27 @@ func (s *Store) Sync() error {
 	}
 	p.mu.Unlock()
 	return nil
+}
+
+// SyncAhead starts a Sync in the background, unless one is running or
+// nothing is pending, and returns at once: the blobs committed so far
+// become durable while the caller goes on (a turn calls it when it defers
+// the event naming a tool's output, so the fsync overlaps the model's next
+// answer), and the Sync that must come before the durable commit naming
+// them finds them done, or waits for the one under way. Its error is left
+// to that Sync: the blobs stay pending and it tries again.
+func (s *Store) SyncAhead() {
+	p := s.pending
+	p.mu.Lock()
+	idle := len(p.files) == 0 && len(p.dirs) == 0
+	p.mu.Unlock()
+	if idle || !p.ahead.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer p.ahead.Store(false)
+		_ = s.Sync()
+	}()
 }
 
 // add puts paths back (or in) the pending sets; p.mu is held.

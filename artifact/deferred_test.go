@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -262,5 +263,70 @@ func TestSyncWaitsForASyncInProgress(t *testing.T) {
 	}
 	if err := <-second; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSyncAheadDoesTheSyncOnce: a SyncAhead started after a deferred Commit
+// and the Sync that follows make the blob durable with one fsync of the
+// pack between them, whichever of the two does it; when the fsync fails
+// under SyncAhead, the blob stays pending and Sync tries again and reports.
+func TestSyncAheadDoesTheSyncOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "artifacts")
+	base, _ := Open(dir)
+	s := base.Deferred()
+	if _, err := s.Put([]byte("first\n")); err != nil { // creates the pack
+		t.Fatal(err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	synced := countSyncs(t, dir)
+	if _, err := s.Put([]byte("ahead\n")); err != nil {
+		t.Fatal(err)
+	}
+	s.SyncAhead()
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := synced(); len(got) != 1 || got[0] != "/sha256/small.pack" {
+		t.Fatalf("SyncAhead and Sync synced %v, want the pack once", got)
+	}
+	s.SyncAhead() // nothing pending: no fsync, no goroutine left running
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := synced(); len(got) != 0 {
+		t.Fatalf("with nothing pending, synced %v", got)
+	}
+
+	for s.pending.ahead.Load() { // before fsync is swapped under it
+		time.Sleep(time.Millisecond)
+	}
+	fail := errors.New("disk gone")
+	old := fsync
+	var calls atomic.Int32
+	fsync = func(f *os.File) error {
+		if calls.Add(1) == 1 {
+			return fail
+		}
+		return old(f)
+	}
+	t.Cleanup(func() { fsync = old })
+	if _, err := s.Put([]byte("fails first\n")); err != nil {
+		t.Fatal(err)
+	}
+	s.SyncAhead()
+	// Whether the failing fsync was SyncAhead's or this Sync's, the blob
+	// is durable only after a second one, and an error was not lost:
+	// either Sync reports it or it retried after SyncAhead's.
+	err := s.Sync()
+	for errors.Is(err, fail) {
+		err = s.Sync()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Fatalf("%d fsyncs, want the failed one and its retry", n)
 	}
 }

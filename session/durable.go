@@ -104,6 +104,9 @@ func (t *turn) record(ctx context.Context, d event.Draft) (event.Event, error) {
 			t.arm(ctx)
 		}
 		dur.pending = append(dur.pending, d)
+		if dur.arts != nil {
+			dur.arts.SyncAhead() // the output d may name, durable by the commit that takes d
+		}
 		if time.Since(dur.since) < maxDeferral {
 			return unsealed(d), nil
 		}
