@@ -231,6 +231,11 @@ func TestValidateRefusesIncompletePayloads(t *testing.T) {
 		"dropped, artifact not cut":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 2}}, Truncated: &StreamBytes{Stdout: 3}},
 		"stored+dropped != printed":  ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 5, Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 1, Truncated: true}}, Truncated: &StreamBytes{Stdout: 3}},
 		"negative stdout bytes":      ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: -1},
+		"in event, not its digest":   ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 3, StdoutPreview: "ok\n", Artifacts: []Artifact{{Name: "stdout", Digest: "sha256:ab", Bytes: 3, InEvent: true}}},
+		"in event, preview cut":      ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 9, StdoutPreview: "ok\n", Artifacts: []Artifact{{Name: "stdout", Digest: okDigest, Bytes: 9, InEvent: true}}},
+		"in event, fewer bytes":      ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 3, StdoutPreview: "ok\n", Artifacts: []Artifact{{Name: "stdout", Digest: okDigest, Bytes: 2, InEvent: true}}},
+		"in event, and truncated":    ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 3, StdoutPreview: "ok\n", Artifacts: []Artifact{{Name: "stdout", Digest: okDigest, Bytes: 3, InEvent: true, Truncated: true}}},
+		"in event, of no stream":     ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 3, StdoutPreview: "ok\n", Artifacts: []Artifact{{Name: "diff", Digest: okDigest, Bytes: 3, InEvent: true}}},
 		"include that is not mcp://": UserMessagePayload{Content: "c", Includes: []string{"file:///etc/passwd"}},
 		"definition without server":  ToolDefinitionChangedPayload{Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00", NewHash: "sha256:11"},
 		"definition without hash":    ToolDefinitionChangedPayload{Server: "x", Tool: "echo", FullName: "mcp__x__echo", OldHash: "sha256:00"},
@@ -312,5 +317,15 @@ func TestPrepareCanonicalisesWhatNewDraftDidNot(t *testing.T) {
 	byHand := Draft{SessionID: "s", Type: ModelDelta, Payload: json.RawMessage(`{"text":"ab" }`)}
 	if p, err := Prepare(byHand); err != nil || string(p.Draft().Payload) != `{"text":"ab"}` {
 		t.Errorf("a draft made by hand: %s, %v; want it canonicalised", p.Draft().Payload, err)
+	}
+}
+
+// okDigest is the digest of "ok\n", an output kept whole in its event.
+const okDigest = "sha256:dc51b8c96c2d745df3bd5590d990230a482fd247123599548e0632fdbf97fc22"
+
+func TestToolCompletedInEventIsValid(t *testing.T) {
+	p := ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 3, StdoutPreview: "ok\n", Artifacts: []Artifact{{Name: "stdout", Digest: okDigest, Bytes: 3, InEvent: true}}}
+	if err := p.Validate(); err != nil {
+		t.Fatalf("an output kept whole in its event is refused: %v", err)
 	}
 }

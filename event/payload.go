@@ -1,6 +1,8 @@
 package event
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -280,6 +282,10 @@ type Artifact struct {
 	// Truncated is set when the stream was longer than the store keeps;
 	// the event's byte count says how long it was.
 	Truncated bool `json:"truncated,omitempty"`
+	// InEvent is set when the stream is the event's own preview, byte for
+	// byte (it fitted, was valid UTF-8 and had nothing masked): the
+	// artifact store holds no copy, and Digest is the preview's SHA-256.
+	InEvent bool `json:"inEvent,omitempty"`
 }
 
 // OutputTail is the end of an output stream.
@@ -544,12 +550,25 @@ func (p ToolCompletedPayload) Validate() error {
 			return fmt.Errorf("artifact %q: negative byte count", a.Name)
 		}
 		var total, cut int64
+		var preview string
 		switch a.Name {
 		case "stdout":
-			total, cut = p.StdoutBytes, dropped.Stdout
+			total, cut, preview = p.StdoutBytes, dropped.Stdout, p.StdoutPreview
 		case "stderr":
-			total, cut = p.StderrBytes, dropped.Stderr
+			total, cut, preview = p.StderrBytes, dropped.Stderr, p.StderrPreview
 		default:
+			if a.InEvent {
+				return fmt.Errorf("artifact %q: inEvent names a stream the event has no preview of", a.Name)
+			}
+			continue
+		}
+		if a.InEvent {
+			if a.Truncated || cut > 0 || a.Bytes != total || int64(len(preview)) != total {
+				return fmt.Errorf("artifact %q: inEvent, but the %d-byte preview is not the whole %d-byte stream (%d bytes named)", a.Name, len(preview), total, a.Bytes)
+			}
+			if sum := sha256.Sum256([]byte(preview)); a.Digest != "sha256:"+hex.EncodeToString(sum[:]) {
+				return fmt.Errorf("artifact %q: inEvent, but digest %s is not the preview's", a.Name, a.Digest)
+			}
 			continue
 		}
 		if a.Truncated != (cut > 0) {

@@ -13,6 +13,8 @@ package executor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -434,7 +436,7 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 	env, _ := ScrubEnv(s.Env)
 	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env, Outputs: s.Outputs}, tool.Output{Stdout: stdout, Stderr: stderr})
 	out.Result = res
-	artifacts, storeErr := commitStreams(stdout, stderr)
+	artifacts, storeErr := commitStreams(sec.Mask, stdout, stderr)
 	if runErr != nil {
 		msg := runErr.Error()
 		if p := stderr.preview(); p != "" {
@@ -474,11 +476,21 @@ func maskedTail(st *stream, sec *secrets.Set) *event.OutputTail {
 	return &event.OutputTail{From: from, Omitted: omitted, Text: sec.Mask(text)}
 }
 
-func commitStreams(streams ...*stream) ([]event.Artifact, error) {
+// commitStreams commits each stream's artifact, or names the stream by
+// digest as held by the event when its masked preview is the whole of it.
+func commitStreams(mask func(string) string, streams ...*stream) ([]event.Artifact, error) {
 	arts := []event.Artifact{}
 	var errs []error
 	for i, st := range streams {
 		name := [...]string{"stdout", "stderr"}[i]
+		if st.inEvent(mask) {
+			sum := sha256.Sum256(st.head)
+			arts = append(arts, event.Artifact{Name: name, Digest: artifact.DigestPrefix + hex.EncodeToString(sum[:]), Bytes: st.total, InEvent: true})
+			continue
+		}
+		if st.w == nil && st.total > 0 {
+			st.spill(st.head[:st.total]) // short, but not the event's preview as it is
+		}
 		if st.err != nil {
 			st.abort()
 			errs = append(errs, fmt.Errorf("%s: %w", name, st.err))

@@ -25,10 +25,13 @@ const DefaultMaxStored = 2 << 30
 
 // stream receives one output stream of a running tool: it keeps the first
 // PreviewBytes in memory, streams up to maxStored into an artifact, and
-// counts everything. Memory use is constant whatever the tool prints.
+// counts everything. Memory use is constant whatever the tool prints. A
+// stream no longer than its preview is only kept in memory: when it is
+// also valid UTF-8 and holds nothing to mask, the event's preview is the
+// whole stream and no artifact is written (see inEvent).
 type stream struct {
 	store     *artifact.Store
-	w         *artifact.Writer // created on the first byte: most calls print little or nothing
+	w         *artifact.Writer // created once the stream outgrows its preview, or at commit
 	head      []byte
 	tail      []byte // the last bytes written: at least TailBytes+utf8.UTFMax once that many were
 	total     int64
@@ -50,18 +53,51 @@ func (s *stream) Write(p []byte) (int, error) {
 	if room := cap(s.head) - len(s.head); room > 0 {
 		s.head = append(s.head, p[:min(room, len(p))]...)
 	}
-	if s.w == nil && s.err == nil {
+	if s.w == nil && s.total+int64(n) > PreviewBytes {
+		s.spill(s.head[:s.total]) // what came before p; head holds all of it
+	}
+	if s.w != nil {
+		s.save(p)
+	}
+	s.keepTail(p)
+	s.total += int64(n)
+	return n, nil
+}
+
+// spill starts the stream's artifact with the bytes before, which head kept.
+func (s *stream) spill(before []byte) {
+	if s.err == nil {
 		s.w, s.err = s.store.Create()
 	}
+	if s.err == nil {
+		s.save(before)
+	}
+}
+
+// save writes to the artifact what of p is within maxStored.
+func (s *stream) save(p []byte) {
 	if s.err == nil && s.w.Size() < s.maxStored {
 		keep := p[:min(int64(len(p)), s.maxStored-s.w.Size())]
 		if _, err := s.w.Write(keep); err != nil {
 			s.err = err
 		}
 	}
-	s.keepTail(p)
-	s.total += int64(n)
-	return n, nil
+}
+
+// inEvent reports whether the event's preview, masked by mask, is the
+// whole stream byte for byte: it fits the preview, is valid UTF-8 (so the
+// preview replaced nothing), mask changed nothing, and the output cap
+// would have stored it all. Then the event holds the output and the
+// artifact store needs no copy (nor an fsync).
+func (s *stream) inEvent(mask func(string) string) bool {
+	if s.w != nil || s.err != nil || s.total == 0 || s.total > PreviewBytes || s.total > s.maxStored {
+		return false
+	}
+	if !utf8.Valid(s.head) {
+		return false
+	}
+	text := string(s.head)
+	return mask(text) == text
 }
 
 // keepTail keeps the last TailBytes+utf8.UTFMax bytes of the stream, in a

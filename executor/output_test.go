@@ -2,7 +2,10 @@ package executor_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -193,5 +196,69 @@ func TestMediumOutputIsShownWhole(t *testing.T) {
 	}
 	if out.Content != full {
 		t.Fatalf("the model is not shown the whole output (%d bytes of %d)", len(out.Content), len(full))
+	}
+}
+
+// TestShortOutputIsKeptInItsEvent: a stream that fits the preview, is
+// valid UTF-8 and has nothing masked is named inEvent with the digest of
+// its bytes, and the artifact store gets no copy; any other stream is
+// stored whole, as before, and the event's preview is masked.
+func TestShortOutputIsKeptInItsEvent(t *testing.T) {
+	t.Parallel()
+	secret := "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 used\n"
+	for _, c := range []struct {
+		name, stdout string
+		inEvent      bool
+	}{
+		{"short", "hello\n", true},
+		{"exactly a preview", strings.Repeat("p", executor.PreviewBytes), true},
+		{"one byte over a preview", strings.Repeat("p", executor.PreviewBytes+1), false},
+		{"a secret to mask", secret, false},
+		{"invalid UTF-8", "ok \xff\xfe\n", false},
+		{"a character the preview would cut", strings.Repeat("p", executor.PreviewBytes-1) + "é", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "artifacts")
+			arts, _ := artifact.Open(dir)
+			log := &lastLog{}
+			x := executor.New(printer(c.stdout, ""), log, arts, nil, nil)
+			sess := &executor.Session{ID: "s", TurnID: "t", Cwd: t.TempDir(), Home: "/home/u"}
+			if _, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"f"}`)}); err != nil {
+				t.Fatal(err)
+			}
+			p := log.completed(t)
+			if len(p.Artifacts) != 1 || p.Artifacts[0].Name != "stdout" || p.Artifacts[0].Bytes != int64(len(c.stdout)) {
+				t.Fatalf("artifacts %+v, want stdout's %d bytes", p.Artifacts, len(c.stdout))
+			}
+			a := p.Artifacts[0]
+			sum := sha256.Sum256([]byte(c.stdout))
+			if want := artifact.DigestPrefix + hex.EncodeToString(sum[:]); a.Digest != want {
+				t.Fatalf("digest %s, want the output's %s", a.Digest, want)
+			}
+			if a.InEvent != c.inEvent {
+				t.Fatalf("inEvent = %v, want %v", a.InEvent, c.inEvent)
+			}
+			f, err := arts.Open(a.Digest)
+			if c.inEvent {
+				if p.StdoutPreview != c.stdout {
+					t.Fatalf("the preview is not the whole output")
+				}
+				if !errors.Is(err, artifact.ErrNotFound) {
+					t.Fatalf("the store has a copy of an output kept in its event (err %v)", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if got, _ := io.ReadAll(f); string(got) != c.stdout {
+				t.Fatalf("stored %d bytes that differ from the %d printed", len(got), len(c.stdout))
+			}
+			if c.stdout == secret && strings.Contains(p.StdoutPreview, "ghp_") {
+				t.Fatalf("preview not masked: %q", p.StdoutPreview)
+			}
+		})
 	}
 }

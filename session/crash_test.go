@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/session"
 	"github.com/custom-agent/custom-agent/tools"
@@ -40,7 +42,14 @@ func TestTurnCrashChild(t *testing.T) {
 	out := bufio.NewWriter(os.Stdout)
 	for i := 0; ; i++ {
 		for k := 1; k <= 20; k++ {
-			if err := os.WriteFile(filepath.Join(cwd, fmt.Sprintf("f-%d.txt", k)), fmt.Appendf(nil, "child %d turn %d file %d\n", os.Getpid(), i, k), 0o600); err != nil {
+			// Odd files are longer than an event's preview, so their
+			// output goes to the artifact store; even ones are kept whole
+			// in their events.
+			body := fmt.Appendf(nil, "child %d turn %d file %d\n", os.Getpid(), i, k)
+			if k%2 == 1 {
+				body = bytes.Repeat(body, executor.PreviewBytes/len(body)+1)
+			}
+			if err := os.WriteFile(filepath.Join(cwd, fmt.Sprintf("f-%d.txt", k)), body, 0o600); err != nil {
 				panic(err)
 			}
 		}
@@ -72,7 +81,7 @@ func TestTurnCrash(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "project"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	shown := 0
+	shown, stores, inEvent := 0, 0, 0
 	for round := 0; round < 6; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestTurnCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), turnCrashEnv+"="+dir)
@@ -102,15 +111,21 @@ func TestTurnCrash(t *testing.T) {
 			t.Fatalf("child ended on its own before the kill")
 		}
 		shown += len(got)
-		checkTurnsAfterCrash(t, dir, got)
+		stores, inEvent = checkTurnsAfterCrash(t, dir, got)
 	}
 	if shown == 0 {
 		t.Fatal("no child showed any event before it was killed: the test proved nothing")
 	}
+	if stores == 0 || inEvent == 0 {
+		t.Fatalf("the log names %d outputs in the artifact store and %d whole in events: both kinds must be crash-tested", stores, inEvent)
+	}
 	t.Logf("%d events shown by killed turns, all found in the log", shown)
 }
 
-func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) {
+// checkTurnsAfterCrash checks the log and artifacts after a kill and
+// returns how many outputs the log names in the artifact store and how
+// many it holds whole in events (all log-wide, not this round's alone).
+func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) (stores, inEvent int) {
 	t.Helper()
 	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
 	if err != nil {
@@ -141,6 +156,11 @@ func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) {
 					t.Fatal(err)
 				}
 				for _, a := range p.(*event.ToolCompletedPayload).Artifacts {
+					if a.InEvent { // Decode checked the digest against the preview
+						inEvent++
+						continue
+					}
+					stores++
 					if err := arts.Verify(a.Digest); err != nil {
 						t.Fatalf("%s seq %d names artifact %s: %v", si.ID, e.Seq, a.Digest, err)
 					}
@@ -160,4 +180,5 @@ func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) {
 			t.Fatalf("event %s/%d (%s) was shown to the reader but is not in the log after the kill:\n shown: %s\nstored: %s", e.SessionID, e.Seq, e.Type, line, got)
 		}
 	}
+	return stores, inEvent
 }

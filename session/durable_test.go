@@ -5,11 +5,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/session"
@@ -47,7 +49,11 @@ func (g *gateTool) Run(_ context.Context, c tool.Call, out tool.Output) (tool.Re
 	if !resolved {
 		g.t.Errorf("call %s runs before its permission.resolved is in the log", c.ID)
 	}
-	_, _ = io.WriteString(out.Stdout, "output of "+c.ID+"\n")
+	text := "output of " + c.ID + "\n"
+	if g.runs == 2 { // longer than a preview: into the artifact store
+		text = strings.Repeat(text, executor.PreviewBytes/len(text)+1)
+	}
+	_, _ = io.WriteString(out.Stdout, text)
 	return tool.Result{}, nil
 }
 
@@ -72,7 +78,7 @@ func TestDeferredEventsAreShownOnlyOnceDurable(t *testing.T) {
 	router.Register(probe)
 	s = session.New(session.Config{Log: store, Model: callsOf("probe", 3), Router: router, Artifacts: arts},
 		session.Info{Cwd: dir, Home: os.TempDir(), Mode: permission.ModeDefault})
-	yielded := 0
+	yielded, storedOutputs := 0, 0
 	for e, err := range s.RunTurn(context.Background(), "probe three times") {
 		if err != nil {
 			t.Fatal(err)
@@ -95,11 +101,18 @@ func TestDeferredEventsAreShownOnlyOnceDurable(t *testing.T) {
 		if e.Type == event.ToolCompleted {
 			p, _ := e.Decode()
 			for _, a := range p.(*event.ToolCompletedPayload).Artifacts {
+				if a.InEvent {
+					continue // the output is the event's preview (Decode checked its digest)
+				}
+				storedOutputs++
 				if err := arts.Verify(a.Digest); err != nil {
 					t.Fatalf("tool.completed names %s: %v", a.Digest, err)
 				}
 			}
 		}
+	}
+	if storedOutputs != 1 {
+		t.Fatalf("%d outputs were named in the artifact store, want 1 (the long one)", storedOutputs)
 	}
 	if probe.runs != 3 {
 		t.Fatalf("the probe ran %d times, want 3", probe.runs)

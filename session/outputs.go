@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/event"
@@ -38,6 +39,8 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 		norm = d
 	}
 	var found *tool.RecordedOutput
+	var inEvent string // the found stream's bytes, when the event holds them
+	fromEvent := false
 	callSeen := false
 	for e, err := range o.log.Read(ctx, o.id, 1) {
 		if err != nil {
@@ -70,6 +73,14 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 				OutputRef: tool.OutputRef{ToolCallID: c.ToolCallID, Stream: a.Name, Digest: a.Digest},
 				Stored:    a.Bytes, Total: total,
 			}
+			inEvent = ""
+			if a.InEvent { // the event's preview is the whole stream (Validate checked its digest)
+				inEvent = c.StdoutPreview
+				if a.Name == "stderr" {
+					inEvent = c.StderrPreview
+				}
+			}
+			fromEvent = a.InEvent
 		}
 	}
 	switch {
@@ -80,6 +91,10 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 	case found == nil:
 		return nil, fmt.Errorf("no completed call %q in this session", ref.ToolCallID)
 	}
+	if fromEvent {
+		found.Content = nopCloser{strings.NewReader(inEvent)}
+		return found, nil
+	}
 	f, err := o.arts.Open(found.Digest)
 	if err != nil {
 		return nil, err
@@ -87,3 +102,8 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 	found.Content = f
 	return found, nil
 }
+
+// nopCloser is an output read from an event, which holds nothing to close.
+type nopCloser struct{ *strings.Reader }
+
+func (nopCloser) Close() error { return nil }

@@ -58,3 +58,37 @@ func TestOutputsOnlyOfThisSession(t *testing.T) {
 		t.Fatal("session B read session A's output by digest")
 	}
 }
+
+// TestOutputKeptInItsEvent: an output the event holds whole (inEvent) is
+// read from the event, by call or digest, with no artifact store copy.
+func TestOutputKeptInItsEvent(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := sqlitestore.Open(ctx, filepath.Join(dir, "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	arts, _ := artifact.Open(filepath.Join(dir, "artifacts"))
+	const text, digest = "ok\n", "sha256:dc51b8c96c2d745df3bd5590d990230a482fd247123599548e0632fdbf97fc22"
+	d, err := event.NewDraft("A", "turn-1", time.Now(), event.ToolCompletedPayload{ToolCallID: "tc_1", StdoutBytes: 3, StdoutPreview: text,
+		Artifacts: []event.Artifact{{Name: "stdout", Digest: digest, Bytes: 3, InEvent: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Append(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	a := &outputs{log: store, id: "A", arts: arts}
+	for _, ref := range []tool.OutputRef{{ToolCallID: "tc_1"}, {Digest: digest}} {
+		rec, err := a.OpenOutput(ctx, ref)
+		if err != nil {
+			t.Fatalf("%+v: %v", ref, err)
+		}
+		b, _ := io.ReadAll(rec.Content)
+		rec.Content.Close()
+		if string(b) != text || rec.Stored != 3 || rec.Total != 3 || rec.Digest != digest {
+			t.Fatalf("%+v: %+v %q", ref, rec, b)
+		}
+	}
+}

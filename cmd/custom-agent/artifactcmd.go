@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +30,9 @@ func newArtifactCmd(g *globalFlags) *cobra.Command {
 		Long: `Print an artifact by the digest a tool.completed event names
 (sha256:… or the 64 hex digits alone). The artifact is checked against its
 digest first, then streamed to stdout: memory use does not grow with its size.
+A short output (at most 4 KiB, valid UTF-8, nothing masked) is kept whole in
+its event instead of the artifact store; it is printed from there, after
+the same check.
 
 When the event log records that the artifact is only the start of a stream
 (the rest was over the output cap, --max-output-bytes on run), stderr says
@@ -48,7 +53,17 @@ how many bytes were dropped; stdout still holds exactly the stored bytes.`,
 			}
 			if err := s.Verify(digest); err != nil {
 				if errors.Is(err, artifact.ErrNotFound) {
-					return &exitError{code: 1, msg: err.Error() + " in " + s.Dir()}
+					// A short output is kept only in its event.
+					text, ok, lerr := inEventOutput(cmd.Context(), g, digest)
+					if ok {
+						_, err := io.WriteString(cmd.OutOrStdout(), text)
+						return err
+					}
+					msg := err.Error() + " in " + s.Dir()
+					if lerr != nil {
+						msg += fmt.Sprintf(" (the event log, where a short output is kept, could not be read: %v)", lerr)
+					}
+					return &exitError{code: 1, msg: msg}
 				}
 				return err
 			}
@@ -133,4 +148,50 @@ func cutsOf(ctx context.Context, g *globalFlags, digest string) ([]cut, error) {
 		}
 	}
 	return cuts, nil
+}
+
+// inEventOutput finds a tool.completed event that holds the output with
+// that digest in its preview (an artifact marked inEvent) and returns the
+// output, checked against the digest. It opens the log read-only.
+func inEventOutput(ctx context.Context, g *globalFlags, digest string) (string, bool, error) {
+	log, err := g.openLog(ctx, true)
+	if errors.Is(err, sqlitestore.ErrNoLog) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	defer log.Close()
+	sessions, err := log.Sessions(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	needle := []byte(digest)
+	for _, si := range sessions {
+		for e, err := range log.Read(ctx, si.ID, 1) {
+			if err != nil {
+				return "", false, err
+			}
+			if e.Type != event.ToolCompleted || !bytes.Contains(e.Payload, needle) {
+				continue
+			}
+			var p event.ToolCompletedPayload
+			if err := json.Unmarshal(e.Payload, &p); err != nil {
+				return "", false, fmt.Errorf("session %s seq %d: %w", si.ID, e.Seq, err)
+			}
+			for _, a := range p.Artifacts {
+				if a.Digest != digest || !a.InEvent {
+					continue
+				}
+				text := p.StdoutPreview
+				if a.Name == "stderr" {
+					text = p.StderrPreview
+				}
+				if sum := sha256.Sum256([]byte(text)); artifact.DigestPrefix+hex.EncodeToString(sum[:]) == digest {
+					return text, true, nil
+				}
+			}
+		}
+	}
+	return "", false, nil
 }

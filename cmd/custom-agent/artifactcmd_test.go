@@ -140,3 +140,26 @@ func TestMaxOutputBytesFlagRefusesNonsense(t *testing.T) {
 		}
 	}
 }
+
+// TestArtifactCatOfAnOutputInItsEvent: a short output the event holds
+// whole is named inEvent, shown so by log, and printed by artifact cat from
+// the log, with no copy in the artifact store.
+func TestArtifactCatOfAnOutputInItsEvent(t *testing.T) {
+	data := t.TempDir()
+	p := truncatedRun(t, data)
+	if len(p.Artifacts) != 1 || !p.Artifacts[0].InEvent || p.Artifacts[0].Bytes != 100 {
+		t.Fatalf("artifacts %+v, want stdout's 100 bytes kept in the event", p.Artifacts)
+	}
+	digest := p.Artifacts[0].Digest
+	if _, err := os.Stat(filepath.Join(data, "artifacts", "sha256", "small.pack")); !os.IsNotExist(err) {
+		t.Fatalf("the artifact store got a copy (pack: %v)", err)
+	}
+	out, _, err := runCLI(t, "--data-dir", data, "artifact", "cat", digest)
+	if err != nil || out != strings.Repeat("0", 100) {
+		t.Fatalf("artifact cat = %q, %v", out, err)
+	}
+	logOut, _, err := runCLI(t, "--data-dir", data, "log", "last")
+	if err != nil || !strings.Contains(logOut, "artifact stdout "+digest+" (100B, whole in this event)") {
+		t.Fatalf("log does not say the output is in its event (%v):\n%s", err, logOut)
+	}
+}

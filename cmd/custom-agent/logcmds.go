@@ -341,6 +341,9 @@ func writeArtifactLines(w io.Writer, e event.Event) error {
 		if a.Truncated {
 			cut = ", the start of a longer output"
 		}
+		if a.InEvent {
+			cut = ", whole in this event"
+		}
 		if _, err := fmt.Fprintf(w, "%sartifact %s %s (%dB%s)\n", artifactIndent, termtext.Line(a.Name), termtext.Line(a.Digest), a.Bytes, cut); err != nil {
 			return err
 		}
