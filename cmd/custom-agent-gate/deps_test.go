@@ -33,7 +33,9 @@ var notLinked = []string{
 	"github.com/custom-agent/custom-agent/mcp",
 	"github.com/custom-agent/custom-agent/contextbuild",
 	"github.com/custom-agent/custom-agent/internal/app",
-	"github.com/custom-agent/custom-agent/tools/proc",
+	"github.com/custom-agent/custom-agent/tool",
+	"github.com/custom-agent/custom-agent/tools",
+	"github.com/google/jsonschema-go",
 }
 
 func deps(t *testing.T, pkg string) []string {

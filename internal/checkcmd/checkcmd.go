@@ -27,7 +27,6 @@ import (
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/skill"
-	"github.com/custom-agent/custom-agent/tools/skilltool"
 )
 
 // Options are check's flags.
@@ -410,7 +409,7 @@ func lastWidth(s string, n int) string {
 func (c *Checker) Request(l Line) (permission.Request, error) {
 	t, ok := permission.Builtin(l.Tool)
 	if !ok && l.Tool == skill.ToolName {
-		t, ok = skilltool.Info(), true
+		t, ok = skill.ToolInfo(), true
 	}
 	if !ok {
 		if l.Tool == "" {

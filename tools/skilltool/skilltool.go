@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission"
-	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/skill"
 	"github.com/custom-agent/custom-agent/tool"
 )
@@ -44,11 +43,8 @@ func New(cat *skill.Catalog) *Tool {
 }
 
 // Info is use_skill's metadata as the engine reads it (its schema, which
-// lists a catalog's skills, aside): what `custom-agent check --tool
-// use_skill` decides with.
-func Info() permission.ToolInfo {
-	return permission.ToolInfo{Name: skill.ToolName, Risk: risk.Read, Kind: permission.KindRead}
-}
+// lists a catalog's skills, aside): skill.ToolInfo.
+func Info() permission.ToolInfo { return skill.ToolInfo() }
 
 // schema lists the skills as the enum of "name", each described.
 func schema(cat *skill.Catalog) string {
