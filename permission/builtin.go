@@ -225,7 +225,7 @@ func (p *Policy) builtinMatch(j *judge) int {
 func (c *compiled) builtinMatches(j *judge, p *Policy) matchOutcome {
 	mine, named := false, false
 	for k := range j.commands {
-		if j.builtinForm(k) == builtinKey(c.cmd) {
+		if j.builtinForm(k) == c.key {
 			mine = true
 			break
 		}

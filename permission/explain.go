@@ -92,8 +92,7 @@ func Explain(req Request) Explanation {
 		return x
 	}
 	name := j.req.Tool.Name
-	for i := range req.Policy.rules {
-		c := &req.Policy.rules[i]
+	for _, c := range req.Policy.rules {
 		t := RuleTrace{Rule: *c.rule.ref(), Tool: c.rule.Tool}
 		switch {
 		case !c.tool.match(name):
@@ -155,7 +154,7 @@ func (c *compiled) noMatchWhy(j *judge) string {
 			return "an allow rule needs every path, in both its written and its resolved form, to match " + quoteText(c.rule.Path)
 		}
 		return "no path matches " + quoteText(c.rule.Path)
-	case c.url.set && (j.url == nil || !c.url.match(j.url)):
+	case c.url != nil && (j.url == nil || !c.url.match(j.url)):
 		if j.url == nil {
 			return "it has a url matcher and the call has no URL"
 		}

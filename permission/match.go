@@ -28,7 +28,7 @@ func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 	best := -1
 	name := j.req.Tool.Name
 	consider := func(i int) {
-		c := &p.rules[i]
+		c := p.rules[i]
 		if skipTightenOnly && c.rule.TightenOnly {
 			return
 		}
@@ -43,7 +43,7 @@ func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 			best = i
 		case matchUnfit:
 			if m.unfit == nil {
-				m.unfit = &c.rule
+				m.unfit = c.rule
 			}
 		}
 	}
@@ -71,7 +71,7 @@ func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 		best = p.builtinMatch(j)
 	}
 	if best >= 0 {
-		m.rule = &p.rules[best].rule
+		m.rule = p.rules[best].rule
 	}
 	return m
 }
@@ -99,7 +99,7 @@ func (c *compiled) matches(j *judge) matchOutcome {
 	if c.rule.Path != "" && !c.matchPaths(j, allow) {
 		return matchNo
 	}
-	if c.url.set && (j.url == nil || !c.url.match(j.url)) {
+	if c.url != nil && (j.url == nil || !c.url.match(j.url)) {
 		return matchNo
 	}
 	for i := range c.args {
@@ -393,13 +393,13 @@ func (c *compiled) namesCall(j *judge) bool {
 		// host or a command prefix.
 		return false
 	}
-	if j.url != nil && c.url.set && c.url.wildHost() && netrisk.MetadataHost(j.url.Hostname()) {
+	if j.url != nil && c.url.wildHost() && netrisk.MetadataHost(j.url.Hostname()) {
 		// A cloud metadata service is named only by its own host: a rule
 		// for "*.nip.io" allows a developer's wildcard-DNS names, not
 		// 169.254.169.254.nip.io.
 		return false
 	}
-	if c.rule.Path != "" || c.url.set || len(c.args) > 0 {
+	if c.rule.Path != "" || c.url != nil || len(c.args) > 0 {
 		return true
 	}
 	if len(c.cmd) == 0 || len(j.commands) == 0 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/url"
 	"slices"
 	"strconv"
@@ -128,7 +129,9 @@ func (e *RuleError) Unwrap() error { return e.Err }
 // Policy is a compiled, immutable set of rules, safe for concurrent use.
 // The zero Policy and a nil *Policy hold no rules.
 type Policy struct {
-	rules  []compiled
+	// rules point into the RuleSets the policy was joined from, which
+	// are immutable and shared.
+	rules  []*compiled
 	byTool map[string][]int // rules whose tool glob is a literal name, without a command matcher
 	// byCmd indexes the rules with a literal tool and a command matcher:
 	// per tool, a tree of the lower-cased words of their command prefixes,
@@ -146,52 +149,101 @@ type Policy struct {
 // the order only breaks ties between rules of equal strictness, for the
 // reason and rule reference reported.
 func Compile(rules []Rule) (*Policy, error) {
-	p := &Policy{byTool: make(map[string][]int), rules: make([]compiled, len(rules))}
-	for i, r := range rules {
-		// In place: a compiled rule is large, and copying a thousand
-		// of them was a third of a policy load.
-		c := &p.rules[i]
-		if err := compileRule(c, r); err != nil {
-			return nil, &RuleError{Index: i, ID: r.ID, Source: r.Source, Field: err.field, Err: err.err}
-		}
-		switch {
-		case r.Level == LevelBuiltin:
-			if p.builtin == nil {
-				p.builtin = make(map[string]int)
-			}
-			if _, dup := p.builtin[builtinKey(c.cmd)]; !dup {
-				p.builtin[builtinKey(c.cmd)] = i
-			}
-		case c.tool.kind == globLiteral && len(c.cmd) > 0:
-			if p.byCmd == nil {
-				p.byCmd = make(map[string]*cmdNode)
-			}
-			n := p.byCmd[c.tool.lit]
-			if n == nil {
-				n = &cmdNode{}
-				p.byCmd[c.tool.lit] = n
-			}
-			n.add(c.cmd, i)
-		case c.tool.kind == globLiteral:
-			p.byTool[c.tool.lit] = append(p.byTool[c.tool.lit], i)
-		default:
-			p.wild = append(p.wild, i)
-		}
+	s, err := CompileSet(len(rules), slices.Values(rules))
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	return Join(s), nil
 }
 
-// CheckRules returns the error Compile(rules) would return, without
-// building the policy: a policy file's rules are checked when it is read,
-// and compiled with the other levels' when the policy is asked for.
-func CheckRules(rules []Rule) error {
-	for i := range rules {
-		var c compiled
-		if err := compileRule(&c, rules[i]); err != nil {
-			return &RuleError{Index: i, ID: rules[i].ID, Source: rules[i].Source, Field: err.field, Err: err.err}
+// RuleSet is a list of rules checked and compiled once. Join puts sets
+// together into a Policy without compiling any rule again, so that a
+// policy file checked when it is read is not compiled a second time when
+// it is joined with the other levels' rules. A RuleSet is immutable and
+// safe for concurrent use; a nil *RuleSet holds no rules.
+type RuleSet struct {
+	src   []Rule     // the rules, owned by the set
+	rules []compiled // rules[i].rule is &src[i]
+}
+
+// CompileSet checks and compiles the rules rules yields, in order; n is
+// how many it is expected to yield (room is made for them; more or fewer
+// is no error). The set keeps its own copy of each rule, so a caller
+// builds the rules as it yields them, with no list of its own. The error
+// is the one Compile returns for the same rules: a *RuleError whose Index
+// is the rule's position in the sequence.
+func CompileSet(n int, rules iter.Seq[Rule]) (*RuleSet, error) {
+	s := &RuleSet{src: make([]Rule, 0, n)}
+	for r := range rules {
+		s.src = append(s.src, r)
+	}
+	// In place, once src holds every rule: a compiled rule is large, and
+	// copying a thousand of them was a third of a policy load.
+	s.rules = make([]compiled, len(s.src))
+	for i := range s.src {
+		if err := compileRule(&s.rules[i], &s.src[i]); err != nil {
+			r := &s.src[i]
+			return nil, &RuleError{Index: i, ID: r.ID, Source: r.Source, Field: err.field, Err: err.err}
 		}
 	}
-	return nil
+	return s, nil
+}
+
+// Len returns the number of rules in the set.
+func (s *RuleSet) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.rules)
+}
+
+// Join returns the policy of the sets' rules put end to end, in order: the
+// policy Compile returns for the same rules. The policy shares the sets'
+// compiled rules; nil sets are skipped.
+func Join(sets ...*RuleSet) *Policy {
+	n := 0
+	for _, s := range sets {
+		n += s.Len()
+	}
+	p := &Policy{byTool: make(map[string][]int), rules: make([]*compiled, 0, n)}
+	for _, s := range sets {
+		if s == nil {
+			continue
+		}
+		for k := range s.rules {
+			p.add(&s.rules[k])
+		}
+	}
+	return p
+}
+
+// add appends c to the rules and to the index it belongs in.
+func (p *Policy) add(c *compiled) {
+	i := len(p.rules)
+	p.rules = append(p.rules, c)
+	switch {
+	case c.rule.Level == LevelBuiltin:
+		if p.builtin == nil {
+			p.builtin = make(map[string]int)
+		}
+		if _, dup := p.builtin[c.key]; !dup {
+			p.builtin[c.key] = i
+		}
+	case c.tool.kind == globLiteral && len(c.cmd) > 0:
+		if p.byCmd == nil {
+			p.byCmd = make(map[string]*cmdNode)
+		}
+		n := p.byCmd[c.tool.lit]
+		if n == nil {
+			n = &cmdNode{}
+			p.byCmd[c.tool.lit] = n
+		}
+		n.add(c.cmd, i)
+	case c.tool.kind == globLiteral:
+		p.byTool[c.tool.lit] = append(p.byTool[c.tool.lit], i)
+	default:
+		p.wild = append(p.wild, i)
+	}
 }
 
 // cmdNode is a node of the command-prefix tree: the rules whose prefix
@@ -243,8 +295,8 @@ func (p *Policy) Rules() []Rule {
 		return nil
 	}
 	out := make([]Rule, len(p.rules))
-	for i := range p.rules {
-		out[i] = p.rules[i].rule
+	for i, c := range p.rules {
+		out[i] = *c.rule
 	}
 	return out
 }
@@ -281,10 +333,13 @@ type fieldErr struct {
 
 // compiled is a rule prepared for matching.
 type compiled struct {
-	rule Rule
+	// rule is the rule as given, in its RuleSet; never changed.
+	rule *Rule
 	tool glob
 	// cmd holds the words of Command.
 	cmd []string
+	// key is a built-in rule's command as builtinKey spells it.
+	key string
 	// path is Path; anchor says what it is relative to.
 	path   glob
 	anchor anchor
@@ -292,7 +347,7 @@ type compiled struct {
 	// the pattern is relative to the working directory (folded like path):
 	// a quick test that most paths cannot match.
 	first string
-	url   urlPattern
+	url   *urlPattern // nil when the rule has no URL matcher
 	args  []argGlob
 }
 
@@ -301,10 +356,10 @@ type argGlob struct {
 	g    glob
 }
 
-// compileRule compiles r into *c, which must be zero: Compile compiles in
-// place in its list, and CheckRules into a scratch value.
-func compileRule(c *compiled, r Rule) *fieldErr {
-	c.rule = r // *c is zero: set field by field, a large struct is not copied
+// compileRule compiles r into *c, which must be zero (CompileSet compiles
+// in place in its list, so a large struct is not copied). c keeps r.
+func compileRule(c *compiled, r *Rule) *fieldErr {
+	c.rule = r
 	if !r.Decision.Valid() {
 		return &fieldErr{"decision", fmt.Errorf("%q is not allow, ask or deny", r.Decision)}
 	}
@@ -341,6 +396,9 @@ func compileRule(c *compiled, r Rule) *fieldErr {
 		if len(c.cmd) == 0 {
 			return &fieldErr{"command", errors.New("a command prefix needs at least one word")}
 		}
+	}
+	if r.Level == LevelBuiltin {
+		c.key = builtinKey(c.cmd)
 	}
 	if r.Path != "" {
 		pat := r.Path
@@ -415,9 +473,9 @@ const (
 // glob is a compiled doublestar pattern, classified so that the common
 // shapes cost a comparison instead of a match.
 type glob struct {
-	kind globKind
 	lit  string // the literal, or the tree root
 	pat  string
+	kind globKind
 	fold bool // compare lower-cased
 }
 
@@ -474,15 +532,14 @@ func (g *glob) match(s string) bool {
 
 // urlPattern is a compiled URL matcher.
 type urlPattern struct {
-	set    bool
 	scheme string // "" = http or https
 	host   string // lower case; "*.x" matches subdomains of x
 	port   string // "" = any
 	path   glob   // globAny when absent
 }
 
-func compileURL(s string, fold bool) (urlPattern, error) {
-	up := urlPattern{set: true}
+func compileURL(s string, fold bool) (*urlPattern, error) {
+	up := &urlPattern{}
 	rest := s
 	if i := strings.Index(rest, "://"); i >= 0 {
 		up.scheme = strings.ToLower(rest[:i])
@@ -490,13 +547,13 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 	}
 	hostport, p, hasPath := strings.Cut(rest, "/")
 	if hostport == "" {
-		return up, fmt.Errorf("%q names no host", s)
+		return nil, fmt.Errorf("%q names no host", s)
 	}
 	host, port, ok := plainHostPort(hostport)
 	if !ok {
 		u, err := url.Parse("x://" + hostport)
 		if err != nil || u.User != nil {
-			return up, fmt.Errorf("%q is not host[:port]", hostport)
+			return nil, fmt.Errorf("%q is not host[:port]", hostport)
 		}
 		host, port = u.Hostname(), u.Port()
 	}
@@ -508,7 +565,7 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 		host, wild = h, true
 	}
 	if host, err = netrisk.NormalHost(host); err != nil {
-		return up, fmt.Errorf("%q: the host %v", hostport, err)
+		return nil, fmt.Errorf("%q: the host %v", hostport, err)
 	}
 	if wild {
 		host = "*." + host
@@ -517,7 +574,7 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 	if port != "" {
 		n, err := strconv.ParseUint(port, 10, 16)
 		if err != nil {
-			return up, fmt.Errorf("%q: %q is not a port", hostport, port)
+			return nil, fmt.Errorf("%q: %q is not a port", hostport, port)
 		}
 		up.port = strconv.FormatUint(n, 10)
 	}
@@ -529,12 +586,12 @@ func compileURL(s string, fold bool) (urlPattern, error) {
 		p = netrisk.NormalEscapes(p)
 		for _, seg := range strings.Split(p, "/") {
 			if seg == "." || seg == ".." {
-				return up, fmt.Errorf("%q: a URL path glob cannot hold . or .. segments; URLs are matched with them resolved", p)
+				return nil, fmt.Errorf("%q: a URL path glob cannot hold . or .. segments; URLs are matched with them resolved", p)
 			}
 		}
 		g, ok := compileGlob("/"+p, fold)
 		if !ok {
-			return up, fmt.Errorf("%q is not a valid path glob", p)
+			return nil, fmt.Errorf("%q is not a valid path glob", p)
 		}
 		up.path = g
 	}
@@ -566,12 +623,13 @@ func plainHostPort(hostport string) (host, port string, ok bool) {
 
 // wildHost reports whether the pattern's host is a "*." wildcard, which
 // names no one host.
-func (up *urlPattern) wildHost() bool { return strings.HasPrefix(up.host, "*.") }
+func (up *urlPattern) wildHost() bool { return up != nil && strings.HasPrefix(up.host, "*.") }
 
 // namesPath reports whether the pattern names a path on its host with some
-// literal text ("api.example.com/v1/**"), not only the host.
+// literal text ("api.example.com/v1/**"), not only the host; false for
+// nil (no URL matcher).
 func (up *urlPattern) namesPath() bool {
-	return up.set && up.path.kind != globAny && strings.Trim(up.path.pat, "/*") != ""
+	return up != nil && up.path.kind != globAny && strings.Trim(up.path.pat, "/*") != ""
 }
 
 // match reports whether u, in the normal form netrisk.NormalizeURL gives

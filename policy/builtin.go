@@ -15,17 +15,18 @@ const BuiltinFile = "built-in rules"
 // use it.
 const BuiltinPrefix = "builtin:"
 
-// builtinEntries parses the built-in rules file once, with the same strict
-// parser as a policy file, and returns its rules at LevelBuiltin. Their
-// examples are checked by the tests of both packages, not at every start.
-var builtinEntries = sync.OnceValues(func() ([]Entry, error) {
-	p, err := parse(BuiltinFile, permission.BuiltinJSON())
+// builtinRules parses the built-in rules file once, with the same strict
+// parser as a policy file, and returns its rules at LevelBuiltin, with
+// their compiled set. Their examples are checked by the tests of both
+// packages, not at every start.
+var builtinRules = sync.OnceValues(func() (fileRules, error) {
+	p, err := parse(BuiltinFile, permission.BuiltinJSON(), permission.LevelBuiltin)
 	if err != nil {
-		return nil, err
+		return fileRules{}, err
 	}
 	es := p.entries(permission.LevelBuiltin)
 	for i := range es {
 		es[i].File = ""
 	}
-	return es, nil
+	return fileRules{es, p.set}, nil
 })

@@ -9,7 +9,7 @@ import (
 // TestBuiltinFile parses the built-in rules as strictly as any policy file
 // and runs every example the way a file's examples are run at load.
 func TestBuiltinFile(t *testing.T) {
-	p, err := parse(BuiltinFile, permission.BuiltinJSON())
+	p, err := parse(BuiltinFile, permission.BuiltinJSON(), permission.LevelBuiltin)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,13 +110,21 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// parsed is a policy file read strictly: its rules and where each starts.
+// parsed is a policy file read strictly: its rules, where each starts, and
+// the rules compiled.
 type parsed struct {
-	path  string
-	src   []byte
+	path string
+	src  []byte
+	// level is the level the file's rules are at; it decides what set
+	// holds.
+	level permission.RuleLevel
 	rules []Rule
 	// offs[i] is the byte offset of rules[i] in src.
 	offs []int
+	// set is rules compiled as the engine sees them when nothing in the
+	// file is untrusted (Entry.Effective of p.entries), once check
+	// passed.
+	set *permission.RuleSet
 }
 
 // errorAt returns an Error at byte offset off of the file.
@@ -145,17 +153,18 @@ func (p *parsed) ruleError(i int, field string, err error) *Error {
 	return p.errorAt(off, p.rules[i].ID, field, err)
 }
 
-// parse reads a policy file strictly: JSON syntax, the version, unknown
-// fields, and each rule's id (present and unique) and matchers (compiled).
-// Examples are not run here; see check.
-func parse(path string, src []byte) (*parsed, error) {
+// parse reads a policy file of rules at level strictly: JSON syntax, the
+// version, unknown fields, and each rule's id (present and unique) and
+// matchers (compiled). Examples are not run here; see check.
+func parse(path string, src []byte, level permission.RuleLevel) (*parsed, error) {
 	if p, ok := parseFast(path, src); ok {
+		p.level = level
 		if err := p.check(); err == nil {
 			return p, nil
 		}
 		// Every error is reported by the strict pass, where it is.
 	}
-	p := &parsed{path: path, src: src}
+	p := &parsed{path: path, src: src, level: level}
 	if err := p.read(); err != nil {
 		return nil, err
 	}
@@ -217,7 +226,8 @@ func (p *parsed) read() error {
 	return nil
 }
 
-// check checks each rule's id (present and unique) and matchers (compiled).
+// check checks each rule's id (present and unique) and matchers, which it
+// compiles into p.set.
 func (p *parsed) check() error {
 	src, path := p.src, p.path
 	ids := make(map[string]int, len(p.rules))
@@ -241,19 +251,28 @@ func (p *parsed) check() error {
 			return p.ruleError(i, "examples", errors.New("empty; give \"match\" or \"notMatch\" calls, or drop it"))
 		}
 	}
-	// One check of the file's rules; its error says which rule is at
-	// fault. They are compiled with the other levels' by Store.Policy.
-	prs := make([]permission.Rule, len(p.rules))
-	for i := range p.rules {
-		prs[i] = p.rules[i].Permission(permission.LevelUser, "")
+	// The file's rules are compiled once, here, as the engine sees them;
+	// Store.Policy joins the sets of the levels. The error says which
+	// rule is at fault.
+	source := path
+	if p.level == permission.LevelBuiltin {
+		source = permission.BuiltinSource
 	}
-	if err := permission.CheckRules(prs); err != nil {
+	set, err := permission.CompileSet(len(p.rules), func(yield func(permission.Rule) bool) {
+		for i := range p.rules {
+			if !yield(p.rules[i].Permission(p.level, source)) {
+				return
+			}
+		}
+	})
+	if err != nil {
 		var re *permission.RuleError
 		if errors.As(err, &re) && re.Index >= 0 && re.Index < len(p.rules) {
 			return p.ruleError(re.Index, re.Field, re.Err)
 		}
 		return &Error{Path: path, Err: err}
 	}
+	p.set = set
 	return nil
 }
 

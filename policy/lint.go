@@ -91,7 +91,7 @@ func Test(o Options) ([]Finding, error) {
 			out = append(out, Finding{Severity: SevError, Level: level, File: path, Message: err.Error()})
 			return nil
 		}
-		p, err := parse(path, src)
+		p, err := parse(path, src, level)
 		if err != nil {
 			out = append(out, errorFinding(level, err))
 			return nil

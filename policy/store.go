@@ -89,6 +89,18 @@ type Store struct {
 	session    []Entry
 	builtin    []Entry            // the built-in rules, nil with Options.NoBuiltin
 	pol        *permission.Policy // cache of Policy; nil after a change
+	// The rules of user, proj, flag and builtin compiled when their
+	// files were read (flag: one set per file, in order), so that Policy
+	// compiles them no second time. Each changes only with its entries.
+	userSet, projSet, builtinSet *permission.RuleSet
+	flagSets                     []*permission.RuleSet
+}
+
+// fileRules are the rules of one policy file: its entries, and the same
+// rules compiled as the engine sees them when none of them is untrusted.
+type fileRules struct {
+	entries []Entry
+	set     *permission.RuleSet
 }
 
 // Load opens the policy for the working directory cwd with the user
@@ -125,25 +137,31 @@ func Open(o Options) (*Store, error) {
 		return nil, err
 	}
 	if !o.NoBuiltin {
-		if s.builtin, err = builtinEntries(); err != nil {
+		b, err := builtinRules()
+		if err != nil {
 			return nil, err
 		}
+		s.builtin, s.builtinSet = b.entries, b.set
 	}
 	var errs []error
-	load := func(path string, level permission.RuleLevel, env Env, must bool) []Entry {
-		es, err := loadEntries(path, level, env, must)
+	load := func(path string, level permission.RuleLevel, env Env, must bool) fileRules {
+		fr, err := loadEntries(path, level, env, must)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		return es
+		return fr
 	}
-	s.user = load(UserFile(o.ConfigHome), permission.LevelUser, s.env, false)
+	user := load(UserFile(o.ConfigHome), permission.LevelUser, s.env, false)
+	s.user, s.userSet = user.entries, user.set
 	if proj.Exists {
-		s.proj = load(proj.File, permission.LevelProject, s.projectEnv(), true)
+		fr := load(proj.File, permission.LevelProject, s.projectEnv(), true)
+		s.proj, s.projSet = fr.entries, fr.set
 		s.markTrust()
 	}
 	for _, f := range o.Files {
-		s.flag = append(s.flag, load(f, permission.LevelFlag, s.env, true)...)
+		fr := load(f, permission.LevelFlag, s.env, true)
+		s.flag = append(s.flag, fr.entries...)
+		s.flagSets = append(s.flagSets, fr.set)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -172,28 +190,28 @@ func (s *Store) projectEnv() Env {
 	return e
 }
 
-// loadEntries reads one policy file strictly and checks its examples. A
-// missing file is an error only when must is set.
-func loadEntries(path string, level permission.RuleLevel, env Env, must bool) ([]Entry, error) {
+// loadEntries reads one policy file strictly, compiles its rules and checks
+// their examples. A missing file is an error only when must is set.
+func loadEntries(path string, level permission.RuleLevel, env Env, must bool) (fileRules, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		if !must && errors.Is(err, os.ErrNotExist) {
-			return nil, nil
+			return fileRules{}, nil
 		}
-		return nil, fmt.Errorf("reading policy: %w", err)
+		return fileRules{}, fmt.Errorf("reading policy: %w", err)
 	}
-	p, err := parse(path, src)
+	p, err := parse(path, src, level)
 	if err != nil {
-		return nil, err
+		return fileRules{}, err
 	}
 	var bad []*ExampleError
 	for i := range p.rules {
 		bad = append(bad, checkExamples(&p.rules[i], level, env)...)
 	}
 	if len(bad) > 0 {
-		return nil, p.examplesError(bad)
+		return fileRules{}, p.examplesError(bad)
 	}
-	return p.entries(level), nil
+	return fileRules{p.entries(level), p.set}, nil
 }
 
 func (p *parsed) entries(level permission.RuleLevel) []Entry {
@@ -255,20 +273,50 @@ func (s *Store) Policy() (*permission.Policy, error) {
 	if s.pol != nil {
 		return s.pol, nil
 	}
-	rules := make([]permission.Rule, 0, len(s.user)+len(s.proj)+len(s.flag)+len(s.session)+len(s.builtin))
-	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session, s.builtin} {
-		for i := range l {
-			if r, ok := l[i].Effective(); ok {
-				rules = append(rules, r)
+	var sets []*permission.RuleSet
+	for _, l := range []struct {
+		es   []Entry
+		sets []*permission.RuleSet
+	}{
+		{s.user, []*permission.RuleSet{s.userSet}},
+		{s.proj, []*permission.RuleSet{s.projSet}},
+		{s.flag, s.flagSets},
+		{s.session, nil},
+		{s.builtin, []*permission.RuleSet{s.builtinSet}},
+	} {
+		ls, err := levelSets(l.es, l.sets)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, ls...)
+	}
+	s.pol = permission.Join(sets...)
+	return s.pol, nil
+}
+
+// levelSets returns the compiled rules of one level's entries: the sets
+// compiled when its files were read, when they hold exactly the entries
+// as the engine sees them (no entry is untrusted), else the entries'
+// effective rules compiled now (session rules, an untrusted project).
+func levelSets(es []Entry, sets []*permission.RuleSet) ([]*permission.RuleSet, error) {
+	n := 0
+	for _, set := range sets {
+		n += set.Len()
+	}
+	if n == len(es) && !slices.ContainsFunc(es, func(e Entry) bool { return e.Untrusted }) {
+		return sets, nil
+	}
+	set, err := permission.CompileSet(len(es), func(yield func(permission.Rule) bool) {
+		for i := range es {
+			if r, ok := es[i].Effective(); ok && !yield(r) {
+				return
 			}
 		}
-	}
-	pol, err := permission.Compile(rules)
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.pol = pol
-	return pol, nil
+	return []*permission.RuleSet{set}, nil
 }
 
 // validate checks a rule the way a file's rule is checked: id, matchers
@@ -400,7 +448,7 @@ func (s *Store) reload(level permission.RuleLevel) error {
 	if level == permission.LevelProject {
 		env = s.projectEnv()
 	}
-	es, err := loadEntries(path, level, env, false)
+	fr, err := loadEntries(path, level, env, false)
 	if err != nil {
 		return err
 	}
@@ -412,11 +460,11 @@ func (s *Store) reload(level permission.RuleLevel) error {
 	defer s.mu.Unlock()
 	s.trust = t
 	if level == permission.LevelProject {
-		s.proj = es
+		s.proj, s.projSet = fr.entries, fr.set
 		s.project.Exists = true
 		s.markTrust()
 	} else {
-		s.user = es
+		s.user, s.userSet = fr.entries, fr.set
 	}
 	s.pol = nil
 	return nil

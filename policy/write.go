@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/custom-agent/custom-agent/permission"
 )
 
 // lockDir takes an exclusive lock on the directory dir, creating it first,
@@ -37,7 +39,9 @@ func lockDir(dir string) (unlock func(), err error) {
 	}, nil
 }
 
-// readPolicy reads and parses path; a missing file is an empty policy.
+// readPolicy reads and parses path; a missing file is an empty policy. Its
+// rules are checked as any file's (at LevelUser, the level only matters to
+// built-in rules).
 func readPolicy(path string) (*parsed, error) {
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -46,7 +50,7 @@ func readPolicy(path string) (*parsed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading policy: %w", err)
 	}
-	return parse(path, src)
+	return parse(path, src, permission.LevelUser)
 }
 
 // updatePolicy changes the policy file at path under the directory lock:
