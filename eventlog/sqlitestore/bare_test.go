@@ -111,7 +111,7 @@ func BenchmarkBareSQLite(b *testing.B) {
 			lat := make([]time.Duration, b.N)
 			var wg sync.WaitGroup
 			b.ResetTimer()
-			start := time.Now()
+			start, cpu0 := time.Now(), cpuTime()
 			for a := range n {
 				wg.Add(1)
 				go func() {
@@ -151,7 +151,7 @@ func BenchmarkBareSQLite(b *testing.B) {
 			b.StopTimer()
 			close(reqs)
 			writer.Wait()
-			reportLatency(b, lat, elapsed)
+			reportLatency(b, lat, elapsed, cpu0)
 			b.SetBytes(1024)
 		})
 	}

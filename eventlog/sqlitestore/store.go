@@ -25,6 +25,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,12 +72,13 @@ type Store struct {
 	stmts       writerStmts
 	heads       map[string]head // session heads as of dataVersion
 	dataVersion int64
+	shared      bool // the last commit answered more than one append
 }
 
 // writerStmts are prepared once on the writer connection: parsing SQL on
 // every append would cost more than the insert itself.
 type writerStmts struct {
-	insert, upsertSession, head, dataVersion, stored *sql.Stmt
+	insert, upsertSession, updateSession, head, dataVersion, stored *sql.Stmt
 }
 
 func (s *Store) prepareStmts(ctx context.Context) error {
@@ -87,6 +89,7 @@ func (s *Store) prepareStmts(ctx context.Context) error {
 		{&s.stmts.insert, `INSERT INTO events (session_id, seq, v, turn_id, type, ts, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?)`},
 		{&s.stmts.upsertSession, `INSERT INTO sessions (session_id, created_at, updated_at, last_seq, head_hash) VALUES (?,?,?,?,?)
 			ON CONFLICT (session_id) DO UPDATE SET updated_at = excluded.updated_at, last_seq = excluded.last_seq, head_hash = excluded.head_hash`},
+		{&s.stmts.updateSession, `UPDATE sessions SET updated_at = ?, last_seq = ?, head_hash = ? WHERE session_id = ?`},
 		{&s.stmts.head, `SELECT last_seq, head_hash, created_at FROM sessions WHERE session_id = ?`},
 		{&s.stmts.dataVersion, `PRAGMA data_version`},
 		{&s.stmts.stored, `SELECT ` + columns + ` FROM events WHERE session_id = ? AND seq = ?`},
@@ -407,7 +410,17 @@ func (s *Store) submit(ctx context.Context, req *appendReq) ([]event.Event, erro
 // lead commits what is queued, up to MaxBatch requests, in one transaction,
 // then passes the lead to the first request still queued, if any. While
 // one commit is being synced, the next batch gathers in the queue.
+//
+// When the last commit answered several appends, the new leader first
+// yields the processor: those appenders were just woken and are encoding
+// their next event, and without the yield the first of them back commits
+// alone while the others queue behind it (commits alternated between one
+// event and all the others, each paying a whole sync). A lone appender
+// does not yield.
 func (s *Store) lead() {
+	if s.shared {
+		runtime.Gosched()
+	}
 	s.qmu.Lock()
 	n := min(len(s.queue), s.opts.MaxBatch)
 	batch := make([]*appendReq, n)
@@ -416,6 +429,7 @@ func (s *Store) lead() {
 	s.qmu.Unlock()
 
 	results, committed := s.commit(batch)
+	s.shared = len(batch) > 1
 	// Publish before acknowledging, so that once Append returns its
 	// event has been offered to every subscriber (Publish never blocks).
 	if len(committed) > 0 {
@@ -440,6 +454,10 @@ type head struct {
 	hash    string
 	created string
 	dirty   bool
+	// stored: the session's row in sessions exists (read from it, or
+	// written by a commit of ours), so a commit updates it in place
+	// instead of inserting it.
+	stored bool
 }
 
 // commit writes the batch in one transaction. On a database error nothing of
@@ -513,18 +531,8 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 		committed = append(committed, es...)
 		fresh = append(fresh, i)
 	}
-	now := ""
-	upsert := tx.StmtContext(ctx, s.stmts.upsertSession)
-	for id, h := range heads {
-		if !h.dirty {
-			continue
-		}
-		if now == "" {
-			now = event.NormalizeTime(time.Now()).Format(event.TimeFormat)
-		}
-		if _, err := upsert.ExecContext(ctx, id, h.created, now, h.seq, h.hash); err != nil {
-			return fail(err)
-		}
+	if err := s.writeHeads(ctx, tx, heads); err != nil {
+		return fail(err)
 	}
 	if err := tx.Commit(); err != nil {
 		for _, i := range fresh {
@@ -534,10 +542,48 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 		return fail(err)
 	}
 	for id, h := range heads {
-		h.dirty = false
+		h.dirty, h.stored = false, h.stored || h.dirty
 		s.heads[id] = *h
 	}
 	return results, committed
+}
+
+// writeHeads records the new head of every session the commit appended
+// to. A session whose row exists is updated in place by its key, which
+// costs about half an upsert (its conflict check and second lookup); a new
+// session, or a row found missing, is upserted.
+func (s *Store) writeHeads(ctx context.Context, tx *sql.Tx, heads map[string]*head) error {
+	var now string
+	var update, upsert *sql.Stmt
+	for id, h := range heads {
+		if !h.dirty {
+			continue
+		}
+		if now == "" {
+			now = event.NormalizeTime(time.Now()).Format(event.TimeFormat)
+		}
+		if h.stored {
+			if update == nil {
+				update = tx.StmtContext(ctx, s.stmts.updateSession)
+			}
+			res, err := update.ExecContext(ctx, now, h.seq, h.hash, id)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n == 1 {
+				continue
+			}
+		}
+		if upsert == nil {
+			upsert = tx.StmtContext(ctx, s.stmts.upsertSession)
+		}
+		if _, err := upsert.ExecContext(ctx, id, h.created, now, h.seq, h.hash); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // head returns the session's current head: from the cache when no other
@@ -556,6 +602,7 @@ func (s *Store) head(ctx context.Context, tx *sql.Tx, heads map[string]*head, id
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
+	h.stored = err == nil
 	heads[id] = h
 	return h, nil
 }
@@ -782,7 +829,7 @@ func (s *Store) Close() error {
 	s.inflight.Wait()
 	s.hub.CloseAll()
 	var errs []error
-	for _, st := range []*sql.Stmt{s.stmts.insert, s.stmts.upsertSession, s.stmts.head, s.stmts.dataVersion, s.stmts.stored} {
+	for _, st := range []*sql.Stmt{s.stmts.insert, s.stmts.upsertSession, s.stmts.updateSession, s.stmts.head, s.stmts.dataVersion, s.stmts.stored} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
