@@ -48,23 +48,23 @@ func ruleForLang(name string) rule {
 func langOf(name string) *langInfo {
 	switch {
 	case versioned(name, "python"), versioned(name, "pypy"):
-		return &langPythonInfo
+		return &langs().python
 	case name == "node", name == "nodejs", name == "deno", name == "bun":
-		return &langJSInfo
+		return &langs().js
 	case versioned(name, "perl"):
-		return &langPerlInfo
+		return &langs().perl
 	case versioned(name, "ruby"):
-		return &langRubyInfo
+		return &langs().ruby
 	case versioned(name, "php"):
-		return &langPHPInfo
+		return &langs().php
 	case versioned(name, "lua"), name == "luajit":
-		return &langLuaInfo
+		return &langs().lua
 	case name == "pwsh", name == "powershell", name == "pwsh-preview", name == "powershell.exe", name == "pwsh.exe":
-		return &langPwshInfo
+		return &langs().pwsh
 	case name == "osascript":
-		return &langOSAInfo
+		return &langs().osa
 	case name == "tclsh", name == "wish", versioned(name, "tclsh"):
-		return &langTclInfo
+		return &langs().tcl
 	}
 	return nil
 }
@@ -109,10 +109,10 @@ func ruleLang(a *analyzer, c *call) {
 	}
 	li := langOf(name)
 	srcs, operands, inPlace := a.langSources(li, name, c)
-	if li == &langOSAInfo {
+	if li == &langs().osa {
 		for i := 1; i+1 < len(c.args); i++ {
 			if c.args[i].s == "-l" && strings.EqualFold(c.args[i+1].s, "JavaScript") {
-				li = &langJXAInfo
+				li = &langs().jxa
 			}
 		}
 	}
@@ -136,7 +136,7 @@ func (a *analyzer) langSources(li *langInfo, name string, c *call) (srcs []codeS
 	}
 	lines := false // perl/ruby -n, -p: the operands are files read
 	switch li {
-	case &langPwshInfo:
+	case &langs().pwsh:
 		return a.pwshSources(name, c), nil, false
 	}
 	i := 1
@@ -239,7 +239,7 @@ func (a *analyzer) langSources(li *langInfo, name string, c *call) (srcs []codeS
 					add(args[i])
 				}
 				j = len(s)
-			case ch == 'm' && li == &langPythonInfo:
+			case ch == 'm' && li == &langs().python:
 				// python -m MODULE runs a module, not inline code.
 				return srcs, nil, false
 			case li.lines && (ch == 'n' || ch == 'p'):

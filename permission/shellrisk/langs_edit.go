@@ -145,13 +145,13 @@ func (a *analyzer) exCommand(name, cmd string, sp risk.Span, c *call) {
 		}
 		a.opaque(sp, name+" runs the script "+quote(arg0)+", whose contents are not checked")
 	case "py", "py3", "python", "python3", "pyx", "pythonx":
-		a.langCode(&langPythonInfo, codeSrc{text: arg0, sp: sp}, c, 1)
+		a.langCode(&langs().python, codeSrc{text: arg0, sp: sp}, c, 1)
 	case "lua":
-		a.langCode(&langLuaInfo, codeSrc{text: arg0, sp: sp}, c, 1)
+		a.langCode(&langs().lua, codeSrc{text: arg0, sp: sp}, c, 1)
 	case "perl":
-		a.langCode(&langPerlInfo, codeSrc{text: arg0, sp: sp}, c, 1)
+		a.langCode(&langs().perl, codeSrc{text: arg0, sp: sp}, c, 1)
 	case "ruby", "rub":
-		a.langCode(&langRubyInfo, codeSrc{text: arg0, sp: sp}, c, 1)
+		a.langCode(&langs().ruby, codeSrc{text: arg0, sp: sp}, c, 1)
 	case "ter", "term", "terminal":
 		if arg0 != "" {
 			a.reparse(arg0, sp, false)
@@ -271,7 +271,7 @@ func ruleEmacs(a *analyzer, c *call) {
 		case s == "--eval" || s == "-eval" || strings.HasPrefix(s, "--eval="):
 			if v, ok := val(); ok {
 				a.opaque(v.sp, "emacs evaluates the lisp "+quote(v.s)+", which is only scanned for what it can be seen to do; no rule allows it")
-				a.langCode(&langElispInfo, codeSrc{text: v.s, sp: v.sp, dyn: v.dyn}, c, 0)
+				a.langCode(&langs().elisp, codeSrc{text: v.s, sp: v.sp, dyn: v.dyn}, c, 0)
 			}
 		case s == "-l" || s == "--load" || strings.HasPrefix(s, "--load=") || s == "--script" || s == "-script" || s == "-x":
 			if v, ok := val(); ok {

@@ -237,7 +237,7 @@ func (s *codeScan) splitArgs(lo, hi int) ([][2]int, map[string][2]int) {
 		if end <= start {
 			return
 		}
-		if end-start >= 3 && s.toks[start].k == 'w' && (s.is(start+1, "=") || s.is(start+1, ":") && s.li != &langPythonInfo) {
+		if end-start >= 3 && s.toks[start].k == 'w' && (s.is(start+1, "=") || s.is(start+1, ":") && s.li != &langs().python) {
 			if kw == nil {
 				kw = map[string][2]int{}
 			}
@@ -298,7 +298,7 @@ func (s *codeScan) scan() {
 				}
 			case s.li.shell && s.cmdStart(i):
 				s.command(i)
-			case s.li == &langOSAInfo:
+			case s.li == &langs().osa:
 				s.osaStatement(i)
 			case s.is(i+1, "("):
 				if ac, name, ok := s.lookup(t.s); ok {
@@ -469,7 +469,7 @@ func (s *codeScan) eval(lo, hi, depth int) lval {
 		}
 	}
 	// Python pathlib: Path.home() / ".ssh" / "id_rsa".
-	if s.li == &langPythonInfo {
+	if s.li == &langs().python {
 		var parts []lval
 		start := lo
 		for i := lo + 1; i < hi; i = s.skip(i) {
@@ -608,7 +608,7 @@ func (s *codeScan) evalCall(i, depth int) lval {
 		return dyn
 	}
 	last := name[strings.LastIndexByte(name, '.')+1:]
-	if s.li == &langJSInfo && (last == "join" || last == "resolve") && strings.Contains(name, ".") &&
+	if s.li == &langs().js && (last == "join" || last == "resolve") && strings.Contains(name, ".") &&
 		(strings.HasPrefix(name, "path.") || strings.Contains(s.code, `"path"`) || strings.Contains(s.code, `'path'`) || strings.Contains(s.code, "node:path")) {
 		name = "path.join" // const p = require("path"); p.join(...)
 	}
@@ -623,7 +623,7 @@ func (s *codeScan) evalCall(i, depth int) lval {
 		name == "path.resolve" || name == "path.posix.join" || name == "File.join" || name == "File.expand_path" ||
 		name == "os.path.expanduser" || name == "os.path.abspath" || name == "os.path.realpath" || name == "os.path.normpath" ||
 		name == "Pathname.new" || name == "URI" || name == "URI.parse" || name == "new URL" || name == "str" || name == "String" ||
-		name == "path" && s.li == &langPerlInfo:
+		name == "path" && s.li == &langs().perl:
 		if len(args) == 0 {
 			if last == "Path" {
 				return lval{s: ".", ok: true, sp: sp, path: true}
@@ -700,9 +700,9 @@ func joinPath(parts []lval) lval {
 // only at run time.
 func (s *codeScan) assignments() {
 	switch s.li {
-	case &langPythonInfo:
+	case &langs().python:
 		s.imports()
-	case &langJSInfo:
+	case &langs().js:
 		s.destructures()
 	}
 	for i := 0; i+2 < len(s.toks); i++ {
@@ -719,7 +719,7 @@ func (s *codeScan) assignments() {
 			}
 		}
 		end := s.stmtEnd(i + 2)
-		if s.li == &langJSInfo {
+		if s.li == &langs().js {
 			for j := i + 2; j < end; j = s.skip(j) {
 				if s.is(j, ",") {
 					end = j
@@ -857,7 +857,7 @@ func (s *codeScan) act(ac act, name string, i, open int) {
 		} else if m, has := kw["mode"]; has {
 			mode, hasMode = m, true
 		}
-		if v.ok && (strings.HasPrefix(v.s, "|") || strings.HasSuffix(v.s, "|")) && (s.li == &langRubyInfo || s.li == &langTclInfo || s.li == &langPerlInfo) {
+		if v.ok && (strings.HasPrefix(v.s, "|") || strings.HasSuffix(v.s, "|")) && (s.li == &langs().ruby || s.li == &langs().tcl || s.li == &langs().perl) {
 			s.runShell(lval{s: strings.Trim(v.s, "| "), ok: true, sp: v.sp}, sp, w)
 			return
 		}

@@ -2,6 +2,7 @@ package shellrisk
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -14,10 +15,19 @@ func set(names string) map[string]bool {
 	return m
 }
 
-var langPythonInfo, langJSInfo, langJXAInfo, langPerlInfo, langRubyInfo, langPHPInfo, langLuaInfo, langPwshInfo, langOSAInfo, langTclInfo, langElispInfo langInfo
+// langSet is the table of each language the analyser reads code of.
+// langOf and the pointer comparisons (li == &langs().python) name a
+// language by its entry's address, which stays the same.
+type langSet struct {
+	python, js, jxa, perl, ruby, php, lua, pwsh, osa, tcl, elisp langInfo
+}
 
-func init() {
-	langPythonInfo = langInfo{name: "python", cfg: lexPython, codeOpt: "c", valueOpt: "WXQ", concat: "+",
+// langs builds the languages' tables on first use: most commands run no
+// interpreter, and building them was a fifth of a millisecond of every
+// process start (issue 14).
+var langs = sync.OnceValue(func() *langSet {
+	l := &langSet{}
+	l.python = langInfo{name: "python", cfg: lexPython, codeOpt: "c", valueOpt: "WXQ", concat: "+",
 		longValue: set("check-hash-based-pycs"),
 		calls: acts(
 			kShell, "system@__import__|import|from popen@__import__|import|from os.system os.popen os.popen2 os.popen3 commands.getoutput getoutput@subprocess getstatusoutput@subprocess create_subprocess_shell@asyncio pty.spawn",
@@ -53,11 +63,11 @@ func init() {
 		kImport, "import require",
 		kOpaque, "process.binding process.dlopen",
 	)
-	langJSInfo = langInfo{name: "javascript", cfg: lexJS, codeOpt: "ep", valueOpt: "rC", concat: "+",
+	l.js = langInfo{name: "javascript", cfg: lexJS, codeOpt: "ep", valueOpt: "rC", concat: "+",
 		longCode: set("eval print"), longValue: set("require import loader experimental-loader input-type title conditions inspect-port"), calls: js}
 	jxa := acts(kShell, "*.doShellScript", kRead, "*.stringWithContentsOfFileEncodingError", kEval, "eval")
-	langJXAInfo = langInfo{name: "javascript for automation", cfg: lexJS, codeOpt: "e", valueOpt: "ls", concat: "+", calls: jxa}
-	langPerlInfo = langInfo{name: "perl", cfg: lexPerl, codeOpt: "eE", attached: "MmIxdDFC", lines: true, digits: true, bare: true, concat: ".",
+	l.jxa = langInfo{name: "javascript for automation", cfg: lexJS, codeOpt: "e", valueOpt: "ls", concat: "+", calls: jxa}
+	l.perl = langInfo{name: "perl", cfg: lexPerl, codeOpt: "eE", attached: "MmIxdDFC", lines: true, digits: true, bare: true, concat: ".",
 		calls: acts(
 			kShell, "system exec readpipe",
 			kDeleteRec, "rmtree remove_tree File.Path.rmtree File.Path.remove_tree *.rmtree@File::Path *.remove_tree@File::Path",
@@ -71,7 +81,7 @@ func init() {
 				"*.request@LWP|HTTP::Tiny *.mirror@HTTP::Tiny IO.Socket.INET.new IO.Socket.IP.new IO.Socket.SSL.new Net.FTP.new Net.SMTP.new Net.HTTP.new inet_aton gethostbyname",
 			kEval, "eval",
 		)}
-	langRubyInfo = langInfo{name: "ruby", cfg: lexRuby, codeOpt: "e", valueOpt: "rICEF", attached: "WKx", lines: true, bare: true, concat: "+",
+	l.ruby = langInfo{name: "ruby", cfg: lexRuby, codeOpt: "e", valueOpt: "rICEF", attached: "WKx", lines: true, bare: true, concat: "+",
 		calls: acts(
 			kShell, "system exec spawn Kernel.system Kernel.exec Kernel.spawn Process.spawn IO.popen Open3.capture2 Open3.capture2e Open3.capture3 Open3.popen3 Open3.popen2 Open3.popen2e PTY.spawn",
 			kDeleteRec, "FileUtils.rm_rf FileUtils.rm_r FileUtils.rmtree FileUtils.remove_dir FileUtils.remove_entry FileUtils.remove_entry_secure *.rm_rf@FileUtils|fileutils *.rm_r@FileUtils|fileutils *.rmtree",
@@ -85,7 +95,7 @@ func init() {
 			kEval, "eval instance_eval class_eval module_eval binding.eval",
 			kOpaque, "send public_send __send__ Object.const_get const_get",
 		)}
-	langPHPInfo = langInfo{name: "php", cfg: lexPHP, codeOpt: "rBRE", valueOpt: "dcfFzt", concat: ".", bare: true,
+	l.php = langInfo{name: "php", cfg: lexPHP, codeOpt: "rBRE", valueOpt: "dcfFzt", concat: ".", bare: true,
 		calls: acts(
 			kShell, "shell_exec exec system passthru popen proc_open",
 			kSpawn, "pcntl_exec",
@@ -100,7 +110,7 @@ func init() {
 			kEval, "eval assert create_function",
 			kOpaque, "call_user_func call_user_func_array preg_replace_callback dl",
 		)}
-	langLuaInfo = langInfo{name: "lua", cfg: lexLua, codeOpt: "e", valueOpt: "l", concat: "..", bare: false,
+	l.lua = langInfo{name: "lua", cfg: lexLua, codeOpt: "e", valueOpt: "l", concat: "..", bare: false,
 		calls: acts(
 			kShell, "os.execute io.popen",
 			kDelete, "os.remove",
@@ -113,7 +123,7 @@ func init() {
 			kEval, "load loadstring",
 			kImport, "require",
 		)}
-	langPwshInfo = langInfo{name: "powershell", cfg: lexPwsh, shell: true, fold: true, concat: "+",
+	l.pwsh = langInfo{name: "powershell", cfg: lexPwsh, shell: true, fold: true, concat: "+",
 		calls: acts(
 			kRead, "system.io.file.readalltext system.io.file.readalllines system.io.file.readallbytes io.file.readalltext io.file.readalllines io.file.readallbytes",
 			kWrite, "system.io.file.writealltext system.io.file.writeallbytes system.io.file.appendalltext io.file.writealltext io.file.appendalltext",
@@ -124,9 +134,9 @@ func init() {
 			kEnv1, "environment.getenvironmentvariable system.environment.getenvironmentvariable",
 			kShell, "system.diagnostics.process.start diagnostics.process.start",
 		)}
-	langOSAInfo = langInfo{name: "applescript", cfg: lexOSA, codeOpt: "e", valueOpt: "ls"}
-	langTclInfo = langInfo{name: "tcl", cfg: lexTcl, shell: true}
-	langElispInfo = langInfo{name: "emacs lisp", cfg: lexElisp, lisp: true,
+	l.osa = langInfo{name: "applescript", cfg: lexOSA, codeOpt: "e", valueOpt: "ls"}
+	l.tcl = langInfo{name: "tcl", cfg: lexTcl, shell: true}
+	l.elisp = langInfo{name: "emacs lisp", cfg: lexElisp, lisp: true,
 		calls: acts(
 			kShell, "shell-command shell-command-to-string async-shell-command call-process-shell-command process-file-shell-command start-process-shell-command:2",
 			kSpawn, "call-process process-file process-lines start-process:2 make-process",
@@ -140,7 +150,8 @@ func init() {
 			kEval, "eval",
 			kOpaque, "funcall apply intern",
 		)}
-}
+	return l
+})
 
 // envWord judges a name that reads the environment: os.environ,
 // process.env, ENV, Bun.env.
@@ -148,7 +159,7 @@ func (s *codeScan) envWord(i int) {
 	t := s.toks[i]
 	var base string
 	switch s.li {
-	case &langPythonInfo:
+	case &langs().python:
 		base = "os.environ"
 		if t.s == "environ" || strings.HasPrefix(t.s, "environ.") {
 			base = "environ"
@@ -156,7 +167,7 @@ func (s *codeScan) envWord(i int) {
 		if strings.HasPrefix(t.s, "os.environb") {
 			base = "os.environb"
 		}
-	case &langJSInfo:
+	case &langs().js:
 		base = "process.env"
 		if strings.HasPrefix(t.s, "Bun.env") {
 			base = "Bun.env"
@@ -165,9 +176,9 @@ func (s *codeScan) envWord(i int) {
 			s.dump(s.tspan(i, i+1), s.what("Deno.env.toObject"))
 			return
 		}
-	case &langRubyInfo:
+	case &langs().ruby:
 		base = "ENV"
-	case &langElispInfo:
+	case &langs().elisp:
 		if t.s == "process-environment" && !s.is(i-1, "(") {
 			s.dump(s.tspan(i, i+1), s.what("process-environment"))
 		}
@@ -194,7 +205,7 @@ func (s *codeScan) envWord(i int) {
 			s.secretVar(sp, s.toks[k].s)
 		}
 		return
-	case rest != "" && s.li == &langJSInfo:
+	case rest != "" && s.li == &langs().js:
 		// process.env.NAME
 		if n := rest[1:]; !strings.Contains(n, ".") && secretName(n) {
 			s.secretVar(sp, n)
@@ -229,21 +240,21 @@ func (s *codeScan) envVar(i int) {
 		}
 	}
 	switch {
-	case s.li == &langPerlInfo && (t.s == "%ENV" || t.s == "@ENV" && s.is(i+1, "{")):
+	case s.li == &langs().perl && (t.s == "%ENV" || t.s == "@ENV" && s.is(i+1, "{")):
 		s.dump(sp, s.what(t.s))
-	case s.li == &langPerlInfo && t.s == "$ENV" && s.is(i+1, "{"):
+	case s.li == &langs().perl && t.s == "$ENV" && s.is(i+1, "{"):
 		single(i + 2)
-	case s.li == &langPHPInfo && (t.s == "$_ENV" || t.s == "$_SERVER"):
+	case s.li == &langs().php && (t.s == "$_ENV" || t.s == "$_SERVER"):
 		if s.is(i+1, "[") {
 			single(i + 2)
 			return
 		}
 		s.dump(sp, s.what(t.s))
-	case s.li == &langPwshInfo && len(t.s) > 5 && strings.EqualFold(t.s[:5], "$env:"):
+	case s.li == &langs().pwsh && len(t.s) > 5 && strings.EqualFold(t.s[:5], "$env:"):
 		if secretName(t.s[5:]) {
 			s.secretVar(sp, t.s[5:])
 		}
-	case s.li == &langTclInfo && t.s == "$env" && s.is(i+1, "("):
+	case s.li == &langs().tcl && t.s == "$env" && s.is(i+1, "("):
 		single(i + 2)
 	}
 }
@@ -263,9 +274,9 @@ func (s *codeScan) cmdStart(i int) bool {
 	case ";", "{", "|", "&", "&&", "||":
 		return true
 	case "[":
-		return s.li == &langTclInfo
+		return s.li == &langs().tcl
 	case "(":
-		return s.li == &langPwshInfo
+		return s.li == &langs().pwsh
 	}
 	return false
 }
@@ -288,7 +299,7 @@ func (s *codeScan) shellArgs(i int) ([]lval, []int, int) {
 
 // command judges a command of pwsh or tcl.
 func (s *codeScan) command(i int) {
-	if s.li == &langTclInfo {
+	if s.li == &langs().tcl {
 		s.tclCommand(i)
 		return
 	}
