@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/custom-agent/custom-agent/permission"
 )
@@ -27,7 +28,7 @@ var claudeTools = map[string][]string{
 	"WebFetch":  {"http_get"},
 }
 
-var patternRE = regexp.MustCompile(`^([A-Za-z0-9_]+)\((.*)\)$`)
+var patternRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9_]+)\((.*)\)$`) })
 
 // MapTools turns allowed-tools as written into the list the engine narrows
 // to, and says how each entry that is not one of our tool names was read.
@@ -55,7 +56,7 @@ func MapTools(declared []string) (tools, notes []string) {
 	}
 	for _, d := range declared {
 		name, pattern := d, ""
-		if m := patternRE.FindStringSubmatch(d); m != nil {
+		if m := patternRE().FindStringSubmatch(d); m != nil {
 			name, pattern = m[1], m[2]
 		}
 		mapped, isClaude := claudeTools[name]

@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -119,7 +120,7 @@ var (
 	ErrOutside       = errors.New("the skill resolves outside its skills directory (a symbolic link), so it is not read")
 )
 
-var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // ValidName reports why name is not a valid skill name, or "": lowercase
 // letters, digits and single hyphens between them, at most 64 characters
@@ -130,7 +131,7 @@ func ValidName(name string) string {
 		return "the name is empty"
 	case len(name) > MaxNameLen:
 		return fmt.Sprintf("the name is %d characters long; at most %d are allowed", len(name), MaxNameLen)
-	case !nameRE.MatchString(name):
+	case !nameRE().MatchString(name):
 		return fmt.Sprintf("the name %q must be lowercase letters, digits and single hyphens between them", name)
 	}
 	return ""
@@ -282,12 +283,12 @@ func split(text string) (front, body string, ok bool) {
 	return "", "", false
 }
 
-var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var lineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlLine takes the line number out of a YAML error.
 func yamlLine(err error) (int, string) {
 	msg := err.Error()
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
+	if m := lineRE().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n, m[2]
 	}
