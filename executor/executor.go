@@ -43,6 +43,15 @@ type Appender interface {
 	Append(ctx context.Context, d event.Draft) (event.Event, error)
 }
 
+// BatchAppender is an Appender that can also record several drafts in one
+// durable commit, all or none, in order (the session's turn is one). The
+// executor uses it for what it records between a decision and the tool's
+// start, so that they cost one commit.
+type BatchAppender interface {
+	Appender
+	AppendBatch(ctx context.Context, ds []event.Draft) ([]event.Event, error)
+}
+
 // Approver asks a person about a call the engine decided to ask about. It
 // returns the person's answer, or a system answer (deny) on timeout or
 // cancellation. An error means no answer could be had at all; the executor
@@ -281,14 +290,18 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		change.Cwd = s.Cwd
 	}
 	// permission.resolved is durable before anything runs, even when the
-	// turn is being cancelled.
-	if err := x.append(context.WithoutCancel(ctx), s, resolved); err != nil {
-		return out, err
-	}
+	// turn is being cancelled; the rule it made, and the tool's start
+	// when it is allowed and the turn goes on, are in the same commit.
+	gate := []event.Payload{resolved}
 	if change != nil {
-		if err := x.append(context.WithoutCancel(ctx), s, *change); err != nil {
-			return out, err
-		}
+		gate = append(gate, *change)
+	}
+	starts := resolved.Decision == "allow" && ctx.Err() == nil
+	if starts {
+		gate = append(gate, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked})
+	}
+	if err := x.appendAll(context.WithoutCancel(ctx), s, gate); err != nil {
+		return out, err
 	}
 	if resolved.Decision != "allow" {
 		out.Status = Denied
@@ -303,11 +316,8 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 			out.Prior = &permission.Prior{Tool: info.Name, Args: canon, Risk: d.RiskAtDecision, Decision: permission.Allow, ByUser: true}
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if !starts {
 		return x.failAfterStart(ctx, s, c, out, fmt.Errorf("the turn was cancelled before %s started", c.Tool), x.opts.Now(), sec)
-	}
-	if err := x.append(ctx, s, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked}); err != nil {
-		return out, err
 	}
 	// durationMs is the tool's own run time, not the time a person took
 	// to answer.
@@ -541,6 +551,31 @@ func (x *Executor) append(ctx context.Context, s *Session, p event.Payload) erro
 		return fmt.Errorf("%w: %w", ErrLog, err)
 	}
 	if _, err := x.log.Append(ctx, d); err != nil {
+		return fmt.Errorf("%w: %w", ErrLog, err)
+	}
+	return nil
+}
+
+// appendAll records ps in order, in one commit when the log batches.
+func (x *Executor) appendAll(ctx context.Context, s *Session, ps []event.Payload) error {
+	b, ok := x.log.(BatchAppender)
+	if !ok || len(ps) == 1 {
+		for _, p := range ps {
+			if err := x.append(ctx, s, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ds := make([]event.Draft, len(ps))
+	for i, p := range ps {
+		d, err := event.NewDraft(s.ID, s.TurnID, x.opts.Now(), p)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrLog, err)
+		}
+		ds[i] = d
+	}
+	if _, err := b.AppendBatch(ctx, ds); err != nil {
 		return fmt.Errorf("%w: %w", ErrLog, err)
 	}
 	return nil

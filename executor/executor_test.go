@@ -81,6 +81,10 @@ type fixture struct {
 	sess  *executor.Session
 	ran   map[string]int
 	mu    sync.Mutex
+	// router and opts made x; batched is x over the same recorder as a
+	// BatchAppender (batch_test.go).
+	router *tool.Router
+	opts   *executor.Options
 }
 
 // newFixture registers every built-in tool as a fake that writes "ran NAME"
@@ -115,7 +119,8 @@ func newFixture(t *testing.T, approver executor.Approver, behave map[string]func
 		}})
 	}
 	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	f.x = executor.New(r, f.rec, arts, approver, &executor.Options{Now: func() time.Time { clock = clock.Add(time.Millisecond); return clock }})
+	f.router, f.opts = r, &executor.Options{Now: func() time.Time { clock = clock.Add(time.Millisecond); return clock }}
+	f.x = executor.New(r, f.rec, arts, approver, f.opts)
 	f.sess = &executor.Session{ID: "s1", TurnID: "t1", Cwd: "/home/u/proj", Home: "/home/u", Mode: permission.ModeDefault, Env: []string{"PATH=/usr/bin", "OPENAI_API_KEY=sk-x", "GITHUB_TOKEN=ghp_x", "LANG=C"}}
 	return f
 }

@@ -112,16 +112,43 @@ func (t *turn) record(ctx context.Context, d event.Draft) (event.Event, error) {
 		}
 		// The commit is only early: when it cannot be made now (a
 		// cancelled turn), d stays pending for the next durable one.
-		if es, err := t.commit(ctx, nil); err == nil {
+		if es, err := t.commit(ctx); err == nil {
 			return es[len(es)-1], nil
 		}
 		return unsealed(d), nil
 	}
-	es, err := t.commit(ctx, &d)
+	es, err := t.commit(ctx, d)
 	if err != nil {
 		return event.Event{}, err
 	}
 	return es[len(es)-1], nil
+}
+
+// recordAll is the turn's AppendBatch (executor.BatchAppender): ds are
+// committed together, durably, with what is pending, all or none, and
+// yielded in order: the executor's permission.resolved with the
+// policy.changed it made and the tool.started after it, one commit and
+// one fsync. Without a log that batches, each is recorded on its own.
+func (t *turn) recordAll(ctx context.Context, ds []event.Draft) ([]event.Event, error) {
+	dur := t.durable()
+	if dur.batch == nil {
+		var out []event.Event
+		for _, d := range ds {
+			e, err := t.record(ctx, d)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+	dur.mu.Lock()
+	defer t.unlock()
+	es, err := t.commit(ctx, ds...)
+	if err != nil {
+		return nil, err
+	}
+	return es[len(es)-len(ds):], nil
 }
 
 // unlock releases mu on the turn's goroutine, and tells the turn when the
@@ -164,7 +191,7 @@ func (t *turn) late() {
 		return
 	}
 	dur.inTimer = true
-	es, err := t.commit(dur.ctx, nil)
+	es, err := t.commit(dur.ctx)
 	dur.inTimer = false
 	if err == nil {
 		dur.flushed = append(dur.flushed, es...)
@@ -195,18 +222,18 @@ func (t *turn) endTimer() {
 	}
 }
 
-// commit writes the pending drafts and then d (when not nil) in one durable
-// commit and yields them (mu held). When it fails nothing is written, and
-// the pending drafts stay pending for the next commit (turn.completed is
-// written even after a cancellation).
-func (t *turn) commit(ctx context.Context, d *event.Draft) ([]event.Event, error) {
+// commit writes the pending drafts and then ds in one durable commit and
+// yields them (mu held). When it fails nothing is written, and the pending
+// drafts stay pending for the next commit (turn.completed is written even
+// after a cancellation).
+func (t *turn) commit(ctx context.Context, ds ...event.Draft) ([]event.Event, error) {
 	dur := t.durable()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	drafts := dur.pending
-	if d != nil {
-		drafts = append(slices.Clip(drafts), *d)
+	if len(ds) > 0 {
+		drafts = append(slices.Clip(drafts), ds...)
 	}
 	if dur.arts != nil {
 		if err := dur.arts.Sync(); err != nil {

@@ -312,6 +312,13 @@ func (t *turn) Append(ctx context.Context, d event.Draft) (event.Event, error) {
 	return t.record(ctx, d)
 }
 
+var _ executor.BatchAppender = (*turn)(nil)
+
+// AppendBatch records the drafts in one durable commit (recordAll).
+func (t *turn) AppendBatch(ctx context.Context, ds []event.Draft) ([]event.Event, error) {
+	return t.recordAll(ctx, ds)
+}
+
 func (t *turn) emit(ctx context.Context, p event.Payload) error {
 	d, err := event.NewDraft(t.s.id, t.id, t.s.cfg.Now(), p)
 	if err != nil {

@@ -219,13 +219,7 @@ func (m *mapper) event(e event.Event) {
 			return
 		}
 		if p.Decision == "allow" {
-			// The allow is durable before the tool starts and reaches
-			// the mapper before it does; tool.started may be deferred
-			// to the next durable commit, after the tool has run
-			// (DESIGN §3), so the call is shown running, and the files
-			// it edits are read, here.
-			m.start(c)
-			return
+			return // tool.started, in the same commit, shows it running
 		}
 		by := map[event.Actor]string{event.ActorUser: "you", event.ActorPolicy: "the policy", event.ActorSystem: "the system", event.ActorAuto: "an automatic answer"}[p.Actor]
 		text := fmt.Sprintf("Denied by %s (risk %s): %s", by, p.RiskAtDecision, p.Reason)
@@ -233,7 +227,7 @@ func (m *mapper) event(e event.Event) {
 			map[string]any{"decision": "deny", "actor": string(p.Actor), "reason": p.Reason})
 	case *event.ToolStartedPayload:
 		if c := m.calls[p.ToolCallID]; c != nil {
-			m.start(c) // a log without the allow before it (none is written so)
+			m.start(c) // before the tool runs: it shares the allow's commit
 		}
 	case *event.ToolCompletedPayload:
 		c := m.calls[p.ToolCallID]

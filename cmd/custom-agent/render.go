@@ -166,17 +166,14 @@ func (r *renderer) setStatus(p event.Payload) {
 	case *event.ContextBuiltPayload:
 		r.status.set("waiting for " + r.model)
 	case *event.ToolStartedPayload:
+		// Committed with the call's permission.resolved, so it arrives
+		// before the tool runs.
 		r.status.set("running " + p.Tool)
-	// context.built and tool.started may join the next durable commit
-	// (eventlog.MayDefer), so they can arrive only after what they
-	// announce has ended; the durable events before the model is called
-	// (user.message) and before a tool starts (its allow) say it in time.
+	// context.built may join the next durable commit (eventlog.MayDefer),
+	// so it can arrive only after the model has answered; the durable
+	// user.message before the model is called says it in time.
 	case *event.UserMessagePayload:
 		r.status.set("waiting for " + r.model)
-	case *event.PermissionResolvedPayload:
-		if p.Decision == "allow" && r.calls[p.ToolCallID] != "" {
-			r.status.set("running " + r.calls[p.ToolCallID])
-		}
 	}
 }
 
