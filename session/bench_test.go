@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -65,10 +66,10 @@ func (m callsModel) Stream(_ context.Context, req model.Request) iter.Seq2[model
 // µs/call is the wall time per tool call. To count fsyncs per tool call:
 //
 //	go test -c -o /tmp/session.test ./session
-//	strace -f -c -e trace=fsync,fdatasync /tmp/session.test -test.run='^$' -test.bench=TurnToolCalls -test.benchtime=10x
+//	strace -f -c -e trace=fsync,fdatasync /tmp/session.test -test.run='^$' -test.bench=TurnToolCalls/output=short -test.benchtime=10x
 //
-// and divide the count by 200 (10 turns × 20 calls; a few belong to opening
-// the store).
+// and divide the count by 220 (the benchmark runs once with b.N = 1 and
+// then 10 times: 11 turns × 20 calls; a few belong to opening the store).
 // benchStores opens the SQLite log and the artifact store of a benchmark in
 // DIR (CUSTOM_AGENT_BENCH_DIR, default a temporary directory), removed when
 // the benchmark ends.
@@ -96,17 +97,31 @@ func benchStores(b *testing.B) (string, *sqlitestore.Store, *artifact.Store) {
 }
 
 func BenchmarkTurnToolCalls(b *testing.B) {
+	// short: each file is a line, which its tool.completed holds whole
+	// (inEvent), so no artifact is written; long: each is over the
+	// preview, so each call stores an artifact (in the pack).
+	for _, c := range []struct {
+		name   string
+		repeat int
+	}{{"output=short", 1}, {"output=long", 80}} {
+		b.Run(c.name, func(b *testing.B) { benchTurnToolCalls(b, c.repeat) })
+	}
+}
+
+func benchTurnToolCalls(b *testing.B, repeat int) {
 	const calls = 20
 	dir, store, arts := benchStores(b)
 	cwd := filepath.Join(dir, "project")
 	if err := os.MkdirAll(cwd, 0o700); err != nil {
 		b.Fatal(err)
 	}
+	commits0 := store.Stats().Commits
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
 		for k := 1; k <= calls; k++ {
-			if err := os.WriteFile(filepath.Join(cwd, fmt.Sprintf("f-%d.txt", k)), fmt.Appendf(nil, "turn %d, file %d: a small file that read_file prints\n", i, k), 0o600); err != nil {
+			line := fmt.Appendf(nil, "turn %d, file %d: a small file that read_file prints\n", i, k)
+			if err := os.WriteFile(filepath.Join(cwd, fmt.Sprintf("f-%d.txt", k)), bytes.Repeat(line, repeat), 0o600); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -131,5 +146,5 @@ func BenchmarkTurnToolCalls(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*calls), "µs/call")
 	st := store.Stats()
-	b.ReportMetric(float64(st.Commits)/float64(b.N*calls), "commits/call")
+	b.ReportMetric(float64(st.Commits-commits0)/float64(b.N*calls), "commits/call")
 }
