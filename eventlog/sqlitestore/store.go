@@ -68,6 +68,8 @@ type Store struct {
 
 	commits, committedEvents atomic.Uint64
 
+	tails sync.Map // session id -> *tail
+
 	// Owned by the leading appender (handed over under qmu).
 	stmts       writerStmts
 	heads       map[string]head // session heads as of dataVersion
@@ -110,7 +112,33 @@ var _ eventlog.Store = (*Store)(nil)
 type appendReq struct {
 	ds   []event.Draft    // as given
 	ps   []event.Prepared // canonicalised by the appender, not the writer
+	ts   []string         // each draft's timestamp as stored
 	done chan appendRes
+
+	// sealed, when not nil, holds ps sealed by the appender after the
+	// session's tail as it stood when the request was queued. The
+	// leader writes them only if each follows the head it finds (same
+	// seq, same previous hash), and otherwise seals the draft itself:
+	// Seal is a pure function of the draft and its place in the chain,
+	// so what is written never depends on the guess.
+	sealed []event.Event
+	tail   *tail
+}
+
+// tail is what appenders know of a session's chain: the last event queued
+// or committed, so that an appender seals its event (hashing it) before
+// queueing it, in parallel with other appenders and the commit under way,
+// instead of the leader hashing every event of its batch one after another.
+// It is a guess the leader checks, never trusted.
+type tail struct {
+	mu    sync.Mutex // held while an appender seals after the tail and queues
+	seq   uint64
+	hash  string
+	known bool // seq and hash name the last event queued or committed
+	// pending counts the session's requests queued and not yet
+	// answered; when a commit leaves none, the tail is set to the head
+	// the commit wrote (or unknown after a failed commit).
+	pending int
 }
 
 type appendRes struct {
@@ -318,7 +346,7 @@ func (s *Store) Append(ctx context.Context, d event.Draft) (event.Event, error) 
 	if err != nil {
 		return event.Event{}, err
 	}
-	es, err := s.submit(ctx, &appendReq{ds: []event.Draft{d}, ps: []event.Prepared{p}})
+	es, err := s.submit(ctx, &appendReq{ds: []event.Draft{d}, ps: []event.Prepared{p}, ts: []string{p.Draft().TS.Format(event.TimeFormat)}})
 	if err != nil {
 		return event.Event{}, err
 	}
@@ -334,7 +362,7 @@ func (s *Store) AppendBatch(ctx context.Context, drafts []event.Draft) ([]event.
 	if len(drafts) == 0 {
 		return nil, nil
 	}
-	req := &appendReq{ds: drafts, ps: make([]event.Prepared, len(drafts))}
+	req := &appendReq{ds: drafts, ps: make([]event.Prepared, len(drafts)), ts: make([]string, len(drafts))}
 	for i, d := range drafts {
 		if d.Seq != 0 {
 			return nil, fmt.Errorf("append batch: draft %d (%s) names seq %d: a batch takes the next seqs, so its drafts name none", i+1, d.Type, d.Seq)
@@ -347,6 +375,7 @@ func (s *Store) AppendBatch(ctx context.Context, drafts []event.Draft) ([]event.
 			return nil, fmt.Errorf("draft %d of the batch: %w", i+1, err)
 		}
 		req.ps[i] = p
+		req.ts[i] = p.Draft().TS.Format(event.TimeFormat)
 	}
 	return s.submit(ctx, req)
 }
@@ -388,11 +417,17 @@ func (s *Store) submit(ctx context.Context, req *appendReq) ([]event.Event, erro
 	s.inflight.Add(1)
 	s.mu.RUnlock()
 	defer s.inflight.Done()
+	t := s.tailOf(req.ds[0].SessionID)
+	req.tail = t
+	t.mu.Lock()
+	req.speculate(t)
+	t.pending++
 	s.qmu.Lock()
 	s.queue = append(s.queue, req)
 	lead := !s.leading
 	s.leading = true
 	s.qmu.Unlock()
+	t.mu.Unlock()
 	// Queued: wait for the outcome whatever ctx does, so that the caller
 	// always knows whether its events were written.
 	for {
@@ -404,6 +439,55 @@ func (s *Store) submit(ctx context.Context, req *appendReq) ([]event.Event, erro
 			return res.es, res.err
 		}
 		lead = true
+	}
+}
+
+func (s *Store) tailOf(session string) *tail {
+	if t, ok := s.tails.Load(session); ok {
+		return t.(*tail)
+	}
+	t, _ := s.tails.LoadOrStore(session, &tail{})
+	return t.(*tail)
+}
+
+// speculate seals the request's drafts after the session's tail, when it
+// is known, and moves the tail past them. A draft naming its seq (a retry
+// that may be answered from what is stored) is left to the leader and
+// makes the tail unknown until the session's queue is empty again.
+// Called with t.mu held.
+func (r *appendReq) speculate(t *tail) {
+	if len(r.ds) == 1 && r.ds[0].Seq != 0 {
+		t.known = false
+		return
+	}
+	if !t.known {
+		return
+	}
+	r.sealed = make([]event.Event, len(r.ps))
+	seq, hash := t.seq, t.hash
+	for i, p := range r.ps {
+		r.sealed[i] = p.Seal(seq+1, hash)
+		seq, hash = r.sealed[i].Seq, r.sealed[i].Hash
+	}
+	t.seq, t.hash = seq, hash
+}
+
+// settle tells the tails of the batch's sessions that their requests are
+// answered; a session with none left queued gets the head the commit
+// wrote as its tail (heads is nil after a failed commit: unknown).
+func settle(batch []*appendReq, heads map[string]*head) {
+	for _, r := range batch {
+		t := r.tail
+		t.mu.Lock()
+		t.pending--
+		if t.pending == 0 {
+			h, ok := heads[r.ds[0].SessionID]
+			t.known = ok
+			if ok {
+				t.seq, t.hash = h.seq, h.hash
+			}
+		}
+		t.mu.Unlock()
 	}
 }
 
@@ -428,8 +512,9 @@ func (s *Store) lead() {
 	s.queue = append(s.queue[:0], s.queue[n:]...)
 	s.qmu.Unlock()
 
-	results, committed := s.commit(batch)
+	results, committed, heads := s.commit(batch)
 	s.shared = len(batch) > 1
+	settle(batch, heads)
 	// Publish before acknowledging, so that once Append returns its
 	// event has been offered to every subscriber (Publish never blocks).
 	if len(committed) > 0 {
@@ -463,17 +548,19 @@ type head struct {
 // commit writes the batch in one transaction. On a database error nothing of
 // the batch is written and every request gets the error; a request refused
 // on its own (seq conflict) does not affect the others.
-func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
+//
+// It returns the heads it wrote, by session (nil when nothing was written).
+func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event, map[string]*head) {
 	ctx := context.Background()
 	results := make([]appendRes, len(batch))
-	fail := func(err error) ([]appendRes, []event.Event) {
+	fail := func(err error) ([]appendRes, []event.Event, map[string]*head) {
 		err = explain(s.path, "appending to event log", err)
 		for i := range results {
 			if results[i].err == nil {
 				results[i] = appendRes{err: err}
 			}
 		}
-		return results, nil
+		return results, nil, nil
 	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -516,14 +603,19 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 			if err != nil {
 				return fail(err)
 			}
-			e := p.Seal(h.seq+1, h.hash)
+			var e event.Event
+			if r.sealed != nil && r.sealed[j].Seq == h.seq+1 && r.sealed[j].PrevHash == h.hash {
+				e = r.sealed[j]
+			} else {
+				e = p.Seal(h.seq+1, h.hash)
+			}
 			if _, err := insert.ExecContext(ctx,
-				e.SessionID, e.Seq, e.V, e.TurnID, string(e.Type), e.TS.Format(event.TimeFormat), []byte(e.Payload), e.PrevHash, e.Hash); err != nil {
+				e.SessionID, e.Seq, e.V, e.TurnID, string(e.Type), r.ts[j], []byte(e.Payload), e.PrevHash, e.Hash); err != nil {
 				return fail(err)
 			}
 			h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
 			if h.created == "" {
-				h.created = e.TS.Format(event.TimeFormat)
+				h.created = r.ts[j]
 			}
 			es[j] = e
 		}
@@ -545,7 +637,7 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 		h.dirty, h.stored = false, h.stored || h.dirty
 		s.heads[id] = *h
 	}
-	return results, committed
+	return results, committed, heads
 }
 
 // writeHeads records the new head of every session the commit appended
