@@ -98,14 +98,15 @@ func joinAbs(base, rest string, clean bool) string {
 	if rest != "" {
 		base = base + "/" + rest
 	}
-	if clean {
+	if clean && !isClean(base) {
 		return path.Clean(base)
 	}
 	return base
 }
 
 // isClean reports whether an absolute path is already in path.Clean form,
-// so the common case costs no allocation.
+// so the common case costs no allocation and no second pass
+// (TestIsCleanIsPathClean).
 func isClean(p string) bool {
 	if p == "/" {
 		return true

@@ -253,7 +253,7 @@ func matchAt(ix indexed, comps []string, off int, write bool) (risk.Level, strin
 			}
 		}
 	}
-	try(ix.byFirst[comps[off]])
+	try(ix.first(comps[off]))
 	try(ix.wildcard)
 	return best, what
 }
@@ -424,7 +424,7 @@ func Sensitive(p string, env Env, write bool) []string {
 				consider(l.level, l.comps)
 			}
 		}
-		try(ix.byFirst[comps[off]])
+		try(ix.first(comps[off]))
 		try(ix.wildcard)
 	}
 	at(rootLocations, 0)

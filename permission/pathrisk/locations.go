@@ -237,18 +237,32 @@ var anyLocations = index([]location{
 type indexed struct {
 	byFirst  map[string][]location
 	wildcard []location // first component is "*"
+	// keys has bit len(k)%64 of keys[k[0]] set for every key k of
+	// byFirst, so that a component no key starts and is as long as (most
+	// of a path: src, internal, main.go) is not hashed and looked up.
+	keys *[256]uint64
 }
 
 func index(ls []location) indexed {
-	ix := indexed{byFirst: make(map[string][]location)}
+	ix := indexed{byFirst: make(map[string][]location), keys: new([256]uint64)}
 	for _, l := range ls {
 		if l.comps[0] == "*" {
 			ix.wildcard = append(ix.wildcard, l)
 			continue
 		}
-		ix.byFirst[l.comps[0]] = append(ix.byFirst[l.comps[0]], l)
+		k := l.comps[0]
+		ix.byFirst[k] = append(ix.byFirst[k], l)
+		ix.keys[k[0]] |= 1 << (len(k) % 64)
 	}
 	return ix
+}
+
+// first returns the locations whose first component is c.
+func (ix *indexed) first(c string) []location {
+	if c == "" || ix.keys[c[0]]&(1<<(len(c)%64)) == 0 {
+		return nil
+	}
+	return ix.byFirst[c]
 }
 
 // cookieNames are browser cookie and password stores, wherever they are.
