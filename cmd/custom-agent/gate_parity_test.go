@@ -12,12 +12,18 @@ import (
 	"github.com/custom-agent/custom-agent/internal/testenv"
 )
 
-// buildGate builds cmd/custom-agent-gate into a temporary directory.
+// buildGate builds cmd/custom-agent-gate into a temporary directory, with
+// the race detector when the test runs with it (so that the packages the
+// tests compiled are reused).
 func buildGate(t *testing.T) string {
 	t.Helper()
 	testenv.NeedProgram(t, "go")
 	bin := filepath.Join(t.TempDir(), "custom-agent-gate")
-	c := exec.Command("go", "build", "-o", bin, "github.com/custom-agent/custom-agent/cmd/custom-agent-gate")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	c := exec.Command("go", append(args, "github.com/custom-agent/custom-agent/cmd/custom-agent-gate")...)
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("go build custom-agent-gate: %v\n%s", err, out)
 	}
