@@ -65,12 +65,12 @@ func parseFast(path string, src []byte) (p *parsed, ok bool) {
 			if rules || i >= len(src) || src[i] != '[' {
 				return nil, false
 			}
-			// Room for as many rules as the file holds "decision" keys,
-			// so that the decoder does not grow the list a rule at a
-			// time; the count is only a hint (a string that reads
-			// "decision" is counted too; a rule without one is refused
-			// by check).
-			frs := make([]fastRule, 0, bytes.Count(src[i:], []byte(`"decision"`)))
+			// Room for as many rules as the array has objects, so that
+			// the decoder does not grow the list a rule at a time. It
+			// is only a hint (examples are objects too), bounded by the
+			// size of the file, not a promise of validity.
+			n := min(bytes.Count(src[i:], []byte{'{'}), (len(src)-i)/16)
+			frs := make([]fastRule, 0, n)
 			rest, err := segjson.Parse(src[i:], &frs, segjson.DisallowUnknownFields|segjson.DontMatchCaseInsensitiveStructFields)
 			if err != nil {
 				return nil, false
