@@ -71,6 +71,10 @@ func TestFastParseSameRules(t *testing.T) {
 		"repeated example": []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": {"match": [{"p": 1, "p": 2}]}, "decision": "allow"}]}`),
 		"nulls":            []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": null, "args": null, "decision": "allow"}]}`),
 		"nested example":   []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": {"match": [{"p": [1, {"q": null}], "r": true}]}, "decision": "allow"}]}`),
+		// Structure inside strings, after an escaped quote and an
+		// escaped backslash: the offsets' scan must not take it for
+		// the end of a rule.
+		"escaped quote": []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "command": "q\"}, {", "decision": "allow"}, {"id": "b", "tool": "x", "path": "\\\"]}", "decision": "deny"}]}`),
 	}
 	for name, src := range accepted {
 		if !sameAsStrict(t, src) {
@@ -129,7 +133,9 @@ func TestFastRuleInStep(t *testing.T) {
 // compactly or indented, read alike by both readers.
 func TestPropFastParseSameRules(t *testing.T) {
 	t.Parallel()
-	str := rapid.OneOf(rapid.SampledFrom([]string{"", "a", "npm test", "docs/**", "~/.ssh/*", `q"uote`, `back\slash`, "tab\there", "é", "<&>", "/"}), rapid.String())
+	str := rapid.OneOf(rapid.SampledFrom([]string{"", "a", "npm test", "docs/**", "~/.ssh/*", `q"uote`, `back\slash`, "tab\there", "é", "<&>", "/",
+		// What the offsets' scan must see as string content, not structure.
+		`\`, `\"`, `"\`, `a\\"b`, `{}[],:`, `"}]`, `"rules": [`, `"version": 2`}), rapid.String())
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 5).Draw(t, "n")
 		var b strings.Builder
