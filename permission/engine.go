@@ -127,18 +127,18 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 		d.Decision = Allow
 		d.Reason = "The call only reads inside the working directory; reads are allowed by default."
 		if len(j.findings) > 0 || len(req.Tool.PathArgs) == 0 && !req.Tool.PathDefaultsToCwd {
-			d.Reason = subject(req, j) + "; reads are allowed by default."
+			d.Reason = subjectThen(req, j, "; reads are allowed by default.")
 		}
 		return d
 	case risk.Write, risk.Execute, risk.Network:
 		d.Decision = Ask
 	case risk.Destructive:
 		d.Decision = Ask
-		d.Reason = subject(req, j) + "; destructive calls are asked every time."
+		d.Reason = subjectThen(req, j, "; destructive calls are asked every time.")
 		return d
 	default:
 		d.Decision = Deny
-		d.Reason = subject(req, j) + "; credential calls are denied unless a policy rule that names them allows them."
+		d.Reason = subjectThen(req, j, "; credential calls are denied unless a policy rule that names them allows them.")
 		if m.unfit != nil {
 			d.Reason += " " + ruleName(m.unfit) + " allows the tool but does not name this path, command or URL."
 		}
@@ -154,7 +154,7 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 		d.Reason = subject(req, j) + "; accept-edits mode allows edits inside the working directory without asking."
 		return d
 	}
-	d.Reason = subject(req, j) + "; " + j.level.String() + " calls are asked by default."
+	d.Reason = subjectThen(req, j, "; "+j.level.String()+" calls are asked by default.")
 	switch {
 	case m.unfit != nil && j.opaque:
 		d.Reason += " " + ruleName(m.unfit) + " would allow it, but what the call does cannot be judged statically."
@@ -201,19 +201,37 @@ func isEditTool(t *ToolInfo) bool {
 
 // subject says what the call is judged as, naming the finding that raised
 // it most: "shell: `rm -rf dist` deletes recursively and cannot be undone".
-func subject(req *Request, j *judge) string {
+func subject(req *Request, j *judge) string { return subjectThen(req, j, "") }
+
+// subjectThen is subject(req, j) + tail, built in one allocation: most
+// reasons are a subject and a clause.
+func subjectThen(req *Request, j *judge, tail string) string {
 	if len(j.findings) == 0 {
-		return req.Tool.Name + " has base risk " + j.level.String() + " and nothing in its arguments raised it"
+		return req.Tool.Name + " has base risk " + j.level.String() + " and nothing in its arguments raised it" + tail
 	}
 	f := &j.findings[0]
-	text, more := "", ""
-	if f.Text != "" && !strings.Contains(f.Why, f.Text) {
-		text = "`" + f.Text + "` "
+	quoted := f.Text != "" && !strings.Contains(f.Why, f.Text)
+	var num [20]byte
+	more := strconv.AppendInt(num[:0], int64(len(j.findings)-1), 10)
+	var b strings.Builder
+	b.Grow(len(req.Tool.Name) + len(f.Text) + len(f.Why) + len(more) + len(tail) + 32)
+	b.WriteString(req.Tool.Name)
+	b.WriteString(": ")
+	if quoted {
+		b.WriteByte('`')
+		b.WriteString(f.Text)
+		b.WriteString("` ")
 	}
+	b.WriteString(f.Why)
 	if n := len(j.findings) - 1; n > 0 {
-		more = " (and " + strconv.Itoa(n) + " more finding" + plural(n) + ")"
+		b.WriteString(" (and ")
+		b.Write(more)
+		b.WriteString(" more finding")
+		b.WriteString(plural(n))
+		b.WriteString(")")
 	}
-	return req.Tool.Name + ": " + text + f.Why + more
+	b.WriteString(tail)
+	return b.String()
 }
 
 // riskClause adds the judged risk and top finding to a rule's reason.

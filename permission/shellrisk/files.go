@@ -9,13 +9,19 @@ import (
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
+// shredOpts are the options of shred, wipe and srm that take a value. A
+// package variable: a table written in the call would be allocated at
+// every rm, since scan's options escape.
+var shredOpts = opts{long: []string{"interactive", "preserve-root", "one-file-system", "iterations", "size", "remove", "random-source"}, short: "ns"}
+
 // ruleRm: deleting is irreversible, whatever the flags.
 func ruleRm(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
-	os, ops := a.scan(opts{long: []string{"interactive", "preserve-root", "one-file-system", "iterations", "size", "remove", "random-source"}, short: "ns"}, c.args)
-	if name != "shred" && name != "wipe" && name != "srm" {
-		os, ops = a.scan(opts{}, c.args) // rm, unlink and rmdir take no option values
+	o := opts{} // rm, unlink and rmdir take no option values
+	if name == "shred" || name == "wipe" || name == "srm" {
+		o = shredOpts
 	}
+	os, ops := a.scan(o, c.args)
 	recursive := name == "rimraf" || name == "del" || name == "del-cli" // always recursive
 	for _, o := range os {
 		if o.name == "-r" || o.name == "-R" || (strings.HasPrefix(o.name, "--") && longOpt(o.name, "--recursive", 5)) {
