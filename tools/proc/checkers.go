@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // diagnostic is one finding of a checker, written as a JSON line.
@@ -134,10 +135,10 @@ func textParser(match func(string) (diagnostic, bool), skip func(string) bool) f
 
 // go vet: "./a.go:7:2: fmt.Printf format %d has arg s of wrong type
 // string", and for type errors "vet: ./a.go:3:9: undefined: x".
-var vetLine = regexp.MustCompile(`^(?:vet: )?(\S.*?\.go):(\d+)(?::(\d+))?: (.*)$`)
+var vetLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:vet: )?(\S.*?\.go):(\d+)(?::(\d+))?: (.*)$`) })
 
 var vetParse = textParser(func(line string) (diagnostic, bool) {
-	m := vetLine.FindStringSubmatch(line)
+	m := vetLine().FindStringSubmatch(line)
 	if m == nil {
 		return diagnostic{}, false
 	}
@@ -146,10 +147,12 @@ var vetParse = textParser(func(line string) (diagnostic, bool) {
 }, func(line string) bool { return strings.HasPrefix(line, "# ") })
 
 // tsc --pretty false: "src/a.ts(3,7): error TS2322: Type 'string' is not …".
-var tscLine = regexp.MustCompile(`^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
+var tscLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
+})
 
 var tscParse = textParser(func(line string) (diagnostic, bool) {
-	m := tscLine.FindStringSubmatch(line)
+	m := tscLine().FindStringSubmatch(line)
 	if m == nil {
 		return diagnostic{}, false
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Summary lines of the runners other than go, which have no machine
@@ -11,24 +12,30 @@ import (
 // reporter not listed here leaves them absent.
 var (
 	// node:test, spec reporter ("ℹ pass 3") and TAP reporter ("# pass 3").
-	nodeTestLine = regexp.MustCompile(`^(?:ℹ|#) (pass|fail|skipped|todo) (\d+)$`)
+	nodeTestLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:ℹ|#) (pass|fail|skipped|todo) (\d+)$`) })
 	// jest: "Tests:       1 failed, 1 skipped, 2 passed, 4 total".
-	jestLine = regexp.MustCompile(`^Tests:\s+(.*\d+ total)$`)
+	jestLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Tests:\s+(.*\d+ total)$`) })
 	// vitest: "Tests  1 failed | 2 passed | 1 skipped (4)".
-	vitestLine = regexp.MustCompile(`^Tests\s+(.*\d+ (?:passed|failed|skipped).*)\(\d+\)$`)
+	vitestLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^Tests\s+(.*\d+ (?:passed|failed|skipped).*)\(\d+\)$`)
+	})
 	// mocha: "2 passing (5ms)", "1 failing", "1 pending".
-	mochaLine = regexp.MustCompile(`^(\d+) (passing|failing|pending)\b`)
+	mochaLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+) (passing|failing|pending)\b`) })
 	// pytest's last line: "1 failed, 2 passed, 1 skipped in 0.12s".
-	pytestLine  = regexp.MustCompile(`\bin [\d.]+s\b`)
-	pytestCount = regexp.MustCompile(`(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)\b`)
+	pytestLine  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bin [\d.]+s\b`) })
+	pytestCount = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)\b`)
+	})
 	// cargo, once per test binary: "test result: ok. 2 passed; 1 failed; 0 ignored; …".
-	cargoLine = regexp.MustCompile(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	cargoLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	})
 	// "1 failed", "2 passed", "1 skipped" in jest and vitest summaries.
-	countWord = regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)\b`)
+	countWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+) (passed|failed|skipped|todo)\b`) })
 )
 
 func cleanLine(line string) string {
-	return strings.TrimSpace(ansi.ReplaceAllString(line, ""))
+	return strings.TrimSpace(ansi().ReplaceAllString(line, ""))
 }
 
 func num(s string) *int {
@@ -39,7 +46,7 @@ func num(s string) *int {
 // npmLine reads the summary lines of node:test, jest, vitest and mocha.
 func npmLine(t *tally, line string) {
 	line = cleanLine(line)
-	if m := nodeTestLine.FindStringSubmatch(line); m != nil {
+	if m := nodeTestLine().FindStringSubmatch(line); m != nil {
 		switch m[1] {
 		case "pass":
 			t.set(num(m[2]), nil, nil)
@@ -50,15 +57,15 @@ func npmLine(t *tally, line string) {
 		}
 		return
 	}
-	if m := jestLine.FindStringSubmatch(line); m != nil {
+	if m := jestLine().FindStringSubmatch(line); m != nil {
 		t.set(wordCounts(m[1]))
 		return
 	}
-	if m := vitestLine.FindStringSubmatch(line); m != nil {
+	if m := vitestLine().FindStringSubmatch(line); m != nil {
 		t.set(wordCounts(m[1]))
 		return
 	}
-	if m := mochaLine.FindStringSubmatch(line); m != nil {
+	if m := mochaLine().FindStringSubmatch(line); m != nil {
 		switch m[2] {
 		case "passing":
 			t.set(num(m[1]), nil, nil)
@@ -74,7 +81,7 @@ func npmLine(t *tally, line string) {
 // the line does not mention is zero, since the line is the whole summary.
 func wordCounts(s string) (passed, failed, skipped *int) {
 	passed, failed, skipped = new(int), new(int), new(int)
-	for _, m := range countWord.FindAllStringSubmatch(s, -1) {
+	for _, m := range countWord().FindAllStringSubmatch(s, -1) {
 		n, _ := strconv.Atoi(m[1])
 		switch m[2] {
 		case "passed":
@@ -98,10 +105,10 @@ func pytestSummary(t *tally, line string) {
 		t.mu.Unlock()
 		return
 	}
-	if !pytestLine.MatchString(line) {
+	if !pytestLine().MatchString(line) {
 		return
 	}
-	counts := pytestCount.FindAllStringSubmatch(line, -1)
+	counts := pytestCount().FindAllStringSubmatch(line, -1)
 	if len(counts) == 0 && !strings.Contains(line, "no tests ran") {
 		return
 	}
@@ -128,7 +135,7 @@ func pytestSummary(t *tally, line string) {
 // cargoSummary adds up cargo's "test result:" lines, one per test binary
 // (unit tests, each integration test file, doc tests).
 func cargoSummary(t *tally, line string) {
-	m := cargoLine.FindStringSubmatch(cleanLine(line))
+	m := cargoLine().FindStringSubmatch(cleanLine(line))
 	if m == nil {
 		return
 	}

@@ -52,7 +52,7 @@ func (l *lineTee) flush() {
 
 // ansi matches terminal colour and cursor sequences, which test runners
 // print even into a pipe when asked to (FORCE_COLOR and the like).
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+var ansi = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`) })
 
 // tally counts tests as a runner's output is parsed. Its methods may be
 // called from the stdout and stderr goroutines at once.
