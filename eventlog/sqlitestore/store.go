@@ -71,38 +71,10 @@ type Store struct {
 	tails sync.Map // session id -> *tail
 
 	// Owned by the leading appender (handed over under qmu).
-	stmts       writerStmts
+	wr          writer
 	heads       map[string]head // session heads as of dataVersion
 	dataVersion int64
 	shared      bool // the last commit answered more than one append
-}
-
-// writerStmts are prepared once on the writer connection: parsing SQL on
-// every append would cost more than the insert itself.
-type writerStmts struct {
-	insert, upsertSession, updateSession, head, dataVersion, stored *sql.Stmt
-}
-
-func (s *Store) prepareStmts(ctx context.Context) error {
-	for _, p := range []struct {
-		dst **sql.Stmt
-		q   string
-	}{
-		{&s.stmts.insert, `INSERT INTO events (session_id, seq, v, turn_id, type, ts, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?)`},
-		{&s.stmts.upsertSession, `INSERT INTO sessions (session_id, created_at, updated_at, last_seq, head_hash) VALUES (?,?,?,?,?)
-			ON CONFLICT (session_id) DO UPDATE SET updated_at = excluded.updated_at, last_seq = excluded.last_seq, head_hash = excluded.head_hash`},
-		{&s.stmts.updateSession, `UPDATE sessions SET updated_at = ?, last_seq = ?, head_hash = ? WHERE session_id = ?`},
-		{&s.stmts.head, `SELECT last_seq, head_hash, created_at FROM sessions WHERE session_id = ?`},
-		{&s.stmts.dataVersion, `PRAGMA data_version`},
-		{&s.stmts.stored, `SELECT ` + columns + ` FROM events WHERE session_id = ? AND seq = ?`},
-	} {
-		st, err := s.w.PrepareContext(ctx, p.q)
-		if err != nil {
-			return explain(s.path, "preparing event log statements", err)
-		}
-		*p.dst = st
-	}
-	return nil
 }
 
 var _ eventlog.Store = (*Store)(nil)
@@ -184,9 +156,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			s.w.Close()
 			return nil, err
 		}
-		if err := s.prepareStmts(ctx); err != nil {
+		// Prepare the writer's statements now, so that a log they do not
+		// fit fails here rather than at the first append.
+		if err := s.wr.run(ctx, s.w, func(*writer) error { return nil }); err != nil {
 			s.w.Close()
-			return nil, err
+			return nil, explain(abs, "opening event log", err)
 		}
 	}
 	if s.r, err = sql.Open("sqlite", s.dsn(true)); err != nil {
@@ -551,7 +525,6 @@ type head struct {
 //
 // It returns the heads it wrote, by session (nil when nothing was written).
 func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event, map[string]*head) {
-	ctx := context.Background()
 	results := make([]appendRes, len(batch))
 	fail := func(err error) ([]appendRes, []event.Event, map[string]*head) {
 		err = explain(s.path, "appending to event log", err)
@@ -562,34 +535,56 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event, map[stri
 		}
 		return results, nil, nil
 	}
-	tx, err := s.w.BeginTx(ctx, nil)
+	var committed []event.Event
+	var heads map[string]*head
+	err := s.wr.run(context.Background(), s.w, func(w *writer) error {
+		var err error
+		committed, heads, err = s.commitOn(w, batch, results)
+		return err
+	})
 	if err != nil {
 		return fail(err)
 	}
-	defer tx.Rollback()
+	return results, committed, heads
+}
+
+// commitOn is commit on the writer's driver connection. A request refused
+// on its own gets its error in results; any other error is returned, and
+// then nothing of the batch is written.
+func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]event.Event, map[string]*head, error) {
+	ctx := context.Background()
+	tx, err := w.begin(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			tx.Rollback()
+		}
+	}()
 	// Under the write lock: if another connection (another process) has
 	// committed since our last commit, our cached heads may be stale.
-	var dv int64
-	if err := tx.StmtContext(ctx, s.stmts.dataVersion).QueryRowContext(ctx).Scan(&dv); err != nil {
-		return fail(err)
+	dv, err := w.dataVersion(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	if dv != s.dataVersion || s.heads == nil {
 		s.heads = map[string]head{}
 		s.dataVersion = dv
 	}
-	insert := tx.StmtContext(ctx, s.stmts.insert)
 	heads := map[string]*head{}
 	var committed []event.Event
 	var fresh []int // indexes of results that are new events
 	for i, r := range batch {
 		if len(r.ds) == 1 && r.ds[0].Seq != 0 {
 			d := r.ds[0]
-			h, err := s.head(ctx, tx, heads, d.SessionID)
+			h, err := s.head(ctx, w, heads, d.SessionID)
 			if err != nil {
-				return fail(err)
+				return nil, nil, err
 			}
 			if d.Seq <= h.seq {
-				results[i] = s.idempotent(ctx, tx, r.ps[0])
+				results[i] = idempotent(ctx, w, r.ps[0])
 				continue
 			}
 			if d.Seq > h.seq+1 {
@@ -599,9 +594,9 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event, map[stri
 		}
 		es := make([]event.Event, len(r.ps))
 		for j, p := range r.ps {
-			h, err := s.head(ctx, tx, heads, r.ds[j].SessionID)
+			h, err := s.head(ctx, w, heads, r.ds[j].SessionID)
 			if err != nil {
-				return fail(err)
+				return nil, nil, err
 			}
 			var e event.Event
 			if r.sealed != nil && r.sealed[j].Seq == h.seq+1 && r.sealed[j].PrevHash == h.hash {
@@ -609,9 +604,8 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event, map[stri
 			} else {
 				e = p.Seal(h.seq+1, h.hash)
 			}
-			if _, err := insert.ExecContext(ctx,
-				e.SessionID, e.Seq, e.V, e.TurnID, string(e.Type), r.ts[j], []byte(e.Payload), e.PrevHash, e.Hash); err != nil {
-				return fail(err)
+			if err := w.insert(ctx, &e, r.ts[j]); err != nil {
+				return nil, nil, err
 			}
 			h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
 			if h.created == "" {
@@ -623,30 +617,30 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event, map[stri
 		committed = append(committed, es...)
 		fresh = append(fresh, i)
 	}
-	if err := s.writeHeads(ctx, tx, heads); err != nil {
-		return fail(err)
+	if err := writeHeads(ctx, w, heads); err != nil {
+		return nil, nil, err
 	}
+	done = true
 	if err := tx.Commit(); err != nil {
 		for _, i := range fresh {
 			results[i] = appendRes{}
 		}
 		s.heads = nil // unknown state: re-read heads next time
-		return fail(err)
+		return nil, nil, err
 	}
 	for id, h := range heads {
 		h.dirty, h.stored = false, h.stored || h.dirty
 		s.heads[id] = *h
 	}
-	return results, committed, heads
+	return committed, heads, nil
 }
 
 // writeHeads records the new head of every session the commit appended
 // to. A session whose row exists is updated in place by its key, which
 // costs about half an upsert (its conflict check and second lookup); a new
 // session, or a row found missing, is upserted.
-func (s *Store) writeHeads(ctx context.Context, tx *sql.Tx, heads map[string]*head) error {
+func writeHeads(ctx context.Context, w *writer, heads map[string]*head) error {
 	var now string
-	var update, upsert *sql.Stmt
 	for id, h := range heads {
 		if !h.dirty {
 			continue
@@ -655,23 +649,15 @@ func (s *Store) writeHeads(ctx context.Context, tx *sql.Tx, heads map[string]*he
 			now = event.NormalizeTime(time.Now()).Format(event.TimeFormat)
 		}
 		if h.stored {
-			if update == nil {
-				update = tx.StmtContext(ctx, s.stmts.updateSession)
-			}
-			res, err := update.ExecContext(ctx, now, h.seq, h.hash, id)
+			n, err := w.updateHead(ctx, id, h, now)
 			if err != nil {
 				return err
 			}
-			if n, err := res.RowsAffected(); err != nil {
-				return err
-			} else if n == 1 {
+			if n == 1 {
 				continue
 			}
 		}
-		if upsert == nil {
-			upsert = tx.StmtContext(ctx, s.stmts.upsertSession)
-		}
-		if _, err := upsert.ExecContext(ctx, id, h.created, now, h.seq, h.hash); err != nil {
+		if err := w.upsertHead(ctx, id, h, now); err != nil {
 			return err
 		}
 	}
@@ -681,7 +667,7 @@ func (s *Store) writeHeads(ctx context.Context, tx *sql.Tx, heads map[string]*he
 // head returns the session's current head: from the cache when no other
 // connection has committed since, else read under the write lock, so that
 // appends from other processes are chained correctly.
-func (s *Store) head(ctx context.Context, tx *sql.Tx, heads map[string]*head, id string) (*head, error) {
+func (s *Store) head(ctx context.Context, w *writer, heads map[string]*head, id string) (*head, error) {
 	if h, ok := heads[id]; ok {
 		return h, nil
 	}
@@ -689,21 +675,18 @@ func (s *Store) head(ctx context.Context, tx *sql.Tx, heads map[string]*head, id
 		heads[id] = &h
 		return &h, nil
 	}
-	h := &head{hash: event.GenesisHash}
-	err := tx.StmtContext(ctx, s.stmts.head).QueryRowContext(ctx, id).Scan(&h.seq, &h.hash, &h.created)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	h, err := w.readHead(ctx, id)
+	if err != nil {
 		return nil, err
 	}
-	h.stored = err == nil
 	heads[id] = h
 	return h, nil
 }
 
 // idempotent answers a retried append whose seq is already stored.
-func (s *Store) idempotent(ctx context.Context, tx *sql.Tx, p event.Prepared) appendRes {
+func idempotent(ctx context.Context, w *writer, p event.Prepared) appendRes {
 	d := p.Draft()
-	row := tx.StmtContext(ctx, s.stmts.stored).QueryRowContext(ctx, d.SessionID, d.Seq)
-	stored, err := scanEvent(row, d.SessionID)
+	stored, err := w.stored(ctx, d.SessionID, d.Seq)
 	if err != nil {
 		return appendRes{err: fmt.Errorf("append retry of seq %d: %w", d.Seq, err)}
 	}
@@ -921,13 +904,8 @@ func (s *Store) Close() error {
 	s.inflight.Wait()
 	s.hub.CloseAll()
 	var errs []error
-	for _, st := range []*sql.Stmt{s.stmts.insert, s.stmts.upsertSession, s.stmts.updateSession, s.stmts.head, s.stmts.dataVersion, s.stmts.stored} {
-		if st != nil {
-			errs = append(errs, st.Close())
-		}
-	}
 	if s.w != nil {
-		errs = append(errs, s.w.Close())
+		errs = append(errs, s.wr.close(s.w), s.w.Close())
 	}
 	errs = append(errs, s.r.Close())
 	return errors.Join(errs...)
