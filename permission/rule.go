@@ -483,10 +483,6 @@ func compileGlob(pat string, fold bool) (glob, bool) {
 	if fold {
 		pat = strings.ToLower(pat)
 	}
-	// A pattern without a glob character has nothing to validate.
-	if hasMeta(pat) && !doublestar.ValidatePattern(pat) {
-		return glob{}, false
-	}
 	g := glob{pat: pat, fold: fold}
 	switch {
 	case pat == "*" || pat == "**":
@@ -498,6 +494,11 @@ func compileGlob(pat string, fold bool) (glob, bool) {
 	case strings.HasSuffix(pat, "*") && !strings.HasSuffix(pat, "**") && !hasMeta(pat[:len(pat)-1]):
 		g.kind, g.lit = globPrefix, pat[:len(pat)-1]
 	default:
+		// Only a pattern of this shape can be malformed: the shapes
+		// above are valid as they are (TestCompileGlobValidates).
+		if !doublestar.ValidatePattern(pat) {
+			return glob{}, false
+		}
 		g.kind = globPattern
 	}
 	return g, true
