@@ -42,12 +42,14 @@ func (Engine) Check(req Request) Decision {
 	var j judge
 	ps := pathFacts.Get().(*[]pathFact)
 	j.paths = (*ps)[:0]
-	j.run(req)
+	j.run(&req)
 	d := decide(&j.req, &j)
 	// The path facts never reach the Decision: clear them and keep the
-	// slice for the next call, unless it grew large.
+	// slice for the next call, unless it grew large. Only the facts
+	// appended are cleared: the list never shrinks during a call, and
+	// what lies past it was cleared before it was put back.
 	if cap(j.paths) <= 256 {
-		clear(j.paths[:cap(j.paths)])
+		clear(j.paths)
 		*ps = j.paths[:0]
 		pathFacts.Put(ps)
 	}

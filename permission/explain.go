@@ -70,7 +70,7 @@ type RuleTrace struct {
 // and Explanation.Decision always equals Check(req).
 func Explain(req Request) Explanation {
 	var j judge
-	j.run(req)
+	j.run(&req)
 	x := Explanation{Decision: decide(&j.req, &j), Opaque: j.opaque}
 	if j.shell && len(j.commands) > 0 {
 		// A copy: the commands may belong to a shared Analysis.

@@ -99,9 +99,11 @@ func firstUnder(p, dir string) string {
 	return f
 }
 
-// run judges the request's arguments.
-func (j *judge) run(req Request) {
-	j.req = req
+// run judges the request's arguments. It keeps a copy of *req in j.req
+// and reads that one (a Request is large: one copy, not two).
+func (j *judge) run(r *Request) {
+	j.req = *r
+	req := &j.req
 	j.env = pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
 	t := &req.Tool
 	j.level = t.Risk

@@ -15,7 +15,7 @@ import (
 // under the returned key before calling Check. It is pure, like Check.
 func PathsToResolve(req Request) []string {
 	var j judge
-	j.run(req)
+	j.run(&req)
 	var out []string
 	seen := make(map[string]bool, len(j.paths))
 	for _, p := range j.paths {
@@ -36,7 +36,7 @@ func PathsToResolve(req Request) []string {
 // a read. It is pure, like Check.
 func TreesToScan(req Request) []string {
 	var j judge
-	j.run(req)
+	j.run(&req)
 	var out []string
 	for _, p := range j.paths {
 		if !p.deep || p.canon == "" || p.write || req.Cwd == "" || !pathrisk.Within(p.canon, req.Cwd) || slices.Contains(out, p.canon) {
@@ -55,7 +55,7 @@ func TreesToScan(req Request) []string {
 // Check.
 func GlobsToExpand(req Request) []string {
 	var j judge
-	j.run(req)
+	j.run(&req)
 	var out []string
 	for _, p := range j.paths {
 		if !p.glob || p.canon == "" || !hasMeta(p.canon) || slices.Contains(out, p.canon) {
