@@ -7,6 +7,23 @@
 // commits itself (a lone appender pays no hand-off between goroutines), and
 // appends that arrive meanwhile wait in a queue; when its commit is done, the
 // leader passes the lead to the first of them, which commits all that wait.
+// After a commit shared by several appenders the next leader yields once
+// before taking the queue, so that those appenders, just answered, join it.
+//
+// What can be done before the write lock is done by each appender, in
+// parallel with the others and with the commit under way: it canonicalises
+// its draft, formats its timestamp and seals it (hashes it) after its
+// session's tail, the last event queued or committed. The leader checks
+// each guess against the head under the lock and seals again whatever does
+// not follow it, so the chain never depends on the guess. The commit runs on
+// the driver's connection and statements (writer.go).
+//
+// Layout (schema 2): events in a rowid table, in the order they were
+// committed, with a unique index on (session_id, seq); each session's head
+// (last seq and hash, created and updated times) in sessions, written in
+// the same transaction as its events, so that Verify sees a deleted last
+// event. A commit of one event writes three pages (event, index entry,
+// head) where the bare table of bare_test.go writes two.
 //
 // synchronous=NORMAL is not allowed: in WAL mode it can lose acknowledged
 // commits on power loss, and this log's promise is that an acknowledged
