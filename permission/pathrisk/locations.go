@@ -237,32 +237,58 @@ var anyLocations = index([]location{
 type indexed struct {
 	byFirst  map[string][]location
 	wildcard []location // first component is "*"
-	// keys has bit len(k)%64 of keys[k[0]] set for every key k of
-	// byFirst, so that a component no key starts and is as long as (most
-	// of a path: src, internal, main.go) is not hashed and looked up.
-	keys *[256]uint64
+	// keys passes byFirst's keys, so that a component no key could be
+	// (most of a path: src, internal, main.go) is not looked up.
+	keys *keyFilter
 }
 
 func index(ls []location) indexed {
-	ix := indexed{byFirst: make(map[string][]location), keys: new([256]uint64)}
+	ix := indexed{byFirst: make(map[string][]location)}
 	for _, l := range ls {
 		if l.comps[0] == "*" {
 			ix.wildcard = append(ix.wildcard, l)
 			continue
 		}
-		k := l.comps[0]
-		ix.byFirst[k] = append(ix.byFirst[k], l)
-		ix.keys[k[0]] |= 1 << (len(k) % 64)
+		ix.byFirst[l.comps[0]] = append(ix.byFirst[l.comps[0]], l)
 	}
+	ix.keys = filterOf(ix.byFirst)
 	return ix
 }
 
 // first returns the locations whose first component is c.
 func (ix *indexed) first(c string) []location {
-	if c == "" || ix.keys[c[0]]&(1<<(len(c)%64)) == 0 {
+	if !ix.keys.may(c) {
 		return nil
 	}
 	return ix.byFirst[c]
+}
+
+// keyFilter is a bitmap of a table's keys by first byte and length, and by
+// last byte and length: a string that matches no key on either cannot be
+// one, so it is not hashed and looked up. Most path components and file
+// names are in no table; a string that passes is looked up as before, so
+// the filter changes no answer (TestKeyFilterPassesEveryKey).
+type keyFilter struct {
+	first, last [256]uint64 // bit len%64 of [byte]
+}
+
+// filterOf returns the filter of m's keys. Keys are never empty.
+func filterOf[V any](m map[string]V) *keyFilter {
+	f := new(keyFilter)
+	for k := range m {
+		f.first[k[0]] |= 1 << (len(k) % 64)
+		f.last[k[len(k)-1]] |= 1 << (len(k) % 64)
+	}
+	return f
+}
+
+// may reports whether s may be a key.
+func (f *keyFilter) may(s string) bool {
+	if s == "" {
+		return false
+	}
+	bit := uint64(1) << (len(s) % 64)
+	return f.first[s[0]]&bit != 0 && f.last[s[len(s)-1]]&bit != 0
 }
 
 // cookieNames are browser cookie and password stores, wherever they are.

@@ -46,6 +46,13 @@ var secretNames = map[string]string{
 	"identity":                             "a private key",
 }
 
+// The filters of the name tables byName looks names up in.
+var (
+	cookieFilter    = filterOf(cookieNames)
+	secretFilter    = filterOf(secretNames)
+	secretExtFilter = filterOf(secretExts)
+)
+
 // secretExts are file name extensions of key and secret stores.
 var secretExts = map[string]string{
 	".pem":         "a PEM key or certificate file",
@@ -107,12 +114,9 @@ func isPrivateKeyName(name string) bool {
 		return false
 	}
 	dot := strings.LastIndexByte(name, '.')
-	if dot > 0 && sourceExts[name[dot:]] {
-		return false
-	}
 	for _, k := range keyTypes {
 		if strings.HasPrefix(name, k) {
-			return true
+			return dot <= 0 || !sourceExts[name[dot:]]
 		}
 	}
 	if dot >= 0 {
@@ -165,16 +169,16 @@ func byName(name string) (risk.Level, string) {
 		return risk.Credential, "an environment file, which holds secrets"
 	case isPrivateKeyName(name):
 		return risk.Credential, "a private key"
-	case cookieNames[name]:
+	case cookieFilter.may(name) && cookieNames[name]:
 		return risk.Credential, "a browser cookie or password store"
-	case secretNames[name] != "":
+	case secretFilter.may(name) && secretNames[name] != "":
 		return risk.Credential, secretNames[name]
 	case isServiceAccountJSON(name):
 		return risk.Credential, "a cloud service-account key or OAuth client secret"
 	case strings.HasSuffix(name, ".tfstate.backup"):
 		return risk.Credential, "a Terraform state backup, which holds secrets in plain text"
 	}
-	if i := strings.LastIndexByte(name, '.'); i > 0 {
+	if i := strings.LastIndexByte(name, '.'); i > 0 && secretExtFilter.may(name[i:]) {
 		if w, ok := secretExts[name[i:]]; ok {
 			return risk.Credential, w
 		}
