@@ -156,6 +156,10 @@ func withinFold(p, dir string) bool {
 	if dir == "/" {
 		return p[0] == '/'
 	}
+	// Most often the two are written alike: a comparison, not a fold.
+	if strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == '/') {
+		return true
+	}
 	return strings.EqualFold(p, dir) ||
 		(len(p) > len(dir) && p[len(dir)] == '/' && strings.EqualFold(p[:len(dir)], dir))
 }

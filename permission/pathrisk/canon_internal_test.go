@@ -2,6 +2,8 @@ package pathrisk
 
 import (
 	"path"
+	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -80,4 +82,78 @@ func TestKeyFilterPassesEveryKey(t *testing.T) {
 	if (&keyFilter{}).may("") || filterOf(map[string]bool{"a": true}).may("") {
 		t.Error("the empty string passes a filter; no table has it as a key")
 	}
+}
+
+// TestKeyTypesStartWithID: isPrivateKeyName looks for a key type only in
+// names starting with "id_", which holds while every key type does.
+func TestKeyTypesStartWithID(t *testing.T) {
+	t.Parallel()
+	for _, k := range keyTypes {
+		if !strings.HasPrefix(k, "id_") {
+			t.Errorf("key type %q does not start with id_", k)
+		}
+	}
+}
+
+// TestWithinFold: within a directory, or the directory itself, with ASCII
+// case folded, never a sibling sharing its start.
+func TestWithinFold(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		p, dir string
+		want   bool
+	}{
+		{"/home/u/.ssh", "/home/u", true},
+		{"/home/u", "/home/u", true},
+		{"/home/u", "/Home/U", true},
+		{"/home/u/x", "/HOME/U", true},
+		{"/home/user", "/home/u", false},
+		{"/home/u", "/home/u/x", false},
+		{"/home", "/home/u", false},
+		{"/x", "/", true},
+		{"", "/home", false},
+		{"/home/u", "", false},
+		{"/home/ü/x", "/home/Ü", true},
+		{"/homeX/u", "/home", false},
+		// Folds that change the length in bytes: the whole path is
+		// compared folded (the Kelvin sign is k, the long s is s).
+		{"/home/k", "/home/\u212a", true},
+		{"/home/\u017f", "/home/s", true},
+	} {
+		if got := withinFold(c.p, c.dir); got != c.want {
+			t.Errorf("withinFold(%q, %q) = %v, want %v", c.p, c.dir, got, c.want)
+		}
+	}
+}
+
+// TestSplit: split gives the non-empty components between the slashes of
+// an absolute path, and past maxComps-1 of them only the last.
+func TestSplit(t *testing.T) {
+	t.Parallel()
+	want := func(p string) []string {
+		var out []string
+		for _, c := range strings.Split(p, "/") {
+			if c != "" {
+				out = append(out, c)
+			}
+		}
+		if len(out) > maxComps {
+			out = append(out[:maxComps-1], out[len(out)-1])
+		}
+		return out
+	}
+	check := func(t interface{ Fatalf(string, ...any) }, p string) {
+		var buf [maxComps]string
+		got := split(p, buf[:0])
+		if w := want(p); len(got) != len(w) || len(w) > 0 && !slices.Equal(got, w) {
+			t.Fatalf("split(%q) = %q, want %q", p, got, w)
+		}
+	}
+	for _, p := range []string{"/", "//", "/a", "/a/b/", "/a//b", "/home/u/proj/src/main.go", strings.Repeat("/x", maxComps) + "/last", strings.Repeat("/x", maxComps-1)} {
+		check(t, p)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		p := "/" + rapid.StringOfN(rapid.SampledFrom([]rune{'/', 'a', 'b', '.'}), 0, 3*maxComps, -1).Draw(t, "p")
+		check(t, p)
+	})
 }

@@ -114,9 +114,11 @@ func isPrivateKeyName(name string) bool {
 		return false
 	}
 	dot := strings.LastIndexByte(name, '.')
-	for _, k := range keyTypes {
-		if strings.HasPrefix(name, k) {
-			return dot <= 0 || !sourceExts[name[dot:]]
+	if strings.HasPrefix(name, "id_") { // every key type does (TestKeyTypesStartWithID)
+		for _, k := range keyTypes {
+			if strings.HasPrefix(name, k) {
+				return dot <= 0 || !sourceExts[name[dot:]]
+			}
 		}
 	}
 	if dot >= 0 {
