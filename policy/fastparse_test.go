@@ -71,6 +71,7 @@ func TestFastParseSameRules(t *testing.T) {
 		"repeated example": []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": {"match": [{"p": 1, "p": 2}]}, "decision": "allow"}]}`),
 		"nulls":            []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": null, "args": null, "decision": "allow"}]}`),
 		"nested example":   []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": {"match": [{"p": [1, {"q": null}], "r": true}]}, "decision": "allow"}]}`),
+		"null examples":    []byte(`{"version": 1, "rules": [{"id": "a", "tool": "x", "examples": {"match": null, "notMatch": [null, {}, {"o": {"q": [1, "s"]}, "e": {}}]}, "decision": "allow"}]}`),
 		// Structure inside strings, after an escaped quote and an
 		// escaped backslash: the offsets' scan must not take it for
 		// the end of a rule.
@@ -113,20 +114,41 @@ func TestFastParseSameRules(t *testing.T) {
 }
 
 // TestFastRuleInStep: fastRule has Rule's fields, names and JSON tags in
-// order (only the args' type differs), so that a field added to Rule is
+// order, and fastExamples Examples's (only map types of their own differ,
+// and the examples' type), so that a field added to Rule or Examples is
 // not silently dropped by the one-pass reader.
 func TestFastRuleInStep(t *testing.T) {
 	t.Parallel()
-	rt, ft := reflect.TypeFor[Rule](), reflect.TypeFor[fastRule]()
+	inStep(t, reflect.TypeFor[Rule](), reflect.TypeFor[fastRule]())
+	inStep(t, reflect.TypeFor[Examples](), reflect.TypeFor[fastExamples]())
+}
+
+func inStep(t *testing.T, rt, ft reflect.Type) {
+	t.Helper()
 	if rt.NumField() != ft.NumField() {
-		t.Fatalf("Rule has %d fields, fastRule %d", rt.NumField(), ft.NumField())
+		t.Fatalf("%s has %d fields, %s %d", rt, rt.NumField(), ft, ft.NumField())
 	}
 	for i := range rt.NumField() {
 		r, f := rt.Field(i), ft.Field(i)
-		if r.Name != f.Name || r.Tag != f.Tag || r.Type != f.Type && !f.Type.ConvertibleTo(r.Type) {
-			t.Errorf("field %d: Rule has %s %s `%s`, fastRule %s %s `%s`", i, r.Name, r.Type, r.Tag, f.Name, f.Type, f.Tag)
+		if r.Name != f.Name || r.Tag != f.Tag || !sameShape(r.Type, f.Type) {
+			t.Errorf("field %d: %s has %s %s `%s`, %s %s %s `%s`", i, rt, r.Name, r.Type, r.Tag, ft, f.Name, f.Type, f.Tag)
 		}
 	}
+}
+
+// sameShape reports whether the fast reader's type f holds what r does:
+// the same type, one convertible to it (fastArgs, fastCall), a pointer to
+// or list of such, or fastExamples for Examples (checked on its own).
+func sameShape(r, f reflect.Type) bool {
+	switch {
+	case r == f || f.ConvertibleTo(r):
+		return true
+	case r == reflect.TypeFor[Examples]():
+		return f == reflect.TypeFor[fastExamples]()
+	case r.Kind() == f.Kind() && (r.Kind() == reflect.Pointer || r.Kind() == reflect.Slice):
+		return sameShape(r.Elem(), f.Elem())
+	}
+	return false
 }
 
 // TestPropFastParseSameRules: random policy files of random rules, written
@@ -151,6 +173,9 @@ func TestPropFastParseSameRules(t *testing.T) {
 			}
 			if rapid.Bool().Draw(t, "hasex") {
 				r.Examples = &Examples{Match: []map[string]any{{"path": str.Draw(t, "expath"), "n": rapid.Float64().Draw(t, "exnum")}}}
+				if rapid.Bool().Draw(t, "hasnotmatch") {
+					r.Examples.NotMatch = []map[string]any{{}, {"o": map[string]any{str.Draw(t, "exkey"): []any{str.Draw(t, "exval"), true, nil}}}}
+				}
 			}
 			var enc []byte
 			if rapid.Bool().Draw(t, "indent") {
