@@ -120,8 +120,10 @@ func wordsSpan(x, y arg) risk.Span {
 
 // operands returns the words of a call after args[from] that do not start
 // with "-", with their index in c.args.
-func operands(c *call, from int) []int {
-	var out []int
+func operands(c *call, from int) []int { return appendOperands(nil, c, from) }
+
+// appendOperands is operands appending to out.
+func appendOperands(out []int, c *call, from int) []int {
 	for i := from; i < len(c.args); i++ {
 		if !strings.HasPrefix(c.args[i].s, "-") {
 			out = append(out, i)
@@ -133,7 +135,8 @@ func operands(c *call, from int) []int {
 // seq finds the words w[0] w[1] … as consecutive operands of c (options may
 // stand between them) and returns the span from the first to the last.
 func seq(c *call, w ...string) (risk.Span, bool) {
-	ops := operands(c, 1)
+	var buf [16]int // on the stack: most commands have fewer operands
+	ops := appendOperands(buf[:0], c, 1)
 	for k := 0; k+len(w) <= len(ops); k++ {
 		ok := true
 		for j, s := range w {

@@ -365,7 +365,9 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 			return os, operands, args[i+1:]
 		case strings.HasPrefix(s, "--"):
 			name, val, hasVal := strings.Cut(s, "=")
-			name = "--" + o.fullLong(name[2:])
+			if full := o.fullLong(name[2:]); full != name[2:] {
+				name = "--" + full // an abbreviation, given in full
+			}
 			op := opt{name: name, x: x, unknown: o.complete && !o.knownLong(name[2:])}
 			if hasVal {
 				op.val = arg{s: val, sp: x.sp, w: x.w}
@@ -379,7 +381,7 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 			os = append(os, op)
 		default:
 			for j := 1; j < len(s); j++ {
-				op := opt{name: "-" + s[j:j+1], x: x}
+				op := opt{name: shortName(s[j]), x: x}
 				if strings.IndexByte(o.optShort, s[j]) >= 0 {
 					if j+1 < len(s) {
 						op.val = arg{s: s[j+1:], sp: x.sp, w: x.w}
@@ -406,6 +408,19 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 	}
 	return os, operands, nil
 }
+
+// shortNames holds "-" and each byte in turn, so that a short option's
+// name is a slice of it instead of a new string for every option read.
+var shortNames = func() string {
+	b := make([]byte, 2*256)
+	for i := range 256 {
+		b[2*i], b[2*i+1] = '-', byte(i)
+	}
+	return string(b)
+}()
+
+// shortName returns "-" + string(c).
+func shortName(c byte) string { return shortNames[2*int(c) : 2*int(c)+2] }
 
 func (o opts) takesLong(name string) bool {
 	for _, l := range o.long {
