@@ -14,12 +14,12 @@ func TestBuiltinFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := Env{Cwd: "/home/u/proj", Home: "/home/u"}
-	for i := range p.rules {
-		for _, e := range checkExamples(&p.rules[i], permission.LevelBuiltin, env) {
+	for i := range p.ents {
+		for _, e := range checkExamples(&p.ents[i].Rule, permission.LevelBuiltin, env) {
 			t.Errorf("%s %s: %s", e.RuleID, e.Field, e.Why)
 		}
 	}
-	if len(p.rules) != len(permission.BuiltinRules()) {
-		t.Errorf("policy reads %d built-in rules, permission %d", len(p.rules), len(permission.BuiltinRules()))
+	if len(p.ents) != len(permission.BuiltinRules()) {
+		t.Errorf("policy reads %d built-in rules, permission %d", len(p.ents), len(permission.BuiltinRules()))
 	}
 }

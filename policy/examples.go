@@ -141,8 +141,8 @@ func (p *parsed) examplesError(errs []*ExampleError) error {
 }
 
 func (p *parsed) indexOf(id string) int {
-	for i := range p.rules {
-		if p.rules[i].ID == id {
+	for i := range p.ents {
+		if p.ents[i].Rule.ID == id {
 			return i
 		}
 	}

@@ -75,16 +75,16 @@ func parseFast(path string, src []byte) (p *parsed, ok bool) {
 			if err != nil {
 				return nil, false
 			}
-			rs := make([]Rule, len(frs))
+			ents := make([]Entry, len(frs))
 			for k := range frs {
-				rs[k] = frs[k].rule()
+				frs[k].into(&ents[k].Rule)
 			}
-			offs := elementOffsets(src, i, len(rs))
-			if len(offs) != len(rs) {
+			offs := elementOffsets(src, i, len(ents))
+			if len(offs) != len(ents) {
 				return nil, false
 			}
-			if len(rs) > 0 {
-				p.rules, p.offs = rs, offs
+			if len(ents) > 0 {
+				p.ents, p.offs = ents, offs
 			}
 			rules, i = true, len(src)-len(rest)
 		}
@@ -241,7 +241,8 @@ func (a *fastArgs) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (f *fastRule) rule() Rule {
-	return Rule{ID: f.ID, Tool: f.Tool, Command: f.Command, Path: f.Path, URL: f.URL, Args: map[string]string(f.Args),
-		Decision: f.Decision, Comment: f.Comment, Examples: f.Examples.examples()}
+// into sets *r, which must be zero, to the rule f holds.
+func (f *fastRule) into(r *Rule) {
+	r.ID, r.Tool, r.Command, r.Path, r.URL, r.Args = f.ID, f.Tool, f.Command, f.Path, f.URL, map[string]string(f.Args)
+	r.Decision, r.Comment, r.Examples = f.Decision, f.Comment, f.Examples.examples()
 }

@@ -118,8 +118,11 @@ type parsed struct {
 	// level is the level the file's rules are at; it decides what set
 	// holds.
 	level permission.RuleLevel
-	rules []Rule
-	// offs[i] is the byte offset of rules[i] in src.
+	// ents holds the rules, each as the entry it becomes (entries fills
+	// in the rest), so that a rule is not copied from a list of rules
+	// into a list of entries.
+	ents []Entry
+	// offs[i] is the byte offset of ents[i] in src.
 	offs []int
 	// set is rules compiled as the engine sees them when nothing in the
 	// file is untrusted (Entry.Effective of p.entries), once check
@@ -150,7 +153,7 @@ func (p *parsed) ruleError(i int, field string, err error) *Error {
 			off = o
 		}
 	}
-	return p.errorAt(off, p.rules[i].ID, field, err)
+	return p.errorAt(off, p.ents[i].Rule.ID, field, err)
 }
 
 // parse reads a policy file of rules at level strictly: JSON syntax, the
@@ -230,9 +233,9 @@ func (p *parsed) read() error {
 // compiles into p.set.
 func (p *parsed) check() error {
 	src, path := p.src, p.path
-	ids := make(map[string]int, len(p.rules))
-	for i := range p.rules {
-		r := &p.rules[i]
+	ids := make(map[string]int, len(p.ents))
+	for i := range p.ents {
+		r := &p.ents[i].Rule
 		if r.ID == "" {
 			return p.errorAt(p.offs[i], "", "id", fmt.Errorf("rule %d has no id; give every rule a unique \"id\"", i+1))
 		}
@@ -258,16 +261,16 @@ func (p *parsed) check() error {
 	if p.level == permission.LevelBuiltin {
 		source = permission.BuiltinSource
 	}
-	set, err := permission.CompileSet(len(p.rules), func(yield func(permission.Rule) bool) {
-		for i := range p.rules {
-			if !yield(p.rules[i].Permission(p.level, source)) {
+	set, err := permission.CompileSet(len(p.ents), func(yield func(permission.Rule) bool) {
+		for i := range p.ents {
+			if !yield(p.ents[i].Rule.Permission(p.level, source)) {
 				return
 			}
 		}
 	})
 	if err != nil {
 		var re *permission.RuleError
-		if errors.As(err, &re) && re.Index >= 0 && re.Index < len(p.rules) {
+		if errors.As(err, &re) && re.Index >= 0 && re.Index < len(p.ents) {
 			return p.ruleError(re.Index, re.Field, re.Err)
 		}
 		return &Error{Path: path, Err: err}
@@ -284,11 +287,10 @@ func (p *parsed) parseRules(dec *json.Decoder) error {
 	}
 	for dec.More() {
 		off := skipSpace(p.src, int(dec.InputOffset()))
-		var r Rule
-		if err := dec.Decode(&r); err != nil {
+		p.ents = append(p.ents, Entry{})
+		if err := dec.Decode(&p.ents[len(p.ents)-1].Rule); err != nil {
 			return p.jsonError(dec, err, off)
 		}
-		p.rules = append(p.rules, r)
 		p.offs = append(p.offs, off)
 	}
 	_, err := dec.Token()

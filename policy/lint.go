@@ -96,8 +96,8 @@ func Test(o Options) ([]Finding, error) {
 			out = append(out, errorFinding(level, err))
 			return nil
 		}
-		for i := range p.rules {
-			for _, ee := range checkExamples(&p.rules[i], level, env) {
+		for i := range p.ents {
+			for _, ee := range checkExamples(&p.ents[i].Rule, level, env) {
 				out = append(out, errorFinding(level, p.ruleError(i, ee.Field, ee)))
 			}
 		}

@@ -205,8 +205,8 @@ func loadEntries(path string, level permission.RuleLevel, env Env, must bool) (f
 		return fileRules{}, err
 	}
 	var bad []*ExampleError
-	for i := range p.rules {
-		bad = append(bad, checkExamples(&p.rules[i], level, env)...)
+	for i := range p.ents {
+		bad = append(bad, checkExamples(&p.ents[i].Rule, level, env)...)
 	}
 	if len(bad) > 0 {
 		return fileRules{}, p.examplesError(bad)
@@ -214,16 +214,18 @@ func loadEntries(path string, level permission.RuleLevel, env Env, must bool) (f
 	return fileRules{p.entries(level), p.set}, nil
 }
 
+// entries returns the file's rules as entries at level: p.ents, with
+// their level, file and line set (p is done with once they are taken).
 func (p *parsed) entries(level permission.RuleLevel) []Entry {
-	es := make([]Entry, len(p.rules))
 	line, last := 1, 0
-	for i := range p.rules {
+	for i := range p.ents {
 		// Offsets increase, so lines are counted once over the file.
 		line += bytes.Count(p.src[last:p.offs[i]], []byte("\n"))
 		last = p.offs[i]
-		es[i] = Entry{Rule: p.rules[i], Level: level, File: p.path, Line: line}
+		e := &p.ents[i]
+		e.Level, e.File, e.Line = level, p.path, line
 	}
-	return es
+	return p.ents
 }
 
 // markTrust sets Untrusted on the project's allow and ask rules unless the

@@ -68,7 +68,11 @@ func updatePolicy(path string, change func(rules []Rule) ([]Rule, error)) error 
 	if err != nil {
 		return err
 	}
-	rules, err := change(p.rules)
+	var rules []Rule
+	for i := range p.ents {
+		rules = append(rules, p.ents[i].Rule)
+	}
+	rules, err = change(rules)
 	if errors.Is(err, errNoChange) {
 		return nil
 	}
