@@ -288,6 +288,16 @@ type Artifact struct {
 	InEvent bool `json:"inEvent,omitempty"`
 }
 
+// CheckInEvent reports whether an output an event holds whole (an
+// Artifact with InEvent) hashes to the digest the event names for it.
+func CheckInEvent(text, digest string) error {
+	sum := sha256.Sum256([]byte(text))
+	if digest != "sha256:"+hex.EncodeToString(sum[:]) {
+		return fmt.Errorf("the output the event holds does not hash to its digest %s", digest)
+	}
+	return nil
+}
+
 // OutputTail is the end of an output stream.
 type OutputTail struct {
 	// From is the byte offset in the stream where Text begins.
@@ -566,8 +576,8 @@ func (p ToolCompletedPayload) Validate() error {
 			if a.Truncated || cut > 0 || a.Bytes != total || int64(len(preview)) != total {
 				return fmt.Errorf("artifact %q: inEvent, but the %d-byte preview is not the whole %d-byte stream (%d bytes named)", a.Name, len(preview), total, a.Bytes)
 			}
-			if sum := sha256.Sum256([]byte(preview)); a.Digest != "sha256:"+hex.EncodeToString(sum[:]) {
-				return fmt.Errorf("artifact %q: inEvent, but digest %s is not the preview's", a.Name, a.Digest)
+			if err := CheckInEvent(preview, a.Digest); err != nil {
+				return fmt.Errorf("artifact %q: %w", a.Name, err)
 			}
 			continue
 		}

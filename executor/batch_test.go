@@ -15,6 +15,7 @@ import (
 type batching struct {
 	*recorder
 	commits *[][]event.Type
+	during  func() // called inside each AppendBatch, before it returns
 }
 
 func (b batching) Append(ctx context.Context, d event.Draft) (event.Event, error) {
@@ -38,6 +39,9 @@ func (b batching) AppendBatch(ctx context.Context, ds []event.Draft) ([]event.Ev
 	}
 	b.types = append(b.types, types...)
 	*b.commits = append(*b.commits, types)
+	if b.during != nil {
+		b.during()
+	}
 	return es, nil
 }
 
@@ -72,7 +76,7 @@ func TestDecisionAndStartShareACommit(t *testing.T) {
 			f := newFixture(t, answer(c.answer), nil)
 			f.sess.Rules = &fakeRules{}
 			var commits [][]event.Type
-			x := executor.New(f.router, batching{f.rec, &commits}, f.arts, answer(c.answer), f.opts)
+			x := executor.New(f.router, batching{f.rec, &commits, nil}, f.arts, answer(c.answer), f.opts)
 			if _, err := x.Execute(c.ctx, f.sess, c.call); err != nil && c.ctx.Err() == nil {
 				t.Fatal(err)
 			}
@@ -90,5 +94,24 @@ func TestDecisionAndStartShareACommit(t *testing.T) {
 				t.Fatalf("tool.started recorded %v, tool ran %d times", f.rec.seen(), n)
 			}
 		})
+	}
+}
+
+// TestCancelledDuringTheGateCommitDoesNotRun: a turn cancelled while the
+// decision and tool.started are being made durable does not run the tool:
+// tool.failed follows.
+func TestCancelledDuringTheGateCommitDoesNotRun(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, answer(executor.OptionAllowOnce), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var commits [][]event.Type
+	x := executor.New(f.router, batching{f.rec, &commits, cancel}, f.arts, nil, f.opts)
+	out, _ := x.Execute(ctx, f.sess, call("read_file", `{"path":"README.md"}`))
+	if f.ran["read_file"] != 0 || out.Status != executor.Failed {
+		t.Fatalf("the tool ran %d times after the turn was cancelled (status %v)", f.ran["read_file"], out.Status)
+	}
+	if got := fmt.Sprint(commits); got != "[[permission.resolved tool.started] [tool.failed]]" {
+		t.Fatalf("commits %s", got)
 	}
 }

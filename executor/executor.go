@@ -303,6 +303,12 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	if err := x.appendAll(context.WithoutCancel(ctx), s, gate); err != nil {
 		return out, err
 	}
+	if starts && ctx.Err() != nil {
+		// Cancelled while the decision was being made durable: the
+		// tool does not run, and its tool.started is followed by
+		// tool.failed.
+		starts = false
+	}
 	if resolved.Decision != "allow" {
 		out.Status = Denied
 		out.Content = "Permission denied: " + resolved.Reason
@@ -498,8 +504,8 @@ func commitStreams(mask func(string) string, streams ...*stream) ([]event.Artifa
 			arts = append(arts, event.Artifact{Name: name, Digest: artifact.DigestPrefix + hex.EncodeToString(sum[:]), Bytes: st.total, InEvent: true})
 			continue
 		}
-		if st.w == nil && st.total > 0 {
-			st.spill(st.head[:st.total]) // short, but not the event's preview as it is
+		if st.w == nil && st.err == nil && st.total > 0 {
+			st.spill(st.head[:st.total]) // short (head holds it all), but not the event's preview as it is
 		}
 		if st.err != nil {
 			st.abort()

@@ -53,7 +53,7 @@ func (s *stream) Write(p []byte) (int, error) {
 	if room := cap(s.head) - len(s.head); room > 0 {
 		s.head = append(s.head, p[:min(room, len(p))]...)
 	}
-	if s.w == nil && s.total+int64(n) > PreviewBytes {
+	if s.w == nil && s.err == nil && s.total+int64(n) > PreviewBytes {
 		s.spill(s.head[:s.total]) // what came before p; head holds all of it
 	}
 	if s.w != nil {

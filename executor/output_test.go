@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -260,5 +261,32 @@ func TestShortOutputIsKeptInItsEvent(t *testing.T) {
 				t.Fatalf("preview not masked: %q", p.StdoutPreview)
 			}
 		})
+	}
+}
+
+// TestStoreThatCannotBeMadeDoesNotKillTheTool: an artifact store whose
+// directory cannot be made (a file stands where it should be) fails the
+// store, not the tool: "Write never fails", the call completes, and the
+// event says the output was not stored. Long outputs used to spill from a
+// preview-sized buffer past its end once the store had failed (found in
+// review).
+func TestStoreThatCannotBeMadeDoesNotKillTheTool(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "artifacts")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	arts, _ := artifact.Open(file)
+	for _, n := range []int{executor.PreviewBytes + 1, 3 * executor.PreviewBytes} {
+		log := &lastLog{}
+		long := strings.Repeat("p", n)
+		x := executor.New(printer(long, ""), log, arts, nil, nil)
+		sess := &executor.Session{ID: "s", TurnID: "t", Cwd: t.TempDir(), Home: "/home/u"}
+		if _, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"f"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		if p := log.completed(t); p.StdoutBytes != int64(n) || p.Truncated == nil || p.Truncated.Stdout != int64(n) || len(p.Artifacts) != 0 {
+			t.Fatalf("%d bytes: stdoutBytes %d, truncated %+v, artifacts %+v", n, p.StdoutBytes, p.Truncated, p.Artifacts)
+		}
 	}
 }

@@ -156,7 +156,10 @@ func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) (stores, inE
 					t.Fatal(err)
 				}
 				for _, a := range p.(*event.ToolCompletedPayload).Artifacts {
-					if a.InEvent { // Decode checked the digest against the preview
+					if a.InEvent {
+						if err := p.(*event.ToolCompletedPayload).Validate(); err != nil {
+							t.Fatalf("%s seq %d: %v", si.ID, e.Seq, err)
+						}
 						inEvent++
 						continue
 					}

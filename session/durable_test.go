@@ -101,8 +101,11 @@ func TestDeferredEventsAreShownOnlyOnceDurable(t *testing.T) {
 		if e.Type == event.ToolCompleted {
 			p, _ := e.Decode()
 			for _, a := range p.(*event.ToolCompletedPayload).Artifacts {
-				if a.InEvent {
-					continue // the output is the event's preview (Decode checked its digest)
+				if a.InEvent { // the output is the event's preview, which must hash to the digest
+					if err := p.(*event.ToolCompletedPayload).Validate(); err != nil {
+						t.Fatal(err)
+					}
+					continue
 				}
 				storedOutputs++
 				if err := arts.Verify(a.Digest); err != nil {

@@ -74,7 +74,7 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 				Stored:    a.Bytes, Total: total,
 			}
 			inEvent = ""
-			if a.InEvent { // the event's preview is the whole stream (Validate checked its digest)
+			if a.InEvent { // the event's preview is the whole stream
 				inEvent = c.StdoutPreview
 				if a.Name == "stderr" {
 					inEvent = c.StderrPreview
@@ -92,6 +92,11 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 		return nil, fmt.Errorf("no completed call %q in this session", ref.ToolCallID)
 	}
 	if fromEvent {
+		// Checked here too: an event read back from the log was not
+		// validated by Decode.
+		if err := event.CheckInEvent(inEvent, found.Digest); err != nil {
+			return nil, fmt.Errorf("call %s: %w", found.ToolCallID, err)
+		}
 		found.Content = nopCloser{strings.NewReader(inEvent)}
 		return found, nil
 	}

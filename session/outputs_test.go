@@ -91,4 +91,14 @@ func TestOutputKeptInItsEvent(t *testing.T) {
 			t.Fatalf("%+v: %+v %q", ref, rec, b)
 		}
 	}
+	// An event written without NewDraft's check, whose preview is not
+	// what its digest names, is not served under that digest.
+	forged := event.Draft{SessionID: "A", TurnID: "turn-1", TS: time.Now(), Type: event.ToolCompleted,
+		Payload: []byte(`{"artifacts":[{"bytes":3,"digest":"` + digest + `","inEvent":true,"name":"stdout"}],"durationMs":0,"stderrBytes":0,"stdoutBytes":3,"stdoutPreview":"no\n","toolCallId":"tc_2"}`)}
+	if _, err := store.Append(ctx, forged); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.OpenOutput(ctx, tool.OutputRef{ToolCallID: "tc_2"}); err == nil || !strings.Contains(err.Error(), "does not hash to its digest") {
+		t.Fatalf("a forged in-event output was served: %v", err)
+	}
 }

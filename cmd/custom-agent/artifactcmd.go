@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,7 +185,7 @@ func inEventOutput(ctx context.Context, g *globalFlags, digest string) (string, 
 				if a.Name == "stderr" {
 					text = p.StderrPreview
 				}
-				if sum := sha256.Sum256([]byte(text)); artifact.DigestPrefix+hex.EncodeToString(sum[:]) == digest {
+				if event.CheckInEvent(text, digest) == nil {
 					return text, true, nil
 				}
 			}
