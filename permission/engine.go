@@ -135,6 +135,18 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 	case risk.Write, risk.Execute, risk.Network:
 		d.Decision = Ask
 	case risk.Destructive:
+		if f := credentialFinding(j); f != nil {
+			// The highest risk names the deletion, but a credential
+			// part is denied whatever else the call does: prepending
+			// `rm -rf x &&` must not turn the denial of a key read into
+			// a question about the deletion.
+			d.Decision = Deny
+			d.Reason = subjectThen(req, j, "; it also touches a credential ("+findingText(f)+"), and credential calls are denied unless a policy rule that names them allows them, whatever else the call does.")
+			if m.unfit != nil {
+				d.Reason += " " + ruleName(m.unfit) + " allows the tool but does not name this path, command or URL."
+			}
+			return d
+		}
 		d.Decision = Ask
 		d.Reason = subjectThen(req, j, "; destructive calls are asked every time.")
 		return d
@@ -164,6 +176,24 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 		d.Reason += " " + ruleName(m.unfit) + " would allow it, but it does not name the file written, where code runs later."
 	}
 	return d
+}
+
+// credentialFinding returns the first finding of credential risk, if any.
+func credentialFinding(j *judge) *risk.Finding {
+	for i := range j.findings {
+		if j.findings[i].Risk == risk.Credential {
+			return &j.findings[i]
+		}
+	}
+	return nil
+}
+
+// findingText is a finding as a reason quotes it: its text, then why.
+func findingText(f *risk.Finding) string {
+	if f.Text != "" && !strings.Contains(f.Why, f.Text) {
+		return "`" + f.Text + "` " + f.Why
+	}
+	return f.Why
 }
 
 // modeDenies returns the reason the session's mode denies the call, if it

@@ -134,6 +134,13 @@ func TestCheck(t *testing.T) {
 		{name: "destructive shell", req: newReq(t, "shell", args{"command": "rm -rf dist"}),
 			want: outcome{permission.Ask, risk.Destructive, permission.FromDefault, ""}, reasonHas: "destructive calls are asked every time", findingArg: "command"},
 
+		// A destructive part does not turn a credential part's denial
+		// into a question about the deletion (found in review).
+		{name: "deletion then a key read", req: newReq(t, "shell", args{"command": "rm -rf dist && cat ~/.ssh/id_rsa"}),
+			want: outcome{permission.Deny, risk.Destructive, permission.FromDefault, ""}, reasonHas: "it also touches a credential (`~/.ssh/id_rsa` is in ~/.ssh", findingArg: "command"},
+		{name: "a key read then a deletion", req: newReq(t, "shell", args{"command": "cat ~/.aws/credentials; rm -rf /tmp/x"}),
+			want: outcome{permission.Deny, risk.Destructive, permission.FromDefault, ""}, reasonHas: "credential calls are denied unless a policy rule that names them allows them, whatever else the call does", findingArg: "command"},
+
 		// Argument-level raises.
 		{name: "ssh key", req: newReq(t, "read_file", args{"path": "~/.ssh/id_rsa"}),
 			want: outcome{permission.Deny, risk.Credential, permission.FromDefault, ""}, reasonHas: "credential calls are denied", findingArg: "path"},

@@ -175,6 +175,8 @@ func TestPropNoModeRunsDangerWithoutAPerson(t *testing.T) {
 			t.Fatalf("%s mode: rule %s allowed a credential call without naming its arguments: %s", req.Mode, d.Rule.ID, d.Reason)
 		case req.Mode == permission.ModeDontAsk && d.Decision == permission.Ask:
 			t.Fatalf("dont-ask asked: %s", d.Reason)
+		case d.SourcedFrom == permission.FromDefault && d.Decision != permission.Deny && slices.ContainsFunc(d.Findings, func(f risk.Finding) bool { return f.Risk == risk.Credential }):
+			t.Fatalf("%s mode: a call with a credential part was not denied by default: %+v (%s)", req.Mode, outcomeOf(d), d.Reason)
 		case d.SourcedFrom == permission.FromMode && d.Allowed() && req.Mode != permission.ModeAcceptEdits:
 			t.Fatalf("%s mode allowed a call by itself: %s", req.Mode, d.Reason)
 		}
