@@ -68,8 +68,11 @@ func parseFast(path string, src []byte) (p *parsed, ok bool) {
 			// Room for as many rules as the array has objects, so that
 			// the decoder does not grow the list a rule at a time. It
 			// is only a hint (examples are objects too), bounded by the
-			// size of the file, not a promise of validity.
-			n := min(bytes.Count(src[i:], []byte{'{'}), (len(src)-i)/16)
+			// size of the file and by maxRuleHint, so that a file of
+			// braces (a project's file is the repository's) cannot
+			// make it allocate many times its size; not a promise of
+			// validity.
+			n := min(bytes.Count(src[i:], []byte{'{'}), (len(src)-i)/16, maxRuleHint)
 			frs := make([]fastRule, 0, n)
 			rest, err := segjson.Parse(src[i:], &frs, segjson.DisallowUnknownFields|segjson.DontMatchCaseInsensitiveStructFields)
 			if err != nil {
@@ -102,6 +105,10 @@ func parseFast(path string, src []byte) (p *parsed, ok bool) {
 	}
 	return p, true
 }
+
+// maxRuleHint bounds the room made for rules before decoding; a longer list
+// grows as the decoder appends.
+const maxRuleHint = 4096
 
 // skipWS returns the offset of the first byte at or after i that is not
 // JSON white space.
