@@ -104,92 +104,76 @@ const maxCutsShown = 3
 // artifact. It opens the log read-only and finds nothing when there is no
 // log yet.
 func cutsOf(ctx context.Context, g *globalFlags, digest string) ([]cut, error) {
-	log, err := g.openLog(ctx, true)
-	if errors.Is(err, sqlitestore.ErrNoLog) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer log.Close()
-	sessions, err := log.Sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	needle := []byte(digest)
 	var cuts []cut
-	for _, si := range sessions {
-		for e, err := range log.Read(ctx, si.ID, 1) {
-			if err != nil {
-				return cuts, err
-			}
-			if e.Type != event.ToolCompleted || !bytes.Contains(e.Payload, needle) {
-				continue
-			}
-			var p event.ToolCompletedPayload
-			if err := json.Unmarshal(e.Payload, &p); err != nil {
-				return cuts, fmt.Errorf("session %s seq %d: %w", si.ID, e.Seq, err)
-			}
-			for _, a := range p.Artifacts {
-				if a.Digest != digest || !a.Truncated {
-					continue
-				}
-				printed := p.StdoutBytes
-				if a.Name == "stderr" {
-					printed = p.StderrBytes
-				}
-				cuts = append(cuts, cut{sessionID: si.ID, toolCallID: p.ToolCallID, stream: a.Name, stored: a.Bytes, printed: printed})
-				if len(cuts) == maxCutsShown {
-					return cuts, nil
-				}
-			}
+	err := eachNaming(ctx, g, digest, func(session string, p *event.ToolCompletedPayload, a event.Artifact) bool {
+		if !a.Truncated {
+			return true
 		}
-	}
-	return cuts, nil
+		printed := p.StdoutBytes
+		if a.Name == "stderr" {
+			printed = p.StderrBytes
+		}
+		cuts = append(cuts, cut{sessionID: session, toolCallID: p.ToolCallID, stream: a.Name, stored: a.Bytes, printed: printed})
+		return len(cuts) < maxCutsShown
+	})
+	return cuts, err
 }
 
 // inEventOutput finds a tool.completed event that holds the output with
 // that digest in its preview (an artifact marked inEvent) and returns the
 // output, checked against the digest. It opens the log read-only.
-func inEventOutput(ctx context.Context, g *globalFlags, digest string) (string, bool, error) {
+func inEventOutput(ctx context.Context, g *globalFlags, digest string) (text string, found bool, err error) {
+	err = eachNaming(ctx, g, digest, func(_ string, p *event.ToolCompletedPayload, a event.Artifact) bool {
+		if !a.InEvent {
+			return true
+		}
+		t := p.StdoutPreview
+		if a.Name == "stderr" {
+			t = p.StderrPreview
+		}
+		if event.CheckInEvent(t, digest) == nil {
+			text, found = t, true
+		}
+		return !found
+	})
+	return text, found, err
+}
+
+// eachNaming calls visit with every artifact entry of a tool.completed
+// event that names digest, in every session, until visit returns false.
+// It opens the log read-only and visits nothing when there is no log yet.
+func eachNaming(ctx context.Context, g *globalFlags, digest string, visit func(session string, p *event.ToolCompletedPayload, a event.Artifact) bool) error {
 	log, err := g.openLog(ctx, true)
 	if errors.Is(err, sqlitestore.ErrNoLog) {
-		return "", false, nil
+		return nil
 	}
 	if err != nil {
-		return "", false, err
+		return err
 	}
 	defer log.Close()
 	sessions, err := log.Sessions(ctx)
 	if err != nil {
-		return "", false, err
+		return err
 	}
 	needle := []byte(digest)
 	for _, si := range sessions {
 		for e, err := range log.Read(ctx, si.ID, 1) {
 			if err != nil {
-				return "", false, err
+				return err
 			}
 			if e.Type != event.ToolCompleted || !bytes.Contains(e.Payload, needle) {
 				continue
 			}
 			var p event.ToolCompletedPayload
 			if err := json.Unmarshal(e.Payload, &p); err != nil {
-				return "", false, fmt.Errorf("session %s seq %d: %w", si.ID, e.Seq, err)
+				return fmt.Errorf("session %s seq %d: %w", si.ID, e.Seq, err)
 			}
 			for _, a := range p.Artifacts {
-				if a.Digest != digest || !a.InEvent {
-					continue
-				}
-				text := p.StdoutPreview
-				if a.Name == "stderr" {
-					text = p.StderrPreview
-				}
-				if event.CheckInEvent(text, digest) == nil {
-					return text, true, nil
+				if a.Digest == digest && !visit(si.ID, &p, a) {
+					return nil
 				}
 			}
 		}
 	}
-	return "", false, nil
+	return nil
 }
