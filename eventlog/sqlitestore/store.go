@@ -597,8 +597,12 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 		s.heads = map[string]head{}
 		s.dataVersion = dv
 	}
-	heads := map[string]*head{}
-	var committed []event.Event
+	heads := make(map[string]*head, len(batch))
+	n := 0
+	for _, r := range batch {
+		n += len(r.ps)
+	}
+	committed := make([]event.Event, 0, n)
 	var fresh []int // indexes of results that are new events
 	for i, r := range batch {
 		if len(r.ds) == 1 && r.ds[0].Seq != 0 {
@@ -616,26 +620,28 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 				continue
 			}
 		}
-		es := make([]event.Event, len(r.ps))
+		// The appender's guesses, each kept only where it follows the
+		// head (a zero event, no guess, never does: seqs start at 1).
+		es := r.sealed
+		if es == nil {
+			es = make([]event.Event, len(r.ps))
+		}
 		for j, p := range r.ps {
 			h, err := s.head(ctx, w, heads, r.ds[j].SessionID)
 			if err != nil {
 				return nil, nil, err
 			}
-			var e event.Event
-			if r.sealed != nil && r.sealed[j].Seq == h.seq+1 && r.sealed[j].PrevHash == h.hash {
-				e = r.sealed[j]
-			} else {
-				e = p.Seal(h.seq+1, h.hash)
+			e := &es[j]
+			if e.Seq != h.seq+1 || e.PrevHash != h.hash {
+				*e = p.Seal(h.seq+1, h.hash)
 			}
-			if err := w.insert(ctx, &e, r.ts[j]); err != nil {
+			if err := w.insert(ctx, e, r.ts[j]); err != nil {
 				return nil, nil, err
 			}
 			h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
 			if h.created == "" {
 				h.created = r.ts[j]
 			}
-			es[j] = e
 		}
 		results[i] = appendRes{es: es}
 		committed = append(committed, es...)
