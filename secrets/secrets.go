@@ -31,7 +31,53 @@ type pattern struct {
 	re   *regexp.Regexp
 	// group is the submatch to hide; 0 hides the whole match.
 	group int
+	// need are literals at least one of which is in every text re
+	// matches: a text holding none of them is not searched (the search
+	// was most of a tool call's CPU for a long output). With fold, re is
+	// case-insensitive, the literals are lower-case ASCII and are looked
+	// for in foldASCII of the text.
+	need []string
+	fold bool
 }
+
+// could reports whether p may match s; folded returns foldASCII(s).
+func (p *pattern) could(s string, folded func() string) bool {
+	if len(p.need) == 0 || !prefilter {
+		return true
+	}
+	t := s
+	if p.fold {
+		t = folded()
+	}
+	for _, n := range p.need {
+		if strings.Contains(t, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// foldASCII maps every rune that (?i) matches with an ASCII letter to that
+// letter in lower case: A-Z, and the only two others Unicode folds onto
+// ASCII, the Kelvin sign (k) and the long s (s). TestFoldASCIIIsComplete
+// checks there are no more.
+func foldASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'A' <= r && r <= 'Z':
+			return r + 'a' - 'A'
+		case r == '\u212a':
+			return 'k'
+		case r == '\u017f':
+			return 's'
+		}
+		return r
+	}, s)
+}
+
+// prefilter is off only in the test that compares Find with and without
+// it.
+var prefilter = true
 
 // The patterns, most specific first. Key names are matched on whole words
 // so that "monkey=banana" or "tokenizer=bpe" stay visible. They are
@@ -39,21 +85,23 @@ type pattern struct {
 // check or a hook never masks anything).
 var patterns = sync.OnceValue(func() []pattern {
 	return []pattern{
-		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0},
-		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0},
-		{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0},
-		{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0},
-		{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0},
-		{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0},
-		{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0},
-		{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0},
-		{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0},
-		{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0},
-		{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0},
-		{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1},
-		{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1},
+		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0, []string{"-----BEGIN"}, false},
+		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0, []string{"gh", "github_pat_"}, false},
+		{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0, []string{"glpat-"}, false},
+		{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}, false},
+		{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0, []string{"sk-ant-"}, false},
+		{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0, []string{"sk-"}, false},
+		{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0, []string{"k_live_", "k_test_"}, false},
+		{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0, []string{"AIza"}, false},
+		{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0, []string{"npm_"}, false},
+		{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0, []string{"AKIA", "ASIA"}, false},
+		{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0, []string{"eyJ"}, false},
+		{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1, []string{"bearer", "basic", "token"}, true},
+		{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1, []string{"://"}, false},
 		// key = value, key: value, "key": "value", KEY=value (env files).
-		{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)`), 1},
+		// Every name it knows holds one of the literals (client_secret
+		// holds secret; "credential" stands for credentials).
+		{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)`), 1, []string{"passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential", "auth"}, true},
 	}
 })
 
@@ -99,8 +147,18 @@ func unquoted(s string) (string, []int) {
 // patterns of whole tokens (those that hide their whole match).
 func find(s string, tokensOnly bool) []Match {
 	var ms []Match
-	for _, p := range patterns() {
-		if tokensOnly && p.group != 0 {
+	var folded *string
+	fold := func() string {
+		if folded == nil {
+			f := foldASCII(s)
+			folded = &f
+		}
+		return *folded
+	}
+	ps := patterns()
+	for i := range ps {
+		p := &ps[i]
+		if tokensOnly && p.group != 0 || !p.could(s, fold) {
 			continue
 		}
 		for _, loc := range p.re.FindAllStringSubmatchIndex(s, -1) {
