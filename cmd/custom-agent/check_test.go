@@ -234,8 +234,8 @@ func TestCheckForPeople(t *testing.T) {
 		want []string
 	}{
 		{"two findings underlined", `{"command":"timeout 5 env rm -rf dist && cat ~/.ssh/id_rsa"}`, []string{
-			"ASK  shell, risk destructive, from default\n",
-			"reason: shell: `timeout 5 env rm -rf dist` rm -r deletes",
+			"DENY  shell, risk destructive, from default\n",
+			"reason: shell: `timeout 5 env rm -rf dist` rm -r deletes `dist` and everything below, which cannot be undone (and 1 more finding); it also touches a credential (`~/.ssh/id_rsa` is in ~/.ssh",
 			"findings:\n",
 			"  destructive  command: rm -r deletes `dist` and everything below, which cannot be undone\n" +
 				"    timeout 5 env rm -rf dist && cat ~/.ssh/id_rsa\n" +
