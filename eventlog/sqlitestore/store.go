@@ -85,7 +85,8 @@ type Store struct {
 
 	commits, committedEvents atomic.Uint64
 
-	tails sync.Map // session id -> *tail
+	tails  sync.Map     // session id -> *tail
+	ntails atomic.Int64 // tails stored since the map was last cleared
 
 	// Owned by the leading appender (handed over under qmu).
 	wr          writer
@@ -444,9 +445,20 @@ func (s *Store) tailOf(session string) *tail {
 	if t, ok := s.tails.Load(session); ok {
 		return t.(*tail)
 	}
-	t, _ := s.tails.LoadOrStore(session, &tail{})
+	t, loaded := s.tails.LoadOrStore(session, &tail{})
+	if !loaded && s.ntails.Add(1) > maxTails {
+		// A long-lived process appends to ever more sessions: forget
+		// them all. A forgotten tail costs only its session's next
+		// append a seal by the leader (the guess is never trusted),
+		// and requests still queued keep the tail they hold.
+		s.tails.Clear()
+		s.ntails.Store(0)
+	}
 	return t.(*tail)
 }
+
+// maxTails bounds how many sessions' tails a store keeps.
+const maxTails = 4096
 
 // speculate seals the request's drafts after the session's tail, when it
 // is known, and moves the tail past them. A draft naming its seq (a retry

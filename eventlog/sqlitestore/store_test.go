@@ -2,10 +2,13 @@ package sqlitestore_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/eventlog/storetest"
@@ -75,5 +78,38 @@ func TestTwoWritersShareOneFile(t *testing.T) {
 	}
 	if n != 106 {
 		t.Fatalf("stored %d events, want 106", n)
+	}
+}
+
+// TestTailsAreBounded: appending to more sessions than the store keeps
+// tails of forgets them instead of growing without end, and every chain
+// still verifies (a forgotten tail only means the leader seals).
+func TestTailsAreBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := sqlitestore.Open(ctx, filepath.Join(t.TempDir(), "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := sqlitestore.MaxTails + 10
+	for i := range n {
+		for range 2 {
+			d, err := event.NewDraft(fmt.Sprintf("s%d", i), "t", time.Now(), event.UserMessagePayload{Content: "hi"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Append(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got := s.Tails(); got > sqlitestore.MaxTails {
+		t.Fatalf("%d tails kept after %d sessions, want at most %d", got, n, sqlitestore.MaxTails)
+	}
+	for _, id := range []string{"s0", fmt.Sprintf("s%d", n-1)} {
+		if err := s.Verify(ctx, id); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
