@@ -189,8 +189,24 @@ func (e Event) canonicalBytes(payload json.RawMessage) []byte {
 // appendJSONString appends s as a JSON string, escaped as encoding/json does
 // with HTML escaping off (so a canonical payload and the envelope agree).
 func appendJSONString(b []byte, s string) []byte {
+	if plainJSON(s) { // ids, types and hashes: nothing to escape
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	q, _ := marshalNoEscape(s)
 	return append(b, q...)
+}
+
+// plainJSON reports whether encoding/json writes s as itself between
+// quotes: printable ASCII, no quote and no backslash.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // TimeFormat is how ts is written in canonical bytes: RFC 3339, UTC, with

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.FixedZone("CET", 3600))
@@ -327,5 +328,42 @@ func TestToolCompletedInEventIsValid(t *testing.T) {
 	p := ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 3, StdoutPreview: "ok\n", Artifacts: []Artifact{{Name: "stdout", Digest: okDigest, Bytes: 3, InEvent: true}}}
 	if err := p.Validate(); err != nil {
 		t.Fatalf("an output kept whole in its event is refused: %v", err)
+	}
+}
+
+// TestAppendJSONStringIsEncodingJSON: the envelope's strings are written
+// exactly as encoding/json (HTML escaping off) writes them, on the fast
+// path for plain strings and off it.
+func TestAppendJSONStringIsEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.OneOf(rapid.StringMatching(`[ -~]{0,40}`), rapid.String(), rapid.StringOf(rapid.SampledFrom([]rune{'a', '"', '\\', '\n', 0x7f, 0x2028, '<', '&', 0xfffd, 'é'}))).Draw(t, "s")
+		want, err := marshalNoEscape(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendJSONString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	})
+	for _, s := range []string{"\xff", "a\x00b", "sess-01", "sha256:ab"} {
+		want, _ := marshalNoEscape(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendJSONString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	}
+}
+
+func BenchmarkSeal(b *testing.B) {
+	d, err := NewDraft("20261201-120000-0a1b2c3d", "turn-1", time.Now(), UserMessagePayload{Content: strings.Repeat("x", 700)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := Prepare(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Seal(7, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
 	}
 }
