@@ -142,9 +142,7 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 			// a question about the deletion.
 			d.Decision = Deny
 			d.Reason = subjectThen(req, j, "; it also touches a credential ("+findingText(f)+"), and credential calls are denied unless a policy rule that names them allows them, whatever else the call does.")
-			if m.unfit != nil {
-				d.Reason += " " + ruleName(m.unfit) + " allows the tool but does not name this path, command or URL."
-			}
+			d.Reason += unfitNote(m.unfit)
 			return d
 		}
 		d.Decision = Ask
@@ -153,9 +151,7 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 	default:
 		d.Decision = Deny
 		d.Reason = subjectThen(req, j, "; credential calls are denied unless a policy rule that names them allows them.")
-		if m.unfit != nil {
-			d.Reason += " " + ruleName(m.unfit) + " allows the tool but does not name this path, command or URL."
-		}
+		d.Reason += unfitNote(m.unfit)
 		return d
 	}
 	if priorApproved(req, j.level) {
@@ -186,6 +182,18 @@ func credentialFinding(j *judge) *risk.Finding {
 		}
 	}
 	return nil
+}
+
+// unfitNote says why a rule that matched the tool did not decide a
+// credential call ("" when none did).
+func unfitNote(r *Rule) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Decision == Ask:
+		return " " + ruleName(r) + " asks before the tool's calls but does not name this path, command or URL, so it does not turn the denial into a question."
+	}
+	return " " + ruleName(r) + " allows the tool but does not name this path, command or URL."
 }
 
 // findingText is a finding as a reason quotes it: its text, then why.

@@ -232,6 +232,16 @@ func TestCheck(t *testing.T) {
 			want: outcome{permission.Deny, risk.Network, permission.FromOverride, "no-curl"}},
 		{name: "ask beats allow", req: newReq(t, "shell", args{"command": "npm test"}, withRules(t, allowNpmTest, askShell)),
 			want: outcome{permission.Ask, risk.Execute, permission.FromOverride, "ask-shell"}},
+		// "shell: always ask" tightens; it does not turn a credential
+		// call's denial into a question unless it names the call.
+		{name: "tool-wide ask does not loosen a key read", req: newReq(t, "shell", args{"command": "cat ~/.ssh/id_rsa"}, withRules(t, askShell)),
+			want: outcome{permission.Deny, risk.Credential, permission.FromDefault, ""}, reasonHas: "Rule `ask-shell` (session, /home/u/proj/.custom-agent/policy.json) asks before the tool's calls but does not name this path"},
+		{name: "tool-wide ask does not loosen a deletion and a key read", req: newReq(t, "shell", args{"command": "rm -rf dist && cat ~/.ssh/id_rsa"}, withRules(t, askShell)),
+			want: outcome{permission.Deny, risk.Destructive, permission.FromDefault, ""}, reasonHas: "does not turn the denial into a question"},
+		{name: "an ask rule naming the key asks", req: newReq(t, "read_file", args{"path": "~/.ssh/id_rsa"}, withRules(t, permission.Rule{ID: "ask-key", Tool: "read_file", Path: "~/.ssh/id_rsa", Decision: permission.Ask})),
+			want: outcome{permission.Ask, risk.Credential, permission.FromOverride, "ask-key"}},
+		{name: "tool-wide ask still tightens", req: newReq(t, "shell", args{"command": "ls"}, withRules(t, askShell)),
+			want: outcome{permission.Ask, risk.Execute, permission.FromOverride, "ask-shell"}},
 		{name: "allow cannot loosen destructive", req: newReq(t, "shell", args{"command": "rm -rf dist"}, withRules(t, allowShell)),
 			want: outcome{permission.Ask, risk.Destructive, permission.FromOverride, "all-shell"}, reasonHas: "destructive calls are asked every time"},
 		{name: "deny tightens destructive", req: newReq(t, "shell", args{"command": "rm -rf dist"}, withRules(t, permission.Rule{ID: "no-rm", Tool: "shell", Command: "rm", Decision: permission.Deny})),

@@ -13,8 +13,8 @@ import (
 type matched struct {
 	// rule is the strictest matching rule, nil if none matched.
 	rule *Rule
-	// unfit is an allow rule that matched the tool but could not loosen this
-	// call, kept so the reason can say why it did not apply.
+	// unfit is an allow or ask rule that matched the tool but could not
+	// loosen this call, kept so the reason can say why it did not apply.
 	unfit *Rule
 }
 
@@ -82,7 +82,9 @@ const (
 	matchNo matchOutcome = iota
 	matchYes
 	// matchUnfit: an allow rule matched by its matchers but may not loosen
-	// the call (opaque, or credential without naming the arguments).
+	// the call (opaque, or credential without naming the arguments), or an
+	// ask rule would turn a credential call's denial into a question
+	// without naming it.
 	matchUnfit
 )
 
@@ -110,7 +112,27 @@ func (c *compiled) matches(j *judge) matchOutcome {
 	if allow && (j.opaque || !c.coversPaths(j) || (j.protected || j.level >= risk.Credential && j.level < risk.Destructive) && !c.namesCall(j)) {
 		return matchUnfit
 	}
+	if c.rule.Decision == Ask && touchesCredential(j) && !c.namesCall(j) {
+		// "shell: always ask" is meant to tighten; a credential call is
+		// denied by default, and only a rule that names it may turn that
+		// into a question.
+		return matchUnfit
+	}
 	return matchYes
+}
+
+// touchesCredential reports whether the call is of credential risk or has
+// a credential part (a destructive call may, too).
+func touchesCredential(j *judge) bool {
+	if j.level == risk.Credential {
+		return true
+	}
+	for i := range j.findings {
+		if j.findings[i].Risk == risk.Credential {
+			return true
+		}
+	}
+	return false
 }
 
 // coversPaths applies design rule (a) and (b) of DESIGN.md §4 to an allow

@@ -158,7 +158,8 @@ func TestCheckAcceptEditsOnlyLoosensEdits(t *testing.T) {
 
 // TestPropNoModeRunsDangerWithoutAPerson: in every mode, with any policy,
 // skill and history, a destructive call is never allowed (it is asked or
-// denied), a credential call is allowed only by a rule that names it, and
+// denied), a credential call is allowed or asked only by a rule that names
+// it, a call with a credential part is denied by the default table, and
 // dont-ask never asks.
 func TestPropNoModeRunsDangerWithoutAPerson(t *testing.T) {
 	t.Parallel()
@@ -175,6 +176,9 @@ func TestPropNoModeRunsDangerWithoutAPerson(t *testing.T) {
 			t.Fatalf("%s mode: rule %s allowed a credential call without naming its arguments: %s", req.Mode, d.Rule.ID, d.Reason)
 		case req.Mode == permission.ModeDontAsk && d.Decision == permission.Ask:
 			t.Fatalf("dont-ask asked: %s", d.Reason)
+		case d.SourcedFrom == permission.FromOverride && d.Decision == permission.Ask && d.Rule != nil && !namesArgs(req.Policy, d.Rule.ID) &&
+			(d.RiskAtDecision == risk.Credential || slices.ContainsFunc(d.Findings, func(f risk.Finding) bool { return f.Risk == risk.Credential })):
+			t.Fatalf("%s mode: rule %s turned a credential call's denial into a question without naming its arguments: %s", req.Mode, d.Rule.ID, d.Reason)
 		case d.SourcedFrom == permission.FromDefault && d.Decision != permission.Deny && slices.ContainsFunc(d.Findings, func(f risk.Finding) bool { return f.Risk == risk.Credential }):
 			t.Fatalf("%s mode: a call with a credential part was not denied by default: %+v (%s)", req.Mode, outcomeOf(d), d.Reason)
 		case d.SourcedFrom == permission.FromMode && d.Allowed() && req.Mode != permission.ModeAcceptEdits:
