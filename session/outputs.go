@@ -24,9 +24,6 @@ type outputs struct {
 var _ tool.Outputs = (*outputs)(nil)
 
 func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.RecordedOutput, error) {
-	if o.arts == nil {
-		return nil, errors.New("this session has no artifact store, so no output can be read")
-	}
 	if ref.Stream == "" {
 		ref.Stream = "stdout"
 	}
@@ -99,6 +96,9 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 		}
 		found.Content = nopCloser{strings.NewReader(inEvent)}
 		return found, nil
+	}
+	if o.arts == nil {
+		return nil, errors.New("this session has no artifact store, so no stored output can be read")
 	}
 	f, err := o.arts.Open(found.Digest)
 	if err != nil {
