@@ -111,6 +111,10 @@ func (j *judge) builtinFit() (bool, string) {
 			return false, "it writes " + quoteText(p.raw)
 		case p.canon == "" || p.need:
 			return false, "it reads " + quoteText(p.raw) + ", which is unknown, a credential or protected"
+		case p.tracked:
+			if ok, why := j.repoClean(p); !ok {
+				return false, why
+			}
 		case p.deep:
 			if ok, why := j.treeClean(p); !ok {
 				return false, why
@@ -139,6 +143,20 @@ func (j *judge) treeClean(p *pathFact) (bool, string) {
 		return false, "it reads everything beneath " + quoteText(p.raw) + ", where " + quoteText(t.Link) + " is a symbolic link"
 	case t.GitSecret != "" && !j.skipsGitDir(p):
 		return false, "it reads everything beneath " + quoteText(p.raw) + ", .git included, which holds " + quoteText(t.GitSecret)
+	}
+	return true, ""
+}
+
+// repoClean reports whether a read of what a git repository tracks may be
+// covered: the caller read the repository's index (Request.Repos) whole
+// and found no credential file tracked in it.
+func (j *judge) repoClean(p *pathFact) (bool, string) {
+	r, ok := j.req.Repos[p.canon]
+	switch {
+	case !ok || !r.Checked:
+		return false, "it prints files the git repository tracks, which were not checked for secret files"
+	case r.Secret != "":
+		return false, "it prints files the git repository tracks, among them " + quoteText(r.Secret)
 	}
 	return true, ""
 }

@@ -30,7 +30,22 @@ func shellReq(cmd string, pol *permission.Policy) permission.Request {
 	req := permission.Request{Tool: info, Args: map[string]any{"command": cmd}, Cwd: corpusCwd, Home: corpusHome,
 		UserHomes: map[string]string{"u": corpusHome}, Policy: pol}
 	req.Trees = cleanTrees(req)
+	req.Repos = cleanRepos(req)
 	return req
+}
+
+// cleanRepos plays the caller's read of git indexes (resolve.ReposFor) on
+// the imagined machine, whose repository tracks no secret file.
+func cleanRepos(req permission.Request) map[string]permission.Repo {
+	dirs := permission.ReposToScan(req)
+	if len(dirs) == 0 {
+		return nil
+	}
+	m := make(map[string]permission.Repo, len(dirs))
+	for _, d := range dirs {
+		m[d] = permission.Repo{Checked: true}
+	}
+	return m
 }
 
 // cleanTrees plays the caller's scan (resolve.TreesFor) on the imagined
@@ -402,5 +417,60 @@ func TestBuiltinRecursiveReadNeedsACleanTree(t *testing.T) {
 				t.Errorf("%q with tree %+v: %s (%s), want allowed=%v", c.cmd, c.tree, d.Decision, d.Reason, c.allow)
 			}
 		})
+	}
+}
+
+// TestGitPatchesNeedTheIndexRead: git diff, git show and git log -p print
+// the content of whatever the repository tracks, so a built-in rule allows
+// them only once the caller read the repository's index and found no
+// credential file tracked; git log, git diff --stat and git show --stat
+// print no content and need no such read.
+func TestGitPatchesNeedTheIndexRead(t *testing.T) {
+	pol := builtinPolicy(t)
+	var eng permission.Engine
+	for _, c := range []struct {
+		cmd    string
+		repo   *permission.Repo // nil: the caller read nothing
+		allow  bool
+		reason string
+	}{
+		{"git diff", &permission.Repo{Checked: true}, true, ""},
+		{"git diff", nil, false, "which were not checked for secret files"},
+		{"git diff", &permission.Repo{Checked: true, Secret: corpusCwd + "/.env"}, false, "among them `" + corpusCwd + "/.env`"},
+		{"git log -p", &permission.Repo{Checked: true, Secret: corpusCwd + "/config/credentials.json"}, false, "among them"},
+		{"git log --patch -- src/", &permission.Repo{Checked: false}, false, "not checked"},
+		{"git show HEAD", &permission.Repo{Checked: true, Secret: corpusCwd + "/.env"}, false, "among them"},
+		{"git diff --cached -U5", nil, false, "not checked"},
+		{"git log --oneline -5", nil, true, ""},
+		{"git diff --stat", nil, true, ""},
+		{"git diff --name-only -- src/", nil, true, ""},
+		{"git show HEAD --stat", nil, true, ""},
+		{"git log --stat -p", nil, false, "not checked"},
+		{"git show --name-status HEAD -- -p", nil, true, ""}, // after --, a path
+	} {
+		req := shellReq(c.cmd, pol)
+		req.Repos = nil
+		if c.repo != nil {
+			dirs := permission.ReposToScan(req)
+			if len(dirs) != 1 || dirs[0] != corpusCwd {
+				t.Fatalf("%s: ReposToScan = %q, want the working directory", c.cmd, dirs)
+			}
+			req.Repos = map[string]permission.Repo{corpusCwd: *c.repo}
+		}
+		d := eng.Check(req)
+		if d.Allowed() != c.allow {
+			t.Errorf("%s (repo %+v): %s, %s; want allowed %v", c.cmd, c.repo, d.Decision, d.Reason, c.allow)
+			continue
+		}
+		if c.reason == "" {
+			continue
+		}
+		why := ""
+		for _, r := range permission.Explain(req).Rules {
+			why += r.Why + "\n"
+		}
+		if !strings.Contains(why, c.reason) {
+			t.Errorf("%s (repo %+v): policy explain does not say %q:\n%s", c.cmd, c.repo, c.reason, why)
+		}
 	}
 }

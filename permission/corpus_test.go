@@ -252,6 +252,7 @@ func corpusRequest(c *corpusCase) (permission.Request, error) {
 	req.Resolved = resolveLinks(c, permission.PathsToResolve(req))
 	req.Expanded = expandGlobs(c, permission.GlobsToExpand(req))
 	req.Trees = cleanTrees(req)
+	req.Repos = cleanRepos(req)
 	pol, err := corpusPolicy(c)
 	if err != nil {
 		return permission.Request{}, err

@@ -33,7 +33,10 @@ type ExplainedPath struct {
 	Resolved  string `json:"resolved,omitempty"`  // with symbolic links resolved
 	Write     bool   `json:"write,omitempty"`
 	Recursive bool   `json:"recursive,omitempty"`
-	Glob      bool   `json:"glob,omitempty"`
+	// Tracked is set for a read of what the git repository holding the
+	// location tracks (git diff, git log -p, git show).
+	Tracked bool `json:"tracked,omitempty"`
+	Glob    bool `json:"glob,omitempty"`
 	// MustBeNamed is set when an allow rule covers the call only if it
 	// names this location (credential, protected, or a write outside the
 	// working directory).
@@ -86,7 +89,7 @@ func Explain(req Request) Explanation {
 	for i := range j.paths {
 		p := &j.paths[i]
 		x.Paths = append(x.Paths, ExplainedPath{Arg: p.arg, Raw: p.raw, Canonical: p.canon, Resolved: p.resolved,
-			Write: p.write, Recursive: p.deep, Glob: p.glob, MustBeNamed: p.need})
+			Write: p.write, Recursive: p.deep, Tracked: p.tracked, Glob: p.glob, MustBeNamed: p.need})
 	}
 	if req.Policy == nil {
 		return x

@@ -53,6 +53,7 @@ type pathFact struct {
 	resolved string // "" when the caller did not resolve it
 	write    bool
 	deep     bool // everything beneath the path is read
+	tracked  bool // what the git repository holding the path tracks is read
 	glob     bool // canon still holds shell glob characters
 	// need is set when an allow rule must name this location to cover the
 	// call (DESIGN rule (a)): a credential or protected location in either
@@ -287,7 +288,7 @@ func (j *judge) shellCall(t *ToolInfo) {
 	}
 	j.paths = slices.Grow(j.paths, n)
 	for _, a := range res.Accesses {
-		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete, glob: a.Glob, deep: a.Recursive}
+		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete, glob: a.Glob, deep: a.Recursive, tracked: a.Tracked}
 		if a.Path != "" && a.Joined != "" {
 			pf.abs = a.Joined
 		}

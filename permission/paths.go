@@ -47,6 +47,25 @@ func TreesToScan(req Request) []string {
 	return out
 }
 
+// ReposToScan returns the directories whose git repository a shell command
+// prints the tracked content of (git diff, git log -p, git show), absolute
+// and clean, in order and without duplicates. The caller reads the index of
+// the repository holding each and passes what it found in req.Repos, which
+// a built-in rule needs before it may allow such a command. It is pure,
+// like Check.
+func ReposToScan(req Request) []string {
+	var j judge
+	j.run(&req)
+	var out []string
+	for _, p := range j.paths {
+		if !p.tracked || p.canon == "" || slices.Contains(out, p.canon) {
+			continue
+		}
+		out = append(out, p.canon)
+	}
+	return out
+}
+
 // GlobsToExpand returns the glob patterns a shell command would have the
 // shell expand (`cat *.txt`), absolute and clean, in order and without
 // duplicates. The caller expands each against the file system, resolves

@@ -44,6 +44,12 @@ type Request struct {
 	// rule only when its tree was scanned whole and holds no credential
 	// file and no symbolic link; a directory with no entry was not scanned.
 	Trees map[string]Tree `json:"trees,omitempty"`
+	// Repos maps a directory ReposToScan returned to what the caller found
+	// in the git repository holding it. A command that prints what the
+	// repository tracks (git diff, git log -p, git show) is covered by a
+	// built-in rule only when the repository's index was read whole and
+	// tracks no credential file; a directory with no entry was not read.
+	Repos map[string]Repo `json:"repos,omitempty"`
 	// Mode is the session's mode; "" means ModeDefault.
 	Mode Mode `json:"mode,omitempty"`
 	// Policy holds the rules that apply, compiled; nil means no rules.
@@ -90,6 +96,17 @@ func CanonicalArgs(args map[string]any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// Repo is what a caller found in the git repository holding a directory
+// ReposToScan returned.
+type Repo struct {
+	// Checked is set when the repository's index was read whole (or the
+	// directory is in no repository, which then tracks nothing).
+	Checked bool `json:"checked"`
+	// Secret names the first file the index tracks, anywhere in the
+	// repository, that the engine judges a credential ("" when none).
+	Secret string `json:"secret,omitempty"`
 }
 
 // Tree is what a caller found in a directory tree it scanned for

@@ -55,13 +55,20 @@ func applies(r permission.Rule, t permission.ToolInfo, args map[string]any, env 
 	}
 	req := permission.Request{Tool: t, Args: args, Cwd: env.Cwd, Home: env.Home, ConfigHome: env.ConfigHome, Policy: pol}
 	// An example is a call on no particular file system: the trees it
-	// reads recursively count as scanned and holding no secret, so that
-	// `grep -rn TODO src/` shows the rule's shape. A real call is judged
-	// by the trees the caller scanned.
+	// reads recursively, and the repositories whose tracked files it
+	// prints, count as read and holding no secret, so that `grep -rn TODO
+	// src/` and `git diff` show the rule's shape. A real call is judged by
+	// what the caller found.
 	if dirs := permission.TreesToScan(req); len(dirs) > 0 {
 		req.Trees = make(map[string]permission.Tree, len(dirs))
 		for _, d := range dirs {
 			req.Trees[d] = permission.Tree{Complete: true}
+		}
+	}
+	if dirs := permission.ReposToScan(req); len(dirs) > 0 {
+		req.Repos = make(map[string]permission.Repo, len(dirs))
+		for _, d := range dirs {
+			req.Repos[d] = permission.Repo{Checked: true}
 		}
 	}
 	d := permission.Engine{}.Check(req)

@@ -152,7 +152,8 @@ func (r *Resolver) Map(paths []string) map[string]string {
 // found once: the analysis of its shell command (permission.Analyze, so
 // the command is parsed once for all the questions below and for Check),
 // the resolution of every path it names (Resolved), the matches of its
-// globs (Expanded) and what the trees it reads recursively hold (Trees).
+// globs (Expanded), what the trees it reads recursively hold (Trees) and
+// what the git repositories whose tracked files it prints track (Repos).
 // The executor and the check command call it before Check, so that the
 // paths judged are the paths used.
 func Fill(req *permission.Request) {
@@ -161,6 +162,7 @@ func Fill(req *permission.Request) {
 	req.Resolved = r.Map(permission.PathsToResolve(*req))
 	req.Expanded = r.Globs(permission.GlobsToExpand(*req))
 	req.Trees = TreesFor(*req)
+	req.Repos = ReposFor(*req)
 }
 
 // MaxMatches bounds the matches Globs lists for one pattern; a pattern

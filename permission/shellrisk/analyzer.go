@@ -208,7 +208,17 @@ func (a *analyzer) accessDeep(x arg, cwd string) {
 	a.accessAs(x, cwd, false, false, true)
 }
 
+// accessTracked records a read of what the git repository holding the
+// directory x tracks (Access.Tracked).
+func (a *analyzer) accessTracked(x arg, cwd string) {
+	a.accessWith(x, cwd, false, false, false, true)
+}
+
 func (a *analyzer) accessAs(x arg, cwd string, write, del, deep bool) {
+	a.accessWith(x, cwd, write, del, deep, false)
+}
+
+func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked bool) {
 	p, joined := "", ""
 	if !x.dyn {
 		p = a.resolve(x.s, cwd)
@@ -224,7 +234,7 @@ func (a *analyzer) accessAs(x arg, cwd string, write, del, deep bool) {
 	if isHarmlessDevice(p) {
 		return
 	}
-	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Recursive: deep, Span: x.sp}
+	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Recursive: deep, Tracked: tracked, Span: x.sp}
 	for _, o := range a.res.Accesses {
 		if o == ac {
 			return

@@ -254,6 +254,39 @@ func (g gitCall) net() {
 	g.a.network(g.c.sp, "git "+g.sub, "git "+g.sub+" talks to a remote repository over the network")
 }
 
+// printsPatches reports whether git diff, show, log or whatchanged prints
+// patches, the content of tracked files: diff and show do unless told to
+// print only names or statistics, log and whatchanged only when told to.
+// Options after -- are paths, not options.
+func (g gitCall) printsPatches() bool {
+	patch, only := false, false
+	for _, x := range g.rest {
+		s := x.s
+		if s == "--" {
+			break
+		}
+		switch {
+		case gitShort(s, 'p') || gitShort(s, 'u') || gitShort(s, 'U') || gitShort(s, 'W') || gitShort(s, 'L') ||
+			s == "-c" || s == "--cc" || gopt(s, "--patch", 3) || strings.HasPrefix(s, "--patch-with") ||
+			strings.HasPrefix(s, "--unified") || strings.HasPrefix(s, "--word-diff") || strings.HasPrefix(s, "--color-words") ||
+			gopt(s, "--function-context", 3) || gopt(s, "--ext-diff", 3) || gopt(s, "--textconv", 3) || strings.HasPrefix(s, "--line-range"):
+			patch = true
+		case s == "-s" || gopt(s, "--no-patch", 6) || strings.HasPrefix(s, "--stat") || gopt(s, "--numstat", 3) ||
+			gopt(s, "--shortstat", 3) || gopt(s, "--name-only", 7) || gopt(s, "--name-status", 7) ||
+			strings.HasPrefix(s, "--dirstat") || gopt(s, "--summary", 3) || s == "--raw" || gopt(s, "--quiet", 3) ||
+			strings.HasPrefix(s, "--compact-summary"):
+			only = true
+		}
+	}
+	switch g.sub {
+	case "diff", "show":
+		return patch || !only
+	case "log", "whatchanged":
+		return patch
+	}
+	return false
+}
+
 func (g gitCall) has(pred func(s string) bool) (arg, bool) {
 	for _, x := range g.rest {
 		if x.s == "--" {
@@ -414,6 +447,11 @@ func (g gitCall) judge() {
 		if g.sub == "grep" {
 			// git grep searches the files of the working tree below cwd.
 			a.accessDeep(arg{s: ".", sp: c.sp}, g.cwd)
+		}
+		if g.printsPatches() {
+			// The patches hold the content of whatever files the
+			// repository tracks, anywhere in it, a committed .env too.
+			a.accessTracked(arg{s: ".", sp: c.sp}, g.cwd)
 		}
 	case "commit", "merge", "cherry-pick", "revert", "am", "apply", "add", "mv", "tag", "notes", "init", "replace", "mktag", "commit-tree", "read-tree", "checkout-index", "update-index", "sparse-checkout":
 		if g.sub == "tag" && gitTagLists(g.rest) {

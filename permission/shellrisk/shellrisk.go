@@ -82,6 +82,11 @@ type Access struct {
 	// grep -r, cp -r, rsync -a, zip -r, rg): the read reaches whatever
 	// the directory holds, credential stores included.
 	Recursive bool `json:"recursive,omitempty"`
+	// Tracked is set for a read of what the git repository holding Path
+	// tracks, anywhere in the repository, committed or staged (git diff,
+	// git log -p, git show print patches): the read reaches a credential
+	// file the repository tracks, whatever the working tree holds.
+	Tracked bool `json:"tracked,omitempty"`
 	// Span is the bytes of the word in the command string.
 	Span risk.Span `json:"span"`
 }
