@@ -236,6 +236,28 @@ func (p *Policy) builtinMatch(j *judge) int {
 	return first
 }
 
+// builtinNote says, for a call the default table asks, why the built-in
+// rule of its read-only form did not allow it (`git diff` in a repository
+// that tracks a key, `rg` over a tree holding .env), so that the person
+// asked knows; "" when no command of the call has a built-in rule, or when
+// the call is a plain read and another of its commands has none.
+func (p *Policy) builtinNote(j *judge) string {
+	if p == nil || len(p.builtin) == 0 || !j.shell {
+		return ""
+	}
+	for k := range j.commands {
+		i, ok := p.builtin[j.builtinForm(k)]
+		if !ok {
+			continue
+		}
+		if fit, why := j.builtinFit(); !fit {
+			return " The built-in rule " + quoteText(p.rules[i].rule.ID) + " covers only plain reads inside the working directory, and " + why + "."
+		}
+		return ""
+	}
+	return ""
+}
+
 // builtinMatches is compiled.matches for a built-in rule, for Explain:
 // matchYes when the built-in rules cover the call and this rule covers one
 // of its commands, matchUnfit when this rule covers one of its commands

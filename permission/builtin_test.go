@@ -472,5 +472,9 @@ func TestGitPatchesNeedTheIndexRead(t *testing.T) {
 		if !strings.Contains(why, c.reason) {
 			t.Errorf("%s (repo %+v): policy explain does not say %q:\n%s", c.cmd, c.repo, c.reason, why)
 		}
+		// The person asked is told too.
+		if !strings.Contains(d.Reason, "The built-in rule `builtin:git-") || !strings.Contains(d.Reason, c.reason) {
+			t.Errorf("%s (repo %+v): the reason does not say why the built-in rule did not allow it: %s", c.cmd, c.repo, d.Reason)
+		}
 	}
 }

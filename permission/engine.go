@@ -171,6 +171,7 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 	case m.unfit != nil:
 		d.Reason += " " + ruleName(m.unfit) + " would allow it, but it does not name the file written, where code runs later."
 	}
+	d.Reason += req.Policy.builtinNote(j)
 	return d
 }
 
