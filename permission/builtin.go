@@ -134,15 +134,19 @@ func (j *judge) builtinFit() (bool, string) {
 // .git included; rg, ag and git grep leave .git out.
 func (j *judge) treeClean(p *pathFact) (bool, string) {
 	t, ok := j.req.Trees[p.canon]
+	dir := quoteText(p.raw)
+	if p.canon == j.req.Cwd {
+		dir = "the working directory" // often read without being named (rg foo)
+	}
 	switch {
 	case !ok || !t.Complete:
-		return false, "it reads everything beneath " + quoteText(p.raw) + ", which was not checked for secret files"
+		return false, "it reads everything beneath " + dir + ", which was not checked for secret files"
 	case t.Secret != "":
-		return false, "it reads everything beneath " + quoteText(p.raw) + ", which holds " + quoteText(t.Secret)
+		return false, "it reads everything beneath " + dir + ", which holds " + quoteText(t.Secret)
 	case t.Link != "":
-		return false, "it reads everything beneath " + quoteText(p.raw) + ", where " + quoteText(t.Link) + " is a symbolic link"
+		return false, "it reads everything beneath " + dir + ", where " + quoteText(t.Link) + " is a symbolic link"
 	case t.GitSecret != "" && !j.skipsGitDir(p):
-		return false, "it reads everything beneath " + quoteText(p.raw) + ", .git included, which holds " + quoteText(t.GitSecret)
+		return false, "it reads everything beneath " + dir + ", .git included, which holds " + quoteText(t.GitSecret)
 	}
 	return true, ""
 }
