@@ -26,6 +26,10 @@ func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 		return m
 	}
 	best := -1
+	// askUnfit is the earliest ask rule that matched but may not turn a
+	// credential call's denial into a question: it still beats an allow
+	// rule that names the call (deny beats ask beats allow).
+	askUnfit := -1
 	name := j.req.Tool.Name
 	consider := func(i int) {
 		c := p.rules[i]
@@ -44,6 +48,9 @@ func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 		case matchUnfit:
 			if m.unfit == nil {
 				m.unfit = c.rule
+			}
+			if c.rule.Decision == Ask && (askUnfit < 0 || i < askUnfit) {
+				askUnfit = i
 			}
 		}
 	}
@@ -69,6 +76,9 @@ func (p *Policy) match(j *judge, skipTightenOnly bool) matched {
 		// matched: any deny or ask beats them, and another allow decides
 		// in their place.
 		best = p.builtinMatch(j)
+	}
+	if best >= 0 && askUnfit >= 0 && p.rules[best].rule.Decision == Allow {
+		best = askUnfit
 	}
 	if best >= 0 {
 		m.rule = p.rules[best].rule
@@ -109,7 +119,7 @@ func (c *compiled) matches(j *judge) matchOutcome {
 			return matchNo
 		}
 	}
-	if allow && (j.opaque || !c.coversPaths(j) || (j.protected || j.level >= risk.Credential && j.level < risk.Destructive) && !c.namesCall(j)) {
+	if allow && (j.opaque || !c.coversPaths(j) || (j.protected || touchesCredential(j)) && !c.namesCall(j)) {
 		return matchUnfit
 	}
 	if c.rule.Decision == Ask && touchesCredential(j) && !c.namesCall(j) {
