@@ -2,7 +2,6 @@ package main
 
 import (
 	"os/exec"
-	"slices"
 	"strings"
 	"testing"
 
@@ -48,24 +47,9 @@ func deps(t *testing.T, pkg string) []string {
 }
 
 // linked reports the packages of ps that notLinked names.
-// linkedOK are the packages of go-git the gate may link: the reader of
-// git's index, which the resolver parses to learn whether a repository
-// tracks a credential file before git diff is allowed (about 0.05 ms of
-// init, no encoding/gob). The rest of go-git stays out.
-var linkedOK = []string{
-	"github.com/go-git/go-git/v5/plumbing/format/index",
-	"github.com/go-git/go-git/v5/plumbing",
-	"github.com/go-git/go-git/v5/plumbing/hash",
-	"github.com/go-git/go-git/v5/plumbing/filemode",
-	"github.com/go-git/go-git/v5/utils/binary",
-}
-
 func linked(ps []string) []string {
 	var bad []string
 	for _, p := range ps {
-		if slices.Contains(linkedOK, p) {
-			continue
-		}
 		for _, prefix := range notLinked {
 			if p == prefix || strings.HasPrefix(p, prefix+"/") || strings.HasSuffix(prefix, "/") && strings.HasPrefix(p, prefix) {
 				bad = append(bad, p)

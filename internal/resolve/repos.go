@@ -1,16 +1,12 @@
 package resolve
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
-
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
@@ -81,25 +77,30 @@ func repoOf(dir, envKey string, isSecret func(string) bool) permission.Repo {
 	if r, ok := repoCache.get(k); ok {
 		return r
 	}
-	r := judgeIndex(path, root, isSecret)
+	r := judgeIndex(path, root, hashLenOf(gitDir), isSecret)
 	repoCache.put(k, r)
 	return r
 }
 
-// findRepo walks up from dir to the nearest .git: the repository's root,
-// and its git directory ("" when .git is neither a directory nor a file
-// naming one). ok is false when there is none up to /.
+// findRepo walks up from dir to the nearest repository: the root of its
+// working tree and its git directory ("" when that cannot be read as
+// git would: a .git that is a link, a .git file naming no directory, a git
+// directory that shares another's objects through commondir, a directory
+// that git takes for a git directory itself, a bare repository). ok is
+// false when there is none up to /.
 func findRepo(dir string) (root, gitDir string, ok bool) {
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		p := filepath.Join(d, ".git")
 		st, err := os.Lstat(p)
 		switch {
 		case err == nil && st.IsDir():
-			return d, p, true
+			return d, plainGitDir(p), true
 		case err == nil && st.Mode().IsRegular():
-			return d, gitFileDir(d, p), true
+			return d, plainGitDir(gitFileDir(d, p)), true
 		case err == nil:
 			return d, "", true // a link or something stranger: not read
+		case looksLikeGitDir(d):
+			return d, "", true // git's discovery takes d itself for a git directory
 		}
 		if d == filepath.Dir(d) {
 			return "", "", false
@@ -107,53 +108,97 @@ func findRepo(dir string) (root, gitDir string, ok bool) {
 	}
 }
 
+// looksLikeGitDir reports whether git would take d for a git directory
+// (a bare repository, or one made to look so): a HEAD file, and objects or
+// a commondir naming another's.
+func looksLikeGitDir(d string) bool {
+	if st, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	for _, n := range []string{"objects", "commondir"} {
+		if _, err := os.Lstat(filepath.Join(d, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// plainGitDir returns gitDir when its index is the whole story: "" when it
+// is "" or has a commondir (the objects and refs git reads are another
+// repository's, whose index this is not).
+func plainGitDir(gitDir string) string {
+	if gitDir == "" {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
+		return ""
+	}
+	return gitDir
+}
+
 // gitFileDir reads a .git file ("gitdir: PATH", worktrees and submodules)
-// and returns the directory it names, "" when it names none.
+// and returns the directory it names, its links resolved as git resolves
+// them; "" when it names none. Only the line end is trimmed, as git does.
 func gitFileDir(root, p string) string {
 	b, err := os.ReadFile(p)
 	if err != nil || len(b) > 4096 {
 		return ""
 	}
-	s, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok || s == "" {
+	s, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
+	if !ok || s == "" || strings.ContainsAny(s, "\r\n") {
 		return ""
 	}
 	if !filepath.IsAbs(s) {
-		s = filepath.Join(root, s)
+		s = root + "/" + s
 	}
-	return filepath.Clean(s)
+	r, err := filepath.EvalSymlinks(s)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// hashLenOf is the length of object ids in the repository's index: 32
+// bytes when its configuration says objectformat sha256, else 20.
+func hashLenOf(gitDir string) int {
+	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	if err != nil || len(b) > 1<<20 {
+		return 20
+	}
+	for _, line := range strings.Split(strings.ToLower(string(b)), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(k) == "objectformat" && strings.TrimSpace(v) == "sha256" {
+			return 32
+		}
+	}
+	return 20
 }
 
 // judgeIndex parses the index at path and returns the first entry that
 // isSecret judges a credential.
-func judgeIndex(path, root string, isSecret func(string) bool) permission.Repo {
+func judgeIndex(path, root string, hashLen int, isSecret func(string) bool) permission.Repo {
 	f, err := os.Open(path)
 	if err != nil {
 		return permission.Repo{}
 	}
 	defer f.Close()
-	var idx index.Index
-	if err := decodeIndex(bufio.NewReader(f), &idx); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		return permission.Repo{}
 	}
-	for _, e := range idx.Entries {
-		abs := filepath.Join(root, filepath.FromSlash(e.Name))
+	secret := ""
+	err = readIndexNames(f, st.Size(), hashLen, func(name string) bool {
+		abs := filepath.Join(root, filepath.FromSlash(name))
 		if isSecret(abs) {
-			return permission.Repo{Checked: true, Secret: abs}
+			secret = abs
+			return false
 		}
+		return true
+	})
+	if err != nil {
+		return permission.Repo{}
 	}
-	return permission.Repo{Checked: true}
-}
-
-// decodeIndex decodes an index, turning a panic of the decoder on a
-// damaged file into an error.
-func decodeIndex(r *bufio.Reader, idx *index.Index) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("git index: %v", p)
-		}
-	}()
-	return index.NewDecoder(r).Decode(idx)
+	return permission.Repo{Checked: true, Secret: secret}
 }
 
 // repoKey names one judgement of one index: the file as it stood (inode,

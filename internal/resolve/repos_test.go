@@ -100,3 +100,144 @@ func TestReposFindsATrackedSecret(t *testing.T) {
 		t.Fatalf("a repository with no index was read as checked: %+v", r)
 	}
 }
+
+// indexNames reads the names of the index of repository dir.
+func indexNames(t *testing.T, dir string) ([]string, error) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	var names []string
+	err = resolve.ReadIndexNames(f, st.Size(), 20, func(n string) bool { names = append(names, n); return true })
+	return names, err
+}
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// TestIndexNamesAsGitListsThem: the index reader gives the names git
+// ls-files gives, in versions 2, 3 (extended flags: git add -N) and 4
+// (names prefix-compressed), for names of every length around the 8-byte
+// padding; a split index is refused as incomplete.
+func TestIndexNamesAsGitListsThem(t *testing.T) {
+	var files []string
+	for n := 1; n <= 20; n++ {
+		files = append(files, "d/"+strings.Repeat("x", n))
+	}
+	files = append(files, "e/deeper/file.go", "é/ü.txt", "z")
+	dir := gitRepo(t, files...)
+	if err := os.WriteFile(filepath.Join(dir, "later.txt"), []byte("y\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "add", "-N", "later.txt") // intent to add: an extended flag, version 3
+	want := strings.Split(strings.TrimSuffix(gitIn(t, dir, "-c", "core.quotepath=off", "ls-files"), "\n"), "\n")
+	for _, v := range []string{"2", "3", "4"} {
+		if v == "2" {
+			gitIn(t, dir, "rm", "-q", "--cached", "later.txt")
+			want = strings.Split(strings.TrimSuffix(gitIn(t, dir, "-c", "core.quotepath=off", "ls-files"), "\n"), "\n")
+		}
+		gitIn(t, dir, "update-index", "--index-version", v)
+		got, err := indexNames(t, dir)
+		if err != nil {
+			t.Fatalf("version %s: %v", v, err)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("version %s: names\n%q\nwant\n%q", v, got, want)
+		}
+		if v == "2" {
+			gitIn(t, dir, "add", "-N", "later.txt")
+			want = strings.Split(strings.TrimSuffix(gitIn(t, dir, "-c", "core.quotepath=off", "ls-files"), "\n"), "\n")
+		}
+	}
+	gitIn(t, dir, "update-index", "--split-index")
+	if _, err := indexNames(t, dir); err == nil {
+		t.Fatal("a split index was read as whole")
+	}
+}
+
+// TestIndexV4NamesCannotGrowWithoutBound: a version 4 index whose every
+// name repeats the last and adds a byte is refused once a name passes
+// git's limit, instead of holding every name (memory quadratic in the
+// file's size).
+func TestIndexV4NamesCannotGrowWithoutBound(t *testing.T) {
+	var b []byte
+	b = append(b, "DIRC"...)
+	b = append(b, 0, 0, 0, 4)
+	n := 20000
+	b = append(b, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	entry := make([]byte, 40+20+2)
+	entry[24], entry[25], entry[26], entry[27] = 0, 0, 0x81, 0xa4 // 0100644
+	for i := 0; i < n; i++ {
+		b = append(b, entry...)
+		b = append(b, 0, 'a', 0) // strip nothing, add "a"
+	}
+	seen := 0
+	err := resolve.ReadIndexNames(strings.NewReader(string(b)), int64(len(b)), 20, func(string) bool { seen++; return true })
+	if err == nil || !strings.Contains(err.Error(), "longer than 4096") {
+		t.Fatalf("err = %v after %d names, want a refusal of a name over 4096 bytes", err, seen)
+	}
+}
+
+// TestReposNotFooledByGitDirShapes: a working directory git takes for a
+// git directory (HEAD and commondir, as a bare repository), a .git file
+// naming a git directory that shares another's objects (commondir), and a
+// gitdir line with a trailing blank (git keeps it) are not read as a clean
+// index; each is left unchecked, so git diff is asked.
+func TestReposNotFooledByGitDirShapes(t *testing.T) {
+	victim := gitRepo(t, ".env")
+	info, _ := permission.Builtin("shell")
+	check := func(cwd string) permission.Repo {
+		t.Helper()
+		return resolve.ReposFor(permission.Request{Tool: info, Args: map[string]any{"command": "git show HEAD"}, Cwd: cwd, Home: t.TempDir()})[cwd]
+	}
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare := t.TempDir()
+	write(filepath.Join(bare, "HEAD"), "ref: refs/heads/master\n")
+	write(filepath.Join(bare, "commondir"), filepath.Join(victim, ".git")+"\n")
+	if r := check(bare); r.Checked {
+		t.Errorf("a directory git takes for a git directory: %+v", r)
+	}
+	shared := t.TempDir()
+	gd := filepath.Join(shared, "gd")
+	write(filepath.Join(gd, "HEAD"), "ref: refs/heads/master\n")
+	write(filepath.Join(gd, "commondir"), filepath.Join(victim, ".git")+"\n")
+	write(filepath.Join(shared, ".git"), "gitdir: gd\n")
+	if r := check(shared); r.Checked {
+		t.Errorf("a gitdir sharing another repository's objects: %+v", r)
+	}
+	blank := gitRepo(t, ".env")
+	if err := os.Rename(filepath.Join(blank, ".git"), filepath.Join(blank, ".gd ")); err != nil {
+		t.Fatal(err)
+	}
+	decoy, err := os.ReadFile(filepath.Join(gitRepo(t, "a.txt"), ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(blank, ".gd", "index"), string(decoy))
+	write(filepath.Join(blank, ".git"), "gitdir: .gd \n")
+	if r := check(blank); !r.Checked || r.Secret != filepath.Join(blank, ".env") {
+		// git reads ".gd /index", which tracks .env; the clean decoy
+		// ".gd/index" must not be what is read.
+		t.Errorf("gitdir with a trailing blank: %+v", r)
+	}
+}

@@ -1,0 +1,175 @@
+package resolve
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// The git index, as far as the gate needs it: the path of every entry.
+// It is read here, streaming, rather than with go-git's decoder, which
+// keeps every name and, in a version 4 index whose names each repeat the
+// last and grow by a byte, holds memory quadratic in the file's size (a
+// 4 MB index crafted so ran the gate out of memory). Only the names are
+// kept, one at a time, each at most maxIndexName bytes.
+
+// maxIndexName bounds one entry's path (git's own PATH_MAX).
+const maxIndexName = 4096
+
+// errIndexIncomplete: the index does not list every tracked path (a split
+// index, whose entries live in another file; a sparse index, whose
+// directories stand for the files beneath them).
+var errIndexIncomplete = errors.New("git index: does not list every tracked path")
+
+// readIndexNames calls name with the path of each entry of the index r
+// (size bytes long), in order, until name returns false. hashLen is the
+// object id's length: 20 bytes (SHA-1) or 32 (SHA-256). Any error means
+// the index was not read whole.
+func readIndexNames(r io.Reader, size int64, hashLen int, name func(string) bool) error {
+	cr := &countingReader{r: r}
+	br := bufio.NewReaderSize(cr, 64<<10)
+	consumed := func() int64 { return cr.n - int64(br.Buffered()) }
+	var hdr [12]byte
+	if _, err := io.ReadFull(br, hdr[:]); err != nil {
+		return fmt.Errorf("git index header: %w", err)
+	}
+	if string(hdr[:4]) != "DIRC" {
+		return errors.New("git index: no DIRC signature")
+	}
+	version := binary.BigEndian.Uint32(hdr[4:8])
+	if version < 2 || version > 4 {
+		return fmt.Errorf("git index: version %d", version)
+	}
+	count := binary.BigEndian.Uint32(hdr[8:12])
+	fixed := 40 + hashLen + 2 // stat data, object id, flags
+	entry := make([]byte, fixed+2)
+	prev := make([]byte, 0, 256)
+	for n := uint32(0); n < count; n++ {
+		if _, err := io.ReadFull(br, entry[:fixed]); err != nil {
+			return fmt.Errorf("git index entry %d: %w", n, err)
+		}
+		if mode := binary.BigEndian.Uint32(entry[24:28]); mode&0o170000 == 0o040000 {
+			return errIndexIncomplete // a sparse directory entry
+		}
+		flags := binary.BigEndian.Uint16(entry[fixed-2 : fixed])
+		size := fixed
+		if flags&0x4000 != 0 { // extended flags follow
+			if version < 3 {
+				return errors.New("git index: extended flags in a version 2 index")
+			}
+			if _, err := io.ReadFull(br, entry[fixed:fixed+2]); err != nil {
+				return fmt.Errorf("git index entry %d: %w", n, err)
+			}
+			size += 2
+		}
+		if version == 4 {
+			strip, err := readIndexVarint(br)
+			if err != nil {
+				return fmt.Errorf("git index entry %d: %w", n, err)
+			}
+			if strip > uint64(len(prev)) {
+				return fmt.Errorf("git index entry %d: strips %d bytes of a %d-byte name", n, strip, len(prev))
+			}
+			prev = prev[:len(prev)-int(strip)]
+		} else {
+			prev = prev[:0]
+		}
+		suffix, err := readIndexString(br, maxIndexName-len(prev))
+		if err != nil {
+			return fmt.Errorf("git index entry %d: %w", n, err)
+		}
+		prev = append(prev, suffix...)
+		if len(prev) == 0 {
+			return fmt.Errorf("git index entry %d: empty name", n)
+		}
+		if version < 4 {
+			// NUL padding to a multiple of 8 bytes, the terminating NUL
+			// included (read above).
+			size += len(suffix) + 1
+			if pad := (8 - size%8) % 8; pad > 0 {
+				if _, err := br.Discard(pad); err != nil {
+					return fmt.Errorf("git index entry %d: %w", n, err)
+				}
+			}
+		}
+		if !name(string(prev)) {
+			return nil
+		}
+	}
+	// Extensions, up to the trailing checksum: a split index names another
+	// file holding the entries; a sparse one has directory entries (seen
+	// above) and says so.
+	for size-consumed() > int64(hashLen) {
+		sig, err := br.Peek(8)
+		if err != nil {
+			return fmt.Errorf("git index extension: %w", err)
+		}
+		switch string(sig[:4]) {
+		case "link", "sdir":
+			return errIndexIncomplete
+		}
+		if sig[0] < 'A' || sig[0] > 'Z' {
+			return fmt.Errorf("git index: extension %q that git requires to be understood", sig[:4])
+		}
+		n := int64(binary.BigEndian.Uint32(sig[4:8]))
+		if n > size-consumed()-8-int64(hashLen) {
+			return fmt.Errorf("git index: extension %q longer than the file", sig[:4])
+		}
+		if _, err := br.Discard(8 + int(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// readIndexString reads a NUL-terminated string of at most max bytes.
+func readIndexString(br *bufio.Reader, max int) ([]byte, error) {
+	var out []byte
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		if c == 0 {
+			return out, nil
+		}
+		if len(out) >= max {
+			return nil, fmt.Errorf("a name longer than %d bytes", maxIndexName)
+		}
+		out = append(out, c)
+	}
+}
+
+// readIndexVarint reads git's offset encoding (as for OFS_DELTA), used by
+// version 4 for how many bytes of the previous name to drop.
+func readIndexVarint(br *bufio.Reader) (uint64, error) {
+	c, err := br.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	v := uint64(c & 0x7f)
+	for i := 0; c&0x80 != 0; i++ {
+		if i > 8 {
+			return 0, errors.New("a strip count that does not end")
+		}
+		if c, err = br.ReadByte(); err != nil {
+			return 0, err
+		}
+		v = (v+1)<<7 | uint64(c&0x7f)
+	}
+	return v, nil
+}
