@@ -111,6 +111,8 @@ func (j *judge) builtinFit() (bool, string) {
 			return false, "it writes " + quoteText(p.raw)
 		case p.canon == "" || p.need:
 			return false, "it reads " + quoteText(p.raw) + ", which is unknown, a credential or protected"
+		case p.committed:
+			return false, "it prints files as git holds them committed (a revision, the staged index or an object), which are not checked for secret files"
 		case p.tracked:
 			if ok, why := j.repoClean(p); !ok {
 				return false, why

@@ -420,42 +420,60 @@ func TestBuiltinRecursiveReadNeedsACleanTree(t *testing.T) {
 	}
 }
 
-// TestGitPatchesNeedTheIndexRead: git diff, git show and git log -p print
-// the content of whatever the repository tracks, so a built-in rule allows
-// them only once the caller read the repository's index and found no
-// credential file tracked; git log, git diff --stat and git show --stat
-// print no content and need no such read.
+// TestGitPatchesNeedTheIndexRead: git diff prints the working tree's
+// changes to whatever the index tracks, so a built-in rule allows it only
+// once the caller read the index and found no credential file tracked;
+// what prints files as git holds them committed (git show of a commit or
+// an object id, git log -p, git diff of a revision or --cached, a search
+// with -G) is never covered, as the index does not bound it; names and
+// statistics need no read, and an option's value is not taken for an
+// option.
 func TestGitPatchesNeedTheIndexRead(t *testing.T) {
 	pol := builtinPolicy(t)
 	var eng permission.Engine
+	const committed = "as git holds them committed"
+	clean := &permission.Repo{Checked: true}
+	leaky := &permission.Repo{Checked: true, Secret: corpusCwd + "/.env"}
 	for _, c := range []struct {
 		cmd    string
-		repo   *permission.Repo // nil: the caller read nothing
+		repo   *permission.Repo // given as the caller's read; nil: none
 		allow  bool
-		reason string
+		reason string // in the reason and in policy explain, when asked
 	}{
-		{"git diff", &permission.Repo{Checked: true}, true, ""},
+		{"git diff", clean, true, ""},
 		{"git diff", nil, false, "which were not checked for secret files"},
-		{"git diff", &permission.Repo{Checked: true, Secret: corpusCwd + "/.env"}, false, "among them `" + corpusCwd + "/.env`"},
-		{"git log -p", &permission.Repo{Checked: true, Secret: corpusCwd + "/config/credentials.json"}, false, "among them"},
-		{"git log --patch -- src/", &permission.Repo{Checked: false}, false, "not checked"},
-		{"git show HEAD", &permission.Repo{Checked: true, Secret: corpusCwd + "/.env"}, false, "among them"},
-		{"git diff --cached -U5", nil, false, "not checked"},
+		{"git diff", leaky, false, "among them `" + corpusCwd + "/.env`"},
+		{"git diff -- src/", clean, true, ""},
+		{"git diff --stat --binary", nil, false, "not checked"}, // --binary prints content
+		{"git diff --stat --binary", clean, true, ""},
+		{"git log -p", clean, false, committed},
+		{"git log --patch -- src/", clean, false, committed},
+		{"git log --stat -p", nil, false, committed},
+		{"git log --diff-merges=on --oneline", nil, false, committed},
+		{"git log -G SECRET --oneline", nil, false, committed}, // a search answers what the files hold
+		{"git show HEAD", clean, false, committed},
+		{"git show -s 1a2b3c4", clean, false, committed}, // a blob by its id, whatever the options
+		{"git show HEAD --stat", clean, false, committed},
+		{"git show --name-status HEAD -- -p", nil, false, committed},
+		{"git diff --cached -U5", clean, false, committed},
+		{"git diff HEAD", clean, false, committed},
+		{"git diff --submodule=diff", clean, false, committed},
+		{"git show HEAD:README.md", nil, true, ""},
 		{"git log --oneline -5", nil, true, ""},
+		{"git log --until --stat -3", nil, true, ""}, // --stat is --until's value
+		{"git log --diff-merges=off --oneline", nil, true, ""},
 		{"git diff --stat", nil, true, ""},
+		{"git diff --stat HEAD~1", nil, true, ""},
 		{"git diff --name-only -- src/", nil, true, ""},
-		{"git show HEAD --stat", nil, true, ""},
-		{"git log --stat -p", nil, false, "not checked"},
-		{"git show --name-status HEAD -- -p", nil, true, ""}, // after --, a path
 	} {
 		req := shellReq(c.cmd, pol)
 		req.Repos = nil
 		if c.repo != nil {
-			dirs := permission.ReposToScan(req)
-			if len(dirs) != 1 || dirs[0] != corpusCwd {
+			if dirs := permission.ReposToScan(req); len(dirs) == 1 && dirs[0] == corpusCwd {
+				req.Repos = map[string]permission.Repo{corpusCwd: *c.repo}
+			} else if c.reason != committed {
 				t.Fatalf("%s: ReposToScan = %q, want the working directory", c.cmd, dirs)
 			}
-			req.Repos = map[string]permission.Repo{corpusCwd: *c.repo}
 		}
 		d := eng.Check(req)
 		if d.Allowed() != c.allow {
@@ -475,6 +493,31 @@ func TestGitPatchesNeedTheIndexRead(t *testing.T) {
 		// The person asked is told too.
 		if !strings.Contains(d.Reason, "The built-in rule `builtin:git-") || !strings.Contains(d.Reason, c.reason) {
 			t.Errorf("%s (repo %+v): the reason does not say why the built-in rule did not allow it: %s", c.cmd, c.repo, d.Reason)
+		}
+	}
+}
+
+// TestGitGrepBeyondTheWorkingTree: git grep is a recursive read of the
+// working tree below cwd, checked by a tree scan; given a revision,
+// --cached or a pathspec reaching out of cwd, it searches what git holds
+// committed, which is never covered.
+func TestGitGrepBeyondTheWorkingTree(t *testing.T) {
+	pol := builtinPolicy(t)
+	var eng permission.Engine
+	for _, c := range []struct {
+		cmd   string
+		allow bool
+	}{
+		{"git grep -n TODO", true},
+		{"git grep -n TODO -- src/", true},
+		{"git grep -e . HEAD", false},
+		{"git grep TODO HEAD~1", false},
+		{"git grep --cached -e .", false},
+		{"git grep -e x -- ':/'", false},
+		{"git grep -e x -- ':(top)'", false},
+	} {
+		if d := eng.Check(shellReq(c.cmd, pol)); d.Allowed() != c.allow {
+			t.Errorf("%s: %s (%s), want allowed %v", c.cmd, d.Decision, d.Reason, c.allow)
 		}
 	}
 }

@@ -54,7 +54,10 @@ type pathFact struct {
 	write    bool
 	deep     bool // everything beneath the path is read
 	tracked  bool // what the git repository holding the path tracks is read
-	glob     bool // canon still holds shell glob characters
+	// committed: with tracked, what is read is what git holds committed
+	// (a revision, the staged index, an object): the index does not bound it.
+	committed bool
+	glob      bool // canon still holds shell glob characters
 	// need is set when an allow rule must name this location to cover the
 	// call (DESIGN rule (a)): a credential or protected location in either
 	// form, or a write outside the working directory. sens and sensRes are
@@ -288,7 +291,7 @@ func (j *judge) shellCall(t *ToolInfo) {
 	}
 	j.paths = slices.Grow(j.paths, n)
 	for _, a := range res.Accesses {
-		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete, glob: a.Glob, deep: a.Recursive, tracked: a.Tracked}
+		pf := pathFact{arg: t.CommandArg, span: a.Span, raw: a.Raw, canon: a.Path, write: a.Write || a.Delete, glob: a.Glob, deep: a.Recursive, tracked: a.Tracked, committed: a.Committed}
 		if a.Path != "" && a.Joined != "" {
 			pf.abs = a.Joined
 		}

@@ -58,7 +58,7 @@ func ReposToScan(req Request) []string {
 	j.run(&req)
 	var out []string
 	for _, p := range j.paths {
-		if !p.tracked || p.canon == "" || slices.Contains(out, p.canon) {
+		if !p.tracked || p.committed || p.canon == "" || slices.Contains(out, p.canon) {
 			continue
 		}
 		out = append(out, p.canon)

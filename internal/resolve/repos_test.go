@@ -200,7 +200,11 @@ func TestReposNotFooledByGitDirShapes(t *testing.T) {
 	info, _ := permission.Builtin("shell")
 	check := func(cwd string) permission.Repo {
 		t.Helper()
-		return resolve.ReposFor(permission.Request{Tool: info, Args: map[string]any{"command": "git show HEAD"}, Cwd: cwd, Home: t.TempDir()})[cwd]
+		r, ok := resolve.ReposFor(permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: cwd, Home: t.TempDir()})[cwd]
+		if !ok {
+			t.Fatalf("git diff in %s: nothing read", cwd)
+		}
+		return r
 	}
 	write := func(p, s string) {
 		t.Helper()

@@ -209,16 +209,16 @@ func (a *analyzer) accessDeep(x arg, cwd string) {
 }
 
 // accessTracked records a read of what the git repository holding the
-// directory x tracks (Access.Tracked).
-func (a *analyzer) accessTracked(x arg, cwd string) {
-	a.accessWith(x, cwd, false, false, false, true)
+// directory x tracks (Access.Tracked), or holds committed (Access.Committed).
+func (a *analyzer) accessTracked(x arg, cwd string, committed bool) {
+	a.accessWith(x, cwd, false, false, false, true, committed)
 }
 
 func (a *analyzer) accessAs(x arg, cwd string, write, del, deep bool) {
-	a.accessWith(x, cwd, write, del, deep, false)
+	a.accessWith(x, cwd, write, del, deep, false, false)
 }
 
-func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked bool) {
+func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked, committed bool) {
 	p, joined := "", ""
 	if !x.dyn {
 		p = a.resolve(x.s, cwd)
@@ -234,7 +234,7 @@ func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked bool)
 	if isHarmlessDevice(p) {
 		return
 	}
-	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Recursive: deep, Tracked: tracked, Span: x.sp}
+	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Recursive: deep, Tracked: tracked, Committed: committed, Span: x.sp}
 	for _, o := range a.res.Accesses {
 		if o == ac {
 			return

@@ -254,37 +254,146 @@ func (g gitCall) net() {
 	g.a.network(g.c.sp, "git "+g.sub, "git "+g.sub+" talks to a remote repository over the network")
 }
 
-// printsPatches reports whether git diff, show, log or whatchanged prints
-// patches, the content of tracked files: diff and show do unless told to
-// print only names or statistics, log and whatchanged only when told to.
-// Options after -- are paths, not options.
-func (g gitCall) printsPatches() bool {
-	patch, only := false, false
-	for _, x := range g.rest {
-		s := x.s
-		if s == "--" {
-			break
+// gitContent is what a git diff, show, log or whatchanged prints of the
+// files git holds.
+type gitContent int
+
+const (
+	// contentNone: names, statistics and messages only.
+	contentNone gitContent = iota
+	// contentIndex: the working tree's changes against the index (git
+	// diff with no revision): files the index tracks.
+	contentIndex
+	// contentCommitted: files as some revision, the staged index, a
+	// submodule or an object id holds them, or a search of them (-G, -S).
+	contentCommitted
+)
+
+// grepsCommitted reports whether git grep searches more than the working
+// tree below cwd: --cached, an operand that may be a revision (any beyond
+// the pattern before --), or pathspec magic (":/" is the whole repository).
+func (g gitCall) grepsCommitted() bool {
+	o, ok := gitTables["grep"]
+	if !ok {
+		return true
+	}
+	os, ops, tail := roScan(o, append([]arg{{s: "grep"}}, g.rest...))
+	patterns := 0
+	for _, op := range os {
+		switch op.name {
+		case "--cached", "--untracked", "--no-index", "--recurse-submodules":
+			return true
+		case "-e", "--regexp", "-f", "--file":
+			patterns++
 		}
+	}
+	if patterns == 0 && len(ops) > 0 {
+		ops = ops[1:] // the pattern
+	}
+	if len(ops) > 0 {
+		return true
+	}
+	for _, x := range append(ops, tail...) {
+		if strings.HasPrefix(x.s, ":") {
+			return true
+		}
+	}
+	return false
+}
+
+// showsOnlyNamedFiles reports whether git show is given only REV:path
+// operands (and no pathspec after --).
+func (g gitCall) showsOnlyNamedFiles() bool {
+	o, ok := gitTables["show"]
+	if !ok {
+		return false
+	}
+	_, ops, tail := roScan(o, append([]arg{{s: "show"}}, g.rest...))
+	if len(ops) == 0 || len(tail) > 0 {
+		return false
+	}
+	for _, x := range ops {
+		if _, p, ok := strings.Cut(x.s, ":"); !ok || p == "" || x.dyn || x.glob {
+			return false
+		}
+	}
+	return true
+}
+
+// content judges what the command prints, reading its options with the
+// subcommand's complete table, so that an option's value (--until --stat)
+// is not taken for an option.
+func (g gitCall) content() gitContent {
+	switch g.sub {
+	case "show":
+		// git show prints commits' patches, and a blob by its id
+		// whatever its options (-s and --stat do not apply to blobs),
+		// unless every operand names its file (REV:path), whose path
+		// reads() judged.
+		if g.showsOnlyNamedFiles() {
+			return contentNone
+		}
+		return contentCommitted
+	case "diff", "log":
+	default:
+		return contentCommitted // whatchanged, with no table here
+	}
+	o, ok := gitTables[g.sub]
+	if !ok {
+		return contentCommitted
+	}
+	args := append([]arg{{s: g.sub}}, g.rest...)
+	os, ops, tail := roScan(o, args)
+	patch, only, committed, oracle := false, false, false, false
+	for _, op := range os {
+		n := op.name
 		switch {
-		case gitShort(s, 'p') || gitShort(s, 'u') || gitShort(s, 'U') || gitShort(s, 'W') || gitShort(s, 'L') ||
-			s == "-c" || s == "--cc" || gopt(s, "--patch", 3) || strings.HasPrefix(s, "--patch-with") ||
-			strings.HasPrefix(s, "--unified") || strings.HasPrefix(s, "--word-diff") || strings.HasPrefix(s, "--color-words") ||
-			gopt(s, "--function-context", 3) || gopt(s, "--ext-diff", 3) || gopt(s, "--textconv", 3) || strings.HasPrefix(s, "--line-range"):
+		case op.unknown:
+			oracle = true // an option the table does not list: anything
+		case n == "-p" || n == "-u" || n == "-U" || n == "-W" || n == "-L" || n == "-c" || n == "-m" ||
+			strings.HasPrefix(n, "--patch") || n == "--unified" || n == "--cc" || n == "--binary" || n == "--check" ||
+			strings.HasPrefix(n, "--word-diff") || n == "--color-words" || n == "--function-context" ||
+			n == "--ext-diff" || n == "--textconv" || n == "--dd" || n == "--line-range":
 			patch = true
-		case s == "-s" || gopt(s, "--no-patch", 6) || strings.HasPrefix(s, "--stat") || gopt(s, "--numstat", 3) ||
-			gopt(s, "--shortstat", 3) || gopt(s, "--name-only", 7) || gopt(s, "--name-status", 7) ||
-			strings.HasPrefix(s, "--dirstat") || gopt(s, "--summary", 3) || s == "--raw" || gopt(s, "--quiet", 3) ||
-			strings.HasPrefix(s, "--compact-summary"):
+		case n == "--diff-merges":
+			if v := op.val.s; v != "off" && v != "none" {
+				patch = true
+			}
+		case n == "--remerge-diff":
+			patch, committed = true, true
+		case n == "-G" || n == "-S" || strings.HasPrefix(n, "--pickaxe") || n == "--find-object":
+			oracle = true // a search of the files' content answers what they hold
+		case strings.HasPrefix(n, "--submodule"):
+			committed = true // a submodule's patches: its index is not read
+		case g.sub == "diff" && (n == "--cached" || n == "--staged" || n == "--merge-base" || n == "--no-index"):
+			committed = true
+		case n == "-s" || n == "--no-patch" || strings.HasPrefix(n, "--stat") || n == "--numstat" || n == "--shortstat" ||
+			n == "--name-only" || n == "--name-status" || strings.HasPrefix(n, "--dirstat") || n == "--summary" ||
+			n == "--raw" || n == "--quiet" || n == "--compact-summary":
 			only = true
 		}
 	}
-	switch g.sub {
-	case "diff", "show":
-		return patch || !only
-	case "log", "whatchanged":
-		return patch
+	for _, x := range tail {
+		if strings.HasPrefix(x.s, ":") {
+			committed = true // pathspec magic (:/ is the whole repository)
+		}
 	}
-	return false
+	prints := patch
+	if g.sub == "diff" {
+		prints = patch || !only
+		if len(ops) > 0 {
+			committed = true // an operand may be a revision
+		}
+	}
+	switch {
+	case oracle:
+		return contentCommitted
+	case !prints:
+		return contentNone
+	case committed || g.sub == "log":
+		return contentCommitted
+	}
+	return contentIndex
 }
 
 func (g gitCall) has(pred func(s string) bool) (arg, bool) {
@@ -445,13 +554,24 @@ func (g gitCall) judge() {
 	case "diff", "show", "log", "cat-file", "blame", "annotate", "grep", "whatchanged", "format-patch":
 		g.reads()
 		if g.sub == "grep" {
-			// git grep searches the files of the working tree below cwd.
+			// git grep searches the files of the working tree below cwd;
+			// given a revision, --cached, or a pathspec reaching out of
+			// cwd (:/), what git holds committed.
 			a.accessDeep(arg{s: ".", sp: c.sp}, g.cwd)
+			if g.grepsCommitted() {
+				a.accessTracked(arg{s: ".", sp: c.sp}, g.cwd, true)
+			}
 		}
-		if g.printsPatches() {
-			// The patches hold the content of whatever files the
-			// repository tracks, anywhere in it, a committed .env too.
-			a.accessTracked(arg{s: ".", sp: c.sp}, g.cwd)
+		switch g.sub {
+		case "diff", "show", "log", "whatchanged":
+			switch g.content() {
+			case contentIndex:
+				// The changes of whatever files the index tracks,
+				// anywhere in the repository, a tracked .env too.
+				a.accessTracked(arg{s: ".", sp: c.sp}, g.cwd, false)
+			case contentCommitted:
+				a.accessTracked(arg{s: ".", sp: c.sp}, g.cwd, true)
+			}
 		}
 	case "commit", "merge", "cherry-pick", "revert", "am", "apply", "add", "mv", "tag", "notes", "init", "replace", "mktag", "commit-tree", "read-tree", "checkout-index", "update-index", "sparse-checkout":
 		if g.sub == "tag" && gitTagLists(g.rest) {

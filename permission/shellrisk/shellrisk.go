@@ -87,6 +87,11 @@ type Access struct {
 	// git log -p, git show print patches): the read reaches a credential
 	// file the repository tracks, whatever the working tree holds.
 	Tracked bool `json:"tracked,omitempty"`
+	// Committed is set with Tracked when what is printed is the files as a
+	// revision, the staged index, a submodule or an object id holds them,
+	// or a search of their content (git show, git log -p, git diff HEAD,
+	// git log -G): what the index lists now does not bound it.
+	Committed bool `json:"committed,omitempty"`
 	// Span is the bytes of the word in the command string.
 	Span risk.Span `json:"span"`
 }
