@@ -122,13 +122,32 @@ func (c *compiled) matches(j *judge) matchOutcome {
 	if allow && (j.opaque || !c.coversPaths(j) || (j.protected || touchesCredential(j)) && !c.namesCall(j)) {
 		return matchUnfit
 	}
-	if c.rule.Decision == Ask && touchesCredential(j) && !c.namesCall(j) {
+	if c.rule.Decision == Ask && touchesCredential(j) && !c.namesCredentialParts(j) {
 		// "shell: always ask" is meant to tighten; a credential call is
 		// denied by default, and only a rule that names it may turn that
 		// into a question.
 		return matchUnfit
 	}
 	return matchYes
+}
+
+// namesCredentialParts reports whether an ask rule names every part of a
+// credential call a question would be about: it names the call as an
+// allow rule would (namesCall), names each location that needs naming (a
+// path matcher for src/** does not name ~/.ssh/id_rsa beside src/a), and,
+// as a command rule, matches every simple command (git push does not name
+// the cat ~/.ssh/id_rsa after it), since an ask rule otherwise needs to
+// match only one.
+func (c *compiled) namesCredentialParts(j *judge) bool {
+	if !c.namesCall(j) {
+		return false
+	}
+	for i := range j.paths {
+		if p := &j.paths[i]; p.need && !c.namesPath(j, p) {
+			return false
+		}
+	}
+	return len(c.cmd) == 0 || c.matchCommand(j, true)
 }
 
 // touchesCredential reports whether the call is of credential risk or has
