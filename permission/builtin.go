@@ -163,6 +163,8 @@ func (j *judge) repoClean(p *pathFact) (bool, string) {
 		return false, "it prints files the git repository tracks, which were not checked for secret files"
 	case r.Secret != "":
 		return false, "it prints files the git repository tracks, among them " + quoteText(r.Secret)
+	case r.Config != "":
+		return false, "the repository's own configuration sets " + quoteText(r.Config) + ", with which git runs a program or reads outside the repository"
 	}
 	return true, ""
 }

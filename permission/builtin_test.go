@@ -443,6 +443,7 @@ func TestGitPatchesNeedTheIndexRead(t *testing.T) {
 		{"git diff", clean, true, ""},
 		{"git diff", nil, false, "which were not checked for secret files"},
 		{"git diff", leaky, false, "among them `" + corpusCwd + "/.env`"},
+		{"git diff", &permission.Repo{Checked: true, Config: "diff.external"}, false, "configuration sets `diff.external`"},
 		{"git diff -- src/", clean, true, ""},
 		{"git diff --stat --binary", nil, false, "not checked"}, // --binary prints content
 		{"git diff --stat --binary", clean, true, ""},

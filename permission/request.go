@@ -107,6 +107,11 @@ type Repo struct {
 	// Secret names the first file the index tracks, anywhere in the
 	// repository, that the engine judges a credential ("" when none).
 	Secret string `json:"secret,omitempty"`
+	// Config names a key of the repository's own configuration that makes
+	// git diff run a program or read outside the repository
+	// (diff.external, a textconv driver, core.worktree, an include …);
+	// "" when none.
+	Config string `json:"config,omitempty"`
 }
 
 // Tree is what a caller found in a directory tree it scanned for

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -79,7 +80,72 @@ func repoOf(dir, envKey string, isSecret func(string) bool) permission.Repo {
 	}
 	r := judgeIndex(path, root, hashLenOf(gitDir), isSecret)
 	repoCache.put(k, r)
+	if r.Checked && r.Secret == "" {
+		// Read every time: the configuration is not part of the key.
+		r.Config = riskyGitConfig(gitDir)
+	}
 	return r
+}
+
+// riskyGitConfig returns the first key of the repository's own
+// configuration (config, config.worktree) with which git diff runs a
+// program or reads outside the repository, "" when none; a configuration
+// that cannot be read whole counts as such a key. The user's own
+// configuration (~/.gitconfig) is theirs and not looked at.
+func riskyGitConfig(gitDir string) string {
+	for _, name := range []string{"config", "config.worktree"} {
+		b, err := os.ReadFile(filepath.Join(gitDir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil || len(b) > 1<<20 {
+			return name + " (unreadable)"
+		}
+		section := ""
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "[") {
+				// [section], [section "sub"], [section.sub]: the key's
+				// section is its first word.
+				h, _, _ := strings.Cut(strings.TrimLeft(line, "["), "]")
+				section = ""
+				if f := strings.FieldsFunc(h, func(r rune) bool { return r == ' ' || r == '\t' || r == '.' || r == '"' }); len(f) > 0 {
+					section = strings.ToLower(f[0])
+				}
+				if _, rest, ok := strings.Cut(line, "]"); ok && strings.Contains(rest, "=") {
+					// [section] key = value on one line
+					line = strings.TrimSpace(rest)
+				} else {
+					continue
+				}
+			}
+			if line == "" || line[0] == '#' || line[0] == ';' {
+				continue
+			}
+			key, _, _ := strings.Cut(line, "=")
+			key = strings.ToLower(strings.TrimSpace(key))
+			if riskyKey(section, key) {
+				return section + "." + key
+			}
+		}
+	}
+	return ""
+}
+
+// riskyKey reports whether section.key makes git diff (or status) run a
+// program or reach outside the repository.
+func riskyKey(section, key string) bool {
+	switch section {
+	case "core":
+		return key == "worktree" || key == "fsmonitor" || key == "attributesfile"
+	case "diff":
+		return key == "external" || key == "textconv" || key == "command"
+	case "filter":
+		return key == "clean" || key == "smudge" || key == "process"
+	case "include", "includeif":
+		return key == "path"
+	}
+	return false
 }
 
 // findRepo walks up from dir to the nearest repository: the root of its

@@ -245,3 +245,25 @@ func TestReposNotFooledByGitDirShapes(t *testing.T) {
 		t.Errorf("gitdir with a trailing blank: %+v", r)
 	}
 }
+
+// TestReposSeeARiskyConfiguration: a repository whose own configuration
+// makes git diff run a program (diff.external, a textconv driver) or read
+// outside it (core.worktree), or includes another file, is not clean.
+func TestReposSeeARiskyConfiguration(t *testing.T) {
+	info, _ := permission.Builtin("shell")
+	for _, c := range []struct{ args, want string }{
+		{"diff.external /tmp/x.sh", "diff.external"},
+		{"diff.img.textconv /tmp/x.sh", "diff.textconv"},
+		{"core.worktree ../..", "core.worktree"},
+		{"include.path /tmp/other", "include.path"},
+		{"user.name someone", ""},
+	} {
+		dir := gitRepo(t, "a.txt")
+		k, v, _ := strings.Cut(c.args, " ")
+		gitIn(t, dir, "config", k, v)
+		r := resolve.ReposFor(permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: t.TempDir()})[dir]
+		if !r.Checked || r.Config != c.want {
+			t.Errorf("git config %s: %+v, want config %q", c.args, r, c.want)
+		}
+	}
+}
