@@ -366,8 +366,17 @@ func (c *conn) prompt(t *testing.T, id acpsdk.SessionId, text string) acpsdk.Sto
 func (e *env) golden(c *conn, name string) {
 	t := e.t
 	t.Helper()
-	// Every request the agent withdrew has been answered by the client.
-	c.tr.waitFor(t, "the replies to withdrawn requests", func([]string) bool {
+	// Every request the agent sent has been answered by the client, and
+	// so every withdrawal of one ($/cancel_request, which the client reads
+	// before it answers a withdrawn request) is in the transcript: the
+	// withdrawal is sent by another goroutine than the turn's and may
+	// come after the prompt's response.
+	c.tr.waitFor(t, "the replies to the agent's requests", func(toClient []string) bool {
+		for _, l := range toClient {
+			if id := requestID(l); id != "" && !c.tr.hasReply(id) {
+				return false
+			}
+		}
 		for id := range c.tr.withdrawn {
 			if !c.tr.hasReply(id) {
 				return false
@@ -430,6 +439,18 @@ func (tr *transcript) hasReply(id string) bool {
 		}
 	}
 	return false
+}
+
+// requestID is the id of a request line (a method and an id), or "".
+func requestID(line string) string {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal([]byte(line), &m) != nil || m.Method == "" || len(m.ID) == 0 {
+		return ""
+	}
+	return string(m.ID)
 }
 
 // responseID is the id of a response line, or "".
