@@ -75,31 +75,38 @@ func repoOf(dir, envKey string, isSecret func(string) bool) permission.Repo {
 	if s, ok := st.Sys().(*syscall.Stat_t); ok {
 		k.ino = s.Ino
 	}
-	if r, ok := repoCache.get(k); ok {
-		return r
+	// The configuration is read every time: it is not part of the key,
+	// and it says how long the index's object ids are.
+	hashLen, risky := readGitConfig(gitDir)
+	r, ok := repoCache.get(k)
+	if !ok {
+		r = judgeIndex(path, root, hashLen, isSecret)
+		repoCache.put(k, r)
 	}
-	r := judgeIndex(path, root, hashLenOf(gitDir), isSecret)
-	repoCache.put(k, r)
 	if r.Checked && r.Secret == "" {
-		// Read every time: the configuration is not part of the key.
-		r.Config = riskyGitConfig(gitDir)
+		r.Config = risky
 	}
 	return r
 }
 
-// riskyGitConfig returns the first key of the repository's own
-// configuration (config, config.worktree) with which git diff runs a
-// program or reads outside the repository, "" when none; a configuration
-// that cannot be read whole counts as such a key. The user's own
-// configuration (~/.gitconfig) is theirs and not looked at.
-func riskyGitConfig(gitDir string) string {
+// readGitConfig reads the repository's own configuration (config,
+// config.worktree) once: the length of its object ids (32 bytes when it
+// says objectformat sha256, else 20) and the first key with which git diff
+// runs a program or reads outside the repository ("" when none; a
+// configuration that cannot be read whole counts as such a key). The
+// user's own configuration (~/.gitconfig) is theirs and not looked at.
+func readGitConfig(gitDir string) (hashLen int, risky string) {
+	hashLen = 20
 	for _, name := range []string{"config", "config.worktree"} {
 		b, err := os.ReadFile(filepath.Join(gitDir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil || len(b) > 1<<20 {
-			return name + " (unreadable)"
+			if risky == "" {
+				risky = name + " (unreadable)"
+			}
+			continue
 		}
 		section := ""
 		for _, line := range strings.Split(string(b), "\n") {
@@ -113,8 +120,7 @@ func riskyGitConfig(gitDir string) string {
 					section = strings.ToLower(f[0])
 				}
 				if _, rest, ok := strings.Cut(line, "]"); ok && strings.Contains(rest, "=") {
-					// [section] key = value on one line
-					line = strings.TrimSpace(rest)
+					line = strings.TrimSpace(rest) // [section] key = value on one line
 				} else {
 					continue
 				}
@@ -122,14 +128,17 @@ func riskyGitConfig(gitDir string) string {
 			if line == "" || line[0] == '#' || line[0] == ';' {
 				continue
 			}
-			key, _, _ := strings.Cut(line, "=")
+			key, value, _ := strings.Cut(line, "=")
 			key = strings.ToLower(strings.TrimSpace(key))
-			if riskyKey(section, key) {
-				return section + "." + key
+			if key == "objectformat" && strings.EqualFold(strings.TrimSpace(value), "sha256") {
+				hashLen = 32
+			}
+			if risky == "" && riskyKey(section, key) {
+				risky = section + "." + key
 			}
 		}
 	}
-	return ""
+	return hashLen, risky
 }
 
 // riskyKey reports whether section.key makes git diff (or status) run a
@@ -222,22 +231,6 @@ func gitFileDir(root, p string) string {
 		return ""
 	}
 	return r
-}
-
-// hashLenOf is the length of object ids in the repository's index: 32
-// bytes when its configuration says objectformat sha256, else 20.
-func hashLenOf(gitDir string) int {
-	b, err := os.ReadFile(filepath.Join(gitDir, "config"))
-	if err != nil || len(b) > 1<<20 {
-		return 20
-	}
-	for _, line := range strings.Split(strings.ToLower(string(b)), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if ok && strings.TrimSpace(k) == "objectformat" && strings.TrimSpace(v) == "sha256" {
-			return 32
-		}
-	}
-	return 20
 }
 
 // judgeIndex parses the index at path and returns the first entry that

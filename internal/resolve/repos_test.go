@@ -259,9 +259,15 @@ func TestReposSeeARiskyConfiguration(t *testing.T) {
 		{"user.name someone", ""},
 	} {
 		dir := gitRepo(t, "a.txt")
+		req := permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: t.TempDir()}
+		if r := resolve.ReposFor(req)[dir]; !r.Checked || r.Config != "" {
+			t.Fatalf("before git config %s: %+v", c.args, r)
+		}
+		// The index is unchanged, so its judgement comes from the cache;
+		// the configuration must still be read.
 		k, v, _ := strings.Cut(c.args, " ")
 		gitIn(t, dir, "config", k, v)
-		r := resolve.ReposFor(permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: t.TempDir()})[dir]
+		r := resolve.ReposFor(req)[dir]
 		if !r.Checked || r.Config != c.want {
 			t.Errorf("git config %s: %+v, want config %q", c.args, r, c.want)
 		}
