@@ -288,6 +288,22 @@ type Artifact struct {
 	InEvent bool `json:"inEvent,omitempty"`
 }
 
+// InEventOutput returns the output an artifact marked InEvent names (its
+// stream's preview), checked against the artifact's digest.
+func (p *ToolCompletedPayload) InEventOutput(a Artifact) (string, error) {
+	if !a.InEvent {
+		return "", fmt.Errorf("artifact %q is not kept in its event", a.Name)
+	}
+	text := p.StdoutPreview
+	if a.Name == "stderr" {
+		text = p.StderrPreview
+	}
+	if err := CheckInEvent(text, a.Digest); err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
 // CheckInEvent reports whether an output an event holds whole (an
 // Artifact with InEvent) hashes to the digest the event names for it.
 func CheckInEvent(text, digest string) error {

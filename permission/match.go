@@ -153,15 +153,7 @@ func (c *compiled) namesCredentialParts(j *judge) bool {
 // touchesCredential reports whether the call is of credential risk or has
 // a credential part (a destructive call may, too).
 func touchesCredential(j *judge) bool {
-	if j.level == risk.Credential {
-		return true
-	}
-	for i := range j.findings {
-		if j.findings[i].Risk == risk.Credential {
-			return true
-		}
-	}
-	return false
+	return j.level == risk.Credential || credentialFinding(j) != nil
 }
 
 // coversPaths applies design rule (a) and (b) of DESIGN.md §4 to an allow

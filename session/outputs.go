@@ -36,8 +36,7 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 		norm = d
 	}
 	var found *tool.RecordedOutput
-	var inEvent string // the found stream's bytes, when the event holds them
-	fromEvent := false
+	var inEvent *inEventRead // the found stream, when the event holds it
 	callSeen := false
 	for e, err := range o.log.Read(ctx, o.id, 1) {
 		if err != nil {
@@ -70,14 +69,11 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 				OutputRef: tool.OutputRef{ToolCallID: c.ToolCallID, Stream: a.Name, Digest: a.Digest},
 				Stored:    a.Bytes, Total: total,
 			}
-			inEvent = ""
+			inEvent = nil
 			if a.InEvent { // the event's preview is the whole stream
-				inEvent = c.StdoutPreview
-				if a.Name == "stderr" {
-					inEvent = c.StderrPreview
-				}
+				text, err := c.InEventOutput(a)
+				inEvent = &inEventRead{text, err}
 			}
-			fromEvent = a.InEvent
 		}
 	}
 	switch {
@@ -88,13 +84,13 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 	case found == nil:
 		return nil, fmt.Errorf("no completed call %q in this session", ref.ToolCallID)
 	}
-	if fromEvent {
-		// Checked here too: an event read back from the log was not
-		// validated by Decode.
-		if err := event.CheckInEvent(inEvent, found.Digest); err != nil {
-			return nil, fmt.Errorf("call %s: %w", found.ToolCallID, err)
+	if inEvent != nil {
+		// Checked against its digest (by InEventOutput): an event read
+		// back from the log was not validated by Decode.
+		if inEvent.err != nil {
+			return nil, fmt.Errorf("call %s: %w", found.ToolCallID, inEvent.err)
 		}
-		found.Content = nopCloser{strings.NewReader(inEvent)}
+		found.Content = nopCloser{strings.NewReader(inEvent.text)}
 		return found, nil
 	}
 	if o.arts == nil {
@@ -112,3 +108,9 @@ func (o *outputs) OpenOutput(ctx context.Context, ref tool.OutputRef) (*tool.Rec
 type nopCloser struct{ *strings.Reader }
 
 func (nopCloser) Close() error { return nil }
+
+// inEventRead is an output read from its event, or why it could not be.
+type inEventRead struct {
+	text string
+	err  error
+}

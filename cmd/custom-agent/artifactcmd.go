@@ -124,14 +124,7 @@ func cutsOf(ctx context.Context, g *globalFlags, digest string) ([]cut, error) {
 // output, checked against the digest. It opens the log read-only.
 func inEventOutput(ctx context.Context, g *globalFlags, digest string) (text string, found bool, err error) {
 	err = eachNaming(ctx, g, digest, func(_ string, p *event.ToolCompletedPayload, a event.Artifact) bool {
-		if !a.InEvent {
-			return true
-		}
-		t := p.StdoutPreview
-		if a.Name == "stderr" {
-			t = p.StderrPreview
-		}
-		if event.CheckInEvent(t, digest) == nil {
+		if t, err := p.InEventOutput(a); a.InEvent && err == nil {
 			text, found = t, true
 		}
 		return !found
