@@ -104,6 +104,11 @@ func (j *judge) builtinFit() (bool, string) {
 	if cwd == "" {
 		return false, "the working directory is unknown"
 	}
+	for _, d := range j.repos {
+		if ok, why := j.gitConfigClean(d); !ok {
+			return false, why
+		}
+	}
 	for i := range j.paths {
 		p := &j.paths[i]
 		switch {
@@ -163,8 +168,23 @@ func (j *judge) repoClean(p *pathFact) (bool, string) {
 		return false, "it prints files the git repository tracks, which were not checked for secret files"
 	case r.Secret != "":
 		return false, "it prints files the git repository tracks, among them " + quoteText(r.Secret)
-	case r.Config != "":
-		return false, "the repository's own configuration sets " + quoteText(r.Config) + ", with which git runs a program or reads outside the repository"
+	}
+	return true, ""
+}
+
+// gitConfigClean reports whether git may be run in dir by a built-in rule:
+// the caller read the configuration of the repository holding it
+// (Request.GitConfigs) and found nothing with which git runs a program or
+// reads outside the repository.
+func (j *judge) gitConfigClean(dir string) (bool, string) {
+	c, ok := j.req.GitConfigs[dir]
+	switch {
+	case dir == "":
+		return false, "git is pointed at a repository by --git-dir or --work-tree, or at a directory known only when it runs, whose configuration was not read"
+	case !ok:
+		return false, "git reads the configuration of the repository it runs in, which can make it run programs and was not checked"
+	case c != "":
+		return false, "in the repository git runs in, " + c
 	}
 	return true, ""
 }

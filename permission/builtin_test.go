@@ -31,7 +31,23 @@ func shellReq(cmd string, pol *permission.Policy) permission.Request {
 		UserHomes: map[string]string{"u": corpusHome}, Policy: pol}
 	req.Trees = cleanTrees(req)
 	req.Repos = cleanRepos(req)
+	req.GitConfigs = cleanGitConfigs(req)
 	return req
+}
+
+// cleanGitConfigs plays the caller's read of git configurations
+// (resolve.GitConfigsFor) on the imagined machine, whose repositories set
+// nothing that runs a program.
+func cleanGitConfigs(req permission.Request) map[string]string {
+	dirs := permission.GitConfigsToRead(req)
+	if len(dirs) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(dirs))
+	for _, d := range dirs {
+		m[d] = ""
+	}
+	return m
 }
 
 // cleanRepos plays the caller's read of git indexes (resolve.ReposFor) on
@@ -443,7 +459,6 @@ func TestGitPatchesNeedTheIndexRead(t *testing.T) {
 		{"git diff", clean, true, ""},
 		{"git diff", nil, false, "which were not checked for secret files"},
 		{"git diff", leaky, false, "among them `" + corpusCwd + "/.env`"},
-		{"git diff", &permission.Repo{Checked: true, Config: "diff.external"}, false, "configuration sets `diff.external`"},
 		{"git diff -- src/", clean, true, ""},
 		{"git diff --stat --binary", nil, false, "not checked"}, // --binary prints content
 		{"git diff --stat --binary", clean, true, ""},
@@ -520,5 +535,62 @@ func TestGitGrepBeyondTheWorkingTree(t *testing.T) {
 		if d := eng.Check(shellReq(c.cmd, pol)); d.Allowed() != c.allow {
 			t.Errorf("%s: %s (%s), want allowed %v", c.cmd, d.Decision, d.Reason, c.allow)
 		}
+	}
+}
+
+// TestGitNeedsTheConfigurationRead: git reads the configuration of the
+// repository it runs in, which the repository controls and which can make
+// even git status run a program (core.fsmonitor). A built-in rule covers a
+// git command only once the caller read that configuration, for every
+// directory git runs in, and found it clean; the reason says why not.
+func TestGitNeedsTheConfigurationRead(t *testing.T) {
+	pol := builtinPolicy(t)
+	var eng permission.Engine
+	const risky = "its own configuration sets core.fsmonitor, with which git runs a program or reads outside the repository"
+	sub := corpusCwd + "/sub"
+	for _, c := range []struct {
+		cmd     string
+		configs map[string]string // the caller's read; nil: none
+		allow   bool
+		reason  string
+	}{
+		{"git status", map[string]string{corpusCwd: ""}, true, ""},
+		{"git status", nil, false, "git reads the configuration of the repository it runs in, which can make it run programs and was not checked"},
+		{"git status", map[string]string{corpusCwd: risky}, false, "in the repository git runs in, " + risky},
+		{"git log --oneline -5", map[string]string{corpusCwd: risky}, false, "core.fsmonitor"},
+		{"git branch -a", map[string]string{corpusCwd: risky}, false, "core.fsmonitor"},
+		{"git diff", map[string]string{corpusCwd: risky}, false, "core.fsmonitor"},
+		{"git -C sub status", map[string]string{corpusCwd: ""}, false, "was not checked"}, // read for another directory
+		{"git -C sub status", map[string]string{sub: ""}, true, ""},
+		{"git status && git -C sub status", map[string]string{corpusCwd: "", sub: risky}, false, "core.fsmonitor"},
+		{"git status && git -C sub status", map[string]string{corpusCwd: "", sub: ""}, true, ""},
+		{"git --version", nil, true, ""}, // runs no subcommand, reads no repository
+	} {
+		req := shellReq(c.cmd, pol)
+		req.GitConfigs = c.configs
+		d := eng.Check(req)
+		if d.Allowed() != c.allow {
+			t.Errorf("%s (configs %q): %s, %s; want allowed %v", c.cmd, c.configs, d.Decision, d.Reason, c.allow)
+			continue
+		}
+		if c.reason != "" && (!strings.Contains(d.Reason, c.reason) || !strings.Contains(d.Reason, "The built-in rule `builtin:git-")) {
+			t.Errorf("%s (configs %q): the reason does not say %q: %s", c.cmd, c.configs, c.reason, d.Reason)
+		}
+	}
+	// The directories to read are the ones git runs in, once each.
+	for cmd, want := range map[string][]string{
+		"git status && git -C sub log && git status": {corpusCwd, sub},
+		"git --git-dir=.git status":                  nil, // never covered: not listed
+		"ls -la":                                     nil,
+	} {
+		if got := permission.GitConfigsToRead(shellReq(cmd, pol)); !slices.Equal(got, want) {
+			t.Errorf("GitConfigsToRead(%s) = %q, want %q", cmd, got, want)
+		}
+	}
+	// git pointed at a repository by its options is no read-only form.
+	req := shellReq("git --git-dir=.git status", pol)
+	req.GitConfigs = map[string]string{corpusCwd: ""}
+	if d := eng.Check(req); d.Allowed() {
+		t.Errorf("git --git-dir=.git status: %s, %s; want asked", d.Decision, d.Reason)
 	}
 }

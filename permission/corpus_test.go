@@ -253,6 +253,7 @@ func corpusRequest(c *corpusCase) (permission.Request, error) {
 	req.Expanded = expandGlobs(c, permission.GlobsToExpand(req))
 	req.Trees = cleanTrees(req)
 	req.Repos = cleanRepos(req)
+	req.GitConfigs = cleanGitConfigs(req)
 	pol, err := corpusPolicy(c)
 	if err != nil {
 		return permission.Request{}, err

@@ -26,6 +26,8 @@ type judge struct {
 	// simple commands.
 	shell    bool
 	commands []shellrisk.Command
+	// repos are the directories git runs in (shellrisk.Result.Repos).
+	repos []string
 	// opaque is set when something could not be judged statically: no allow
 	// rule may then allow the call.
 	opaque bool
@@ -283,6 +285,7 @@ func (j *judge) shellCall(t *ToolInfo) {
 	}
 	j.opaque = j.opaque || res.Opaque
 	j.commands = res.Commands // only read, never changed or handed out
+	j.repos = res.Repos
 	n := len(res.Accesses)
 	for _, a := range res.Accesses {
 		if a.Glob {

@@ -66,6 +66,28 @@ func ReposToScan(req Request) []string {
 	return out
 }
 
+// GitConfigsToRead returns the directories a shell command runs git in
+// (git -C applied), absolute and clean, in order and without duplicates.
+// git reads the configuration of the repository holding each, which the
+// repository controls and which can make even git status run a program
+// (core.fsmonitor, a clean filter) or git log one (a textconv driver,
+// gpg.program). The caller reads that configuration and passes what it
+// found in req.GitConfigs, which a built-in rule needs before it may allow
+// any git command. A directory git finds no other way than from the
+// command's own options is not listed: such a call is never covered. It is
+// pure, like Check.
+func GitConfigsToRead(req Request) []string {
+	var j judge
+	j.run(&req)
+	var out []string
+	for _, d := range j.repos {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // GlobsToExpand returns the glob patterns a shell command would have the
 // shell expand (`cat *.txt`), absolute and clean, in order and without
 // duplicates. The caller expands each against the file system, resolves

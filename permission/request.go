@@ -50,6 +50,18 @@ type Request struct {
 	// built-in rule only when the repository's index was read whole and
 	// tracks no credential file; a directory with no entry was not read.
 	Repos map[string]Repo `json:"repos,omitempty"`
+	// GitConfigs maps a directory GitConfigsToRead returned to what the
+	// caller found in the configuration of the git repository holding it
+	// (the repository's own config files, its submodules' included): ""
+	// when it sets nothing with which git runs a program or reads outside
+	// the repository, else a clause saying what it found, which the reason
+	// gives after "in the repository git runs in," ("its own configuration
+	// sets core.fsmonitor, …", "its configuration could not be read
+	// whole …"). A git command is covered by a built-in rule only when
+	// the configuration of every repository it runs in was read and is
+	// clean; a directory with no entry was not read. A directory in no
+	// repository is clean: git there reads no repository's configuration.
+	GitConfigs map[string]string `json:"gitConfigs,omitempty"`
 	// Mode is the session's mode; "" means ModeDefault.
 	Mode Mode `json:"mode,omitempty"`
 	// Policy holds the rules that apply, compiled; nil means no rules.
@@ -107,11 +119,6 @@ type Repo struct {
 	// Secret names the first file the index tracks, anywhere in the
 	// repository, that the engine judges a credential ("" when none).
 	Secret string `json:"secret,omitempty"`
-	// Config names a key of the repository's own configuration that makes
-	// git diff run a program or read outside the repository
-	// (diff.external, a textconv driver, core.worktree, an include …);
-	// "" when none.
-	Config string `json:"config,omitempty"`
 }
 
 // Tree is what a caller found in a directory tree it scanned for

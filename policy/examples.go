@@ -55,8 +55,9 @@ func applies(r permission.Rule, t permission.ToolInfo, args map[string]any, env 
 	}
 	req := permission.Request{Tool: t, Args: args, Cwd: env.Cwd, Home: env.Home, ConfigHome: env.ConfigHome, Policy: pol}
 	// An example is a call on no particular file system: the trees it
-	// reads recursively, and the repositories whose tracked files it
-	// prints, count as read and holding no secret, so that `grep -rn TODO
+	// reads recursively, the repositories whose tracked files it prints,
+	// and those it runs git in, count as read and holding no secret or
+	// program, so that `grep -rn TODO
 	// src/` and `git diff` show the rule's shape. A real call is judged by
 	// what the caller found.
 	if dirs := permission.TreesToScan(req); len(dirs) > 0 {
@@ -69,6 +70,12 @@ func applies(r permission.Rule, t permission.ToolInfo, args map[string]any, env 
 		req.Repos = make(map[string]permission.Repo, len(dirs))
 		for _, d := range dirs {
 			req.Repos[d] = permission.Repo{Checked: true}
+		}
+	}
+	if dirs := permission.GitConfigsToRead(req); len(dirs) > 0 {
+		req.GitConfigs = make(map[string]string, len(dirs))
+		for _, d := range dirs {
+			req.GitConfigs[d] = ""
 		}
 	}
 	d := permission.Engine{}.Check(req)

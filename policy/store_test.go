@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/policy"
@@ -74,7 +75,9 @@ func (w *world) check(t testing.TB, s *policy.Store, tool string, args map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return permission.Engine{}.Check(permission.Request{Tool: ti, Args: args, Cwd: w.repo, Home: w.home, ConfigHome: w.cfg, Policy: pol})
+	req := permission.Request{Tool: ti, Args: args, Cwd: w.repo, Home: w.home, ConfigHome: w.cfg, Policy: pol}
+	req.GitConfigs = resolve.GitConfigsFor(req) // the configuration git would read
+	return permission.Engine{}.Check(req)
 }
 
 func TestLoadErrorsHavePositions(t *testing.T) {

@@ -23,11 +23,11 @@ const maxIndexName = 4096
 // directories stand for the files beneath them).
 var errIndexIncomplete = errors.New("git index: does not list every tracked path")
 
-// readIndexNames calls name with the path of each entry of the index r
-// (size bytes long), in order, until name returns false. hashLen is the
+// readIndexNames calls name with the path and mode of each entry of the
+// index r (size bytes long), in order, until name returns false. hashLen is the
 // object id's length: 20 bytes (SHA-1) or 32 (SHA-256). Any error means
 // the index was not read whole.
-func readIndexNames(r io.Reader, size int64, hashLen int, name func(string) bool) error {
+func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string, mode uint32) bool) error {
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 64<<10)
 	consumed := func() int64 { return cr.n - int64(br.Buffered()) }
@@ -50,7 +50,8 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(string) bool
 		if _, err := io.ReadFull(br, entry[:fixed]); err != nil {
 			return fmt.Errorf("git index entry %d: %w", n, err)
 		}
-		if mode := binary.BigEndian.Uint32(entry[24:28]); mode&0o170000 == 0o040000 {
+		mode := binary.BigEndian.Uint32(entry[24:28])
+		if mode&0o170000 == 0o040000 {
 			return errIndexIncomplete // a sparse directory entry
 		}
 		flags := binary.BigEndian.Uint16(entry[fixed-2 : fixed])
@@ -94,7 +95,7 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(string) bool
 				}
 			}
 		}
-		if !name(string(prev)) {
+		if !name(string(prev), mode) {
 			return nil
 		}
 	}

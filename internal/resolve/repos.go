@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -75,27 +76,148 @@ func repoOf(dir, envKey string, isSecret func(string) bool) permission.Repo {
 	if s, ok := st.Sys().(*syscall.Stat_t); ok {
 		k.ino = s.Ino
 	}
-	// The configuration is read every time: it is not part of the key,
-	// and it says how long the index's object ids are.
-	hashLen, risky := readGitConfig(gitDir)
+	// The configuration says how long the index's object ids are; it is
+	// not part of the key, so it is read every time. What else it sets is
+	// judged for GitConfigs.
+	hashLen, _ := readGitConfig(gitDir, root)
 	r, ok := repoCache.get(k)
 	if !ok {
 		r = judgeIndex(path, root, hashLen, isSecret)
 		repoCache.put(k, r)
 	}
-	if r.Checked && r.Secret == "" {
-		r.Config = risky
-	}
 	return r
 }
 
-// readGitConfig reads the repository's own configuration (config,
-// config.worktree) once: the length of its object ids (32 bytes when it
-// says objectformat sha256, else 20) and the first key with which git diff
-// runs a program or reads outside the repository ("" when none; a
-// configuration that cannot be read whole counts as such a key). The
+// GitConfigs judges, for each directory the engine asks about
+// (permission.GitConfigsToRead), the configuration git reads when it runs
+// there: "" when it sets nothing with which git runs a program or reads
+// outside the repository, else a clause saying what it sets or why it
+// was not read (see permission.Request.GitConfigs). That is the repository's own config and
+// config.worktree, and the same of every submodule checked out in its
+// working tree, at any depth: git status and git diff look into each of
+// them with the submodule's own configuration. A directory in no
+// repository is clean. Nothing is run.
+func GitConfigs(dirs []string) map[string]string {
+	var m map[string]string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		if m == nil {
+			m = make(map[string]string)
+		}
+		if _, done := m[d]; done {
+			continue
+		}
+		root, gitDir, ok := findRepo(d)
+		if !ok {
+			m[d] = ""
+			continue
+		}
+		budget := maxSubmodules
+		m[d] = judgeConfig(root, gitDir, 0, &budget)
+	}
+	return m
+}
+
+// GitConfigsFor judges the configurations of the repositories req runs
+// git in (permission.GitConfigsToRead), for req.GitConfigs.
+func GitConfigsFor(req permission.Request) map[string]string {
+	dirs := permission.GitConfigsToRead(req)
+	if len(dirs) == 0 {
+		return nil
+	}
+	return GitConfigs(dirs)
+}
+
+// maxSubmodules bounds the submodules read for one repository, and
+// maxSubmoduleDepth how deep they nest; a repository with more asks.
+const (
+	maxSubmodules     = 256
+	maxSubmoduleDepth = 8
+)
+
+// judgeConfig judges the configuration of the repository at root with git
+// directory gitDir, and then that of each submodule its index lists that
+// is checked out (has a .git). budget counts down the submodules read.
+func judgeConfig(root, gitDir string, depth int, budget *int) string {
+	if gitDir == "" {
+		return "its configuration was not read: its .git is a link, a .git file naming no directory or a git directory shared with another through commondir, or the directory itself looks like a git directory"
+	}
+	hashLen, risky := readGitConfig(gitDir, root)
+	if risky != "" {
+		return risky
+	}
+	links, ok := gitlinks(filepath.Join(gitDir, "index"), hashLen)
+	if !ok {
+		return "its index, which lists the submodules git looks into with their own configurations, could not be read"
+	}
+	for _, l := range links {
+		sroot := filepath.Join(root, filepath.FromSlash(l))
+		p := filepath.Join(sroot, ".git")
+		st, err := os.Lstat(p)
+		var sub string
+		switch {
+		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			continue // not checked out: git does not look into it
+		case err != nil:
+		case st.IsDir():
+			sub = plainGitDir(p)
+		case st.Mode().IsRegular():
+			sub = plainGitDir(gitFileDir(sroot, p))
+		}
+		*budget--
+		if *budget < 0 || depth >= maxSubmoduleDepth {
+			return "it has more submodules, or submodules nested deeper, than the engine reads the configurations of"
+		}
+		if c := judgeConfig(sroot, sub, depth+1, budget); c != "" {
+			return "in its submodule " + strconv.Quote(l) + ", " + c
+		}
+	}
+	return ""
+}
+
+// gitlinks returns the paths of the submodules (gitlink entries) the
+// index at path lists, ok false when it exists but was not read whole. A
+// missing index lists none.
+func gitlinks(path string, hashLen int) (links []string, ok bool) {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, true
+	}
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxIndexBytes {
+		return nil, false
+	}
+	k := repoKey{index: path, env: "gitlinks", size: st.Size(), mtime: st.ModTime().UnixNano()}
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		k.ino = s.Ino
+	}
+	if r, ok := linkCache.get(k); ok {
+		return r.links, r.ok
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	err = readIndexNames(f, st.Size(), hashLen, func(name string, mode uint32) bool {
+		if mode&0o170000 == 0o160000 {
+			links = append(links, name)
+		}
+		return true
+	})
+	r := linkList{links: links, ok: err == nil}
+	linkCache.put(k, r)
+	return r.links, r.ok
+}
+
+// readGitConfig reads the configuration of the repository with git
+// directory gitDir and working tree root (config, config.worktree) once: the length of its object ids (32 bytes when it
+// says objectformat sha256, else 20) and a clause naming the first key
+// with which git runs a program or reads outside the repository ("" when
+// none; a configuration that cannot be read whole counts as such). The
 // user's own configuration (~/.gitconfig) is theirs and not looked at.
-func readGitConfig(gitDir string) (hashLen int, risky string) {
+func readGitConfig(gitDir, root string) (hashLen int, risky string) {
 	hashLen = 20
 	for _, name := range []string{"config", "config.worktree"} {
 		b, err := os.ReadFile(filepath.Join(gitDir, name))
@@ -104,7 +226,7 @@ func readGitConfig(gitDir string) (hashLen int, risky string) {
 		}
 		if err != nil || len(b) > 1<<20 {
 			if risky == "" {
-				risky = name + " (unreadable)"
+				risky = "its configuration could not be read whole (" + name + ")"
 			}
 			continue
 		}
@@ -133,16 +255,36 @@ func readGitConfig(gitDir string) (hashLen int, risky string) {
 			if key == "objectformat" && strings.EqualFold(strings.TrimSpace(value), "sha256") {
 				hashLen = 32
 			}
+			if section == "core" && key == "worktree" && worktreeIs(gitDir, strings.TrimSpace(value), root) {
+				continue // a submodule's git directory names its own working tree
+			}
 			if risky == "" && riskyKey(section, key) {
-				risky = section + "." + key
+				risky = "its own configuration sets " + section + "." + key + ", with which git runs a program or reads outside the repository"
 			}
 		}
 	}
 	return hashLen, risky
 }
 
-// riskyKey reports whether section.key makes git diff (or status) run a
-// program or reach outside the repository.
+// worktreeIs reports whether core.worktree = value, in the git directory
+// gitDir, names root: what a submodule's git directory under
+// .git/modules says of the working tree it belongs to. A quoted or escaped
+// value is not read (false).
+func worktreeIs(gitDir, value, root string) bool {
+	if value == "" || strings.ContainsAny(value, "\\\"#;") {
+		return false
+	}
+	if !filepath.IsAbs(value) {
+		value = filepath.Join(gitDir, value)
+	}
+	a, err1 := filepath.EvalSymlinks(value)
+	b, err2 := filepath.EvalSymlinks(root)
+	return err1 == nil && err2 == nil && a == b
+}
+
+// riskyKey reports whether section.key makes a read-only git command (git
+// status, diff, log, show, blame …) run a program or reach outside the
+// repository.
 func riskyKey(section, key string) bool {
 	switch section {
 	case "core":
@@ -153,6 +295,8 @@ func riskyKey(section, key string) bool {
 		return key == "clean" || key == "smudge" || key == "process"
 	case "include", "includeif":
 		return key == "path"
+	case "gpg":
+		return key == "program" // gpg.program, gpg.ssh.program: git log --show-signature, log.showSignature
 	}
 	return false
 }
@@ -246,7 +390,7 @@ func judgeIndex(path, root string, hashLen int, isSecret func(string) bool) perm
 		return permission.Repo{}
 	}
 	secret := ""
-	err = readIndexNames(f, st.Size(), hashLen, func(name string) bool {
+	err = readIndexNames(f, st.Size(), hashLen, func(name string, _ uint32) bool {
 		abs := filepath.Join(root, filepath.FromSlash(name))
 		if isSecret(abs) {
 			secret = abs
@@ -277,26 +421,37 @@ const maxIndexBytes = 256 << 20
 const maxRepoCache = 64
 
 // repoCache keeps judgements of indexes, so that a git diff checked again
-// and again does not parse and judge a large index each time.
-var repoCache = &repoJudgements{m: map[repoKey]permission.Repo{}}
+// and again does not parse and judge a large index each time; linkCache
+// keeps the submodules of indexes, for git status.
+var (
+	repoCache = &judgements[permission.Repo]{}
+	linkCache = &judgements[linkList]{}
+)
 
-type repoJudgements struct {
-	mu sync.Mutex
-	m  map[repoKey]permission.Repo
+// linkList is what gitlinks found in one index.
+type linkList struct {
+	links []string
+	ok    bool
 }
 
-func (c *repoJudgements) get(k repoKey) (permission.Repo, bool) {
+// judgements is a bounded cache of what was found in index files.
+type judgements[V any] struct {
+	mu sync.Mutex
+	m  map[repoKey]V
+}
+
+func (c *judgements[V]) get(k repoKey) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.m[k]
 	return r, ok
 }
 
-func (c *repoJudgements) put(k repoKey, r permission.Repo) {
+func (c *judgements[V]) put(k repoKey, r V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= maxRepoCache {
-		c.m = map[repoKey]permission.Repo{}
+	if c.m == nil || len(c.m) >= maxRepoCache {
+		c.m = map[repoKey]V{}
 	}
 	c.m[k] = r
 }

@@ -111,7 +111,7 @@ func indexNames(t *testing.T, dir string) ([]string, error) {
 	defer f.Close()
 	st, _ := f.Stat()
 	var names []string
-	err = resolve.ReadIndexNames(f, st.Size(), 20, func(n string) bool { names = append(names, n); return true })
+	err = resolve.ReadIndexNames(f, st.Size(), 20, func(n string, _ uint32) bool { names = append(names, n); return true })
 	return names, err
 }
 
@@ -184,7 +184,7 @@ func TestIndexV4NamesCannotGrowWithoutBound(t *testing.T) {
 		b = append(b, 0, 'a', 0) // strip nothing, add "a"
 	}
 	seen := 0
-	err := resolve.ReadIndexNames(strings.NewReader(string(b)), int64(len(b)), 20, func(string) bool { seen++; return true })
+	err := resolve.ReadIndexNames(strings.NewReader(string(b)), int64(len(b)), 20, func(string, uint32) bool { seen++; return true })
 	if err == nil || !strings.Contains(err.Error(), "longer than 4096") {
 		t.Fatalf("err = %v after %d names, want a refusal of a name over 4096 bytes", err, seen)
 	}
@@ -246,30 +246,114 @@ func TestReposNotFooledByGitDirShapes(t *testing.T) {
 	}
 }
 
-// TestReposSeeARiskyConfiguration: a repository whose own configuration
-// makes git diff run a program (diff.external, a textconv driver) or read
-// outside it (core.worktree), or includes another file, is not clean.
-func TestReposSeeARiskyConfiguration(t *testing.T) {
+// TestGitConfigsSeeARiskyConfiguration: a repository whose own
+// configuration makes git run a program (diff.external, a textconv driver,
+// core.fsmonitor) or read outside it (core.worktree), or includes another
+// file, is not clean, for git status as for git diff.
+func TestGitConfigsSeeARiskyConfiguration(t *testing.T) {
 	info, _ := permission.Builtin("shell")
 	for _, c := range []struct{ args, want string }{
-		{"diff.external /tmp/x.sh", "diff.external"},
-		{"diff.img.textconv /tmp/x.sh", "diff.textconv"},
-		{"core.worktree ../..", "core.worktree"},
-		{"include.path /tmp/other", "include.path"},
+		{"diff.external /tmp/x.sh", "its own configuration sets diff.external, with which git runs a program or reads outside the repository"},
+		{"diff.img.textconv /tmp/x.sh", "its own configuration sets diff.textconv, with which git runs a program or reads outside the repository"},
+		{"core.worktree ../..", "its own configuration sets core.worktree, with which git runs a program or reads outside the repository"},
+		{"core.fsmonitor /tmp/x.sh", "its own configuration sets core.fsmonitor, with which git runs a program or reads outside the repository"},
+		{"include.path /tmp/other", "its own configuration sets include.path, with which git runs a program or reads outside the repository"},
 		{"user.name someone", ""},
 	} {
-		dir := gitRepo(t, "a.txt")
-		req := permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: t.TempDir()}
-		if r := resolve.ReposFor(req)[dir]; !r.Checked || r.Config != "" {
-			t.Fatalf("before git config %s: %+v", c.args, r)
+		for _, cmd := range []string{"git diff", "git status", "git log --oneline"} {
+			dir := gitRepo(t, "a.txt")
+			req := permission.Request{Tool: info, Args: map[string]any{"command": cmd}, Cwd: dir, Home: t.TempDir()}
+			if got, ok := resolve.GitConfigsFor(req)[dir]; !ok || got != "" {
+				t.Fatalf("%s before git config %s: %q (present %v)", cmd, c.args, got, ok)
+			}
+			k, v, _ := strings.Cut(c.args, " ")
+			gitIn(t, dir, "config", k, v)
+			if got := resolve.GitConfigsFor(req)[dir]; got != c.want {
+				t.Errorf("%s after git config %s: %q, want %q", cmd, c.args, got, c.want)
+			}
 		}
-		// The index is unchanged, so its judgement comes from the cache;
-		// the configuration must still be read.
-		k, v, _ := strings.Cut(c.args, " ")
-		gitIn(t, dir, "config", k, v)
-		r := resolve.ReposFor(req)[dir]
-		if !r.Checked || r.Config != c.want {
-			t.Errorf("git config %s: %+v, want config %q", c.args, r, c.want)
+	}
+}
+
+// TestGitConfigsReadSubmodules: git status and git diff look into every
+// submodule checked out in the working tree with the submodule's own
+// configuration, so a program named there makes the superproject unclean,
+// whether the submodule's git directory is in its working tree or under
+// the superproject's .git/modules; a submodule not checked out is not
+// looked into. An index that cannot be read hides which submodules there
+// are.
+func TestGitConfigsReadSubmodules(t *testing.T) {
+	judge := func(dir string) string {
+		t.Helper()
+		got, ok := resolve.GitConfigs([]string{dir})[dir]
+		if !ok {
+			t.Fatalf("GitConfigs has no entry for %s", dir)
 		}
+		return got
+	}
+	const fsmonitor = "its own configuration sets core.fsmonitor"
+
+	// Embedded: sub/.git is a directory.
+	top := gitRepo(t, "a.txt")
+	inner := filepath.Join(top, "sub")
+	if err := os.Mkdir(inner, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, inner, "init", "-q")
+	write(t, filepath.Join(inner, "b.txt"), "b\n")
+	gitIn(t, inner, "add", "b.txt")
+	gitIn(t, inner, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "b")
+	gitIn(t, top, "add", "sub")
+	if got := judge(top); got != "" {
+		t.Fatalf("clean submodule: %q", got)
+	}
+	gitIn(t, inner, "config", "core.fsmonitor", "/tmp/x.sh")
+	if got := judge(top); !strings.Contains(got, `in its submodule "sub", `+fsmonitor) {
+		t.Errorf("embedded submodule with core.fsmonitor: %q", got)
+	}
+	if got := judge(inner); !strings.HasPrefix(got, fsmonitor) {
+		t.Errorf("git run in the submodule itself: %q", got)
+	}
+
+	// Absorbed: sub/.git is a file naming .git/modules/sub.
+	top2 := gitRepo(t, "a.txt")
+	gitIn(t, top2, "-c", "protocol.file.allow=always", "submodule", "add", "-q", inner, "mod")
+	if st, err := os.Lstat(filepath.Join(top2, "mod", ".git")); err != nil || !st.Mode().IsRegular() {
+		t.Fatalf("submodule add made no .git file: %v", err)
+	}
+	if got := judge(top2); got != "" {
+		t.Fatalf("clean absorbed submodule: %q", got)
+	}
+	gitIn(t, filepath.Join(top2, "mod"), "config", "diff.x.textconv", "/tmp/x.sh")
+	if got := judge(top2); !strings.Contains(got, `in its submodule "mod", its own configuration sets diff.textconv`) {
+		t.Errorf("absorbed submodule with a textconv driver: %q", got)
+	}
+	// Not checked out: git does not look into it.
+	if err := os.RemoveAll(filepath.Join(top2, "mod")); err != nil {
+		t.Fatal(err)
+	}
+	if got := judge(top2); got != "" {
+		t.Errorf("submodule not checked out: %q", got)
+	}
+
+	// A damaged index hides the submodules.
+	write(t, filepath.Join(top2, ".git", "index"), "DIRC garbage")
+	if got := judge(top2); !strings.Contains(got, "its index") {
+		t.Errorf("damaged index: %q", got)
+	}
+	// No repository: git reads no repository's configuration.
+	if got := judge(t.TempDir()); got != "" {
+		t.Errorf("in no repository: %q", got)
+	}
+}
+
+// write makes the file p hold s, and its directory.
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -153,7 +153,9 @@ func (r *Resolver) Map(paths []string) map[string]string {
 // the command is parsed once for all the questions below and for Check),
 // the resolution of every path it names (Resolved), the matches of its
 // globs (Expanded), what the trees it reads recursively hold (Trees) and
-// what the git repositories whose tracked files it prints track (Repos).
+// what the git repositories whose tracked files it prints track (Repos),
+// and what the configurations of the repositories it runs git in set
+// (GitConfigs).
 // The executor and the check command call it before Check, so that the
 // paths judged are the paths used.
 func Fill(req *permission.Request) {
@@ -163,6 +165,7 @@ func Fill(req *permission.Request) {
 	req.Expanded = r.Globs(permission.GlobsToExpand(*req))
 	req.Trees = TreesFor(*req)
 	req.Repos = ReposFor(*req)
+	req.GitConfigs = GitConfigsFor(*req)
 }
 
 // MaxMatches bounds the matches Globs lists for one pattern; a pattern

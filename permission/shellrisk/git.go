@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -9,15 +10,44 @@ import (
 // gitGlobal reads git's options before the subcommand. It returns the index
 // of the subcommand and the working directory git will use.
 func (a *analyzer) gitGlobal(c *call) (int, string) {
-	cwd := c.cwd
+	i, cwd, elsewhere := a.gitGlobalOpts(c)
+	if i < len(c.args) {
+		// A subcommand runs, reading the configuration of the repository
+		// holding cwd, or of one the options name.
+		if elsewhere {
+			a.gitRepo("")
+		} else {
+			a.gitRepo(cwd)
+		}
+	}
+	return i, cwd
+}
+
+// gitRepo records a directory git runs in (Result.Repos).
+func (a *analyzer) gitRepo(dir string) {
+	if slices.Contains(a.res.Repos, dir) {
+		return
+	}
+	if len(a.res.Repos) >= maxListed {
+		a.tooMany()
+		return
+	}
+	a.res.Repos = append(a.res.Repos, dir)
+}
+
+// gitGlobalOpts reads the options before the subcommand. elsewhere is set
+// when they make git find its repository otherwise than from the working
+// directory (--git-dir, --work-tree).
+func (a *analyzer) gitGlobalOpts(c *call) (i int, cwd string, elsewhere bool) {
+	cwd = c.cwd
 	args := c.args
-	i := 1
+	i = 1
 	for ; i < len(args); i++ {
 		x := args[i]
 		s := x.s
 		if x.dyn {
 			a.opaque(x.sp, "git is given an option built at run time")
-			return len(args), cwd
+			return len(args), cwd, true
 		}
 		if !strings.HasPrefix(s, "-") {
 			break
@@ -54,19 +84,22 @@ func (a *analyzer) gitGlobal(c *call) (int, string) {
 			d, _ := next()
 			if s == "--git-dir" || s == "--work-tree" {
 				a.access(d, cwd, false, false)
+				elsewhere = true
 			}
 			if s == "--work-tree" {
 				cwd = a.chdir(d, cwd)
 			}
 		case strings.HasPrefix(s, "--git-dir="):
 			a.access(arg{s: s[len("--git-dir="):], sp: x.sp}, cwd, false, false)
+			elsewhere = true
 		case strings.HasPrefix(s, "--work-tree="):
 			d := arg{s: s[len("--work-tree="):], sp: x.sp}
 			a.access(d, cwd, false, false)
 			cwd = a.chdir(d, cwd)
+			elsewhere = true
 		}
 	}
-	return i, cwd
+	return i, cwd, elsewhere
 }
 
 // gitConfig judges a configuration key=value given to git -c or set with

@@ -133,6 +133,14 @@ type Result struct {
 	// Commands are all simple commands that would run. A policy prefix rule
 	// that allows must match every one of them.
 	Commands []Command `json:"commands,omitempty"`
+	// Repos are the directories the git commands among them run in (git -C
+	// applied), absolute and clean, in order and without duplicates; "" for
+	// one not known statically (a directory built at run time, --git-dir,
+	// --work-tree). git reads the configuration of the repository holding
+	// each, which the repository controls and which can name programs git
+	// runs (core.fsmonitor, a textconv driver, a clean filter): nothing in
+	// the command shows them.
+	Repos []string `json:"repos,omitempty"`
 	// Risk is the maximum of the findings' levels and at least risk.Execute.
 	Risk risk.Level `json:"risk"`
 	// Opaque is set when something cannot be decided statically. An Opaque
@@ -175,15 +183,15 @@ const maxScratch = 4096
 // the arenas, which are empty.
 func (a *analyzer) start(src string, env Env) {
 	argv, args, opts, calls, vars := a.argv[:0], a.argArena[:0], a.optArena[:0], a.callArena[:0], a.vars[:0]
-	cmds, finds, accs := a.res.Commands[:0], a.res.Findings[:0], a.res.Accesses[:0]
+	cmds, finds, accs, repos := a.res.Commands[:0], a.res.Findings[:0], a.res.Accesses[:0], a.res.Repos[:0]
 	*a = analyzer{src: src, env: env, argv: argv, argArena: args, optArena: opts, callArena: calls, vars: vars}
-	a.res.Commands, a.res.Findings, a.res.Accesses = cmds, finds, accs
+	a.res.Commands, a.res.Findings, a.res.Accesses, a.res.Repos = cmds, finds, accs, repos
 }
 
 // release clears the arenas and returns the analyzer to the pool.
 func (a *analyzer) release() {
 	a.argv, a.argArena, a.optArena, a.callArena, a.vars = reuse(a.argv), reuse(a.argArena), reuse(a.optArena), reuse(a.callArena), reuse(a.vars)
-	a.res.Commands, a.res.Findings, a.res.Accesses = reuse(a.res.Commands), reuse(a.res.Findings), reuse(a.res.Accesses)
+	a.res.Commands, a.res.Findings, a.res.Accesses, a.res.Repos = reuse(a.res.Commands), reuse(a.res.Findings), reuse(a.res.Accesses), reuse(a.res.Repos)
 	a.pathBuf = strings.Builder{}
 	a.src, a.env = "", Env{}
 	analyzers.Put(a)
@@ -373,6 +381,9 @@ func (a *analyzer) finish() Result {
 	}
 	if len(a.res.Accesses) > 0 {
 		r.Accesses = slices.Clone(a.res.Accesses)
+	}
+	if len(a.res.Repos) > 0 {
+		r.Repos = slices.Clone(a.res.Repos)
 	}
 	return r
 }
