@@ -195,7 +195,7 @@ func gitlinks(path string, hashLen int) (links []string, ok bool) {
 	if r, ok := linkCache.get(k); ok {
 		return r.links, r.ok
 	}
-	f, err := os.Open(path)
+	f, err := openIndex(path)
 	if err != nil {
 		return nil, false
 	}
@@ -212,19 +212,20 @@ func gitlinks(path string, hashLen int) (links []string, ok bool) {
 }
 
 // readGitConfig reads the configuration of the repository with git
-// directory gitDir and working tree root (config, config.worktree) once: the length of its object ids (32 bytes when it
-// says objectformat sha256, else 20) and a clause naming the first key
+// directory gitDir and working tree root (config, config.worktree) once:
+// the length of its object ids (32 bytes when it says objectformat
+// sha256, else 20) and a clause naming the first key
 // with which git runs a program or reads outside the repository ("" when
 // none; a configuration that cannot be read whole counts as such). The
 // user's own configuration (~/.gitconfig) is theirs and not looked at.
 func readGitConfig(gitDir, root string) (hashLen int, risky string) {
 	hashLen = 20
 	for _, name := range []string{"config", "config.worktree"} {
-		b, err := os.ReadFile(filepath.Join(gitDir, name))
+		b, err := readSmall(filepath.Join(gitDir, name), 1<<20)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		if err != nil || len(b) > 1<<20 {
+		if err != nil {
 			if risky == "" {
 				risky = "its configuration could not be read whole (" + name + ")"
 			}
@@ -264,6 +265,60 @@ func readGitConfig(gitDir, root string) (hashLen int, risky string) {
 		}
 	}
 	return hashLen, risky
+}
+
+// openIndex opens the index file at path for reading, without blocking on
+// what is not a regular file (a fifo put there after it was looked at).
+func openIndex(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &os.PathError{Op: "open", Path: path, Err: errNotSmallFile}
+	}
+	return f, nil
+}
+
+// errNotSmallFile: readSmall found no regular file of at most its bound.
+var errNotSmallFile = errors.New("not a regular file of the size expected")
+
+// readSmall reads the regular file p whole, if it holds at most max bytes.
+// It never blocks on what is not a regular file (a fifo in a repository
+// the gate is asked about would otherwise stop it), and it costs four
+// system calls, not the eight of os.ReadFile: git commands are checked
+// often. An error for a missing file is os.ErrNotExist.
+func readSmall(p string, max int64) ([]byte, error) {
+	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "fstat", Path: p, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > max {
+		return nil, &os.PathError{Op: "read", Path: p, Err: errNotSmallFile}
+	}
+	// What is written after the stat is git's to read later either way.
+	b := make([]byte, st.Size)
+	n := 0
+	for n < len(b) {
+		m, err := syscall.Read(fd, b[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: p, Err: err}
+		}
+		if m == 0 {
+			break // it shrank
+		}
+		n += m
+	}
+	return b[:n], nil
 }
 
 // worktreeIs reports whether core.worktree = value, in the git directory
@@ -359,8 +414,8 @@ func plainGitDir(gitDir string) string {
 // and returns the directory it names, its links resolved as git resolves
 // them; "" when it names none. Only the line end is trimmed, as git does.
 func gitFileDir(root, p string) string {
-	b, err := os.ReadFile(p)
-	if err != nil || len(b) > 4096 {
+	b, err := readSmall(p, 4096)
+	if err != nil {
 		return ""
 	}
 	s, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
@@ -380,7 +435,7 @@ func gitFileDir(root, p string) string {
 // judgeIndex parses the index at path and returns the first entry that
 // isSecret judges a credential.
 func judgeIndex(path, root string, hashLen int, isSecret func(string) bool) permission.Repo {
-	f, err := os.Open(path)
+	f, err := openIndex(path)
 	if err != nil {
 		return permission.Repo{}
 	}

@@ -5,7 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
@@ -355,5 +357,26 @@ func write(t *testing.T, p, s string) {
 	}
 	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGitConfigsDoNotBlockOnAFifo: a repository is the attacker's to
+// shape, and a fifo where git's configuration belongs must not stop the
+// gate; it is not a configuration that was read.
+func TestGitConfigsDoNotBlockOnAFifo(t *testing.T) {
+	dir := gitRepo(t, "a.txt")
+	cfg := filepath.Join(dir, ".git", "config.worktree")
+	if err := syscall.Mkfifo(cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() { done <- resolve.GitConfigs([]string{dir})[dir] }()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "could not be read whole (config.worktree)") {
+			t.Errorf("a fifo as config.worktree: %q", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("GitConfigs blocked on a fifo")
 	}
 }
