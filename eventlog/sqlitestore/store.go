@@ -549,10 +549,6 @@ type head struct {
 	hash    string
 	created string
 	dirty   bool
-	// stored: the session's row in sessions exists (read from it, or
-	// written by a commit of ours), so a commit updates it in place
-	// instead of inserting it.
-	stored bool
 }
 
 // commit writes the batch in one transaction. On a database error nothing of
@@ -610,6 +606,7 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 		s.dataVersion = dv
 	}
 	heads := make(map[string]*head, len(batch))
+	w.rows = w.rows[:0] // a failed commit may have left some
 	n := 0
 	for _, r := range batch {
 		n += len(r.ps)
@@ -624,6 +621,10 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 				return nil, nil, err
 			}
 			if d.Seq <= h.seq {
+				// The stored event may be one of this commit's.
+				if err := w.flush(ctx); err != nil {
+					return nil, nil, err
+				}
 				results[i] = idempotent(ctx, w, r.ps[0])
 				continue
 			}
@@ -647,9 +648,7 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 			if e.Seq != h.seq+1 || e.PrevHash != h.hash {
 				*e = p.Seal(h.seq+1, h.hash)
 			}
-			if err := w.insert(ctx, e, r.ts[j]); err != nil {
-				return nil, nil, err
-			}
+			w.queue(e, r.ts[j])
 			h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
 			if h.created == "" {
 				h.created = r.ts[j]
@@ -658,6 +657,9 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 		results[i] = appendRes{es: es}
 		committed = append(committed, es...)
 		fresh = append(fresh, i)
+	}
+	if err := w.flush(ctx); err != nil {
+		return nil, nil, err
 	}
 	if err := writeHeads(ctx, w, heads); err != nil {
 		return nil, nil, err
@@ -671,39 +673,25 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 		return nil, nil, err
 	}
 	for id, h := range heads {
-		h.dirty, h.stored = false, h.stored || h.dirty
+		h.dirty = false
 		s.heads[id] = *h
 	}
 	return committed, heads, nil
 }
 
 // writeHeads records the new head of every session the commit appended
-// to. A session whose row exists is updated in place by its key, which
-// costs about half an upsert (its conflict check and second lookup); a new
-// session, or a row found missing, is upserted.
+// to, in one statement for up to maxRows sessions (writer.writeHeads).
 func writeHeads(ctx context.Context, w *writer, heads map[string]*head) error {
-	var now string
+	dirty := make([]sessionHead, 0, len(heads))
 	for id, h := range heads {
-		if !h.dirty {
-			continue
-		}
-		if now == "" {
-			now = event.NormalizeTime(time.Now()).Format(event.TimeFormat)
-		}
-		if h.stored {
-			n, err := w.updateHead(ctx, id, h, now)
-			if err != nil {
-				return err
-			}
-			if n == 1 {
-				continue
-			}
-		}
-		if err := w.upsertHead(ctx, id, h, now); err != nil {
-			return err
+		if h.dirty {
+			dirty = append(dirty, sessionHead{id, h})
 		}
 	}
-	return nil
+	if len(dirty) == 0 {
+		return nil
+	}
+	return w.writeHeads(ctx, dirty, event.NormalizeTime(time.Now()).Format(event.TimeFormat))
 }
 
 // head returns the session's current head: from the cache when no other

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
+	"strings"
 
 	"github.com/custom-agent/custom-agent/event"
 )
@@ -23,13 +25,40 @@ import (
 // time; should database/sql ever replace it (after a connection error), the
 // statements are prepared again on the new one (conn tells them apart).
 //
+// A commit's events, and the heads of its sessions, are each written by
+// as few statements as can hold them: a statement of many rows pays a
+// statement's setup (cursors opened and positioned, bindings reset) once
+// instead of once per row. With 64 appenders on 64 sessions this took the
+// inserts' CPU from 0.91 to 0.71 s and the heads' from 0.34 to 0.29 s per
+// 160,000 events (one profile each, tmpfs). The statements of 1, 2, 4 …
+// maxRows rows are prepared when first needed; a commit of n rows runs
+// one of them per bit of n (after n/maxRows of the largest).
+//
 // A writer is used by the leading appender only.
 type writer struct {
 	conn  any // the driver connection the statements were prepared on
 	stmts writerStmts
-	args  [9]driver.NamedValue
-	dest  [8]driver.Value
+	// inserts[k] and heads[k] write 1<<k events and heads; nil until
+	// first needed.
+	inserts, heads [maxRowsLog + 1]stmt
+	args           []driver.NamedValue
+	dest           [8]driver.Value
+	rows           []pendingRow // events sealed for the commit, not yet inserted
 }
+
+// pendingRow is an event of the commit under way and its timestamp as
+// stored.
+type pendingRow struct {
+	e  *event.Event
+	ts string
+}
+
+// maxRows (1<<maxRowsLog) is the most rows one statement writes: 64 rows of
+// 9 parameters, far below SQLite's limit on parameters.
+const (
+	maxRowsLog = 6
+	maxRows    = 1 << maxRowsLog
+)
 
 // stmt is what the writer needs of a driver statement.
 type stmt interface {
@@ -39,21 +68,42 @@ type stmt interface {
 }
 
 type writerStmts struct {
-	insert, upsertHead, updateHead, head, dataVersion, stored stmt
+	head, dataVersion, stored stmt
 }
 
 func (st *writerStmts) all() []*stmt {
-	return []*stmt{&st.insert, &st.upsertHead, &st.updateHead, &st.head, &st.dataVersion, &st.stored}
+	return []*stmt{&st.head, &st.dataVersion, &st.stored}
 }
 
 var writerQueries = [...]string{
-	`INSERT INTO events (session_id, seq, v, turn_id, type, ts, payload, prev_hash, hash) VALUES (?,?,?,?,?,?,?,?,?)`,
-	`INSERT INTO sessions (session_id, created_at, updated_at, last_seq, head_hash) VALUES (?,?,?,?,?)
-		ON CONFLICT (session_id) DO UPDATE SET updated_at = excluded.updated_at, last_seq = excluded.last_seq, head_hash = excluded.head_hash`,
-	`UPDATE sessions SET updated_at = ?, last_seq = ?, head_hash = ? WHERE session_id = ?`,
 	`SELECT last_seq, head_hash, created_at FROM sessions WHERE session_id = ?`,
 	`PRAGMA data_version`,
 	`SELECT ` + columns + ` FROM events WHERE session_id = ? AND seq = ?`,
+}
+
+// insertQuery inserts n events.
+//
+// OR ROLLBACK: a statement of many rows that may fail half-way (a
+// constraint) is otherwise given a statement journal, so that it can be
+// undone alone, and every page it changes is first copied there (a write
+// to a temporary file per page, which made a 64-row insert slower than 64
+// inserts of one row). A failed statement fails its whole commit anyway
+// (commitOn), so it may as well roll the transaction back itself.
+func insertQuery(n int) string {
+	return `INSERT OR ROLLBACK INTO events (session_id, seq, v, turn_id, type, ts, payload, prev_hash, hash) VALUES ` + placeholders(n, 9)
+}
+
+// headsQuery writes n sessions' heads: a new session's row is inserted,
+// an existing one's head and updated_at replaced (created_at stays).
+func headsQuery(n int) string {
+	return `INSERT OR ROLLBACK INTO sessions (session_id, created_at, updated_at, last_seq, head_hash) VALUES ` + placeholders(n, 5) + `
+		ON CONFLICT (session_id) DO UPDATE SET updated_at = excluded.updated_at, last_seq = excluded.last_seq, head_hash = excluded.head_hash`
+}
+
+// placeholders is n rows of cols parameters: (?,?),(?,?).
+func placeholders(n, cols int) string {
+	row := "(" + strings.Repeat("?,", cols-1) + "?)"
+	return strings.Repeat(row+",", n-1) + row
 }
 
 // run calls f with the writer on the pool's driver connection, preparing
@@ -83,25 +133,85 @@ func (w *writer) prepare(ctx context.Context, dc any) error {
 		return fmt.Errorf("sqlite driver connection %T cannot prepare statements", dc)
 	}
 	for i, dst := range w.stmts.all() {
-		ds, err := pc.PrepareContext(ctx, writerQueries[i])
+		st, err := prepareOn(ctx, pc, writerQueries[i])
 		if err != nil {
 			w.closeStmts()
-			return fmt.Errorf("preparing event log statements: %w", err)
-		}
-		st, ok := ds.(stmt)
-		if !ok {
-			ds.Close()
-			w.closeStmts()
-			return fmt.Errorf("sqlite driver statement %T cannot run with a context", ds)
+			return err
 		}
 		*dst = st
+	}
+	// The statements of one row are prepared now, so that a log they do
+	// not fit fails at Open; the others when a commit first needs them.
+	w.conn = dc
+	if _, err := w.rowStmt(ctx, &w.inserts, 0, insertQuery); err != nil {
+		w.closeStmts()
+		return err
+	}
+	if _, err := w.rowStmt(ctx, &w.heads, 0, headsQuery); err != nil {
+		w.closeStmts()
+		return err
+	}
+	return nil
+}
+
+func prepareOn(ctx context.Context, pc driver.ConnPrepareContext, query string) (stmt, error) {
+	ds, err := pc.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("preparing event log statements: %w", err)
+	}
+	st, ok := ds.(stmt)
+	if !ok {
+		ds.Close()
+		return nil, fmt.Errorf("sqlite driver statement %T cannot run with a context", ds)
+	}
+	return st, nil
+}
+
+// rowStmt is sts[k] (of w.inserts or w.heads), the statement that writes
+// 1<<k rows, prepared from query(1<<k) if it is not yet.
+func (w *writer) rowStmt(ctx context.Context, sts *[maxRowsLog + 1]stmt, k int, query func(int) string) (stmt, error) {
+	if sts[k] != nil {
+		return sts[k], nil
+	}
+	pc, ok := w.conn.(driver.ConnPrepareContext)
+	if !ok {
+		return nil, fmt.Errorf("sqlite driver connection %T cannot prepare statements", w.conn)
+	}
+	st, err := prepareOn(ctx, pc, query(1<<k))
+	if err != nil {
+		return nil, err
+	}
+	sts[k] = st
+	return st, nil
+}
+
+// chunks calls f with the start and the size (1<<k) of each statement's
+// part of n rows: maxRows at a time, then one part per bit of the rest.
+func chunks(n int, f func(start, k int) error) error {
+	start := 0
+	for ; n-start >= maxRows; start += maxRows {
+		if err := f(start, maxRowsLog); err != nil {
+			return err
+		}
+	}
+	for rest := n - start; rest > 0; {
+		k := bits.Len(uint(rest)) - 1
+		if err := f(start, k); err != nil {
+			return err
+		}
+		start += 1 << k
+		rest -= 1 << k
 	}
 	return nil
 }
 
 func (w *writer) closeStmts() error {
 	var errs []error
-	for _, st := range w.stmts.all() {
+	all := w.stmts.all()
+	for k := range w.inserts {
+		all = append(all, &w.inserts[k], &w.heads[k])
+	}
+	for _, st := range all {
 		if *st != nil {
 			errs = append(errs, (*st).Close())
 			*st = nil
@@ -142,30 +252,62 @@ func (w *writer) begin(ctx context.Context) (driver.Tx, error) {
 // bind sets the arguments of the next statement; they stay valid until the
 // next bind (the driver copies them when it binds).
 func (w *writer) bind(vs ...driver.Value) []driver.NamedValue {
-	for i, v := range vs {
-		w.args[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	w.args = w.args[:0]
+	return w.add(vs...)
+}
+
+// add appends to the arguments bind set.
+func (w *writer) add(vs ...driver.Value) []driver.NamedValue {
+	for _, v := range vs {
+		w.args = append(w.args, driver.NamedValue{Ordinal: len(w.args) + 1, Value: v})
 	}
-	return w.args[:len(vs)]
+	return w.args
 }
 
-func (w *writer) insert(ctx context.Context, e *event.Event, ts string) error {
-	_, err := w.stmts.insert.ExecContext(ctx, w.bind(e.SessionID, int64(e.Seq), int64(e.V), e.TurnID, string(e.Type), ts, []byte(e.Payload), e.PrevHash, e.Hash))
-	return err
+// queue adds an event to the commit's rows; flush inserts them.
+func (w *writer) queue(e *event.Event, ts string) {
+	w.rows = append(w.rows, pendingRow{e, ts})
 }
 
-// updateHead reports how many rows it changed: 0 when the session has no
-// row.
-func (w *writer) updateHead(ctx context.Context, id string, h *head, now string) (int64, error) {
-	res, err := w.stmts.updateHead.ExecContext(ctx, w.bind(now, int64(h.seq), h.hash, id))
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
+// flush inserts the queued events, in the order they were queued.
+func (w *writer) flush(ctx context.Context) error {
+	rows := w.rows
+	w.rows = w.rows[:0]
+	return chunks(len(rows), func(start, k int) error {
+		st, err := w.rowStmt(ctx, &w.inserts, k, insertQuery)
+		if err != nil {
+			return err
+		}
+		w.args = w.args[:0]
+		for _, r := range rows[start : start+1<<k] {
+			e := r.e
+			w.add(e.SessionID, int64(e.Seq), int64(e.V), e.TurnID, string(e.Type), r.ts, []byte(e.Payload), e.PrevHash, e.Hash)
+		}
+		_, err = st.ExecContext(ctx, w.args)
+		return err
+	})
 }
 
-func (w *writer) upsertHead(ctx context.Context, id string, h *head, now string) error {
-	_, err := w.stmts.upsertHead.ExecContext(ctx, w.bind(id, h.created, now, int64(h.seq), h.hash))
-	return err
+// sessionHead is a session's head to be written.
+type sessionHead struct {
+	id string
+	h  *head
+}
+
+// writeHeads writes the heads, updated at now.
+func (w *writer) writeHeads(ctx context.Context, heads []sessionHead, now string) error {
+	return chunks(len(heads), func(start, k int) error {
+		st, err := w.rowStmt(ctx, &w.heads, k, headsQuery)
+		if err != nil {
+			return err
+		}
+		w.args = w.args[:0]
+		for _, sh := range heads[start : start+1<<k] {
+			w.add(sh.id, sh.h.created, now, int64(sh.h.seq), sh.h.hash)
+		}
+		_, err = st.ExecContext(ctx, w.args)
+		return err
+	})
 }
 
 // query runs st and reads its first row into w.dest; found is false when
@@ -218,7 +360,7 @@ func (w *writer) readHead(ctx context.Context, id string) (*head, error) {
 	if !ok1 || !ok2 {
 		return nil, fmt.Errorf("session %s: head_hash or created_at is not text", id)
 	}
-	h.seq, h.hash, h.created, h.stored = uint64(seq), hash, created, true
+	h.seq, h.hash, h.created = uint64(seq), hash, created
 	return h, nil
 }
 
