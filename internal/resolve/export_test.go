@@ -9,3 +9,27 @@ func PathUncached(p string) string { return walk(p, filepath.EvalSymlinks) }
 
 // ReadIndexNames is readIndexNames, for the tests.
 var ReadIndexNames = readIndexNames
+
+// GitConfigList parses configuration text as git config --list -z prints
+// it: "name\nvalue\x00" for each variable, "name\x00" for one with no
+// value, name being section[.subsection].key.
+func GitConfigList(b []byte) (string, error) {
+	var out []byte
+	err := parseGitConfig(b, func(v gitConfigVar) {
+		if v.section != "" {
+			out = append(out, v.section...)
+			if v.subsection != "" {
+				out = append(out, '.')
+				out = append(out, v.subsection...)
+			}
+			out = append(out, '.')
+		}
+		out = append(out, v.key...)
+		if v.hasValue {
+			out = append(out, '\n')
+			out = append(out, v.value...)
+		}
+		out = append(out, 0)
+	})
+	return string(out), err
+}

@@ -220,51 +220,57 @@ func gitlinks(path string, hashLen int) (links []string, ok bool) {
 // user's own configuration (~/.gitconfig) is theirs and not looked at.
 func readGitConfig(gitDir, root string) (hashLen int, risky string) {
 	hashLen = 20
+	hooks := ""
 	for _, name := range []string{"config", "config.worktree"} {
 		b, err := readSmall(filepath.Join(gitDir, name), 1<<20)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		if err != nil {
-			if risky == "" {
-				risky = "its configuration could not be read whole (" + name + ")"
-			}
-			continue
+		if err == nil {
+			err = parseGitConfig(b, func(v gitConfigVar) {
+				if v.section == "core" && v.key == "repositoryformatversion" {
+					return
+				}
+				if v.section == "extensions" && v.key == "objectformat" && strings.EqualFold(v.value, "sha256") {
+					hashLen = 32
+				}
+				if v.section == "core" && v.key == "hookspath" {
+					hooks = v.value
+				}
+				if why := riskyVar(v, gitDir, root); why != "" && risky == "" {
+					risky = "its own configuration sets " + v.section + "." + v.key + ", " + why
+				}
+			})
 		}
-		section := ""
-		for _, line := range strings.Split(string(b), "\n") {
-			line = strings.TrimSpace(line)
-			if strings.HasPrefix(line, "[") {
-				// [section], [section "sub"], [section.sub]: the key's
-				// section is its first word.
-				h, _, _ := strings.Cut(strings.TrimLeft(line, "["), "]")
-				section = ""
-				if f := strings.FieldsFunc(h, func(r rune) bool { return r == ' ' || r == '\t' || r == '.' || r == '"' }); len(f) > 0 {
-					section = strings.ToLower(f[0])
-				}
-				if _, rest, ok := strings.Cut(line, "]"); ok && strings.Contains(rest, "=") {
-					line = strings.TrimSpace(rest) // [section] key = value on one line
-				} else {
-					continue
-				}
-			}
-			if line == "" || line[0] == '#' || line[0] == ';' {
-				continue
-			}
-			key, value, _ := strings.Cut(line, "=")
-			key = strings.ToLower(strings.TrimSpace(key))
-			if key == "objectformat" && strings.EqualFold(strings.TrimSpace(value), "sha256") {
-				hashLen = 32
-			}
-			if section == "core" && key == "worktree" && worktreeIs(gitDir, strings.TrimSpace(value), root) {
-				continue // a submodule's git directory names its own working tree
-			}
-			if risky == "" && riskyKey(section, key) {
-				risky = "its own configuration sets " + section + "." + key + ", with which git runs a program or reads outside the repository"
-			}
+		if err != nil && risky == "" {
+			risky = "its configuration could not be read whole (" + name + ")"
 		}
 	}
+	if risky == "" {
+		risky = indexHook(gitDir, root, hooks)
+	}
 	return hashLen, risky
+}
+
+// indexHook names a post-index-change hook in the repository's hooks
+// directory (core.hooksPath, else hooks in the git directory): git status
+// runs it whenever it refreshes the index, which it does after any file
+// was touched. No other hook runs for a read-only form.
+func indexHook(gitDir, root, hooksPath string) string {
+	dir := filepath.Join(gitDir, "hooks")
+	switch {
+	case strings.HasPrefix(hooksPath, "~"):
+		return "its own configuration sets core.hookspath to " + strconv.Quote(hooksPath) + ", a hooks directory in a home directory, which is not read"
+	case filepath.IsAbs(hooksPath):
+		dir = hooksPath
+	case hooksPath != "":
+		dir = filepath.Join(root, hooksPath)
+	}
+	p := filepath.Join(dir, "post-index-change")
+	if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return ""
+	}
+	return "it has a post-index-change hook (" + p + "), which git status runs when it refreshes the index"
 }
 
 // openIndex opens the index file at path for reading, without blocking on
@@ -323,10 +329,9 @@ func readSmall(p string, max int64) ([]byte, error) {
 
 // worktreeIs reports whether core.worktree = value, in the git directory
 // gitDir, names root: what a submodule's git directory under
-// .git/modules says of the working tree it belongs to. A quoted or escaped
-// value is not read (false).
+// .git/modules says of the working tree it belongs to.
 func worktreeIs(gitDir, value, root string) bool {
-	if value == "" || strings.ContainsAny(value, "\\\"#;") {
+	if value == "" {
 		return false
 	}
 	if !filepath.IsAbs(value) {
@@ -337,23 +342,99 @@ func worktreeIs(gitDir, value, root string) bool {
 	return err1 == nil && err2 == nil && a == b
 }
 
-// riskyKey reports whether section.key makes a read-only git command (git
-// status, diff, log, show, blame …) run a program or reach outside the
-// repository.
-func riskyKey(section, key string) bool {
-	switch section {
+// riskyVar says how v makes a read-only git command (git status, diff,
+// log, show, blame …) run a program or read outside the repository, or ""
+// when it does not. Keys that only a push, a fetch or an editor reads are
+// not listed: no built-in rule covers those. gitDir and root are the
+// repository's git directory and working tree.
+func riskyVar(v gitConfigVar, gitDir, root string) string {
+	const runs = "with which git runs a program"
+	switch v.section {
 	case "core":
-		return key == "worktree" || key == "fsmonitor" || key == "attributesfile"
+		switch v.key {
+		case "fsmonitor":
+			if b, ok := gitBool(v); ok && !b {
+				return ""
+			}
+			return runs + " to list changed files (git status, git diff, git ls-files)"
+		case "worktree":
+			if worktreeIs(gitDir, v.value, root) {
+				return "" // a submodule's git directory names its own working tree
+			}
+			return "a working tree elsewhere, whose files git reads"
+		case "attributesfile":
+			return "an attributes file outside the repository, which can name filters and drivers"
+		}
 	case "diff":
-		return key == "external" || key == "textconv" || key == "command"
+		if v.key == "external" || v.key == "textconv" || v.key == "command" {
+			return runs + " on the files' content (git diff, git blame, git show)"
+		}
 	case "filter":
-		return key == "clean" || key == "smudge" || key == "process"
+		if v.key == "clean" || v.key == "smudge" || v.key == "process" {
+			return runs + " on the files' content (git status, git diff, git blame)"
+		}
 	case "include", "includeif":
-		return key == "path"
+		if v.key == "path" {
+			return "an include of another configuration file, which the engine does not follow"
+		}
 	case "gpg":
-		return key == "program" // gpg.program, gpg.ssh.program: git log --show-signature, log.showSignature
+		if v.key == "program" {
+			return runs + " to verify signatures (git log, git show)"
+		}
+	case "extensions":
+		if v.key == "partialclone" {
+			return "a partial clone: git fetches missing objects over the network, running ssh or a program the configuration names"
+		}
+	case "remote":
+		if v.key == "promisor" || v.key == "partialclonefilter" {
+			return "a partial clone: git fetches missing objects over the network, running ssh or a program the configuration names"
+		}
+	case "hook":
+		return runs + " as a hook"
+	case "blame":
+		if v.key == "ignorerevsfile" && !insideRoot(v.value, root) {
+			return "a file outside the repository that git blame reads, and prints lines of in its errors"
+		}
 	}
-	return false
+	return ""
+}
+
+// gitBool reads v as git reads a boolean.
+func gitBool(v gitConfigVar) (value, ok bool) {
+	if !v.hasValue {
+		return true, true
+	}
+	switch strings.ToLower(v.value) {
+	case "true", "yes", "on", "1":
+		return true, true
+	case "false", "no", "off", "0", "":
+		return false, true
+	}
+	return false, false
+}
+
+// insideRoot reports whether the path p, relative to root unless
+// absolute, leads inside root once its links are resolved (a missing file
+// is judged by its name).
+func insideRoot(p, root string) bool {
+	if p == "" || strings.HasPrefix(p, "~") {
+		return p == ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	if e, err := filepath.EvalSymlinks(p); err == nil {
+		p = e
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return false
+	} else if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		p = filepath.Join(d, filepath.Base(p))
+	}
+	return p == r || strings.HasPrefix(p, r+"/")
 }
 
 // findRepo walks up from dir to the nearest repository: the root of its

@@ -255,11 +255,21 @@ func TestReposNotFooledByGitDirShapes(t *testing.T) {
 func TestGitConfigsSeeARiskyConfiguration(t *testing.T) {
 	info, _ := permission.Builtin("shell")
 	for _, c := range []struct{ args, want string }{
-		{"diff.external /tmp/x.sh", "its own configuration sets diff.external, with which git runs a program or reads outside the repository"},
-		{"diff.img.textconv /tmp/x.sh", "its own configuration sets diff.textconv, with which git runs a program or reads outside the repository"},
-		{"core.worktree ../..", "its own configuration sets core.worktree, with which git runs a program or reads outside the repository"},
-		{"core.fsmonitor /tmp/x.sh", "its own configuration sets core.fsmonitor, with which git runs a program or reads outside the repository"},
-		{"include.path /tmp/other", "its own configuration sets include.path, with which git runs a program or reads outside the repository"},
+		{"diff.external /tmp/x.sh", "diff.external"},
+		{"diff.img.textconv /tmp/x.sh", "diff.textconv"},
+		{"core.worktree ../..", "core.worktree"},
+		{"core.fsmonitor /tmp/x.sh", "core.fsmonitor"},
+		{"core.fsmonitor false", ""},
+		{"include.path /tmp/other", "include.path"},
+		{"includeIf.gitdir:/.path /tmp/other", "includeif.path"},
+		{"filter.lfs.process /tmp/x.sh", "filter.process"},
+		{"gpg.ssh.program /tmp/x.sh", "gpg.program"},
+		{"extensions.partialClone origin", "extensions.partialclone"},
+		{"remote.origin.promisor true", "remote.promisor"},
+		{"hook.pre-x.command /tmp/x.sh", "hook.command"},
+		{"blame.ignoreRevsFile /etc/passwd", "blame.ignorerevsfile"},
+		{"blame.ignoreRevsFile .git-blame-ignore-revs", ""},
+		{"core.hooksPath .githooks", ""}, // a hooks directory alone runs nothing for a read
 		{"user.name someone", ""},
 	} {
 		for _, cmd := range []string{"git diff", "git status", "git log --oneline"} {
@@ -270,10 +280,35 @@ func TestGitConfigsSeeARiskyConfiguration(t *testing.T) {
 			}
 			k, v, _ := strings.Cut(c.args, " ")
 			gitIn(t, dir, "config", k, v)
-			if got := resolve.GitConfigsFor(req)[dir]; got != c.want {
-				t.Errorf("%s after git config %s: %q, want %q", cmd, c.args, got, c.want)
+			got := resolve.GitConfigsFor(req)[dir]
+			if c.want == "" && got != "" || c.want != "" && !strings.HasPrefix(got, "its own configuration sets "+c.want+", ") {
+				t.Errorf("%s after git config %s: %q, want it to name %q", cmd, c.args, got, c.want)
 			}
 		}
+	}
+}
+
+// TestGitConfigsSeeAnIndexHook: git status runs a post-index-change hook
+// whenever it refreshes the index, from the git directory's hooks or from
+// core.hooksPath; no other hook runs for a read.
+func TestGitConfigsSeeAnIndexHook(t *testing.T) {
+	dir := gitRepo(t, "a.txt")
+	judge := func() string { return resolve.GitConfigs([]string{dir})[dir] }
+	write(t, filepath.Join(dir, ".git", "hooks", "pre-commit"), "#!/bin/sh\n")
+	if got := judge(); got != "" {
+		t.Fatalf("a pre-commit hook: %q", got)
+	}
+	write(t, filepath.Join(dir, ".git", "hooks", "post-index-change"), "#!/bin/sh\n")
+	if got := judge(); !strings.Contains(got, "post-index-change hook") {
+		t.Errorf("post-index-change in .git/hooks: %q", got)
+	}
+	gitIn(t, dir, "config", "core.hooksPath", ".githooks")
+	if got := judge(); got != "" {
+		t.Errorf("core.hooksPath elsewhere, .git/hooks no longer read by git: %q", got)
+	}
+	write(t, filepath.Join(dir, ".githooks", "post-index-change"), "#!/bin/sh\n")
+	if got := judge(); !strings.Contains(got, filepath.Join(dir, ".githooks", "post-index-change")) {
+		t.Errorf("post-index-change in core.hooksPath: %q", got)
 	}
 }
 
@@ -327,7 +362,7 @@ func TestGitConfigsReadSubmodules(t *testing.T) {
 		t.Fatalf("clean absorbed submodule: %q", got)
 	}
 	gitIn(t, filepath.Join(top2, "mod"), "config", "diff.x.textconv", "/tmp/x.sh")
-	if got := judge(top2); !strings.Contains(got, `in its submodule "mod", its own configuration sets diff.textconv`) {
+	if got := judge(top2); !strings.Contains(got, `in its submodule "mod", its own configuration sets diff.textconv, `) {
 		t.Errorf("absorbed submodule with a textconv driver: %q", got)
 	}
 	// Not checked out: git does not look into it.
