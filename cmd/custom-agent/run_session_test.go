@@ -82,7 +82,7 @@ func TestRunSessionLastAndMovedAndTampered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`UPDATE events SET payload = '{"content":"something else"}' WHERE seq = 3 AND session_id = ?`, id); err != nil {
+	if _, err := db.Exec(`UPDATE events SET payload = '{"content":"something else"}' WHERE seq = 3 AND sid = (SELECT sid FROM sessions WHERE session_id = ?)`, id); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

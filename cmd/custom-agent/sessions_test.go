@@ -70,7 +70,7 @@ func tamper(t *testing.T, dir, id string, seq int) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	res, err := db.Exec(`UPDATE events SET payload = replace(payload, 'allow_once', 'allow_session') WHERE session_id = ? AND seq = ?`, id, seq)
+	res, err := db.Exec(`UPDATE events SET payload = replace(payload, 'allow_once', 'allow_session') WHERE sid = (SELECT sid FROM sessions WHERE session_id = ?) AND seq = ?`, id, seq)
 	if err != nil {
 		t.Fatal(err)
 	}

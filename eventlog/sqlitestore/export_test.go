@@ -9,3 +9,6 @@ func (s *Store) Tails() int {
 	s.tails.Range(func(any, any) bool { n++; return true })
 	return n
 }
+
+// SchemaVersion is the schema this build writes.
+var SchemaVersion = len(migrations)

@@ -5,11 +5,16 @@ package sqlitestore
 const applicationID = 0x43414731
 
 // oldestReadable is the oldest schema a read-only store reads as it is,
-// without migrating (looking never changes the file): schemas 1 and 2 differ
-// in how events are laid out, not in the tables and columns queries name, so
-// `custom-agent log` and `sessions` work on a log that no newer build has
-// yet opened for writing.
+// without migrating (looking never changes the file), so that `custom-agent
+// log` and `sessions` work on a log that no newer build has yet opened for
+// writing. Schemas 1 and 2 differ in how events are laid out, not in the
+// tables and columns queries name; schema 3 keys sessions by an integer
+// (readQueries has both forms).
 const oldestReadable = 1
+
+// keyedSchema is the first schema whose events name their session by its
+// integer key (sessions.sid) instead of its id.
+const keyedSchema = 3
 
 // migrations are applied in order; PRAGMA user_version records how many ran.
 // Never edit a released migration: append a new one.
@@ -63,4 +68,58 @@ var migrations = []string{
 	DROP TABLE events;
 	ALTER TABLE events_v2 RENAME TO events;
 	CREATE UNIQUE INDEX events_by_session ON events (session_id, seq);`,
+
+	// 3: each session has an integer key, sid, and events and heads name
+	// it by that key instead of its text id: a 64-session commit bound,
+	// stored and compared the id in each of its rows and index entries,
+	// and upserted each head into a WITHOUT ROWID table by the id. Now
+	//   - sessions holds what is written once: sid, the id (unique) and
+	//     created_at;
+	//   - heads holds what each commit updates: last seq, head hash and
+	//     updated_at, in a rowid table keyed by sid;
+	//   - events holds sid instead of session_id, with the unique index on
+	//     (sid, seq).
+	// Heads are apart from sessions so that a deleted head is still seen
+	// by Verify, as before: the session's key, which its events need to be
+	// found, stays. A session with events and no head (its head deleted,
+	// which Verify reports) keeps its events and gets a key, created at
+	// its first event. Events are copied in the order they were stored.
+	`CREATE TABLE sessions_v3 (
+		sid        INTEGER PRIMARY KEY,
+		session_id TEXT    NOT NULL UNIQUE,
+		created_at TEXT    NOT NULL
+	);
+	INSERT INTO sessions_v3 (session_id, created_at)
+		SELECT session_id, created_at FROM sessions
+		UNION ALL
+		SELECT session_id, ts FROM events WHERE seq = (SELECT min(seq) FROM events f WHERE f.session_id = events.session_id)
+			AND session_id NOT IN (SELECT session_id FROM sessions)
+		ORDER BY 2, 1;
+	CREATE TABLE heads (
+		sid        INTEGER PRIMARY KEY,
+		updated_at TEXT    NOT NULL,
+		last_seq   INTEGER NOT NULL,
+		head_hash  TEXT    NOT NULL
+	);
+	INSERT INTO heads (sid, updated_at, last_seq, head_hash)
+		SELECT k.sid, s.updated_at, s.last_seq, s.head_hash FROM sessions s JOIN sessions_v3 k USING (session_id) ORDER BY k.sid;
+	CREATE TABLE events_v3 (
+		sid        INTEGER NOT NULL,
+		seq        INTEGER NOT NULL CHECK (seq > 0),
+		v          INTEGER NOT NULL,
+		turn_id    TEXT    NOT NULL,
+		type       TEXT    NOT NULL,
+		ts         TEXT    NOT NULL,
+		payload    BLOB    NOT NULL,
+		prev_hash  TEXT    NOT NULL,
+		hash       TEXT    NOT NULL
+	);
+	INSERT INTO events_v3 (sid, seq, v, turn_id, type, ts, payload, prev_hash, hash)
+		SELECT k.sid, e.seq, e.v, e.turn_id, e.type, e.ts, e.payload, e.prev_hash, e.hash
+		FROM events e JOIN sessions_v3 k USING (session_id) ORDER BY e.rowid;
+	DROP TABLE events;
+	DROP TABLE sessions;
+	ALTER TABLE events_v3 RENAME TO events;
+	ALTER TABLE sessions_v3 RENAME TO sessions;
+	CREATE UNIQUE INDEX events_by_session ON events (sid, seq);`,
 }

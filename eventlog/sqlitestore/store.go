@@ -18,12 +18,18 @@
 // not follow it, so the chain never depends on the guess. The commit runs on
 // the driver's connection and statements (writer.go).
 //
-// Layout (schema 2): events in a rowid table, in the order they were
-// committed, with a unique index on (session_id, seq); each session's head
-// (last seq and hash, created and updated times) in sessions, written in
-// the same transaction as its events, so that Verify sees a deleted last
-// event. A commit of one event writes three pages (event, index entry,
-// head) where the bare table of bare_test.go writes two.
+// Layout (schema 3, schema.go): sessions gives each session an integer key
+// (sid) and holds its id and creation time, written once; events are in a
+// rowid table, in the order they were committed, naming their session by
+// its key, with a unique index on (sid, seq); each session's head (last seq
+// and hash, time updated) is in heads, a rowid table keyed by sid, written
+// in the same transaction as its events, so that Verify sees a deleted last
+// event, and apart from sessions, so that it also sees a deleted head. A
+// commit of one event writes three pages (event, index entry, head) where
+// the bare table of bare_test.go writes two; a commit's events, and its
+// heads, are written by one statement each (up to 64 rows, writer.go).
+// Read-only, the store also reads schemas 1 and 2 as they are
+// (readQueries).
 //
 // synchronous=NORMAL is not allowed: in WAL mode it can lose acknowledged
 // commits on power loss, and this log's promise is that an acknowledged
@@ -73,6 +79,7 @@ type Store struct {
 	opts Options
 	w    *sql.DB // exactly one connection: the writer
 	r    *sql.DB // read-only pool
+	q    *readQueries
 	hub  eventlog.Hub
 
 	mu       sync.RWMutex // guards closed against new appends
@@ -161,7 +168,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	if err := checkFile(abs, o.ReadOnly); err != nil {
 		return nil, err
 	}
-	s := &Store{path: abs, opts: o}
+	s := &Store{path: abs, opts: o, q: queriesFor(len(migrations))}
 	if !o.ReadOnly {
 		if s.w, err = sql.Open("sqlite", s.dsn(false)); err != nil {
 			return nil, fmt.Errorf("opening %s: %w", abs, err)
@@ -321,6 +328,37 @@ func migrate(ctx context.Context, conn *sql.Conn, path string) error {
 	return explain(path, "migrating event log", tx.Commit())
 }
 
+// readQueries are the reads of one schema.
+type readQueries struct {
+	read, verifyHead, verifyEvents, sessions string
+	// orphans lists the keys that events name and sessions does not
+	// (none before schema 3: "").
+	orphans string
+}
+
+// queriesFor is the reads of a schema from oldestReadable on.
+func queriesFor(schema int) *readQueries {
+	if schema < keyedSchema {
+		return &readQueries{
+			read:         `SELECT ` + columns + ` FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq`,
+			verifyHead:   `SELECT last_seq, head_hash FROM sessions WHERE session_id = ?`,
+			verifyEvents: `SELECT ` + columns + ` FROM events WHERE session_id = ? ORDER BY seq`,
+			sessions:     `SELECT session_id, created_at, updated_at, last_seq, head_hash FROM sessions ORDER BY updated_at DESC, session_id`,
+		}
+	}
+	// The session's key is looked up once, before the events' index is
+	// searched by it.
+	const bySession = `sid = (SELECT sid FROM sessions WHERE session_id = ?)`
+	return &readQueries{
+		read:         `SELECT ` + columns + ` FROM events WHERE ` + bySession + ` AND seq >= ? ORDER BY seq`,
+		verifyHead:   `SELECT h.last_seq, h.head_hash FROM sessions s JOIN heads h USING (sid) WHERE s.session_id = ?`,
+		verifyEvents: `SELECT ` + columns + ` FROM events WHERE ` + bySession + ` ORDER BY seq`,
+		sessions: `SELECT s.session_id, s.created_at, h.updated_at, h.last_seq, h.head_hash FROM sessions s JOIN heads h USING (sid)
+			ORDER BY h.updated_at DESC, s.session_id`,
+		orphans: `SELECT DISTINCT sid FROM events WHERE sid NOT IN (SELECT sid FROM sessions)`,
+	}
+}
+
 func (s *Store) checkReadable(ctx context.Context) error {
 	var appID, version int
 	row := s.r.QueryRowContext(ctx, "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version)")
@@ -336,6 +374,7 @@ func (s *Store) checkReadable(ctx context.Context) error {
 	if version < oldestReadable {
 		return fmt.Errorf("event log %s has schema version %d; open it once read-write to migrate it to %d", s.path, version, len(migrations))
 	}
+	s.q = queriesFor(version)
 	return nil
 }
 
@@ -545,10 +584,10 @@ func (s *Store) lead() {
 }
 
 type head struct {
-	seq     uint64
-	hash    string
-	created string
-	dirty   bool
+	sid   int64 // the session's key; 0 until it has one
+	seq   uint64
+	hash  string
+	dirty bool
 }
 
 // commit writes the batch in one transaction. On a database error nothing of
@@ -625,7 +664,7 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 				if err := w.flush(ctx); err != nil {
 					return nil, nil, err
 				}
-				results[i] = idempotent(ctx, w, r.ps[0])
+				results[i] = idempotent(ctx, w, h.sid, r.ps[0])
 				continue
 			}
 			if d.Seq > h.seq+1 {
@@ -648,11 +687,14 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 			if e.Seq != h.seq+1 || e.PrevHash != h.hash {
 				*e = p.Seal(h.seq+1, h.hash)
 			}
-			w.queue(e, r.ts[j])
-			h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
-			if h.created == "" {
-				h.created = r.ts[j]
+			if h.sid == 0 {
+				// A new session: its key, created at its first event.
+				if h.sid, err = w.newSession(ctx, r.ds[j].SessionID, r.ts[j]); err != nil {
+					return nil, nil, err
+				}
 			}
+			w.queue(e, h.sid, r.ts[j])
+			h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
 		}
 		results[i] = appendRes{es: es}
 		committed = append(committed, es...)
@@ -682,10 +724,10 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 // writeHeads records the new head of every session the commit appended
 // to, in one statement for up to maxRows sessions (writer.writeHeads).
 func writeHeads(ctx context.Context, w *writer, heads map[string]*head) error {
-	dirty := make([]sessionHead, 0, len(heads))
-	for id, h := range heads {
+	dirty := make([]*head, 0, len(heads))
+	for _, h := range heads {
 		if h.dirty {
-			dirty = append(dirty, sessionHead{id, h})
+			dirty = append(dirty, h)
 		}
 	}
 	if len(dirty) == 0 {
@@ -714,9 +756,9 @@ func (s *Store) head(ctx context.Context, w *writer, heads map[string]*head, id 
 }
 
 // idempotent answers a retried append whose seq is already stored.
-func idempotent(ctx context.Context, w *writer, p event.Prepared) appendRes {
+func idempotent(ctx context.Context, w *writer, sid int64, p event.Prepared) appendRes {
 	d := p.Draft()
-	stored, err := w.stored(ctx, d.SessionID, d.Seq)
+	stored, err := w.stored(ctx, d.SessionID, sid, d.Seq)
 	if err != nil {
 		return appendRes{err: fmt.Errorf("append retry of seq %d: %w", d.Seq, err)}
 	}
@@ -770,7 +812,7 @@ func (s *Store) Read(ctx context.Context, sessionID string, fromSeq uint64) iter
 			if !ok {
 				return fmt.Errorf("sqlite driver connection %T cannot query", dc)
 			}
-			rows, err := q.QueryContext(ctx, `SELECT `+columns+` FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq`,
+			rows, err := q.QueryContext(ctx, s.q.read,
 				[]driver.NamedValue{{Ordinal: 1, Value: sessionID}, {Ordinal: 2, Value: int64(fromSeq)}})
 			if err != nil {
 				return err
@@ -853,7 +895,7 @@ func textValue(v driver.Value) (string, bool) {
 
 // Sessions implements eventlog.Store.
 func (s *Store) Sessions(ctx context.Context) ([]eventlog.SessionInfo, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT session_id, created_at, updated_at, last_seq, head_hash FROM sessions ORDER BY updated_at DESC, session_id`)
+	rows, err := s.r.QueryContext(ctx, s.q.sessions)
 	if err != nil {
 		return nil, explain(s.path, "listing sessions", err)
 	}
@@ -882,12 +924,12 @@ func (s *Store) Subscribe(sessionID string) *eventlog.Subscription {
 func (s *Store) Verify(ctx context.Context, sessionID string) error {
 	var headSeq uint64
 	var headHash string
-	err := s.r.QueryRowContext(ctx, `SELECT last_seq, head_hash FROM sessions WHERE session_id = ?`, sessionID).Scan(&headSeq, &headHash)
+	err := s.r.QueryRowContext(ctx, s.q.verifyHead, sessionID).Scan(&headSeq, &headHash)
 	noHead := errors.Is(err, sql.ErrNoRows)
 	if err != nil && !noHead {
 		return explain(s.path, "verifying event log", err)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+columns+` FROM events WHERE session_id = ? ORDER BY seq`, sessionID)
+	rows, err := s.r.QueryContext(ctx, s.q.verifyEvents, sessionID)
 	if err != nil {
 		return explain(s.path, "verifying event log", err)
 	}
@@ -912,14 +954,58 @@ func (s *Store) Verify(ctx context.Context, sessionID string) error {
 	}
 	if noHead {
 		if n == 0 {
+			orphaned, err := s.orphaned(ctx, sessionID)
+			if err != nil {
+				return explain(s.path, "verifying event log", err)
+			}
+			if orphaned {
+				return &eventlog.ChainError{SessionID: sessionID, Seq: 1, Problem: "session has events but no recorded key (sessions row deleted)"}
+			}
 			return fmt.Errorf("session %s: %w", sessionID, eventlog.ErrNoSession)
 		}
-		return &eventlog.ChainError{SessionID: sessionID, Seq: 1, Problem: "session has events but no recorded head (sessions row deleted)"}
+		return &eventlog.ChainError{SessionID: sessionID, Seq: 1, Problem: "session has events but no recorded head (head row deleted)"}
 	}
 	if ce := c.End(headSeq, headHash); ce != nil {
 		return ce
 	}
 	return nil
+}
+
+// orphaned reports whether the log holds events of the session under a key
+// that sessions no longer has (its row deleted), so that Verify tells that
+// from a session never recorded. Events name their session by its key
+// only, so each orphaned key's first event is tried: its hash covers the
+// session id. This reads the whole index of events, but only when Verify
+// is asked for a session it does not find.
+func (s *Store) orphaned(ctx context.Context, sessionID string) (bool, error) {
+	if s.q.orphans == "" {
+		return false, nil
+	}
+	rows, err := s.r.QueryContext(ctx, s.q.orphans)
+	if err != nil {
+		return false, err
+	}
+	var sids []int64
+	for rows.Next() {
+		var sid int64
+		if err := rows.Scan(&sid); err != nil {
+			rows.Close()
+			return false, err
+		}
+		sids = append(sids, sid)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	for _, sid := range sids {
+		row := s.r.QueryRowContext(ctx, `SELECT `+columns+` FROM events WHERE sid = ? ORDER BY seq LIMIT 1`, sid)
+		e, err := scanEvent(row, sessionID)
+		if err == nil && e.ComputeHash() == e.Hash {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Close implements eventlog.Store.

@@ -35,14 +35,16 @@ func TestTamper(t *testing.T) {
 			`UPDATE events SET seq = 4 WHERE seq = 100`,
 		}, 2},
 		{"insert row at the end", []string{
-			`INSERT INTO events SELECT session_id, 6, v, turn_id, type, ts, payload, hash, hash FROM events WHERE seq = 5`,
+			`INSERT INTO events SELECT sid, 6, v, turn_id, type, ts, payload, hash, hash FROM events WHERE seq = 5`,
 		}, 6},
 		{"insert row in the middle", []string{
 			`UPDATE events SET seq = seq + 100 WHERE seq >= 3`,
 			`UPDATE events SET seq = seq - 99 WHERE seq >= 103`,
-			`INSERT INTO events SELECT session_id, 3, v, turn_id, type, ts, payload, prev_hash, hash FROM events WHERE seq = 2`,
+			`INSERT INTO events SELECT sid, 3, v, turn_id, type, ts, payload, prev_hash, hash FROM events WHERE seq = 2`,
 		}, 3},
-		{"drop session head", []string{`DELETE FROM sessions`}, 1},
+		{"drop session head", []string{`DELETE FROM heads`}, 1},
+		{"drop session key", []string{`DELETE FROM sessions`}, 1},
+		{"drop session key and head", []string{`DELETE FROM sessions`, `DELETE FROM heads`}, 1},
 		{"corrupt timestamp", []string{`UPDATE events SET ts = 'yesterday' WHERE seq = 2`}, 2},
 	}
 	for _, tc := range tests {

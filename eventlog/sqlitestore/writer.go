@@ -46,11 +46,12 @@ type writer struct {
 	rows           []pendingRow // events sealed for the commit, not yet inserted
 }
 
-// pendingRow is an event of the commit under way and its timestamp as
-// stored.
+// pendingRow is an event of the commit under way, its session's key and
+// its timestamp as stored.
 type pendingRow struct {
-	e  *event.Event
-	ts string
+	e   *event.Event
+	sid int64
+	ts  string
 }
 
 // maxRows (1<<maxRowsLog) is the most rows one statement writes: 64 rows of
@@ -68,17 +69,18 @@ type stmt interface {
 }
 
 type writerStmts struct {
-	head, dataVersion, stored stmt
+	head, newSession, dataVersion, stored stmt
 }
 
 func (st *writerStmts) all() []*stmt {
-	return []*stmt{&st.head, &st.dataVersion, &st.stored}
+	return []*stmt{&st.head, &st.newSession, &st.dataVersion, &st.stored}
 }
 
 var writerQueries = [...]string{
-	`SELECT last_seq, head_hash, created_at FROM sessions WHERE session_id = ?`,
+	`SELECT s.sid, h.last_seq, h.head_hash FROM sessions s LEFT JOIN heads h USING (sid) WHERE s.session_id = ?`,
+	`INSERT INTO sessions (session_id, created_at) VALUES (?, ?)`,
 	`PRAGMA data_version`,
-	`SELECT ` + columns + ` FROM events WHERE session_id = ? AND seq = ?`,
+	`SELECT ` + columns + ` FROM events WHERE sid = ? AND seq = ?`,
 }
 
 // insertQuery inserts n events.
@@ -90,14 +92,14 @@ var writerQueries = [...]string{
 // inserts of one row). A failed statement fails its whole commit anyway
 // (commitOn), so it may as well roll the transaction back itself.
 func insertQuery(n int) string {
-	return `INSERT OR ROLLBACK INTO events (session_id, seq, v, turn_id, type, ts, payload, prev_hash, hash) VALUES ` + placeholders(n, 9)
+	return `INSERT OR ROLLBACK INTO events (sid, seq, v, turn_id, type, ts, payload, prev_hash, hash) VALUES ` + placeholders(n, 9)
 }
 
 // headsQuery writes n sessions' heads: a new session's row is inserted,
-// an existing one's head and updated_at replaced (created_at stays).
+// an existing one's replaced in place.
 func headsQuery(n int) string {
-	return `INSERT OR ROLLBACK INTO sessions (session_id, created_at, updated_at, last_seq, head_hash) VALUES ` + placeholders(n, 5) + `
-		ON CONFLICT (session_id) DO UPDATE SET updated_at = excluded.updated_at, last_seq = excluded.last_seq, head_hash = excluded.head_hash`
+	return `INSERT OR ROLLBACK INTO heads (sid, updated_at, last_seq, head_hash) VALUES ` + placeholders(n, 4) + `
+		ON CONFLICT (sid) DO UPDATE SET updated_at = excluded.updated_at, last_seq = excluded.last_seq, head_hash = excluded.head_hash`
 }
 
 // placeholders is n rows of cols parameters: (?,?),(?,?).
@@ -264,9 +266,10 @@ func (w *writer) add(vs ...driver.Value) []driver.NamedValue {
 	return w.args
 }
 
-// queue adds an event to the commit's rows; flush inserts them.
-func (w *writer) queue(e *event.Event, ts string) {
-	w.rows = append(w.rows, pendingRow{e, ts})
+// queue adds an event of the session keyed sid to the commit's rows;
+// flush inserts them.
+func (w *writer) queue(e *event.Event, sid int64, ts string) {
+	w.rows = append(w.rows, pendingRow{e, sid, ts})
 }
 
 // flush inserts the queued events, in the order they were queued.
@@ -281,29 +284,33 @@ func (w *writer) flush(ctx context.Context) error {
 		w.args = w.args[:0]
 		for _, r := range rows[start : start+1<<k] {
 			e := r.e
-			w.add(e.SessionID, int64(e.Seq), int64(e.V), e.TurnID, string(e.Type), r.ts, []byte(e.Payload), e.PrevHash, e.Hash)
+			w.add(r.sid, int64(e.Seq), int64(e.V), e.TurnID, string(e.Type), r.ts, []byte(e.Payload), e.PrevHash, e.Hash)
 		}
 		_, err = st.ExecContext(ctx, w.args)
 		return err
 	})
 }
 
-// sessionHead is a session's head to be written.
-type sessionHead struct {
-	id string
-	h  *head
+// newSession records a session that has no key yet, created at created,
+// and returns its key.
+func (w *writer) newSession(ctx context.Context, id, created string) (int64, error) {
+	res, err := w.stmts.newSession.ExecContext(ctx, w.bind(id, created))
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
 }
 
 // writeHeads writes the heads, updated at now.
-func (w *writer) writeHeads(ctx context.Context, heads []sessionHead, now string) error {
+func (w *writer) writeHeads(ctx context.Context, heads []*head, now string) error {
 	return chunks(len(heads), func(start, k int) error {
 		st, err := w.rowStmt(ctx, &w.heads, k, headsQuery)
 		if err != nil {
 			return err
 		}
 		w.args = w.args[:0]
-		for _, sh := range heads[start : start+1<<k] {
-			w.add(sh.id, sh.h.created, now, int64(sh.h.seq), sh.h.hash)
+		for _, h := range heads[start : start+1<<k] {
+			w.add(h.sid, now, int64(h.seq), h.hash)
 		}
 		_, err = st.ExecContext(ctx, w.args)
 		return err
@@ -343,30 +350,37 @@ func (w *writer) dataVersion(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-// readHead reads the session's head from its row; a session without one
-// starts at the genesis hash.
+// readHead reads the session's key and head; a session without a key
+// (new) has sid 0, and one without a head starts at the genesis hash.
 func (w *writer) readHead(ctx context.Context, id string) (*head, error) {
 	h := &head{hash: event.GenesisHash}
 	found, err := w.query(ctx, w.stmts.head, w.bind(id), 3)
 	if err != nil || !found {
 		return h, err
 	}
-	seq, ok := w.dest[0].(int64)
+	sid, ok := w.dest[0].(int64)
+	if !ok || sid <= 0 {
+		return nil, fmt.Errorf("session %s: key %v is not a positive integer", id, w.dest[0])
+	}
+	h.sid = sid
+	if w.dest[1] == nil && w.dest[2] == nil {
+		return h, nil // no head
+	}
+	seq, ok := w.dest[1].(int64)
 	if !ok || seq < 0 {
-		return nil, fmt.Errorf("session %s: last_seq %v is not a count", id, w.dest[0])
+		return nil, fmt.Errorf("session %s: last_seq %v is not a count", id, w.dest[1])
 	}
-	hash, ok1 := textValue(w.dest[1])
-	created, ok2 := textValue(w.dest[2])
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("session %s: head_hash or created_at is not text", id)
+	hash, ok := textValue(w.dest[2])
+	if !ok {
+		return nil, fmt.Errorf("session %s: head_hash is not text", id)
 	}
-	h.seq, h.hash, h.created = uint64(seq), hash, created
+	h.seq, h.hash = uint64(seq), hash
 	return h, nil
 }
 
-// stored reads the event at seq of the session.
-func (w *writer) stored(ctx context.Context, session string, seq uint64) (event.Event, error) {
-	found, err := w.query(ctx, w.stmts.stored, w.bind(session, int64(seq)), len(w.dest))
+// stored reads the event at seq of the session keyed sid.
+func (w *writer) stored(ctx context.Context, session string, sid int64, seq uint64) (event.Event, error) {
+	found, err := w.query(ctx, w.stmts.stored, w.bind(sid, int64(seq)), len(w.dest))
 	if err != nil {
 		return event.Event{}, err
 	}
