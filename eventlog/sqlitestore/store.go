@@ -645,7 +645,8 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 		s.dataVersion = dv
 	}
 	heads := make(map[string]*head, len(batch))
-	w.rows = w.rows[:0] // a failed commit may have left some
+	clear(w.rows) // a failed commit may have left some
+	w.rows = w.rows[:0]
 	n := 0
 	for _, r := range batch {
 		n += len(r.ps)

@@ -276,6 +276,7 @@ func (w *writer) queue(e *event.Event, sid int64, ts string) {
 func (w *writer) flush(ctx context.Context) error {
 	rows := w.rows
 	w.rows = w.rows[:0]
+	defer clear(rows) // keep no event past its commit
 	return chunks(len(rows), func(start, k int) error {
 		st, err := w.rowStmt(ctx, &w.inserts, k, insertQuery)
 		if err != nil {
