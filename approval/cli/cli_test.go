@@ -191,6 +191,10 @@ func TestTerminal(t *testing.T) {
 	hostile := question("tc_1", risk.Credential, "cat ~/.ssh/id_rsa\x1b[2J\u202e", risk.Finding{
 		Risk: risk.Credential, Arg: "command", Span: risk.Span{Start: 4, End: 17}, Text: "~/.ssh/id_rsa\x1b[2J", Why: "reads a private key\x07"})
 	hostile.Decision.Reason = "credential read\x1b]0;pwned\x07"
+	long := question("tc_1", risk.Execute, "git status")
+	long.Decision.Reason = "shell has base risk execute and nothing in its arguments raised it; execute calls are asked by default. " +
+		"The built-in rule `builtin:git-status` covers only plain reads inside the working directory, and in the repository git runs in, " +
+		"its own configuration sets core.fsmonitor, with which git runs a program to list changed files (git status, git diff, git ls-files). 中文的理由也按宽度折行。"
 
 	tests := []ttyCase{
 		{name: "execute allow once", q: exec, steps: []step{{2 * time.Second, "o"}}, want: allow("allow_once")},
@@ -225,6 +229,9 @@ func TestTerminal(t *testing.T) {
 			want: executor.Answer{Actor: event.ActorSystem, Reason: approval.ReasonCancelled}},
 		{name: "no color", q: rm, noColor: true, steps: []step{{0, "o"}, {0, "confirm\r"}}, want: allow("allow_once")},
 		{name: "hostile text is escaped", q: hostile, steps: []step{{0, "d"}}, want: userDeny},
+		// A reason longer than the terminal is wide (80 columns when its
+		// size is unknown) is broken at spaces inside the box.
+		{name: "long reason is wrapped", q: long, steps: []step{{0, "d"}}, want: userDeny},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

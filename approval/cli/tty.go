@@ -11,6 +11,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/width"
+
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -130,6 +132,48 @@ func rows(line string, w int) int {
 	return (n + w - 1) / w
 }
 
+// wrapLines is label followed by text, broken at spaces into lines that
+// fit cols columns, the lines after the first starting with indent
+// instead (label and indent are as wide). A word longer than a line is
+// left whole, for the terminal to wrap.
+func wrapLines(label, indent, text string, cols int) []string {
+	room := cols - cells(label)
+	if room < 20 {
+		return []string{label + text}
+	}
+	var out []string
+	line, used := label, 0
+	for _, word := range strings.Fields(text) {
+		n := cells(word)
+		if used > 0 && used+1+n > room {
+			out = append(out, line)
+			line, used = indent, 0
+		}
+		if used > 0 {
+			line += " "
+			used++
+		}
+		line += word
+		used += n
+	}
+	return append(out, line)
+}
+
+// cells is how many terminal columns s takes: two for a wide (East Asian)
+// rune, one for any other.
+func cells(s string) int {
+	n := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
 // renderBlock draws the question; lines end in \r\n since the terminal is
 // raw.
 func (r *run) renderBlock() string {
@@ -146,7 +190,8 @@ func (r *run) renderBlock() string {
 	add("%s", r.paint(bold, "╭─ "+head))
 	add("│ tool     %s", r.paint(bold, clean(q.Tool.Name)))
 	add("│ risk     %s %s", r.paint(riskColour[level], " "+strings.ToUpper(level.String())+" "), words[level])
-	add("│ reason   %s", clean(q.Decision.Reason))
+	w, _ := r.screen()
+	lines = append(lines, wrapLines("│ reason   ", "│          ", clean(q.Decision.Reason), w)...)
 	e, isEdit := editFor(q.Tool.Name, q.Args, r.opts.Dir, r.opts.ReadFile)
 	if isEdit {
 		if path, ok := argString(q.Args, "path"); ok {
@@ -181,7 +226,7 @@ func (r *run) renderBlock() string {
 		for i, l := range e.lines {
 			p.diff[i] = "│ " + r.paintDiff(l)
 		}
-		w, h := r.screen()
+		_, h := r.screen()
 		budget := h - 1 // the status line
 		for _, l := range lines {
 			budget -= rows(l, w)
