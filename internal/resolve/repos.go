@@ -391,6 +391,21 @@ func riskyVar(v gitConfigVar, gitDir, root string) string {
 		}
 	case "hook":
 		return runs + " as a hook"
+	case "log", "pretty", "format":
+		// Signatures: git checks them by running gpg, which no read-only
+		// form given on the command line may ask for (--show-signature,
+		// %G placeholders).
+		const gpg = "with which git log runs gpg to check commit signatures"
+		switch {
+		case v.section == "log" && v.key == "showsignature":
+			if b, ok := gitBool(v); !ok || b {
+				return gpg
+			}
+		case v.section == "pretty" || v.section == "format" && v.key == "pretty":
+			if strings.Contains(v.value, "%G") {
+				return gpg
+			}
+		}
 	case "blame":
 		if v.key == "ignorerevsfile" && !insideRoot(v.value, root) {
 			return "a file outside the repository that git blame reads, and prints lines of in its errors"

@@ -268,6 +268,11 @@ func TestGitConfigsSeeARiskyConfiguration(t *testing.T) {
 		{"remote.origin.promisor true", "remote.promisor"},
 		{"hook.pre-x.command /tmp/x.sh", "hook.command"},
 		{"blame.ignoreRevsFile /etc/passwd", "blame.ignorerevsfile"},
+		{"log.showSignature true", "log.showsignature"},
+		{"log.showSignature false", ""},
+		{"format.pretty %h%G?", "format.pretty"},
+		{"pretty.sig %GS", "pretty.sig"},
+		{"pretty.short %h", ""},
 		{"blame.ignoreRevsFile .git-blame-ignore-revs", ""},
 		{"core.hooksPath .githooks", ""}, // a hooks directory alone runs nothing for a read
 		{"user.name someone", ""},

@@ -157,6 +157,13 @@ func gitReadOnly(args []arg) string {
 	return "git " + sub
 }
 
+// formatRunsGpg reports whether a --format or --pretty value asks for a
+// commit's signature (%G?, %GS, %GK …; %(signature) of ref formats), which
+// git checks by running gpg, as --show-signature does.
+func formatRunsGpg(v string) bool {
+	return strings.Contains(v, "%G") || strings.Contains(v, "%(signature")
+}
+
 // gitListing reports whether args (the subcommand and its words) use only
 // the options of the subcommand's table, and for branch and tag only the
 // listing forms.
@@ -166,6 +173,9 @@ func gitListing(sub string, args []arg) bool {
 	for _, op := range os {
 		if op.unknown || op.x.glob || op.val.glob {
 			return false
+		}
+		if (op.name == "--format" || op.name == "--pretty") && formatRunsGpg(op.val.s) {
+			return false // like --show-signature
 		}
 	}
 	for _, x := range ops {
