@@ -353,8 +353,8 @@ func riskyVar(v gitConfigVar, gitDir, root string) string {
 	case "core":
 		switch v.key {
 		case "fsmonitor":
-			if b, ok := gitBool(v); ok && !b {
-				return ""
+			if _, ok := gitBool(v); ok {
+				return "" // off, or git's own daemon (git fsmonitor--daemon): no program of the repository's
 			}
 			return runs + " to list changed files (git status, git diff, git ls-files)"
 		case "worktree":

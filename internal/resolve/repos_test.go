@@ -260,6 +260,8 @@ func TestGitConfigsSeeARiskyConfiguration(t *testing.T) {
 		{"core.worktree ../..", "core.worktree"},
 		{"core.fsmonitor /tmp/x.sh", "core.fsmonitor"},
 		{"core.fsmonitor false", ""},
+		{"core.fsmonitor true", ""}, // git's own daemon, as scalar sets it
+		{"core.fsmonitor yes", ""},
 		{"include.path /tmp/other", "include.path"},
 		{"includeIf.gitdir:/.path /tmp/other", "includeif.path"},
 		{"filter.lfs.process /tmp/x.sh", "filter.process"},
