@@ -77,10 +77,17 @@ func ReposToScan(req Request) []string {
 // command's own options is not listed: such a call is never covered. It is
 // pure, like Check.
 func GitConfigsToRead(req Request) []string {
-	var j judge
-	j.run(&req)
+	// The shell's analysis alone says where git runs: no judgement of
+	// the request is needed, and the caller's Analysis is used when it
+	// fits.
+	cmd, cwd, ok := shellInput(&req, pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome})
+	if !ok {
+		return nil
+	}
+	j := judge{req: req}
+	res, _ := j.analyzeShell(cmd, cwd)
 	var out []string
-	for _, d := range j.repos {
+	for _, d := range res.Repos {
 		if d != "" {
 			out = append(out, d)
 		}
