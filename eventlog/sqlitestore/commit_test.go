@@ -152,3 +152,29 @@ func TestCommitsLargerThanOneStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestReadBeforeTheSessionExists: a Read of a session with no key yet
+// finds nothing, and does not keep that: once the session is appended to,
+// Read finds its events.
+func TestReadBeforeTheSessionExists(t *testing.T) {
+	s := openStore(t)
+	count := func() int {
+		n := 0
+		for _, err := range s.Read(context.Background(), "later", 1) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("read %d events of a session never appended to", n)
+	}
+	if _, err := s.Append(context.Background(), storetest.Draft(t, "later", "now", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("read %d events after the first append, want 1", n)
+	}
+}
