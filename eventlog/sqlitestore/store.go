@@ -333,13 +333,13 @@ func migrate(ctx context.Context, conn *sql.Conn, path string) error {
 
 // readQueries are the reads of one schema.
 type readQueries struct {
-	read, verifyHead, verifyEvents, sessions string
-	// key finds a session's key, and readByKey reads by it (schema 3;
-	// before, "" and read takes the session id). readByKey compares the
+	verifyHead, verifyEvents, sessions string
+	// read reads by session id (schemas 1 and 2). From schema 3, key
+	// finds a session's key and readByKey reads by it. readByKey compares the
 	// key through CAST: with the integer bound as it is, SQLite prepared
 	// each Read's statement twice (sqlite3Reprepare at its first step,
 	// about 7 µs of a follower's read).
-	key, readByKey string
+	read, key, readByKey string
 	// orphans lists the keys that events name and sessions does not
 	// (none before schema 3: "").
 	orphans string
@@ -359,7 +359,6 @@ func queriesFor(schema int) *readQueries {
 	// searched by it.
 	const bySession = `sid = (SELECT sid FROM sessions WHERE session_id = ?)`
 	return &readQueries{
-		read:         `SELECT ` + columns + ` FROM events WHERE ` + bySession + ` AND seq >= ? ORDER BY seq`,
 		key:          `SELECT sid FROM sessions WHERE session_id = ?`,
 		readByKey:    `SELECT ` + columns + ` FROM events WHERE sid = CAST(? AS INTEGER) AND seq >= ? ORDER BY seq`,
 		verifyHead:   `SELECT h.last_seq, h.head_hash FROM sessions s JOIN heads h USING (sid) WHERE s.session_id = ?`,
@@ -870,10 +869,10 @@ func (s *Store) Read(ctx context.Context, sessionID string, fromSeq uint64) iter
 // the query finding the key in the same statement took a follower about
 // 6 µs longer (p50) than schema 2's. The store never changes a session's
 // key once given, so a key cached here stays right in every process that
-// shares the file; only an edit behind the store's back (the sessions row
-// deleted, and the session appended to again under a new key) could leave
-// a long-lived reader reading the old key's events, which Verify, not
-// cached, reports.
+// shares the file. Only an edit behind the store's back changes one: if a
+// session's sessions row is deleted and the session appended to again, it
+// gets a new key, and a reader that kept the old one goes on reading the
+// old events (Verify, which does not use the cache, reads the new ones).
 func (s *Store) keyOf(ctx context.Context, q driver.QueryerContext, id string) (sid int64, found bool, err error) {
 	if v, ok := s.keys.Load(id); ok {
 		return v.(int64), true, nil
