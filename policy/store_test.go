@@ -27,10 +27,14 @@ func newWorld(t testing.TB) *world {
 		t.Fatal(err)
 	}
 	w := &world{repo: filepath.Join(base, "repo"), cfg: filepath.Join(base, "cfg"), home: filepath.Join(base, "home")}
-	for _, d := range []string{filepath.Join(w.repo, ".git"), w.cfg, w.home} {
+	for _, d := range []string{filepath.Join(w.repo, ".git", "objects"), filepath.Join(w.repo, ".git", "refs"), w.cfg, w.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A git directory git takes for one: HEAD, objects and refs.
+	if err := os.WriteFile(filepath.Join(w.repo, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return w
 }

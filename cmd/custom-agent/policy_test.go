@@ -27,10 +27,14 @@ func policyWorld(t *testing.T) (repo, cfg string) {
 		t.Fatal(err)
 	}
 	repo, cfg = filepath.Join(base, "repo"), filepath.Join(base, "cfg")
-	for _, d := range []string{filepath.Join(repo, ".git"), cfg, filepath.Join(base, "home")} {
+	for _, d := range []string{filepath.Join(repo, ".git", "objects"), filepath.Join(repo, ".git", "refs"), cfg, filepath.Join(base, "home")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A git directory git takes for one: HEAD, objects and refs.
+	if err := os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("HOME", filepath.Join(base, "home"))
 	t.Setenv("XDG_CONFIG_HOME", cfg)

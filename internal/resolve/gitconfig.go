@@ -232,9 +232,10 @@ func (p *gitConfigParser) variable(c byte) (gitConfigVar, bool) {
 	}
 }
 
-// isGitSpace is C's isspace, as git uses it.
+// isGitSpace is git's own isspace (git-compat-util.h, sane_ctype): space,
+// tab, LF and CR, not C's vertical tab or form feed.
 func isGitSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
 func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -22,7 +22,7 @@ var gitConfigPieces = []string{
 	"[diff \"p\\q\"]", "[filter \"lfs\"]", "[a.B]", "[core.sub]", "[diff\t\"t\"]", "[diff \"unterminated]", "[core",
 	"[]", "[c-d]", "[c_d]", "fsmonitor", "FsMonitor", "textconv", "clean", "worktree", "x-y", "k2", "2k", " = ", "=",
 	"\t", " ", "value", "\"quoted ; # value\"", "\"open", "a\\", "b\\t", "\\n", "\\\"", "\\\\", "\\q", " # comment",
-	" ; comment", "#", ";", "\"", "]", "\n", "\n", "\n", "\r\n", "\r", "\x00", "é",
+	" ; comment", "#", ";", "\"", "]", "\n", "\n", "\n", "\r\n", "\r", "\x00", "é", "\v", "\f", "\t\v",
 }
 
 // TestParseGitConfigAgreesWithGit holds the gate's reading of a

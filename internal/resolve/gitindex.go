@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -82,8 +83,8 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 			return fmt.Errorf("git index entry %d: %w", n, err)
 		}
 		prev = append(prev, suffix...)
-		if len(prev) == 0 {
-			return fmt.Errorf("git index entry %d: empty name", n)
+		if !validIndexPath(prev) {
+			return fmt.Errorf("git index entry %d: %q is not a path git would write", n, prev)
 		}
 		if version < 4 {
 			// NUL padding to a multiple of 8 bytes, the terminating NUL
@@ -123,6 +124,28 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 		}
 	}
 	return nil
+}
+
+// validIndexPath reports whether name is a path git itself would put in an
+// index (verify_path): relative, with no empty, "." or ".." component and
+// no component that is .git in any case (or one NTFS or HFS would read as
+// .git), and no backslash. git does not check the names of an index it
+// reads, so an index written by hand may name ../../x or /etc/x, and git
+// grep and git diff read that file: such an index is not read.
+func validIndexPath(name []byte) bool {
+	if len(name) == 0 || name[0] == '/' || name[len(name)-1] == '/' || bytes.IndexByte(name, '\\') >= 0 {
+		return false
+	}
+	for _, c := range bytes.Split(name, []byte("/")) {
+		switch string(c) {
+		case "", ".", "..":
+			return false
+		}
+		if l := bytes.ToLower(c); bytes.HasPrefix(l, []byte(".git")) && len(bytes.Trim(l[4:], ". ")) == 0 || bytes.HasPrefix(l, []byte("git~")) {
+			return false
+		}
+	}
+	return true
 }
 
 // countingReader counts the bytes read through it.

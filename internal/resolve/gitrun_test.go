@@ -150,6 +150,43 @@ func TestBuiltinGitRunsNoRepositoryProgram(t *testing.T) {
 			git(dir, "commit", "-qm", "sub")
 			git(sub, "config", "core.fsmonitor", mark)
 		}, []string{"git status", "git diff"}},
+		{"a broken .git beside a git directory the model wrote", func(dir string) {
+			// Every file here is one a model can write in accept-edits
+			// but .git/HEAD, which is now protected; git, finding .git no
+			// repository, takes the project itself for one.
+			write(t, filepath.Join(dir, ".git", "HEAD"), "garbage\n")
+			write(t, filepath.Join(dir, "HEAD"), "ref: refs/heads/main\n")
+			write(t, filepath.Join(dir, "objects", "x"), "x")
+			write(t, filepath.Join(dir, "refs", "x"), "x")
+			write(t, filepath.Join(dir, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "+mark+"\n")
+		}, []string{"git status", "git ls-files"}},
+		{"git -C through a link into a git directory", func(dir string) {
+			evil := filepath.Join(dir, "evil")
+			write(t, filepath.Join(evil, "HEAD"), "ref: refs/heads/main\n")
+			write(t, filepath.Join(evil, "objects", "x"), "x")
+			write(t, filepath.Join(evil, "refs", "x"), "x")
+			write(t, filepath.Join(evil, "config"), "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = "+mark+"\n")
+			if err := os.Symlink("evil/objects", filepath.Join(dir, "docs")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"git -C docs/.. status", "git -C docs status"}},
+		{"a submodule not checked out, opened by diff.submodule=diff", func(dir string) {
+			sub := filepath.Join(dir, "sub")
+			if err := os.Mkdir(sub, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			git(sub, "init", "-q")
+			write(t, filepath.Join(sub, "b.txt"), "b\n")
+			git(sub, "add", "b.txt")
+			git(sub, "commit", "-qm", "b")
+			git(dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "mod")
+			git(dir, "commit", "-qm", "mod")
+			git(dir, "config", "diff.submodule", "diff")
+			git(dir, "config", "--file", filepath.Join(dir, ".git", "modules", "mod", "config"), "diff.external", mark)
+			if err := os.RemoveAll(filepath.Join(dir, "mod")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"git diff"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
 )
@@ -138,11 +140,14 @@ const (
 )
 
 // judgeConfig judges the configuration of the repository at root with git
-// directory gitDir, and then that of each submodule its index lists that
-// is checked out (has a .git). budget counts down the submodules read.
+// directory gitDir, then that of each submodule its index lists that is
+// checked out (has a .git), and that of every submodule git directory kept
+// under its modules directory, checked out or not: git diff with
+// diff.submodule=diff opens those too. budget counts down the submodules
+// and gitlinks read.
 func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	if gitDir == "" {
-		return "its configuration was not read: its .git is a link, a .git file naming no directory or a git directory shared with another through commondir, or the directory itself looks like a git directory"
+		return "its configuration was not read: its .git is a link, a .git file naming no directory, a directory git would not take for a repository, or a git directory shared with another through commondir, or the directory itself looks like a git directory"
 	}
 	hashLen, risky := readGitConfig(gitDir, root)
 	if risky != "" {
@@ -150,11 +155,15 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	}
 	links, ok := gitlinks(filepath.Join(gitDir, "index"), hashLen)
 	if !ok {
-		return "its index, which lists the submodules git looks into with their own configurations, could not be read"
+		return "its index, which lists the submodules git looks into with their own configurations, could not be read whole"
+	}
+	*budget -= len(links)
+	if *budget < 0 || depth >= maxSubmoduleDepth && len(links) > 0 {
+		return tooManySubmodules
 	}
 	for _, l := range links {
-		sroot := filepath.Join(root, filepath.FromSlash(l))
-		p := filepath.Join(sroot, ".git")
+		sroot := root + "/" + l
+		p := sroot + "/.git"
 		st, err := os.Lstat(p)
 		var sub string
 		switch {
@@ -162,19 +171,91 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 			continue // not checked out: git does not look into it
 		case err != nil:
 		case st.IsDir():
-			sub = plainGitDir(p)
+			if isGitDirectory(p) {
+				sub = plainGitDir(p)
+			}
 		case st.Mode().IsRegular():
-			sub = plainGitDir(gitFileDir(sroot, p))
-		}
-		*budget--
-		if *budget < 0 || depth >= maxSubmoduleDepth {
-			return "it has more submodules, or submodules nested deeper, than the engine reads the configurations of"
+			if g := gitFileDir(sroot, p); g != "" && isGitDirectory(g) {
+				sub = plainGitDir(g)
+			}
 		}
 		if c := judgeConfig(sroot, sub, depth+1, budget); c != "" {
 			return "in its submodule " + strconv.Quote(l) + ", " + c
 		}
 	}
+	return judgeModules(root, filepath.Join(gitDir, "modules"), depth, budget)
+}
+
+const tooManySubmodules = "it has more submodules, or submodules nested deeper, than the engine reads the configurations of"
+
+// judgeModules judges the configuration of every git directory beneath
+// dir, the modules directory of the repository at root: a submodule's
+// name may hold slashes, so a directory that is not a git directory is
+// looked into, and a git directory's own modules after it. Their working
+// trees may be anywhere inside root (or absent), so core.worktree counts
+// only when it leads outside root.
+func judgeModules(root, dir string, depth int, budget *int) string {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return ""
+	}
+	if err != nil {
+		return "its submodules' git directories (" + dir + ") could not be read"
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		*budget--
+		if *budget < 0 || depth >= maxSubmoduleDepth {
+			return tooManySubmodules
+		}
+		p := filepath.Join(dir, e.Name())
+		if !mayBeGitDir(p) {
+			if c := judgeModules(root, p, depth+1, budget); c != "" {
+				return c
+			}
+			continue
+		}
+		_, risky := readGitConfig(p, "")
+		if risky == "" {
+			risky = moduleWorktree(p, root)
+		}
+		if risky == "" {
+			risky = judgeModules(root, filepath.Join(p, "modules"), depth+1, budget)
+		}
+		if risky != "" {
+			return "in its submodule's git directory " + strconv.Quote(p) + ", " + risky
+		}
+	}
 	return ""
+}
+
+// moduleWorktree judges the core.worktree of the submodule git directory
+// gitDir (which readGitConfig, not knowing its working tree, let pass): ""
+// when it leads inside root or names none.
+func moduleWorktree(gitDir, root string) string {
+	var why string
+	for _, name := range []string{"config", "config.worktree"} {
+		b, err := readSmall(filepath.Join(gitDir, name), 1<<20)
+		if err != nil {
+			continue // readGitConfig judged that already
+		}
+		_ = parseGitConfig(b, func(v gitConfigVar) {
+			if why == "" && v.section == "core" && v.key == "worktree" && !insideRoot(relTo(gitDir, v.value), root) {
+				why = "its own configuration sets core.worktree, a working tree outside the repository, whose files git reads"
+			}
+		})
+	}
+	return why
+}
+
+// relTo makes p absolute against base, joined and not cleaned.
+func relTo(base, p string) string {
+	if strings.HasPrefix(p, "/") || p == "" {
+		return p
+	}
+	return base + "/" + p
 }
 
 // gitlinks returns the paths of the submodules (gitlink entries) the
@@ -214,13 +295,17 @@ func gitlinks(path string, hashLen int) (links []string, ok bool) {
 // readGitConfig reads the configuration of the repository with git
 // directory gitDir and working tree root (config, config.worktree) once:
 // the length of its object ids (32 bytes when it says objectformat
-// sha256, else 20) and a clause naming the first key
-// with which git runs a program or reads outside the repository ("" when
-// none; a configuration that cannot be read whole counts as such). The
-// user's own configuration (~/.gitconfig) is theirs and not looked at.
+// sha256, else 20) and a clause naming the first key with which git runs a
+// program or reads outside the repository ("" when none; a configuration
+// that cannot be read whole counts as such), or the post-index-change hook
+// it would run. config.worktree is judged whether or not git reads it
+// (extensions.worktreeConfig), and every hooks directory either file names
+// is looked in, as well as the git directory's own: more than git uses,
+// never less. The user's own configuration (~/.gitconfig) is theirs and
+// not looked at.
 func readGitConfig(gitDir, root string) (hashLen int, risky string) {
 	hashLen = 20
-	hooks := ""
+	var hooks []string
 	for _, name := range []string{"config", "config.worktree"} {
 		b, err := readSmall(filepath.Join(gitDir, name), 1<<20)
 		if errors.Is(err, os.ErrNotExist) {
@@ -228,14 +313,11 @@ func readGitConfig(gitDir, root string) (hashLen int, risky string) {
 		}
 		if err == nil {
 			err = parseGitConfig(b, func(v gitConfigVar) {
-				if v.section == "core" && v.key == "repositoryformatversion" {
-					return
-				}
 				if v.section == "extensions" && v.key == "objectformat" && strings.EqualFold(v.value, "sha256") {
 					hashLen = 32
 				}
 				if v.section == "core" && v.key == "hookspath" {
-					hooks = v.value
+					hooks = append(hooks, v.value)
 				}
 				if why := riskyVar(v, gitDir, root); why != "" && risky == "" {
 					risky = "its own configuration sets " + v.section + "." + v.key + ", " + why
@@ -246,37 +328,49 @@ func readGitConfig(gitDir, root string) (hashLen int, risky string) {
 			risky = "its configuration could not be read whole (" + name + ")"
 		}
 	}
-	if risky == "" {
+	if risky == "" && root != "" {
 		risky = indexHook(gitDir, root, hooks)
 	}
 	return hashLen, risky
 }
 
 // indexHook names a post-index-change hook in the repository's hooks
-// directory (core.hooksPath, else hooks in the git directory): git status
-// runs it whenever it refreshes the index, which it does after any file
-// was touched. No other hook runs for a read-only form.
-func indexHook(gitDir, root, hooksPath string) string {
-	dir := filepath.Join(gitDir, "hooks")
-	switch {
-	case strings.HasPrefix(hooksPath, "~"):
-		return "its own configuration sets core.hookspath to " + strconv.Quote(hooksPath) + ", a hooks directory in a home directory, which is not read"
-	case filepath.IsAbs(hooksPath):
-		dir = hooksPath
-	case hooksPath != "":
-		dir = filepath.Join(root, hooksPath)
+// directories (each core.hooksPath, and hooks in the git directory): git
+// status runs it whenever it refreshes the index, which it does after any
+// file was touched. No other hook runs for a read-only form.
+func indexHook(gitDir, root string, hooksPaths []string) string {
+	dirs := []string{filepath.Join(gitDir, "hooks")}
+	for _, h := range hooksPaths {
+		if h == "" {
+			continue
+		}
+		if strings.HasPrefix(h, "~") || strings.HasPrefix(h, "%(") {
+			return "its own configuration sets core.hookspath to " + strconv.Quote(h) + ", a hooks directory outside the repository, which is not read"
+		}
+		d, ok := physical(root, h)
+		if !ok {
+			return "its own configuration sets core.hookspath to " + strconv.Quote(h) + ", which could not be resolved"
+		}
+		dirs = append(dirs, d)
 	}
-	p := filepath.Join(dir, "post-index-change")
-	if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return ""
+	for _, d := range dirs {
+		p := filepath.Join(d, "post-index-change")
+		_, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			continue
+		case err != nil:
+			return "its hooks directory " + strconv.Quote(d) + " could not be read"
+		}
+		return "it has a post-index-change hook (" + p + "), which git status runs when it refreshes the index"
 	}
-	return "it has a post-index-change hook (" + p + "), which git status runs when it refreshes the index"
+	return ""
 }
 
 // openIndex opens the index file at path for reading, without blocking on
 // what is not a regular file (a fifo put there after it was looked at).
 func openIndex(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -292,11 +386,13 @@ var errNotSmallFile = errors.New("not a regular file of the size expected")
 
 // readSmall reads the regular file p whole, if it holds at most max bytes.
 // It never blocks on what is not a regular file (a fifo in a repository
-// the gate is asked about would otherwise stop it), and it costs four
+// the gate is asked about would otherwise stop it), does not follow a link
+// in its last component (a link into /proc/self leads elsewhere for the
+// gate than for git), and it costs four
 // system calls, not the eight of os.ReadFile: git commands are checked
 // often. An error for a missing file is os.ErrNotExist.
 func readSmall(p string, max int64) ([]byte, error) {
-	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: p, Err: err}
 	}
@@ -331,15 +427,12 @@ func readSmall(p string, max int64) ([]byte, error) {
 // gitDir, names root: what a submodule's git directory under
 // .git/modules says of the working tree it belongs to.
 func worktreeIs(gitDir, value, root string) bool {
-	if value == "" {
+	if value == "" || root == "" {
 		return false
 	}
-	if !filepath.IsAbs(value) {
-		value = filepath.Join(gitDir, value)
-	}
-	a, err1 := filepath.EvalSymlinks(value)
-	b, err2 := filepath.EvalSymlinks(root)
-	return err1 == nil && err2 == nil && a == b
+	a, ok := physical(gitDir, value)
+	b, err := filepath.EvalSymlinks(root)
+	return ok && err == nil && a == b
 }
 
 // riskyVar says how v makes a read-only git command (git status, diff,
@@ -358,8 +451,10 @@ func riskyVar(v gitConfigVar, gitDir, root string) string {
 			}
 			return runs + " to list changed files (git status, git diff, git ls-files)"
 		case "worktree":
-			if worktreeIs(gitDir, v.value, root) {
-				return "" // a submodule's git directory names its own working tree
+			if root == "" || worktreeIs(gitDir, v.value, root) {
+				// A submodule's git directory names its own working tree;
+				// with no root known (judgeModules), moduleWorktree judges it.
+				return ""
 			}
 			return "a working tree elsewhere, whose files git reads"
 		case "attributesfile":
@@ -429,48 +524,88 @@ func gitBool(v gitConfigVar) (value, ok bool) {
 }
 
 // insideRoot reports whether the path p, relative to root unless
-// absolute, leads inside root once its links are resolved (a missing file
-// is judged by its name).
+// absolute, leads inside root once its links are resolved in order (a
+// missing file is judged by its directory).
 func insideRoot(p, root string) bool {
-	if p == "" || strings.HasPrefix(p, "~") {
-		return p == ""
+	if p == "" {
+		return true
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
+	if strings.HasPrefix(p, "~") || strings.HasPrefix(p, "%(") || root == "" {
+		return false
 	}
 	r, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return false
 	}
-	if e, err := filepath.EvalSymlinks(p); err == nil {
-		p = e
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return false
-	} else if d, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		p = filepath.Join(d, filepath.Base(p))
-	}
-	return p == r || strings.HasPrefix(p, r+"/")
+	q, ok := physical(root, p)
+	return ok && (q == r || strings.HasPrefix(q, r+"/"))
 }
 
-// findRepo walks up from dir to the nearest repository: the root of its
-// working tree and its git directory ("" when that cannot be read as
-// git would: a .git that is a link, a .git file naming no directory, a git
-// directory that shares another's objects through commondir, a directory
-// that git takes for a git directory itself, a bare repository). ok is
-// false when there is none up to /.
+// physical returns where p leads, relative to base unless absolute, with
+// its links resolved in order as the kernel resolves them: a link before a
+// ".." is followed first, so p is joined, not cleaned, before it is
+// resolved. A path whose last component does not exist is resolved up to
+// its directory. ok is false when it cannot be resolved, or leads under
+// /proc or /dev/fd, which name different files for different processes.
+func physical(base, p string) (string, bool) {
+	if !strings.HasPrefix(p, "/") {
+		p = base + "/" + p
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r, !processRelative(p) && !processRelative(r)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", false
+	}
+	i := strings.LastIndexByte(p, '/')
+	dir, name := p[:i], p[i+1:]
+	if name == "" || name == "." || name == ".." {
+		return "", false
+	}
+	if dir == "" {
+		dir = "/"
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil || processRelative(p) || processRelative(r) {
+		return "", false
+	}
+	return filepath.Join(r, name), true
+}
+
+// findRepo walks up from dir to the nearest repository as git's own
+// discovery does (setup.c): at each directory D, first D/.git, then D
+// itself as a bare repository, then the parent. dir is resolved first, as
+// git -C and the kernel do (a link before ".." is followed). It returns
+// the root of the working tree and the git directory, or gitDir "" when
+// the repository cannot be read as git would read it: a .git that is a
+// link or stranger, a .git directory git would not take for one (it would
+// then look further, at D and above, for a configuration the engine has
+// not read), a .git file naming no git directory, a git directory that
+// shares another's through commondir, or D itself looking like a git
+// directory. ok is false when there is none up to /.
 func findRepo(dir string) (root, gitDir string, ok bool) {
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+	start, err := filepath.EvalSymlinks(dir)
+	if err != nil || !strings.HasPrefix(start, "/") {
+		return dir, "", true // git -C would fail; nothing to read
+	}
+	for d := start; ; d = filepath.Dir(d) {
 		p := filepath.Join(d, ".git")
 		st, err := os.Lstat(p)
 		switch {
 		case err == nil && st.IsDir():
+			if !isGitDirectory(p) {
+				return d, "", true
+			}
 			return d, plainGitDir(p), true
 		case err == nil && st.Mode().IsRegular():
-			return d, plainGitDir(gitFileDir(d, p)), true
-		case err == nil:
+			g := gitFileDir(d, p)
+			if g == "" || !isGitDirectory(g) {
+				return d, "", true // git stops here: "invalid gitfile format"
+			}
+			return d, plainGitDir(g), true
+		case err == nil, !errors.Is(err, os.ErrNotExist):
 			return d, "", true // a link or something stranger: not read
-		case looksLikeGitDir(d):
-			return d, "", true // git's discovery takes d itself for a git directory
+		case mayBeGitDir(d):
+			return d, "", true // git's discovery may take d itself for a git directory
 		}
 		if d == filepath.Dir(d) {
 			return "", "", false
@@ -478,14 +613,56 @@ func findRepo(dir string) (root, gitDir string, ok bool) {
 	}
 }
 
-// looksLikeGitDir reports whether git would take d for a git directory
-// (a bare repository, or one made to look so): a HEAD file, and objects or
-// a commondir naming another's.
-func looksLikeGitDir(d string) bool {
-	if st, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !st.Mode().IsRegular() {
+// isGitDirectory reports whether git surely takes p for a git directory
+// (is_git_directory): a HEAD git accepts (a link to refs/…, "ref: refs/…"
+// or an object id), and objects and refs it can enter. When it says false
+// git may still take p for one, or may not; the caller does not read it.
+func isGitDirectory(p string) bool {
+	head := filepath.Join(p, "HEAD")
+	st, err := os.Lstat(head)
+	switch {
+	case err != nil:
+		return false
+	case st.Mode()&os.ModeSymlink != 0:
+		t, err := os.Readlink(head)
+		if err != nil || !strings.HasPrefix(t, "refs/") {
+			return false
+		}
+	case st.Mode().IsRegular():
+		b, err := readSmall(head, 4096)
+		if err != nil || !validHead(string(b)) {
+			return false
+		}
+	default:
 		return false
 	}
-	for _, n := range []string{"objects", "commondir"} {
+	if _, err := os.Lstat(filepath.Join(p, "commondir")); err == nil {
+		return true // plainGitDir leaves it unread
+	}
+	return unix.Access(filepath.Join(p, "objects"), unix.X_OK) == nil && unix.Access(filepath.Join(p, "refs"), unix.X_OK) == nil
+}
+
+// validHead reports whether git reads b as a HEAD (validate_headref): a
+// symbolic ref "ref: refs/…" or an object id in hex.
+func validHead(b string) bool {
+	if rest, ok := strings.CutPrefix(b, "ref:"); ok {
+		return strings.HasPrefix(strings.TrimLeft(rest, " \t\n\r"), "refs/")
+	}
+	n := 0
+	for n < len(b) && strings.IndexByte("0123456789abcdef", b[n]) >= 0 {
+		n++
+	}
+	return n == 40 || n == 64
+}
+
+// mayBeGitDir reports whether git may take d for a git directory itself (a
+// bare repository, or one made to look so): it has a HEAD of any kind and
+// objects, refs or a commondir. It errs towards yes: a yes is not read.
+func mayBeGitDir(d string) bool {
+	if _, err := os.Lstat(filepath.Join(d, "HEAD")); err != nil {
+		return false
+	}
+	for _, n := range []string{"objects", "refs", "commondir"} {
 		if _, err := os.Lstat(filepath.Join(d, n)); err == nil {
 			return true
 		}
@@ -522,10 +699,17 @@ func gitFileDir(root, p string) string {
 		s = root + "/" + s
 	}
 	r, err := filepath.EvalSymlinks(s)
-	if err != nil {
+	if err != nil || processRelative(s) || processRelative(r) {
 		return ""
 	}
 	return r
+}
+
+// processRelative reports whether p is under /proc or /dev/fd, where a
+// path names different files for different processes (/proc/self/cwd is
+// the gate's working directory for the gate and git's for git).
+func processRelative(p string) bool {
+	return p == "/proc" || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/fd")
 }
 
 // judgeIndex parses the index at path and returns the first entry that

@@ -309,9 +309,18 @@ func TestGitConfigsSeeAnIndexHook(t *testing.T) {
 	if got := judge(); !strings.Contains(got, "post-index-change hook") {
 		t.Errorf("post-index-change in .git/hooks: %q", got)
 	}
+	// With core.hooksPath set git no longer looks in .git/hooks, but the
+	// gate does (one in config.worktree may be ignored by git): more
+	// than git uses, never less.
 	gitIn(t, dir, "config", "core.hooksPath", ".githooks")
+	if got := judge(); !strings.Contains(got, "post-index-change hook") {
+		t.Errorf("core.hooksPath elsewhere, a hook in .git/hooks: %q", got)
+	}
+	if err := os.Remove(filepath.Join(dir, ".git", "hooks", "post-index-change")); err != nil {
+		t.Fatal(err)
+	}
 	if got := judge(); got != "" {
-		t.Errorf("core.hooksPath elsewhere, .git/hooks no longer read by git: %q", got)
+		t.Errorf("core.hooksPath elsewhere, no hook: %q", got)
 	}
 	write(t, filepath.Join(dir, ".githooks", "post-index-change"), "#!/bin/sh\n")
 	if got := judge(); !strings.Contains(got, filepath.Join(dir, ".githooks", "post-index-change")) {
@@ -372,12 +381,18 @@ func TestGitConfigsReadSubmodules(t *testing.T) {
 	if got := judge(top2); !strings.Contains(got, `in its submodule "mod", its own configuration sets diff.textconv, `) {
 		t.Errorf("absorbed submodule with a textconv driver: %q", got)
 	}
-	// Not checked out: git does not look into it.
+	// Not checked out: git status does not look into it, but git diff
+	// with diff.submodule=diff opens its git directory under
+	// .git/modules, with its configuration.
 	if err := os.RemoveAll(filepath.Join(top2, "mod")); err != nil {
 		t.Fatal(err)
 	}
+	if got := judge(top2); !strings.Contains(got, `submodule's git directory`) || !strings.Contains(got, "sets diff.textconv") {
+		t.Errorf("submodule not checked out, its git directory's textconv: %q", got)
+	}
+	gitIn(t, top2, "config", "--file", filepath.Join(top2, ".git", "modules", "mod", "config"), "--unset", "diff.x.textconv")
 	if got := judge(top2); got != "" {
-		t.Errorf("submodule not checked out: %q", got)
+		t.Errorf("submodule not checked out, clean: %q", got)
 	}
 
 	// A damaged index hides the submodules.
@@ -420,5 +435,116 @@ func TestGitConfigsDoNotBlockOnAFifo(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("GitConfigs blocked on a fifo")
+	}
+}
+
+// indexOf builds a version 2 index of one regular file named name (git
+// does not check the names of an index it reads, nor, by default, its
+// checksum).
+func indexOf(name string) []byte {
+	b := []byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x01")
+	entry := make([]byte, 40+20+2)
+	entry[24], entry[25], entry[26], entry[27] = 0, 0, 0x81, 0xa4 // 0100644
+	entry[60], entry[61] = byte(len(name)>>8), byte(len(name))
+	b = append(b, entry...)
+	b = append(b, name...)
+	for n := len(entry) + len(name); ; n++ {
+		b = append(b, 0)
+		if (n+1)%8 == 0 {
+			break
+		}
+	}
+	return append(b, make([]byte, 20)...)
+}
+
+// TestIndexNamingOutsideIsNotRead: an index written by hand may name
+// ../../x or /etc/x, which git grep and git diff then read; such an index
+// is not read, for the secret check nor for the submodules.
+func TestIndexNamingOutsideIsNotRead(t *testing.T) {
+	info, _ := permission.Builtin("shell")
+	for _, name := range []string{"../../notes.txt", "/etc/hostname", "a/../../x", ".git/config", "a/.GIT/x", "ok.txt"} {
+		dir := gitRepo(t, "a.txt")
+		write(t, filepath.Join(dir, ".git", "index"), string(indexOf(name)))
+		req := permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: t.TempDir()}
+		r := resolve.ReposFor(req)[dir]
+		cfg := resolve.GitConfigs([]string{dir})[dir]
+		if name == "ok.txt" {
+			if !r.Checked || cfg != "" {
+				t.Errorf("an index naming %q: %+v, %q; want it read and clean", name, r, cfg)
+			}
+			continue
+		}
+		if r.Checked || cfg == "" {
+			t.Errorf("an index naming %q: %+v, %q; want it not read", name, r, cfg)
+		}
+	}
+}
+
+// TestGitConfigsFindTheRepositoryGitFinds: the repository whose
+// configuration is judged is the one git's own discovery finds. A .git
+// directory git would not take for one (a broken HEAD, nothing inside)
+// sends git further, to a directory beside it the model may have filled,
+// so it is not read; a directory that looks like a git directory, its HEAD
+// a dangling link as git accepts, is not read; a directory reached through
+// a link is where git -C goes; a configuration that is a link is not
+// followed.
+func TestGitConfigsFindTheRepositoryGitFinds(t *testing.T) {
+	judge := func(dir string) string {
+		t.Helper()
+		return resolve.GitConfigs([]string{dir})[dir]
+	}
+	dir := gitRepo(t, "a.txt")
+	if got := judge(dir); got != "" {
+		t.Fatalf("a plain repository: %q", got)
+	}
+
+	// An empty sub/.git: git walks past it, to the top's configuration.
+	if err := os.MkdirAll(filepath.Join(dir, "sub", ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := judge(filepath.Join(dir, "sub")); !strings.Contains(got, "was not read") {
+		t.Errorf("an empty .git directory: %q", got)
+	}
+	// A broken HEAD in the top's .git.
+	head := filepath.Join(dir, ".git", "HEAD")
+	write(t, head, "garbage\n")
+	if got := judge(dir); !strings.Contains(got, "was not read") {
+		t.Errorf("a .git with a broken HEAD: %q", got)
+	}
+	write(t, head, "ref: refs/heads/master\n")
+
+	// A look-alike git directory whose HEAD is a dangling link.
+	evil := filepath.Join(dir, "evil")
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(evil, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("refs/heads/main", filepath.Join(evil, "HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	if got := judge(evil); !strings.Contains(got, "was not read") {
+		t.Errorf("a look-alike git directory, HEAD a dangling link: %q", got)
+	}
+	// git -C through a link goes where the link leads.
+	if err := os.Symlink("evil/objects", filepath.Join(dir, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	for _, via := range []string{filepath.Join(dir, "docs"), dir + "/docs/.."} {
+		if got := judge(via); !strings.Contains(got, "was not read") {
+			t.Errorf("%s, into the look-alike: %q", via, got)
+		}
+	}
+	// A configuration that is a link (to /proc/self/cwd/…, which names the
+	// gate's directory for the gate and git's for git) is not followed.
+	cfg := filepath.Join(dir, ".git", "config")
+	if err := os.Rename(cfg, cfg+".real"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/proc/self/cwd/cfg", cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := judge(dir); !strings.Contains(got, "could not be read whole (config)") {
+		t.Errorf("a configuration that is a link: %q", got)
 	}
 }

@@ -193,6 +193,9 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 	if l, w, _ := submodule(comps, write); l > risk.Read {
 		consider(l, w)
 	}
+	if write && best < risk.Execute && inGitDir(comps) >= 0 {
+		consider(risk.Execute, gitDirWrite)
+	}
 	consider(byName(comps[len(comps)-1]))
 	if write {
 		consider(protectedName(comps[len(comps)-1]))
@@ -203,6 +206,25 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 		consider(locate(p[:i], env, write))
 	}
 	return best, what
+}
+
+// gitDirWrite is what a write inside a git directory is, when no entry of
+// the tables says more (a hook, the config): its HEAD, index, objects and
+// refs decide whether git takes it for a repository at all (a broken HEAD
+// makes git look further up and take a directory the model filled for one,
+// with a configuration the model wrote), and an index entry may name a
+// file outside the project.
+const gitDirWrite = "in the git directory, which git reads for every command: its HEAD, index, objects and refs decide which repository, which configuration and which files git reads"
+
+// inGitDir returns the offset of the first ".git" component that has
+// components after it (the path is inside a git directory), or -1.
+func inGitDir(comps []string) int {
+	for i := 0; i+1 < len(comps); i++ {
+		if comps[i] == ".git" {
+			return i
+		}
+	}
+	return -1
 }
 
 // submodule judges a path inside a submodule's git directory,
@@ -449,6 +471,9 @@ func Sensitive(p string, env Env, write bool) []string {
 	}
 	if l, _ := byName(last); l >= risk.Credential {
 		consider(l, []string{last})
+	}
+	if write && best < risk.Execute && inGitDir(comps) >= 0 {
+		consider(risk.Execute, []string{".git"})
 	}
 	if outOff >= 0 {
 		return slices.Clone(comps[outOff:])

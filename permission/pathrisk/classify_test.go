@@ -159,7 +159,12 @@ func TestClassify(t *testing.T) {
 		{name: "git hook upper", facts: pathrisk.PathFacts{Raw: ".GIT/Hooks/post-checkout", Write: true}, want: risk.Execute},
 		{name: "git config write", facts: pathrisk.PathFacts{Raw: ".git/config", Write: true}, want: risk.Credential},
 		{name: "git config read", facts: pathrisk.PathFacts{Raw: ".git/config"}, want: risk.Credential, whyHas: "extraheader"},
-		{name: "git object write", facts: pathrisk.PathFacts{Raw: ".git/objects/ab/cd", Write: true}, want: risk.Write},
+		// Any write in a git directory: a broken HEAD sends git to a
+		// directory the model filled, an index entry names any file.
+		{name: "git object write", facts: pathrisk.PathFacts{Raw: ".git/objects/ab/cd", Write: true}, want: risk.Execute, whyHas: "which repository"},
+		{name: "git HEAD write", facts: pathrisk.PathFacts{Raw: ".git/HEAD", Write: true}, want: risk.Execute, whyHas: "its HEAD, index"},
+		{name: "git index write", facts: pathrisk.PathFacts{Raw: "sub/.git/index", Write: true}, want: risk.Execute},
+		{name: "git object read", facts: pathrisk.PathFacts{Raw: ".git/objects/ab/cd"}, want: risk.Read},
 		{name: "bashrc write", facts: pathrisk.PathFacts{Raw: "~/.bashrc", Write: true}, want: risk.Execute},
 		{name: "zshrc write", facts: pathrisk.PathFacts{Raw: "$HOME/.zshrc", Write: true}, want: risk.Execute},
 		{name: "profile write", facts: pathrisk.PathFacts{Raw: "~/.profile", Write: true}, want: risk.Execute},

@@ -10,17 +10,33 @@ import (
 // gitGlobal reads git's options before the subcommand. It returns the index
 // of the subcommand and the working directory git will use.
 func (a *analyzer) gitGlobal(c *call) (int, string) {
-	i, cwd, elsewhere := a.gitGlobalOpts(c)
+	i, cwd, physical, elsewhere := a.gitGlobalOpts(c)
 	if i < len(c.args) {
 		// A subcommand runs, reading the configuration of the repository
-		// holding cwd, or of one the options name.
-		if elsewhere {
+		// holding the directory it runs in, or of one the options name.
+		switch {
+		case elsewhere || cwd == "":
 			a.gitRepo("")
-		} else {
+		case physical != "":
+			a.gitRepo(physical)
+		default:
 			a.gitRepo(cwd)
 		}
 	}
 	return i, cwd
+}
+
+// hasDotDot reports whether the slash-separated path p has a ".."
+// component.
+func hasDotDot(p string) bool {
+	for p != "" {
+		var c string
+		c, p, _ = strings.Cut(p, "/")
+		if c == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // gitRepo records a directory git runs in (Result.Repos).
@@ -35,11 +51,20 @@ func (a *analyzer) gitRepo(dir string) {
 	a.res.Repos = append(a.res.Repos, dir)
 }
 
-// gitGlobalOpts reads the options before the subcommand. elsewhere is set
-// when they make git find its repository otherwise than from the working
-// directory (--git-dir, --work-tree).
-func (a *analyzer) gitGlobalOpts(c *call) (i int, cwd string, elsewhere bool) {
+// gitGlobalOpts reads the options before the subcommand. cwd is where git
+// runs, read lexically as the shell reads paths; physical is set when that
+// differs from where git really goes: git -C changes directory as chdir(2)
+// does, following a link before a ".." after it (git -C link/..), and so
+// does a shell that moved with cd -P. physical is then the path as joined,
+// "..", links and all, for the caller to resolve in order. elsewhere is set
+// when the options make git find its repository otherwise than from the
+// directory it runs in (--git-dir, --work-tree).
+func (a *analyzer) gitGlobalOpts(c *call) (i int, cwd, physical string, elsewhere bool) {
 	cwd = c.cwd
+	raw := cwd
+	if a.pwdRaw != "" && cwd == a.cwd {
+		raw = a.pwdRaw
+	}
 	args := c.args
 	i = 1
 	for ; i < len(args); i++ {
@@ -47,7 +72,7 @@ func (a *analyzer) gitGlobalOpts(c *call) (i int, cwd string, elsewhere bool) {
 		s := x.s
 		if x.dyn {
 			a.opaque(x.sp, "git is given an option built at run time")
-			return len(args), cwd, true
+			return len(args), cwd, "", true
 		}
 		if !strings.HasPrefix(s, "-") {
 			break
@@ -64,6 +89,14 @@ func (a *analyzer) gitGlobalOpts(c *call) (i int, cwd string, elsewhere bool) {
 			if d, ok := next(); ok {
 				a.access(d, cwd, false, false)
 				cwd = a.chdir(d, cwd)
+				switch {
+				case d.dyn || cwd == "":
+					raw = ""
+				case strings.HasPrefix(d.s, "/"):
+					raw = d.s
+				case raw != "":
+					raw += "/" + d.s
+				}
 			}
 		case s == "-c":
 			if kv, ok := next(); ok {
@@ -99,7 +132,10 @@ func (a *analyzer) gitGlobalOpts(c *call) (i int, cwd string, elsewhere bool) {
 			elsewhere = true
 		}
 	}
-	return i, cwd, elsewhere
+	if raw != "" && raw != cwd && hasDotDot(raw) {
+		physical = raw
+	}
+	return i, cwd, physical, elsewhere
 }
 
 // gitConfig judges a configuration key=value given to git -c or set with

@@ -177,6 +177,11 @@ func gitListing(sub string, args []arg) bool {
 		if (op.name == "--format" || op.name == "--pretty") && formatRunsGpg(op.val.s) {
 			return false // like --show-signature
 		}
+		if op.name == "--help" {
+			// git SUB --help is git help SUB, which runs man, or the
+			// viewer the repository's man.<tool>.cmd names.
+			return false
+		}
 	}
 	for _, x := range ops {
 		if mayBeOption(x) {

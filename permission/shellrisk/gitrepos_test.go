@@ -18,7 +18,12 @@ func TestGitRepos(t *testing.T) {
 	}{
 		{"git status", []string{"/work/p"}},
 		{"git -C sub log --oneline", []string{"/work/p/sub"}},
-		{"git -C sub -C ../other status", []string{"/work/p/other"}},
+		{"git -C sub -C ../other status", []string{"/work/p/sub/../other"}}, // sub may be a link: chdir follows it first
+		{"git -C .. status", []string{"/work/p/.."}},
+		{"git -C l/.. status", []string{"/work/p/l/.."}},
+		{"cd l/.. && git status", []string{"/work/p"}}, // the shell's cd is logical
+		{"cd -P l/.. && git status", []string{"/work/p/l/.."}},
+		{"cd -P l && git -C .. log", []string{"/work/p/l/.."}},
 		{"cd src && git diff", []string{"/work/p/src"}},
 		{"git status; git -C /srv/r branch; git status", []string{"/work/p", "/srv/r"}},
 		{"git --no-pager -P show HEAD:go.mod", []string{"/work/p"}},

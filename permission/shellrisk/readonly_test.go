@@ -44,6 +44,8 @@ func TestReadOnly(t *testing.T) {
 		{"git shortlog --format=%GS", []string{""}},
 		{"git branch --format='%(signature)'", []string{""}},
 		{"git log --format='%h %s'", []string{"git log"}},
+		{"git log --help", []string{""}}, // git help log: man, or the repository's man.<tool>.cmd
+		{"git status --help", []string{""}},
 		{"git log -L 1,5:main.go", []string{""}},
 		{"git -c core.pager=less log", []string{""}},
 		{"git -p log", []string{""}},

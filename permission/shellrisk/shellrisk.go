@@ -136,7 +136,10 @@ type Result struct {
 	// Repos are the directories the git commands among them run in (git -C
 	// applied), absolute and clean, in order and without duplicates; "" for
 	// one not known statically (a directory built at run time, --git-dir,
-	// --work-tree). git reads the configuration of the repository holding
+	// --work-tree). git -C moves as chdir(2) does, following a link before
+	// the ".." after it: a directory named with ".." (git -C l/.., or after
+	// cd -P) is listed as joined, not cleaned, for the caller to resolve
+	// links first. git reads the configuration of the repository holding
 	// each, which the repository controls and which can name programs git
 	// runs (core.fsmonitor, a textconv driver, a clean filter): nothing in
 	// the command shows them.
