@@ -64,6 +64,7 @@ func repoOf(dir, envKey string, isSecret func(string) bool) permission.Repo {
 	if !ok {
 		return permission.Repo{Checked: true} // in no repository
 	}
+	gitDir = plainGitDir(gitDir)
 	if gitDir == "" {
 		return permission.Repo{} // a .git that is neither a directory nor a gitdir file
 	}
@@ -147,9 +148,18 @@ const (
 // and gitlinks read.
 func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	if gitDir == "" {
-		return "its configuration was not read: its .git is a link, a .git file naming no directory, a directory git would not take for a repository, or a git directory shared with another through commondir, or the directory itself looks like a git directory"
+		return "its configuration was not read: its .git is a link, a .git file naming no directory or a directory git would not take for a repository, or the directory itself looks like a git directory"
 	}
-	hashLen, risky := readGitConfig(gitDir, root)
+	common, ok := commonDir(root, gitDir)
+	if !ok {
+		return "its configuration was not read: its git directory shares another's through commondir, and is not a working tree git worktree made of it"
+	}
+	hashLen, risky := readGitConfig(common, root)
+	if risky == "" && common != gitDir {
+		// A linked working tree's own config.worktree (and hooks, which git
+		// takes from the common directory: looked in all the same).
+		_, risky = readGitConfig(gitDir, root)
+	}
 	if risky != "" {
 		return risky
 	}
@@ -172,18 +182,52 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 		case err != nil:
 		case st.IsDir():
 			if isGitDirectory(p) {
-				sub = plainGitDir(p)
+				sub = p
 			}
 		case st.Mode().IsRegular():
 			if g := gitFileDir(sroot, p); g != "" && isGitDirectory(g) {
-				sub = plainGitDir(g)
+				sub = g
 			}
 		}
 		if c := judgeConfig(sroot, sub, depth+1, budget); c != "" {
 			return "in its submodule " + strconv.Quote(l) + ", " + c
 		}
 	}
-	return judgeModules(root, filepath.Join(gitDir, "modules"), depth, budget)
+	return judgeModules(root, filepath.Join(common, "modules"), depth, budget)
+}
+
+// commonDir returns the directory whose config, hooks and modules git
+// uses for the git directory gitDir of the working tree root: gitDir
+// itself, or for a working tree git worktree added, the main repository's
+// git directory its commondir names. Such a git directory is taken only in
+// the layout git worktree makes, gitDir being COMMON/worktrees/ID and its
+// gitdir file naming root's .git; ok is false otherwise (a .git file made
+// to borrow another repository's git directory).
+func commonDir(root, gitDir string) (common string, ok bool) {
+	b, err := readSmall(filepath.Join(gitDir, "commondir"), 4096)
+	if errors.Is(err, os.ErrNotExist) {
+		return gitDir, true
+	}
+	if err != nil {
+		return "", false
+	}
+	c, ok := physical(gitDir, strings.TrimRight(string(b), "\r\n"))
+	if !ok || !isGitDirectory(c) || filepath.Dir(gitDir) != filepath.Join(c, "worktrees") {
+		return "", false
+	}
+	if _, err := os.Lstat(filepath.Join(c, "commondir")); err == nil {
+		return "", false
+	}
+	back, err := readSmall(filepath.Join(gitDir, "gitdir"), 4096)
+	if err != nil {
+		return "", false
+	}
+	want, err1 := filepath.EvalSymlinks(filepath.Join(root, ".git"))
+	got, ok := physical(gitDir, strings.TrimRight(string(back), "\r\n"))
+	if err1 != nil || !ok || got != want {
+		return "", false
+	}
+	return c, true
 }
 
 const tooManySubmodules = "it has more submodules, or submodules nested deeper, than the engine reads the configurations of"
@@ -595,13 +639,13 @@ func findRepo(dir string) (root, gitDir string, ok bool) {
 			if !isGitDirectory(p) {
 				return d, "", true
 			}
-			return d, plainGitDir(p), true
+			return d, p, true
 		case err == nil && st.Mode().IsRegular():
 			g := gitFileDir(d, p)
 			if g == "" || !isGitDirectory(g) {
 				return d, "", true // git stops here: "invalid gitfile format"
 			}
-			return d, plainGitDir(g), true
+			return d, g, true
 		case err == nil, !errors.Is(err, os.ErrNotExist):
 			return d, "", true // a link or something stranger: not read
 		case mayBeGitDir(d):
@@ -637,7 +681,7 @@ func isGitDirectory(p string) bool {
 		return false
 	}
 	if _, err := os.Lstat(filepath.Join(p, "commondir")); err == nil {
-		return true // plainGitDir leaves it unread
+		return true // its objects and refs are the common directory's (commonDir)
 	}
 	return unix.Access(filepath.Join(p, "objects"), unix.X_OK) == nil && unix.Access(filepath.Join(p, "refs"), unix.X_OK) == nil
 }

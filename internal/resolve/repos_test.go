@@ -548,3 +548,54 @@ func TestGitConfigsFindTheRepositoryGitFinds(t *testing.T) {
 		t.Errorf("a configuration that is a link: %q", got)
 	}
 }
+
+// TestGitConfigsReadLinkedWorkingTrees: in a working tree git worktree
+// added, git reads the main repository's config and hooks, and the
+// working tree's own config.worktree: the same is judged, so a clean one
+// is clean. A .git file made to borrow another repository's git directory
+// through commondir, outside the layout git worktree makes, is not read.
+func TestGitConfigsReadLinkedWorkingTrees(t *testing.T) {
+	judge := func(dir string) string {
+		t.Helper()
+		return resolve.GitConfigs([]string{dir})[dir]
+	}
+	main := gitRepo(t, "a.txt")
+	gitIn(t, main, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "a")
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitIn(t, main, "worktree", "add", "-q", wt)
+	if got := judge(wt); got != "" {
+		t.Fatalf("a clean linked working tree: %q", got)
+	}
+	gitIn(t, main, "config", "core.fsmonitor", "/tmp/x.sh")
+	if got := judge(wt); !strings.Contains(got, "sets core.fsmonitor") {
+		t.Errorf("the main repository's config sets core.fsmonitor: %q", got)
+	}
+	gitIn(t, main, "config", "--unset", "core.fsmonitor")
+	gitIn(t, main, "config", "extensions.worktreeConfig", "true")
+	gitIn(t, wt, "config", "--worktree", "diff.x.textconv", "/tmp/x.sh")
+	if got := judge(wt); !strings.Contains(got, "sets diff.textconv") {
+		t.Errorf("the working tree's config.worktree sets a textconv driver: %q", got)
+	}
+	gitIn(t, wt, "config", "--worktree", "--unset", "diff.x.textconv")
+	if got := judge(wt); got != "" {
+		t.Fatalf("clean again: %q", got)
+	}
+
+	// Another directory whose .git file names the working tree's git
+	// directory: it is not that working tree.
+	other := t.TempDir()
+	gd := strings.TrimPrefix(strings.TrimSpace(readFile(t, filepath.Join(wt, ".git"))), "gitdir: ")
+	write(t, filepath.Join(other, ".git"), "gitdir: "+gd+"\n")
+	if got := judge(other); !strings.Contains(got, "commondir") {
+		t.Errorf("a .git file borrowing a working tree's git directory: %q", got)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
