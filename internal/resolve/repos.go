@@ -279,19 +279,19 @@ func judgeModules(root, dir string, depth int, budget *int) string {
 // gitDir (which readGitConfig, not knowing its working tree, let pass): ""
 // when it leads inside root or names none.
 func moduleWorktree(gitDir, root string) string {
-	var why string
-	for _, name := range []string{"config", "config.worktree"} {
-		b, err := readSmall(filepath.Join(gitDir, name), 1<<20)
-		if err != nil {
-			continue // readGitConfig judged that already
+	for _, w := range scanConfig(gitDir, "").worktrees {
+		if !insideRoot(relTo(gitDir, w), root) {
+			return "its own configuration sets core.worktree, a working tree outside the repository, whose files git reads"
 		}
-		_ = parseGitConfig(b, func(v gitConfigVar) {
-			if why == "" && v.section == "core" && v.key == "worktree" && !insideRoot(relTo(gitDir, v.value), root) {
-				why = "its own configuration sets core.worktree, a working tree outside the repository, whose files git reads"
-			}
-		})
 	}
-	return why
+	return ""
+}
+
+// missing reports whether nothing is at p (a component of it missing, or
+// not a directory), outside /proc and /dev/fd.
+func missing(p string) bool {
+	_, err := os.Stat(p)
+	return (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && !processRelative(p)
 }
 
 // relTo makes p absolute against base, joined and not cleaned.
@@ -348,34 +348,85 @@ func gitlinks(path string, hashLen int) (links []string, ok bool) {
 // never less. The user's own configuration (~/.gitconfig) is theirs and
 // not looked at.
 func readGitConfig(gitDir, root string) (hashLen int, risky string) {
-	hashLen = 20
-	var hooks []string
+	c := scanConfig(gitDir, root)
+	if c.risky == "" && root != "" {
+		c.risky = indexHook(gitDir, root, c.hooks)
+	}
+	return c.hashLen, c.risky
+}
+
+// maxIncludeDepth bounds nested includes, as git's own limit does.
+const maxIncludeDepth = 10
+
+// configScan is what the configuration files of one git directory set,
+// their includes followed.
+type configScan struct {
+	gitDir, root string
+	hashLen      int
+	hooks        []string // each core.hooksPath
+	worktrees    []string // each core.worktree
+	risky        string
+}
+
+// scanConfig reads config and config.worktree of gitDir, and every file
+// they include (include.path, and includeIf.*.path whatever its condition:
+// more than git reads, never less), relative paths taken from the
+// including file's directory as git takes them.
+func scanConfig(gitDir, root string) configScan {
+	c := configScan{gitDir: gitDir, root: root, hashLen: 20}
 	for _, name := range []string{"config", "config.worktree"} {
-		b, err := readSmall(filepath.Join(gitDir, name), 1<<20)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err == nil {
-			err = parseGitConfig(b, func(v gitConfigVar) {
-				if v.section == "extensions" && v.key == "objectformat" && strings.EqualFold(v.value, "sha256") {
-					hashLen = 32
-				}
-				if v.section == "core" && v.key == "hookspath" {
-					hooks = append(hooks, v.value)
-				}
-				if why := riskyVar(v, gitDir, root); why != "" && risky == "" {
-					risky = "its own configuration sets " + v.section + "." + v.key + ", " + why
-				}
-			})
-		}
-		if err != nil && risky == "" {
-			risky = "its configuration could not be read whole (" + name + ")"
-		}
+		c.file(filepath.Join(gitDir, name), name, 0)
 	}
-	if risky == "" && root != "" {
-		risky = indexHook(gitDir, root, hooks)
+	return c
+}
+
+func (c *configScan) file(path, name string, depth int) {
+	b, err := readSmall(path, 1<<20)
+	if errors.Is(err, os.ErrNotExist) {
+		return // git reads a missing file, or include, as empty
 	}
-	return hashLen, risky
+	if err == nil {
+		err = parseGitConfig(b, func(v gitConfigVar) { c.variable(v, path, name, depth) })
+	}
+	if err != nil && c.risky == "" {
+		c.risky = "its configuration could not be read whole (" + name + ")"
+	}
+}
+
+func (c *configScan) variable(v gitConfigVar, path, name string, depth int) {
+	if (v.section == "include" || v.section == "includeif") && v.key == "path" {
+		target, ok, plain := "", false, !strings.HasPrefix(v.value, "~") && !strings.HasPrefix(v.value, "%(") && v.value != ""
+		if plain {
+			target, ok = physical(filepath.Dir(path), v.value)
+		}
+		switch {
+		case c.risky != "":
+		case !ok && plain && missing(relTo(filepath.Dir(path), v.value)):
+			// git reads a missing include as empty
+		case !ok:
+			c.risky = "its own configuration includes " + strconv.Quote(v.value) + ", which the engine does not read"
+		case depth+1 >= maxIncludeDepth:
+			c.risky = "its own configuration nests includes deeper than git reads"
+		default:
+			c.file(target, "the included "+strconv.Quote(v.value), depth+1)
+		}
+		return
+	}
+	switch {
+	case v.section == "extensions" && v.key == "objectformat" && strings.EqualFold(v.value, "sha256"):
+		c.hashLen = 32
+	case v.section == "core" && v.key == "hookspath":
+		c.hooks = append(c.hooks, v.value)
+	case v.section == "core" && v.key == "worktree":
+		c.worktrees = append(c.worktrees, v.value)
+	}
+	if why := riskyVar(v, c.gitDir, c.root); why != "" && c.risky == "" {
+		from := "its own configuration"
+		if depth > 0 {
+			from += ", in " + name + ","
+		}
+		c.risky = from + " sets " + v.section + "." + v.key + ", " + why
+	}
 }
 
 // indexHook names a post-index-change hook in the repository's hooks
@@ -511,10 +562,6 @@ func riskyVar(v gitConfigVar, gitDir, root string) string {
 	case "filter":
 		if v.key == "clean" || v.key == "smudge" || v.key == "process" {
 			return runs + " on the files' content (git status, git diff, git blame)"
-		}
-	case "include", "includeif":
-		if v.key == "path" {
-			return "an include of another configuration file, which the engine does not follow"
 		}
 	case "gpg":
 		if v.key == "program" {

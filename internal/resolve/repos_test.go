@@ -262,8 +262,8 @@ func TestGitConfigsSeeARiskyConfiguration(t *testing.T) {
 		{"core.fsmonitor false", ""},
 		{"core.fsmonitor true", ""}, // git's own daemon, as scalar sets it
 		{"core.fsmonitor yes", ""},
-		{"include.path /tmp/other", "include.path"},
-		{"includeIf.gitdir:/.path /tmp/other", "includeif.path"},
+		{"include.path /nonexistent/other", ""}, // git reads a missing include as empty
+		{"include.path ~/.gitconfig.more", "include.path"},
 		{"filter.lfs.process /tmp/x.sh", "filter.process"},
 		{"gpg.ssh.program /tmp/x.sh", "gpg.program"},
 		{"extensions.partialClone origin", "extensions.partialclone"},
@@ -288,7 +288,7 @@ func TestGitConfigsSeeARiskyConfiguration(t *testing.T) {
 			k, v, _ := strings.Cut(c.args, " ")
 			gitIn(t, dir, "config", k, v)
 			got := resolve.GitConfigsFor(req)[dir]
-			if c.want == "" && got != "" || c.want != "" && !strings.HasPrefix(got, "its own configuration sets "+c.want+", ") {
+			if c.want == "" && got != "" || c.want != "" && !strings.HasPrefix(got, "its own configuration sets "+c.want+", ") && !strings.HasPrefix(got, "its own configuration includes ") {
 				t.Errorf("%s after git config %s: %q, want it to name %q", cmd, c.args, got, c.want)
 			}
 		}
@@ -598,4 +598,31 @@ func readFile(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestGitConfigsFollowIncludes: an include is judged by what it includes,
+// from the including file's directory, to git's depth; a program named in
+// an included file (or one includeIf names, whatever its condition) counts.
+func TestGitConfigsFollowIncludes(t *testing.T) {
+	dir := gitRepo(t, "a.txt")
+	judge := func() string { return resolve.GitConfigs([]string{dir})[dir] }
+	write(t, filepath.Join(dir, "shared.gitconfig"), "[alias]\n\tst = status\n")
+	gitIn(t, dir, "config", "include.path", "../shared.gitconfig") // relative to .git/config
+	if got := judge(); got != "" {
+		t.Fatalf("an include of a clean committed file: %q", got)
+	}
+	write(t, filepath.Join(dir, "shared.gitconfig"), "[alias]\n\tst = status\n[include]\n\tpath = more.gitconfig\n")
+	write(t, filepath.Join(dir, "more.gitconfig"), "[core]\n\tfsmonitor = /tmp/x.sh\n")
+	if got := judge(); !strings.Contains(got, "sets core.fsmonitor") || !strings.Contains(got, "more.gitconfig") {
+		t.Errorf("a nested include setting core.fsmonitor: %q", got)
+	}
+	write(t, filepath.Join(dir, "more.gitconfig"), "[includeIf \"onbranch:nothing\"]\n\tpath = more.gitconfig\n")
+	if got := judge(); !strings.Contains(got, "deeper") {
+		t.Errorf("an include of itself: %q", got)
+	}
+	write(t, filepath.Join(dir, "more.gitconfig"), "[includeIf \"gitdir:/elsewhere/\"]\n\tpath = evil.gitconfig\n")
+	write(t, filepath.Join(dir, "evil.gitconfig"), "[filter \"x\"]\n\tclean = /tmp/x.sh\n")
+	if got := judge(); !strings.Contains(got, "sets filter.clean") {
+		t.Errorf("an includeIf whose condition does not hold here: %q", got)
+	}
 }
