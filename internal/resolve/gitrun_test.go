@@ -52,6 +52,18 @@ func TestBuiltinGitRunsNoRepositoryProgram(t *testing.T) {
 		git(dir, "tag", "-a", "v1", "-m", "v1")
 		return dir
 	}
+	// inner makes a repository sub inside dir, with one commit.
+	inner := func(dir string) string {
+		sub := filepath.Join(dir, "sub")
+		if err := os.Mkdir(sub, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		git(sub, "init", "-q")
+		write(t, filepath.Join(sub, "b.txt"), "b\n")
+		git(sub, "add", "b.txt")
+		git(sub, "commit", "-qm", "b")
+		return sub
+	}
 	marker := filepath.Join(t.TempDir(), "ran")
 	mark := filepath.Join(t.TempDir(), "mark.sh")
 	write(t, mark, "#!/bin/sh\necho \"$0 $*\" >> "+marker+"\nexit 0\n")
@@ -138,14 +150,7 @@ func TestBuiltinGitRunsNoRepositoryProgram(t *testing.T) {
 			git(dir, "config", "core.sshCommand", mark)
 		}, []string{"git log --oneline -5", "git show HEAD:a.txt"}},
 		{"submodule's fsmonitor", func(dir string) {
-			sub := filepath.Join(dir, "sub")
-			if err := os.Mkdir(sub, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			git(sub, "init", "-q")
-			write(t, filepath.Join(sub, "b.txt"), "b\n")
-			git(sub, "add", "b.txt")
-			git(sub, "commit", "-qm", "b")
+			sub := inner(dir)
 			git(dir, "add", "sub")
 			git(dir, "commit", "-qm", "sub")
 			git(sub, "config", "core.fsmonitor", mark)
@@ -171,14 +176,7 @@ func TestBuiltinGitRunsNoRepositoryProgram(t *testing.T) {
 			}
 		}, []string{"git -C docs/.. status", "git -C docs status"}},
 		{"a submodule not checked out, opened by diff.submodule=diff", func(dir string) {
-			sub := filepath.Join(dir, "sub")
-			if err := os.Mkdir(sub, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			git(sub, "init", "-q")
-			write(t, filepath.Join(sub, "b.txt"), "b\n")
-			git(sub, "add", "b.txt")
-			git(sub, "commit", "-qm", "b")
+			sub := inner(dir)
 			git(dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "mod")
 			git(dir, "commit", "-qm", "mod")
 			git(dir, "config", "diff.submodule", "diff")
