@@ -52,8 +52,14 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 			return fmt.Errorf("git index entry %d: %w", n, err)
 		}
 		mode := binary.BigEndian.Uint32(entry[24:28])
-		if mode&0o170000 == 0o040000 {
+		switch mode {
+		case 0o040000:
 			return errIndexIncomplete // a sparse directory entry
+		case 0o100644, 0o100755, 0o120000, 0o160000:
+		default:
+			// git masks the type bits of what it reads; it writes only
+			// these modes.
+			return fmt.Errorf("git index entry %d: mode %o, which git does not write", n, mode)
 		}
 		flags := binary.BigEndian.Uint16(entry[fixed-2 : fixed])
 		size := fixed
@@ -86,14 +92,26 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 		if !validIndexPath(prev) {
 			return fmt.Errorf("git index entry %d: %q is not a path git would write", n, prev)
 		}
+		// git takes the name's length from the flags (when it is below
+		// 0xFFF) and the next entry's offset from that length, and never
+		// looks at what lies between: a name whose NUL comes elsewhere
+		// would make this reader and git see different entries.
+		if l := int(flags & 0xFFF); l < 0xFFF && l != len(prev) {
+			return fmt.Errorf("git index entry %d: its flags say a %d-byte name, not %d", n, l, len(prev))
+		}
 		if version < 4 {
 			// NUL padding to a multiple of 8 bytes, the terminating NUL
-			// included (read above).
+			// included (read above); git writes NULs, and so must it be.
 			size += len(suffix) + 1
 			if pad := (8 - size%8) % 8; pad > 0 {
-				if _, err := br.Discard(pad); err != nil {
+				p, err := br.Peek(pad)
+				if err != nil {
 					return fmt.Errorf("git index entry %d: %w", n, err)
 				}
+				if bytes.Count(p, []byte{0}) != pad {
+					return fmt.Errorf("git index entry %d: padding that is not NUL", n)
+				}
+				_, _ = br.Discard(pad)
 			}
 		}
 		if !name(string(prev), mode) {

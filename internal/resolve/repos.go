@@ -211,8 +211,8 @@ func commonDir(root, gitDir string) (common string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	c, ok := physical(gitDir, strings.TrimRight(string(b), "\r\n"))
-	if !ok || !isGitDirectory(c) || filepath.Dir(gitDir) != filepath.Join(c, "worktrees") {
+	c, exists, ok := physical(gitDir, strings.TrimRight(string(b), "\r\n"))
+	if !ok || !exists || !isGitDirectory(c) || filepath.Dir(gitDir) != filepath.Join(c, "worktrees") {
 		return "", false
 	}
 	if _, err := os.Lstat(filepath.Join(c, "commondir")); err == nil {
@@ -222,9 +222,9 @@ func commonDir(root, gitDir string) (common string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	want, err1 := filepath.EvalSymlinks(filepath.Join(root, ".git"))
-	got, ok := physical(gitDir, strings.TrimRight(string(back), "\r\n"))
-	if err1 != nil || !ok || got != want {
+	want, wantExists, ok1 := physical(root, ".git")
+	got, exists, ok := physical(gitDir, strings.TrimRight(string(back), "\r\n"))
+	if !ok1 || !wantExists || !ok || !exists || got != want {
 		return "", false
 	}
 	return c, true
@@ -287,12 +287,6 @@ func moduleWorktree(gitDir, root string) string {
 	return ""
 }
 
-// missing reports whether nothing is at p (a component of it missing, or
-// not a directory), outside /proc and /dev/fd.
-func missing(p string) bool {
-	_, err := os.Stat(p)
-	return (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) && !processRelative(p)
-}
 
 // relTo makes p absolute against base, joined and not cleaned.
 func relTo(base, p string) string {
@@ -380,13 +374,20 @@ func scanConfig(gitDir, root string) configScan {
 	return c
 }
 
-func (c *configScan) file(path, name string, depth int) {
-	b, err := readSmall(path, 1<<20)
-	if errors.Is(err, os.ErrNotExist) {
+// file reads the configuration file at built, the path as git builds it
+// (a relative include is taken from its directory as written, not from
+// where its links lead), opening it where walkPath resolves it.
+func (c *configScan) file(built, name string, depth int) {
+	target, exists, err := walkPath(built)
+	if err == nil && !exists {
 		return // git reads a missing file, or include, as empty
 	}
+	var b []byte
 	if err == nil {
-		err = parseGitConfig(b, func(v gitConfigVar) { c.variable(v, path, name, depth) })
+		b, err = readSmall(target, 1<<20)
+	}
+	if err == nil {
+		err = parseGitConfig(b, func(v gitConfigVar) { c.variable(v, built, name, depth) })
 	}
 	if err != nil && c.risky == "" {
 		c.risky = "its configuration could not be read whole (" + name + ")"
@@ -395,26 +396,24 @@ func (c *configScan) file(path, name string, depth int) {
 
 func (c *configScan) variable(v gitConfigVar, path, name string, depth int) {
 	if (v.section == "include" || v.section == "includeif") && v.key == "path" {
-		target, ok, plain := "", false, !strings.HasPrefix(v.value, "~") && !strings.HasPrefix(v.value, "%(") && v.value != ""
-		if plain {
-			target, ok = physical(filepath.Dir(path), v.value)
-		}
+		plain := !strings.HasPrefix(v.value, "~") && !strings.HasPrefix(v.value, "%(") && v.value != ""
 		switch {
 		case c.risky != "":
-		case !ok && plain && missing(relTo(filepath.Dir(path), v.value)):
-			// git reads a missing include as empty
-		case !ok:
+		case !plain:
 			c.risky = "its own configuration includes " + strconv.Quote(v.value) + ", which the engine does not read"
 		case depth+1 >= maxIncludeDepth:
 			c.risky = "its own configuration nests includes deeper than git reads"
 		default:
-			c.file(target, "the included "+strconv.Quote(v.value), depth+1)
+			c.file(relTo(dirOf(path), v.value), "the included "+strconv.Quote(v.value), depth+1)
 		}
 		return
 	}
 	switch {
-	case v.section == "extensions" && v.key == "objectformat" && strings.EqualFold(v.value, "sha256"):
-		c.hashLen = 32
+	case v.section == "extensions" && v.key == "objectformat" && depth == 0 && name == "config":
+		// git reads extensions from the repository's own config only.
+		if strings.EqualFold(v.value, "sha256") {
+			c.hashLen = 32
+		}
 	case v.section == "core" && v.key == "hookspath":
 		c.hooks = append(c.hooks, v.value)
 	case v.section == "core" && v.key == "worktree":
@@ -442,20 +441,16 @@ func indexHook(gitDir, root string, hooksPaths []string) string {
 		if strings.HasPrefix(h, "~") || strings.HasPrefix(h, "%(") {
 			return "its own configuration sets core.hookspath to " + strconv.Quote(h) + ", a hooks directory outside the repository, which is not read"
 		}
-		d, ok := physical(root, h)
-		if !ok {
-			return "its own configuration sets core.hookspath to " + strconv.Quote(h) + ", which could not be resolved"
-		}
-		dirs = append(dirs, d)
+		dirs = append(dirs, relTo(root, h))
 	}
 	for _, d := range dirs {
-		p := filepath.Join(d, "post-index-change")
-		_, err := os.Lstat(p)
+		p := d + "/post-index-change"
+		_, exists, err := walkPath(p)
 		switch {
-		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-			continue
-		case err != nil:
+		case err != nil && !errors.Is(err, syscall.ENOTDIR):
 			return "its hooks directory " + strconv.Quote(d) + " could not be read"
+		case err != nil || !exists:
+			continue
 		}
 		return "it has a post-index-change hook (" + p + "), which git status runs when it refreshes the index"
 	}
@@ -525,9 +520,9 @@ func worktreeIs(gitDir, value, root string) bool {
 	if value == "" || root == "" {
 		return false
 	}
-	a, ok := physical(gitDir, value)
-	b, err := filepath.EvalSymlinks(root)
-	return ok && err == nil && a == b
+	a, exists, ok := physical(gitDir, value)
+	b, rootExists, rootOK := physical(root, ".")
+	return ok && exists && rootOK && rootExists && a == b
 }
 
 // riskyVar says how v makes a read-only git command (git status, diff,
@@ -624,43 +619,14 @@ func insideRoot(p, root string) bool {
 	if strings.HasPrefix(p, "~") || strings.HasPrefix(p, "%(") || root == "" {
 		return false
 	}
-	r, err := filepath.EvalSymlinks(root)
-	if err != nil {
+	r, exists, ok := physical(root, ".")
+	if !ok || !exists {
 		return false
 	}
-	q, ok := physical(root, p)
+	q, _, ok := physical(root, p)
 	return ok && (q == r || strings.HasPrefix(q, r+"/"))
 }
 
-// physical returns where p leads, relative to base unless absolute, with
-// its links resolved in order as the kernel resolves them: a link before a
-// ".." is followed first, so p is joined, not cleaned, before it is
-// resolved. A path whose last component does not exist is resolved up to
-// its directory. ok is false when it cannot be resolved, or leads under
-// /proc or /dev/fd, which name different files for different processes.
-func physical(base, p string) (string, bool) {
-	if !strings.HasPrefix(p, "/") {
-		p = base + "/" + p
-	}
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r, !processRelative(p) && !processRelative(r)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", false
-	}
-	i := strings.LastIndexByte(p, '/')
-	dir, name := p[:i], p[i+1:]
-	if name == "" || name == "." || name == ".." {
-		return "", false
-	}
-	if dir == "" {
-		dir = "/"
-	}
-	r, err := filepath.EvalSymlinks(dir)
-	if err != nil || processRelative(p) || processRelative(r) {
-		return "", false
-	}
-	return filepath.Join(r, name), true
-}
 
 // findRepo walks up from dir to the nearest repository as git's own
 // discovery does (setup.c): at each directory D, first D/.git, then D
@@ -674,9 +640,9 @@ func physical(base, p string) (string, bool) {
 // shares another's through commondir, or D itself looking like a git
 // directory. ok is false when there is none up to /.
 func findRepo(dir string) (root, gitDir string, ok bool) {
-	start, err := filepath.EvalSymlinks(dir)
-	if err != nil || !strings.HasPrefix(start, "/") {
-		return dir, "", true // git -C would fail; nothing to read
+	start, exists, err := walkPath(dir)
+	if err != nil || !exists {
+		return dir, "", true // git -C would fail, or the directory leads under /proc: not read
 	}
 	for d := start; ; d = filepath.Dir(d) {
 		p := filepath.Join(d, ".git")
@@ -789,8 +755,8 @@ func gitFileDir(root, p string) string {
 	if !filepath.IsAbs(s) {
 		s = root + "/" + s
 	}
-	r, err := filepath.EvalSymlinks(s)
-	if err != nil || processRelative(s) || processRelative(r) {
+	r, exists, err := walkPath(s)
+	if err != nil || !exists {
 		return ""
 	}
 	return r

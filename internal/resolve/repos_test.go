@@ -182,6 +182,8 @@ func TestIndexV4NamesCannotGrowWithoutBound(t *testing.T) {
 	entry := make([]byte, 40+20+2)
 	entry[24], entry[25], entry[26], entry[27] = 0, 0, 0x81, 0xa4 // 0100644
 	for i := 0; i < n; i++ {
+		l := min(i+1, 0xFFF) // the name's length, as git writes it in the flags
+		entry[60], entry[61] = byte(l>>8), byte(l)
 		b = append(b, entry...)
 		b = append(b, 0, 'a', 0) // strip nothing, add "a"
 	}
@@ -624,5 +626,34 @@ func TestGitConfigsFollowIncludes(t *testing.T) {
 	write(t, filepath.Join(dir, "evil.gitconfig"), "[filter \"x\"]\n\tclean = /tmp/x.sh\n")
 	if got := judge(); !strings.Contains(got, "sets filter.clean") {
 		t.Errorf("an includeIf whose condition does not hold here: %q", got)
+	}
+}
+
+// TestIndexEntriesReadAsGitReadsThem: git takes a name's length from the
+// entry's flags, and masks the type bits of its mode; an entry whose
+// flags disagree with where its NUL is (which would hide the next entry
+// from this reader, or show git one it does not see), whose padding is not
+// NUL, or whose mode git does not write, is refused.
+func TestIndexEntriesReadAsGitReadsThem(t *testing.T) {
+	read := func(b []byte) error {
+		return resolve.ReadIndexNames(strings.NewReader(string(b)), int64(len(b)), 20, func(string, uint32) bool { return true })
+	}
+	if err := read(indexOf("src/a.go")); err != nil {
+		t.Fatalf("a well-formed index: %v", err)
+	}
+	b := indexOf("src/a.go")
+	b[12+61] = 5 // flags: a 5-byte name
+	if err := read(b); err == nil || !strings.Contains(err.Error(), "flags say a 5-byte name") {
+		t.Errorf("flags naming a shorter name: %v", err)
+	}
+	b = indexOf("src/a.go")
+	b[12+62+8+1] = 'x' // a padding byte after the NUL
+	if err := read(b); err == nil || !strings.Contains(err.Error(), "padding") {
+		t.Errorf("padding that is not NUL: %v", err)
+	}
+	b = indexOf("src/a.go")
+	b[12+24] = 1 // mode 0x010081a4: git reads a regular file, this reader would not know
+	if err := read(b); err == nil || !strings.Contains(err.Error(), "mode") {
+		t.Errorf("a mode git does not write: %v", err)
 	}
 }
