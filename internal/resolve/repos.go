@@ -287,7 +287,6 @@ func moduleWorktree(gitDir, root string) string {
 	return ""
 }
 
-
 // relTo makes p absolute against base, joined and not cleaned.
 func relTo(base, p string) string {
 	if strings.HasPrefix(p, "/") || p == "" {
@@ -626,7 +625,6 @@ func insideRoot(p, root string) bool {
 	q, _, ok := physical(root, p)
 	return ok && (q == r || strings.HasPrefix(q, r+"/"))
 }
-
 
 // findRepo walks up from dir to the nearest repository as git's own
 // discovery does (setup.c): at each directory D, first D/.git, then D
