@@ -60,13 +60,25 @@ func ReposFor(req permission.Request) map[string]permission.Repo {
 
 // repoOf finds the repository holding dir and judges its index.
 func repoOf(dir, envKey string, isSecret func(string) bool) permission.Repo {
+	budget := maxSubmodules
+	return repoDepth(dir, envKey, isSecret, 0, &budget)
+}
+
+// repoDepth judges the index of the repository holding dir and, when it
+// tracks no credential file, the indexes of the submodules checked out in
+// it, at any depth: git diff prints their changes too when diff.submodule
+// is diff, which the user's own configuration may say.
+func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget *int) permission.Repo {
 	root, gitDir, ok := findRepo(dir)
 	if !ok {
 		return permission.Repo{Checked: true} // in no repository
 	}
-	gitDir = plainGitDir(gitDir)
-	if gitDir == "" {
-		return permission.Repo{} // a .git that is neither a directory nor a gitdir file
+	if gitDir == "" || !ownGitDir(root, gitDir) {
+		return permission.Repo{} // not read: see findRepo and ownGitDir
+	}
+	common, ok := commonDir(root, gitDir)
+	if !ok || alternates(common) {
+		return permission.Repo{} // another repository's objects or index
 	}
 	path := filepath.Join(gitDir, "index")
 	st, err := os.Stat(path)
@@ -82,11 +94,27 @@ func repoOf(dir, envKey string, isSecret func(string) bool) permission.Repo {
 	// The configuration says how long the index's object ids are; it is
 	// not part of the key, so it is read every time. What else it sets is
 	// judged for GitConfigs.
-	hashLen, _ := readGitConfig(gitDir, root)
+	hashLen, _ := readGitConfig(common, root)
 	r, ok := repoCache.get(k)
 	if !ok {
 		r = judgeIndex(path, root, hashLen, isSecret)
 		repoCache.put(k, r)
+	}
+	if !r.Checked || r.Secret != "" {
+		return r
+	}
+	links, ok := gitlinks(path, hashLen)
+	if *budget -= len(links); !ok || *budget < 0 || depth >= maxSubmoduleDepth && len(links) > 0 {
+		return permission.Repo{}
+	}
+	for _, l := range links {
+		sroot := root + "/" + l
+		if _, err := os.Lstat(sroot + "/.git"); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			continue // not checked out: nothing of it is in the working tree
+		}
+		if sr := repoDepth(sroot, envKey, isSecret, depth+1, budget); !sr.Checked || sr.Secret != "" {
+			return sr
+		}
 	}
 	return r
 }
@@ -150,9 +178,15 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	if gitDir == "" {
 		return "its configuration was not read: its .git is a link, a .git file naming no directory or a directory git would not take for a repository, or the directory itself looks like a git directory"
 	}
+	if !ownGitDir(root, gitDir) {
+		return "its .git file names another repository's git directory (" + gitDir + "), whose files git would print as this project's"
+	}
 	common, ok := commonDir(root, gitDir)
 	if !ok {
 		return "its configuration was not read: its git directory shares another's through commondir, and is not a working tree git worktree made of it"
+	}
+	if alternates(common) {
+		return alternatesRisk
 	}
 	hashLen, risky := readGitConfig(common, root)
 	if risky == "" && common != gitDir {
@@ -193,7 +227,41 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 			return "in its submodule " + strconv.Quote(l) + ", " + c
 		}
 	}
+	if common != gitDir {
+		// A linked working tree: git keeps the submodules it initialised
+		// in its own git directory; those of the main working tree, whose
+		// root is the common directory's parent, in the common one.
+		if c := judgeModules(root, filepath.Join(gitDir, "modules"), depth, budget); c != "" {
+			return c
+		}
+		return judgeModules(filepath.Dir(common), filepath.Join(common, "modules"), depth, budget)
+	}
 	return judgeModules(root, filepath.Join(common, "modules"), depth, budget)
+}
+
+// ownGitDir reports whether gitDir, found for the working tree root, is
+// that working tree's own: its .git directory, a directory inside it, a
+// submodule's git directory under the .git/modules of a repository
+// holding root, or one with a commondir (which commonDir then holds to the
+// layout git worktree makes). A .git file naming any other repository's
+// git directory would make git show and git log print that repository's
+// files as this project's.
+func ownGitDir(root, gitDir string) bool {
+	r, exists, ok := physical(root, ".")
+	if !ok || !exists {
+		return false
+	}
+	if gitDir == r || strings.HasPrefix(gitDir, r+"/") {
+		return true
+	}
+	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
+		return true
+	}
+	if i := strings.LastIndex(gitDir, "/.git/modules/"); i >= 0 {
+		super := gitDir[:i]
+		return r == super || strings.HasPrefix(r, super+"/")
+	}
+	return false
 }
 
 // commonDir returns the directory whose config, hooks and modules git
@@ -247,32 +315,66 @@ func judgeModules(root, dir string, depth int, budget *int) string {
 		return "its submodules' git directories (" + dir + ") could not be read"
 	}
 	for _, e := range ents {
-		if !e.IsDir() {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+			// git opens .git/modules/NAME through a link: one is not
+			// followed here, so it is not read.
+			return "its submodules' git directories hold a link (" + p + "), which is not read"
+		case !e.IsDir():
 			continue
 		}
 		*budget--
 		if *budget < 0 || depth >= maxSubmoduleDepth {
 			return tooManySubmodules
 		}
-		p := filepath.Join(dir, e.Name())
-		if !mayBeGitDir(p) {
+		risky := ""
+		if mayBeGitDir(p) {
+			_, risky = readGitConfig(p, "")
+			if risky == "" {
+				risky = moduleWorktree(p, root)
+			}
+			if risky == "" && alternates(p) {
+				risky = alternatesRisk
+			}
+			if risky != "" {
+				return "in its submodule's git directory " + strconv.Quote(p) + ", " + risky
+			}
+		}
+		// A submodule named a/b keeps its git directory at modules/a/b,
+		// inside that of a submodule named a: every directory is looked
+		// into but a git directory's own parts.
+		if !gitDirPart(e.Name()) || !mayBeGitDir(dir) {
 			if c := judgeModules(root, p, depth+1, budget); c != "" {
 				return c
 			}
-			continue
-		}
-		_, risky := readGitConfig(p, "")
-		if risky == "" {
-			risky = moduleWorktree(p, root)
-		}
-		if risky == "" {
-			risky = judgeModules(root, filepath.Join(p, "modules"), depth+1, budget)
-		}
-		if risky != "" {
-			return "in its submodule's git directory " + strconv.Quote(p) + ", " + risky
 		}
 	}
 	return ""
+}
+
+// gitDirPart reports whether name is one of the directories git keeps in a
+// git directory, which hold no submodule's git directory.
+func gitDirPart(name string) bool {
+	switch name {
+	case "objects", "refs", "logs", "hooks", "info", "branches", "rr-cache", "lfs":
+		return true
+	}
+	return false
+}
+
+const alternatesRisk = "its objects come partly from elsewhere (objects/info/alternates, or objects a link), so what git prints of them is not this project's"
+
+// alternates reports whether the git directory gitDir takes objects from
+// elsewhere: an objects/info/alternates file, or objects itself a link.
+// git show and git log then print another repository's files as this
+// one's.
+func alternates(gitDir string) bool {
+	if st, err := os.Lstat(filepath.Join(gitDir, "objects")); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		return true
+	}
+	_, err := os.Lstat(filepath.Join(gitDir, "objects", "info", "alternates"))
+	return !errors.Is(err, os.ErrNotExist)
 }
 
 // moduleWorktree judges the core.worktree of the submodule git directory
@@ -586,6 +688,12 @@ func riskyVar(v gitConfigVar, gitDir, root string) string {
 				return gpg
 			}
 		}
+	case "mailmap":
+		// git log shows as an author's name what the file says before
+		// <their email>: a file outside the repository leaks its lines.
+		if v.key == "file" && !insideRoot(v.value, root) {
+			return "a file outside the repository whose lines git log prints as authors' names"
+		}
 	case "blame":
 		if v.key == "ignorerevsfile" && !insideRoot(v.value, root) {
 			return "a file outside the repository that git blame reads, and prints lines of in its errors"
@@ -723,19 +831,6 @@ func mayBeGitDir(d string) bool {
 		}
 	}
 	return false
-}
-
-// plainGitDir returns gitDir when its index is the whole story: "" when it
-// is "" or has a commondir (the objects and refs git reads are another
-// repository's, whose index this is not).
-func plainGitDir(gitDir string) string {
-	if gitDir == "" {
-		return ""
-	}
-	if _, err := os.Lstat(filepath.Join(gitDir, "commondir")); err == nil {
-		return ""
-	}
-	return gitDir
 }
 
 // gitFileDir reads a .git file ("gitdir: PATH", worktrees and submodules)

@@ -279,6 +279,8 @@ func TestGitConfigsSeeARiskyConfiguration(t *testing.T) {
 		{"pretty.short %h", ""},
 		{"blame.ignoreRevsFile .git-blame-ignore-revs", ""},
 		{"core.hooksPath .githooks", ""}, // a hooks directory alone runs nothing for a read
+		{"mailmap.file /etc/passwd", "mailmap.file"},
+		{"mailmap.file .mailmap", ""},
 		{"user.name someone", ""},
 	} {
 		for _, cmd := range []string{"git diff", "git status", "git log --oneline"} {
@@ -655,5 +657,100 @@ func TestIndexEntriesReadAsGitReadsThem(t *testing.T) {
 	b[12+24] = 1 // mode 0x010081a4: git reads a regular file, this reader would not know
 	if err := read(b); err == nil || !strings.Contains(err.Error(), "mode") {
 		t.Errorf("a mode git does not write: %v", err)
+	}
+}
+
+// TestReposOfOtherRepositoriesAndSubmodules: a .git file naming another
+// repository's git directory, or objects borrowed through alternates,
+// would make git print that repository's files as this project's, so
+// neither is read; a submodule checked out is judged for credential files
+// too (git diff prints its changes with diff.submodule=diff); linked
+// working trees of a repository with submodules are clean, and git diff
+// there reads the working tree's own index.
+func TestReposOfOtherRepositoriesAndSubmodules(t *testing.T) {
+	info, _ := permission.Builtin("shell")
+	home := t.TempDir()
+	diffOf := func(dir string) permission.Repo {
+		req := permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: home}
+		return resolve.ReposFor(req)[dir]
+	}
+	configOf := func(dir string) string { return resolve.GitConfigs([]string{dir})[dir] }
+
+	private := gitRepo(t, "notes.md")
+	proj := t.TempDir()
+	write(t, filepath.Join(proj, ".git"), "gitdir: "+filepath.Join(private, ".git")+"\n")
+	if got := configOf(proj); !strings.Contains(got, "another repository's git directory") {
+		t.Errorf("a .git file naming another repository: %q", got)
+	}
+	if r := diffOf(proj); r.Checked {
+		t.Errorf("git diff through a .git file naming another repository: %+v", r)
+	}
+
+	borrow := gitRepo(t, "a.txt")
+	write(t, filepath.Join(borrow, ".git", "objects", "info", "alternates"), filepath.Join(private, ".git", "objects")+"\n")
+	if got := configOf(borrow); !strings.Contains(got, "alternates") {
+		t.Errorf("objects borrowed through alternates: %q", got)
+	}
+
+	// A submodule tracking a credential file.
+	top := gitRepo(t, "a.txt")
+	sub := filepath.Join(top, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, sub, "init", "-q")
+	write(t, filepath.Join(sub, ".env"), "KEY=x\n")
+	gitIn(t, sub, "add", ".env")
+	gitIn(t, sub, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "env")
+	gitIn(t, top, "add", "sub")
+	if r := diffOf(top); !r.Checked || r.Secret != filepath.Join(sub, ".env") {
+		t.Errorf("git diff in a repository whose submodule tracks .env: %+v", r)
+	}
+
+	// A linked working tree of a repository whose absorbed submodule is
+	// initialised in the main working tree.
+	mainRepo := gitRepo(t, "a.txt")
+	lib := gitRepo(t, "b.txt")
+	gitIn(t, lib, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "b")
+	gitIn(t, mainRepo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	gitIn(t, mainRepo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "lib")
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitIn(t, mainRepo, "worktree", "add", "-q", wt)
+	if got := configOf(wt); got != "" {
+		t.Errorf("a linked working tree of a repository with a submodule: %q", got)
+	}
+	if r := diffOf(wt); !r.Checked || r.Secret != "" {
+		t.Errorf("git diff in a linked working tree: %+v", r)
+	}
+
+	// A link in .git/modules, and a submodule named a/b inside a's git
+	// directory.
+	write(t, filepath.Join(mainRepo, ".git", "modules", "lib", "modules", "x", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(mainRepo, ".git", "modules", "lib", "modules", "x", "config"), "[diff]\n\texternal = /tmp/x.sh\n")
+	if err := os.MkdirAll(filepath.Join(mainRepo, ".git", "modules", "lib", "modules", "x", "objects"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := configOf(mainRepo); !strings.Contains(got, "diff.external") {
+		t.Errorf("a nested submodule's git directory: %q", got)
+	}
+	if err := os.RemoveAll(filepath.Join(mainRepo, ".git", "modules", "lib", "modules")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(mainRepo, ".git", "modules", "lib", "b", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(mainRepo, ".git", "modules", "lib", "b", "config"), "[diff]\n\texternal = /tmp/x.sh\n")
+	if err := os.MkdirAll(filepath.Join(mainRepo, ".git", "modules", "lib", "b", "objects"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := configOf(mainRepo); !strings.Contains(got, "diff.external") {
+		t.Errorf("a submodule named lib/b inside lib's git directory: %q", got)
+	}
+	if err := os.RemoveAll(filepath.Join(mainRepo, ".git", "modules", "lib", "b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(mainRepo, ".git", "modules", "lib"), filepath.Join(mainRepo, ".git", "modules", "other")); err != nil {
+		t.Fatal(err)
+	}
+	if got := configOf(mainRepo); !strings.Contains(got, "a link") {
+		t.Errorf("a link in .git/modules: %q", got)
 	}
 }
