@@ -457,6 +457,7 @@ const maxIncludeDepth = 10
 // their includes followed.
 type configScan struct {
 	gitDir, root string
+	base         string // gitDir resolved by walkPath ("" when it could not be)
 	hashLen      int
 	hooks        []string // each core.hooksPath
 	worktrees    []string // each core.worktree
@@ -469,6 +470,9 @@ type configScan struct {
 // including file's directory as git takes them.
 func scanConfig(gitDir, root string) configScan {
 	c := configScan{gitDir: gitDir, root: root, hashLen: 20}
+	if r, exists, err := walkPath(gitDir); err == nil && exists {
+		c.base = r
+	}
 	for _, name := range []string{"config", "config.worktree"} {
 		c.file(filepath.Join(gitDir, name), name, 0)
 	}
@@ -479,7 +483,14 @@ func scanConfig(gitDir, root string) configScan {
 // (a relative include is taken from its directory as written, not from
 // where its links lead), opening it where walkPath resolves it.
 func (c *configScan) file(built, name string, depth int) {
-	target, exists, err := walkPath(built)
+	var target string
+	var exists bool
+	var err error
+	if rel, ok := strings.CutPrefix(built, c.gitDir+"/"); ok && c.base != "" {
+		target, exists, err = walkFrom(c.base, rel)
+	} else {
+		target, exists, err = walkPath(built)
+	}
 	if err == nil && !exists {
 		return // git reads a missing file, or include, as empty
 	}

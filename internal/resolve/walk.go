@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // errProcessPath: a path leads through /proc or /dev, where it names
@@ -26,7 +28,17 @@ func walkPath(p string) (resolved string, exists bool, err error) {
 	if !strings.HasPrefix(p, "/") {
 		return "", false, fmt.Errorf("%q is not absolute", p)
 	}
-	dest, rest, links := "/", p, 0
+	return walkFrom("/", p)
+}
+
+// walkFrom is walkPath of rel taken from base, a directory walkPath
+// resolved already (so that a file in a git directory costs one lstat, not
+// one a component); an absolute rel starts from /.
+func walkFrom(base, rel string) (resolved string, exists bool, err error) {
+	dest, rest, links := base, rel, 0
+	if strings.HasPrefix(rel, "/") {
+		dest = "/"
+	}
 	for rest != "" {
 		var c string
 		c, rest, _ = strings.Cut(rest, "/")
@@ -37,22 +49,26 @@ func walkPath(p string) (resolved string, exists bool, err error) {
 			dest = filepath.Dir(dest)
 			continue
 		}
-		next := filepath.Join(dest, c)
+		next := dest + "/" + c
+		if dest == "/" {
+			next = "/" + c
+		}
 		if processRelative(next) || next == "/dev" || strings.HasPrefix(next, "/dev/") {
 			return "", false, errProcessPath
 		}
-		st, err := os.Lstat(next)
+		var st unix.Stat_t
+		err := unix.Lstat(next, &st)
 		switch {
-		case errors.Is(err, os.ErrNotExist):
+		case errors.Is(err, unix.ENOENT):
 			return filepath.Join(next, rest), false, nil
 		case err != nil:
-			return "", false, err
-		case st.Mode()&os.ModeSymlink == 0:
+			return "", false, &os.PathError{Op: "lstat", Path: next, Err: err}
+		case st.Mode&unix.S_IFMT != unix.S_IFLNK:
 			dest = next
 			continue
 		}
 		if links++; links > maxWalkLinks {
-			return "", false, fmt.Errorf("%q: too many links", p)
+			return "", false, fmt.Errorf("%q: too many links", rel)
 		}
 		t, err := os.Readlink(next)
 		if err != nil {
