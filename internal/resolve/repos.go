@@ -450,14 +450,23 @@ func readGitConfig(gitDir, root string) (hashLen int, risky string) {
 	return c.hashLen, c.risky
 }
 
-// maxIncludeDepth bounds nested includes, as git's own limit does.
-const maxIncludeDepth = 10
+// maxIncludeDepth bounds nested includes, as git's own limit does;
+// maxConfigFiles and maxConfigBytes bound what one git directory's
+// configuration may make the gate read, includes counted: files that each
+// include the next many times would otherwise be read without end.
+const (
+	maxIncludeDepth = 10
+	maxConfigFiles  = 64
+	maxConfigBytes  = 4 << 20
+)
 
 // configScan is what the configuration files of one git directory set,
 // their includes followed.
 type configScan struct {
 	gitDir, root string
 	base         string // gitDir resolved by walkPath ("" when it could not be)
+	files        int    // files read, includes counted
+	bytes        int64  // bytes read
 	hashLen      int
 	hooks        []string // each core.hooksPath
 	worktrees    []string // each core.worktree
@@ -494,9 +503,21 @@ func (c *configScan) file(built, name string, depth int) {
 	if err == nil && !exists {
 		return // git reads a missing file, or include, as empty
 	}
+	if c.files++; c.files > maxConfigFiles {
+		if c.risky == "" {
+			c.risky = "its own configuration includes more files than the engine reads"
+		}
+		return
+	}
 	var b []byte
 	if err == nil {
 		b, err = readSmall(target, 1<<20)
+	}
+	if c.bytes += int64(len(b)); c.bytes > maxConfigBytes {
+		if c.risky == "" {
+			c.risky = "its own configuration, includes counted, is larger than the engine reads"
+		}
+		return
 	}
 	if err == nil {
 		err = parseGitConfig(b, func(v gitConfigVar) { c.variable(v, built, name, depth) })
@@ -510,7 +531,7 @@ func (c *configScan) variable(v gitConfigVar, path, name string, depth int) {
 	if (v.section == "include" || v.section == "includeif") && v.key == "path" {
 		plain := !strings.HasPrefix(v.value, "~") && !strings.HasPrefix(v.value, "%(") && v.value != ""
 		switch {
-		case c.risky != "":
+		case c.risky != "" || c.files > maxConfigFiles:
 		case !plain:
 			c.risky = "its own configuration includes " + strconv.Quote(v.value) + ", which the engine does not read"
 		case depth+1 >= maxIncludeDepth:

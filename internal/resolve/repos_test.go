@@ -1,6 +1,7 @@
 package resolve_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -752,5 +753,36 @@ func TestReposOfOtherRepositoriesAndSubmodules(t *testing.T) {
 	}
 	if got := configOf(mainRepo); !strings.Contains(got, "a link") {
 		t.Errorf("a link in .git/modules: %q", got)
+	}
+}
+
+// TestGitConfigsBoundTheIncludes: a file that includes itself many times
+// at each of ten levels would make the gate read without end (git itself
+// is stopped by the shell tool's timeout, the gate by nothing); the files
+// read for one git directory are bounded, and past the bound it is not
+// clean.
+func TestGitConfigsBoundTheIncludes(t *testing.T) {
+	dir := gitRepo(t, "a.txt")
+	// f0 includes f1 twenty times, f1 includes f2 twenty times, … f8:
+	// nine levels, within git's depth, 20^8 reads.
+	for i := range 9 {
+		var b strings.Builder
+		if i < 8 {
+			for range 20 {
+				fmt.Fprintf(&b, "[include]\n\tpath = f%d.cfg\n", i+1)
+			}
+		}
+		write(t, filepath.Join(dir, ".git", fmt.Sprintf("f%d.cfg", i)), b.String())
+	}
+	gitIn(t, dir, "config", "include.path", "f0.cfg")
+	done := make(chan string, 1)
+	go func() { done <- resolve.GitConfigs([]string{dir})[dir] }()
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "more files than the engine reads") {
+			t.Errorf("20 includes at each of 9 levels: %q", got)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("GitConfigs did not return: the includes are not bounded")
 	}
 }
