@@ -353,15 +353,7 @@ func TestGitConfigsReadSubmodules(t *testing.T) {
 
 	// Embedded: sub/.git is a directory.
 	top := gitRepo(t, "a.txt")
-	inner := filepath.Join(top, "sub")
-	if err := os.Mkdir(inner, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, inner, "init", "-q")
-	write(t, filepath.Join(inner, "b.txt"), "b\n")
-	gitIn(t, inner, "add", "b.txt")
-	gitIn(t, inner, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "b")
-	gitIn(t, top, "add", "sub")
+	inner := embedded(t, top, "b.txt")
 	if got := judge(top); got != "" {
 		t.Fatalf("clean submodule: %q", got)
 	}
@@ -695,15 +687,7 @@ func TestReposOfOtherRepositoriesAndSubmodules(t *testing.T) {
 
 	// A submodule tracking a credential file.
 	top := gitRepo(t, "a.txt")
-	sub := filepath.Join(top, "sub")
-	if err := os.Mkdir(sub, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, sub, "init", "-q")
-	write(t, filepath.Join(sub, ".env"), "KEY=x\n")
-	gitIn(t, sub, "add", ".env")
-	gitIn(t, sub, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "env")
-	gitIn(t, top, "add", "sub")
+	sub := embedded(t, top, ".env")
 	if r := diffOf(top); !r.Checked || r.Secret != filepath.Join(sub, ".env") {
 		t.Errorf("git diff in a repository whose submodule tracks .env: %+v", r)
 	}
@@ -785,4 +769,20 @@ func TestGitConfigsBoundTheIncludes(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("GitConfigs did not return: the includes are not bounded")
 	}
+}
+
+// embedded makes a repository sub inside top, committing file, and adds it
+// to top's index as a submodule (a gitlink, its .git a directory).
+func embedded(t *testing.T, top, file string) string {
+	t.Helper()
+	sub := filepath.Join(top, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, sub, "init", "-q")
+	write(t, filepath.Join(sub, file), "x\n")
+	gitIn(t, sub, "add", file)
+	gitIn(t, sub, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", file)
+	gitIn(t, top, "add", "sub")
+	return sub
 }
