@@ -94,7 +94,7 @@ func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget
 	// The configuration says how long the index's object ids are; it is
 	// not part of the key, so it is read every time. What else it sets is
 	// judged for GitConfigs.
-	hashLen, _ := readGitConfig(common, root)
+	hashLen := scanConfig(common, root).hashLen
 	r, ok := repoCache.get(k)
 	if !ok {
 		r = judgeIndex(path, root, hashLen, isSecret)
