@@ -14,6 +14,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
+	"github.com/custom-agent/custom-agent/permission/shellrisk"
 )
 
 // Repos reads, for each directory the engine asks about
@@ -330,6 +331,9 @@ func judgeModules(root, dir string, depth int, budget *int) string {
 		}
 		risky := ""
 		if mayBeGitDir(p) {
+			if _, err := os.Lstat(filepath.Join(p, "commondir")); err == nil {
+				return "in its submodule's git directory " + strconv.Quote(p) + ", a commondir names another git directory, whose configuration git reads instead"
+			}
 			_, risky = readGitConfig(p, "")
 			if risky == "" {
 				risky = moduleWorktree(p, root)
@@ -543,7 +547,9 @@ func (c *configScan) variable(v gitConfigVar, path, name string, depth int) {
 	}
 	switch {
 	case v.section == "extensions" && v.key == "objectformat" && depth == 0 && name == "config":
-		// git reads extensions from the repository's own config only.
+		// git reads extensions from the repository's own config only, and
+		// the last value counts.
+		c.hashLen = 20
 		if strings.EqualFold(v.value, "sha256") {
 			c.hashLen = 32
 		}
@@ -716,7 +722,7 @@ func riskyVar(v gitConfigVar, gitDir, root string) string {
 				return gpg
 			}
 		case v.section == "pretty" || v.section == "format" && v.key == "pretty":
-			if strings.Contains(v.value, "%G") {
+			if shellrisk.FormatRunsGpg(v.value) {
 				return gpg
 			}
 		}

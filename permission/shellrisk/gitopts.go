@@ -157,11 +157,27 @@ func gitReadOnly(args []arg) string {
 	return "git " + sub
 }
 
-// formatRunsGpg reports whether a --format or --pretty value asks for a
-// commit's signature (%G?, %GS, %GK …; %(signature) of ref formats), which
-// git checks by running gpg, as --show-signature does.
-func formatRunsGpg(v string) bool {
-	return strings.Contains(v, "%G") || strings.Contains(v, "%(signature")
+// FormatRunsGpg reports whether a git --format or --pretty value (or a
+// pretty.* alias) asks for a commit's signature (%G?, %GS, %GK …, with
+// git's modifiers %+G, %-G, % G; %(signature) of ref formats), which git
+// checks by running gpg, as --show-signature does.
+func FormatRunsGpg(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] != '%' {
+			continue
+		}
+		rest := v[i+1:]
+		if strings.HasPrefix(rest, "(signature") {
+			return true
+		}
+		if rest != "" && (rest[0] == '+' || rest[0] == '-' || rest[0] == ' ') {
+			rest = rest[1:]
+		}
+		if strings.HasPrefix(rest, "G") {
+			return true
+		}
+	}
+	return false
 }
 
 // gitListing reports whether args (the subcommand and its words) use only
@@ -174,7 +190,7 @@ func gitListing(sub string, args []arg) bool {
 		if op.unknown || op.x.glob || op.val.glob {
 			return false
 		}
-		if (op.name == "--format" || op.name == "--pretty") && formatRunsGpg(op.val.s) {
+		if (op.name == "--format" || op.name == "--pretty") && FormatRunsGpg(op.val.s) {
 			return false // like --show-signature
 		}
 		if op.name == "--help" {

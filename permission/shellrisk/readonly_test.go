@@ -45,6 +45,10 @@ func TestReadOnly(t *testing.T) {
 		{"git branch --format='%(signature)'", []string{""}},
 		{"git log --format='%h %s'", []string{"git log"}},
 		{"git log --help", []string{""}}, // git help log: man, or the repository's man.<tool>.cmd
+		{"git log '--format=%+GS'", []string{""}},
+		{"git log '--format=%h%-G?'", []string{""}},
+		{"git log '--format=% GK'", []string{""}},
+		{"git log '--format=%%G is literal %h'", []string{""}}, // over-asks: %% then G; fine
 		{"git status --help", []string{""}},
 		{"git log -L 1,5:main.go", []string{""}},
 		{"git -c core.pager=less log", []string{""}},
