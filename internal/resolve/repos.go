@@ -78,8 +78,8 @@ func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget
 		return permission.Repo{} // not read: see findRepo and ownGitDir
 	}
 	common, ok := commonDir(root, gitDir)
-	if !ok || alternates(common) {
-		return permission.Repo{} // another repository's objects or index
+	if !ok || alternates(common) || linkRisk(common) != "" || linkRisk(gitDir) != "" {
+		return permission.Repo{} // another repository's objects or index, or links git reads through
 	}
 	path := filepath.Join(gitDir, "index")
 	st, err := os.Stat(path)
@@ -188,6 +188,14 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	}
 	if alternates(common) {
 		return alternatesRisk
+	}
+	if r := linkRisk(common); r != "" {
+		return r
+	}
+	if common != gitDir {
+		if r := linkRisk(gitDir); r != "" {
+			return r
+		}
 	}
 	hashLen, risky := readGitConfig(common, root)
 	if risky == "" && common != gitDir {
@@ -341,6 +349,9 @@ func judgeModules(root, dir string, depth int, budget *int) string {
 			if risky == "" && alternates(p) {
 				risky = alternatesRisk
 			}
+			if risky == "" {
+				risky = linkRisk(p)
+			}
 			if risky != "" {
 				return "in its submodule's git directory " + strconv.Quote(p) + ", " + risky
 			}
@@ -365,6 +376,71 @@ func gitDirPart(name string) bool {
 		return true
 	}
 	return false
+}
+
+// maxGitDirEntries bounds the entries gitDirLink looks at.
+const maxGitDirEntries = 20000
+
+// gitDirLink names the first symbolic link among the parts of the git
+// directory gitDir that git reads and prints from: its own entries
+// (HEAD, packed-refs, shallow, BISECT_START, info …), the state of a
+// rebase, objects and its pack and info directories, refs and logs at any
+// depth. git follows such a link, and git status, git branch and git log
+// then print what lies at its end (a key, a credential line) or another
+// repository's objects. "" when there is none.
+func gitDirLink(gitDir string) (string, bool) {
+	seen := 0
+	var look func(dir string, deep bool) (string, bool)
+	look = func(dir string, deep bool) (string, bool) {
+		ents, err := os.ReadDir(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return "", true
+		}
+		if err != nil {
+			return "", false
+		}
+		for _, e := range ents {
+			if seen++; seen > maxGitDirEntries {
+				return "", false
+			}
+			p := filepath.Join(dir, e.Name())
+			if e.Type()&os.ModeSymlink != 0 {
+				return p, true
+			}
+			if deep && e.IsDir() {
+				if l, ok := look(p, true); l != "" || !ok {
+					return l, ok
+				}
+			}
+		}
+		return "", true
+	}
+	for _, d := range []struct {
+		rel  string
+		deep bool
+	}{{"", false}, {"rebase-merge", false}, {"rebase-apply", false}, {"objects", false}, {"objects/pack", false},
+		{"objects/info", false}, {"info", false}, {"refs", true}, {"logs", true}} {
+		dir := gitDir
+		if d.rel != "" {
+			dir = filepath.Join(gitDir, d.rel)
+		}
+		if l, ok := look(dir, d.deep); l != "" || !ok {
+			return l, ok
+		}
+	}
+	return "", true
+}
+
+// linkRisk is the clause for a git directory gitDirLink did not clear.
+func linkRisk(gitDir string) string {
+	l, ok := gitDirLink(gitDir)
+	switch {
+	case !ok:
+		return "its git directory could not be looked through for links"
+	case l != "":
+		return "its git directory holds a link (" + l + "), which git reads through and prints what it leads to"
+	}
+	return ""
 }
 
 const alternatesRisk = "its objects come partly from elsewhere (objects/info/alternates, or objects a link), so what git prints of them is not this project's"

@@ -541,7 +541,7 @@ func TestGitConfigsFindTheRepositoryGitFinds(t *testing.T) {
 	if err := os.Symlink("/proc/self/cwd/cfg", cfg); err != nil {
 		t.Fatal(err)
 	}
-	if got := judge(dir); !strings.Contains(got, "could not be read whole (config)") {
+	if got := judge(dir); !strings.Contains(got, "holds a link ("+cfg+")") {
 		t.Errorf("a configuration that is a link: %q", got)
 	}
 }
@@ -785,4 +785,31 @@ func embedded(t *testing.T, top, file string) string {
 	gitIn(t, sub, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", file)
 	gitIn(t, top, "add", "sub")
 	return sub
+}
+
+// TestGitConfigsSeeLinksInTheGitDirectory: git reads its state files,
+// refs and objects through links and prints what they lead to (git status
+// prints a rebase's head-name, git log a graft or a broken packed-refs
+// line, git show another repository's objects), so a git directory with a
+// link among them is not clean, nor read for git diff.
+func TestGitConfigsSeeLinksInTheGitDirectory(t *testing.T) {
+	info, _ := permission.Builtin("shell")
+	for _, rel := range []string{"rebase-merge/head-name", "packed-refs", "shallow", "info/grafts", "refs/heads/x", "objects/pack/p.pack", "objects/ab", "logs/HEAD"} {
+		dir := gitRepo(t, "a.txt")
+		p := filepath.Join(dir, ".git", rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(p)
+		if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), p); err != nil {
+			t.Fatal(err)
+		}
+		if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "holds a link") {
+			t.Errorf(".git/%s a link: %q", rel, got)
+		}
+		req := permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: t.TempDir()}
+		if r := resolve.ReposFor(req)[dir]; r.Checked {
+			t.Errorf(".git/%s a link, git diff: %+v", rel, r)
+		}
+	}
 }
