@@ -167,6 +167,11 @@ func GitConfigsFor(req permission.Request) map[string]string {
 const (
 	maxSubmodules     = 256
 	maxSubmoduleDepth = 8
+	// maxModuleDirDepth and maxModuleDirs bound the walk of a modules
+	// directory, which looks into every directory (a submodule's name may
+	// hold slashes, and put its git directory inside another's).
+	maxModuleDirDepth = 32
+	maxModuleDirs     = 20000
 )
 
 // judgeConfig judges the configuration of the repository at root with git
@@ -240,12 +245,14 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 		// A linked working tree: git keeps the submodules it initialised
 		// in its own git directory; those of the main working tree, whose
 		// root is the common directory's parent, in the common one.
-		if c := judgeModules(root, filepath.Join(gitDir, "modules"), depth, budget); c != "" {
+		dirs := maxModuleDirs
+		if c := judgeModules(root, filepath.Join(gitDir, "modules"), depth, budget, &dirs); c != "" {
 			return c
 		}
-		return judgeModules(filepath.Dir(common), filepath.Join(common, "modules"), depth, budget)
+		return judgeModules(filepath.Dir(common), filepath.Join(common, "modules"), depth, budget, &dirs)
 	}
-	return judgeModules(root, filepath.Join(common, "modules"), depth, budget)
+	dirs := maxModuleDirs
+	return judgeModules(root, filepath.Join(common, "modules"), depth, budget, &dirs)
 }
 
 // ownGitDir reports whether gitDir, found for the working tree root, is
@@ -310,12 +317,13 @@ func commonDir(root, gitDir string) (common string, ok bool) {
 const tooManySubmodules = "it has more submodules, or submodules nested deeper, than the engine reads the configurations of"
 
 // judgeModules judges the configuration of every git directory beneath
-// dir, the modules directory of the repository at root: a submodule's
-// name may hold slashes, so a directory that is not a git directory is
-// looked into, and a git directory's own modules after it. Their working
-// trees may be anywhere inside root (or absent), so core.worktree counts
-// only when it leads outside root.
-func judgeModules(root, dir string, depth int, budget *int) string {
+// dir, the modules directory of the repository at root. A submodule's name
+// may hold slashes, so its git directory may lie in any directory beneath,
+// a git directory's own parts included (a/hooks/x): every directory is
+// looked into, up to dirs of them. Their working trees may be anywhere
+// inside root (or absent), so core.worktree counts only when it leads
+// outside root.
+func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return ""
@@ -333,12 +341,14 @@ func judgeModules(root, dir string, depth int, budget *int) string {
 		case !e.IsDir():
 			continue
 		}
-		*budget--
-		if *budget < 0 || depth >= maxSubmoduleDepth {
+		if depth >= maxModuleDirDepth {
 			return tooManySubmodules
 		}
 		risky := ""
 		if mayBeGitDir(p) {
+			if *budget--; *budget < 0 {
+				return tooManySubmodules
+			}
 			if _, err := os.Lstat(filepath.Join(p, "commondir")); err == nil {
 				return "in its submodule's git directory " + strconv.Quote(p) + ", a commondir names another git directory, whose configuration git reads instead"
 			}
@@ -357,26 +367,19 @@ func judgeModules(root, dir string, depth int, budget *int) string {
 			}
 		}
 		// A submodule named a/b keeps its git directory at modules/a/b,
-		// inside that of a submodule named a: every directory is looked
-		// into but a git directory's own parts.
-		if !gitDirPart(e.Name()) || !mayBeGitDir(dir) {
-			if c := judgeModules(root, p, depth+1, budget); c != "" {
-				return c
-			}
+		// inside that of a submodule named a, and a/hooks/x or
+		// a/objects/ab/x inside a's own parts: every directory is looked
+		// into.
+		if *dirs--; *dirs < 0 {
+			return tooManySubmodules
+		}
+		if c := judgeModules(root, p, depth+1, budget, dirs); c != "" {
+			return c
 		}
 	}
 	return ""
 }
 
-// gitDirPart reports whether name is one of the directories git keeps in a
-// git directory, which hold no submodule's git directory.
-func gitDirPart(name string) bool {
-	switch name {
-	case "objects", "refs", "logs", "hooks", "info", "branches", "rr-cache", "lfs":
-		return true
-	}
-	return false
-}
 
 // maxGitDirEntries bounds the entries gitDirLink looks at.
 const maxGitDirEntries = 20000

@@ -813,3 +813,30 @@ func TestGitConfigsSeeLinksInTheGitDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestGitConfigsFindModulesInsideOthersParts: a submodule named a/hooks/x
+// keeps its git directory inside the hooks directory of submodule a's; the
+// walk of .git/modules looks into every directory.
+func TestGitConfigsFindModulesInsideOthersParts(t *testing.T) {
+	dir := gitRepo(t, "a.txt")
+	for _, name := range []string{"a", "a/hooks/x", "a/objects/ab/y"} {
+		m := filepath.Join(dir, ".git", "modules", name)
+		write(t, filepath.Join(m, "HEAD"), "ref: refs/heads/main\n")
+		if err := os.MkdirAll(filepath.Join(m, "objects"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+		t.Fatalf("clean module git directories: %q", got)
+	}
+	for _, name := range []string{"a/hooks/x", "a/objects/ab/y"} {
+		cfg := filepath.Join(dir, ".git", "modules", name, "config")
+		write(t, cfg, "[diff]\n\texternal = /tmp/x.sh\n")
+		if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "diff.external") {
+			t.Errorf("a submodule named %s: %q", name, got)
+		}
+		if err := os.Remove(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
