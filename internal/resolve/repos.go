@@ -380,7 +380,6 @@ func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 	return ""
 }
 
-
 // maxGitDirEntries bounds the entries gitDirLink looks at.
 const maxGitDirEntries = 20000
 
