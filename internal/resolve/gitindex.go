@@ -47,7 +47,12 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 	fixed := 40 + hashLen + 2 // stat data, object id, flags
 	entry := make([]byte, fixed+2)
 	prev := make([]byte, 0, 256)
+	// Where each entry starts, for the offset table git may load the
+	// entries from instead (IEOT), and where the entries end, which the
+	// EOIE extension says.
+	starts := make([]int64, 0, min(int64(count), size/64+1))
 	for n := uint32(0); n < count; n++ {
+		starts = append(starts, consumed())
 		if _, err := io.ReadFull(br, entry[:fixed]); err != nil {
 			return fmt.Errorf("git index entry %d: %w", n, err)
 		}
@@ -120,7 +125,10 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 	}
 	// Extensions, up to the trailing checksum: a split index names another
 	// file holding the entries; a sparse one has directory entries (seen
-	// above) and says so.
+	// above) and says so. git may load the entries from the offsets an
+	// IEOT table gives, and find the extensions where EOIE says: both must
+	// agree with the entries read here, one after another.
+	end := consumed()
 	for size-consumed() > int64(hashLen) {
 		sig, err := br.Peek(8)
 		if err != nil {
@@ -137,9 +145,51 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 		if n > size-consumed()-8-int64(hashLen) {
 			return fmt.Errorf("git index: extension %q longer than the file", sig[:4])
 		}
+		switch string(sig[:4]) {
+		case "IEOT", "EOIE":
+			if n > 1<<20 {
+				return fmt.Errorf("git index: a %d-byte %q extension", n, sig[:4])
+			}
+			body := make([]byte, 8+n)
+			if _, err := io.ReadFull(br, body); err != nil {
+				return fmt.Errorf("git index extension: %w", err)
+			}
+			if err := checkOffsets(string(sig[:4]), body[8:], starts, end); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, err := br.Discard(8 + int(n)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkOffsets holds an IEOT table (blocks of entries, each an offset and
+// a count) or an EOIE offset to the entries read one after another: their
+// starts, and end, where they ended.
+func checkOffsets(sig string, body []byte, starts []int64, end int64) error {
+	bad := fmt.Errorf("git index: its %s extension says other offsets than its entries have", sig)
+	if sig == "EOIE" {
+		if len(body) < 4 || int64(binary.BigEndian.Uint32(body[:4])) != end {
+			return bad
+		}
+		return nil
+	}
+	if len(body) < 4 || (len(body)-4)%8 != 0 {
+		return bad
+	}
+	i := 0
+	for b := body[4:]; len(b) > 0; b = b[8:] {
+		off, n := int64(binary.BigEndian.Uint32(b[:4])), int(binary.BigEndian.Uint32(b[4:8]))
+		if i >= len(starts) || starts[i] != off || n > len(starts)-i {
+			return bad
+		}
+		i += n
+	}
+	if i != len(starts) {
+		return bad
 	}
 	return nil
 }

@@ -840,3 +840,45 @@ func TestGitConfigsFindModulesInsideOthersParts(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexOffsetTablesAgree: git may load an index's entries from the
+// offsets its IEOT extension gives, and find its extensions where EOIE
+// says; an index whose tables disagree with its entries read one after
+// another (which would show git entries this reader does not see) is not
+// read, and one git wrote is.
+func TestIndexOffsetTablesAgree(t *testing.T) {
+	dir := gitRepo(t)
+	for i := range 2000 { // enough entries for git to write several blocks
+		write(t, filepath.Join(dir, fmt.Sprintf("f%04d.txt", i)), "x\n")
+	}
+	gitIn(t, dir, "-c", "index.threads=4", "-c", "index.recordOffsetTable=true", "-c", "index.recordEndOfIndexEntries=true", "add", ".")
+	idx := filepath.Join(dir, ".git", "index")
+	b, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(b), "IEOT")
+	if at < 0 || !strings.Contains(string(b), "EOIE") {
+		t.Fatalf("git wrote no IEOT and EOIE extensions")
+	}
+	if n := int(b[at+4])<<24 | int(b[at+5])<<16 | int(b[at+6])<<8 | int(b[at+7]); (n-4)/8 < 2 {
+		t.Fatalf("git wrote an IEOT of %d blocks; the test needs two", (n-4)/8)
+	}
+	info, _ := permission.Builtin("shell")
+	req := permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: t.TempDir()}
+	if r := resolve.ReposFor(req)[dir]; !r.Checked {
+		t.Fatalf("an index with offset tables git wrote: %+v", r)
+	}
+	// The second block's offset moved by 8 bytes (the first is the
+	// header's end, 12): git would start that block mid-entry.
+	b[at+8+4+8+3] += 8
+	if err := os.WriteFile(idx, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := resolve.ReposFor(req)[dir]; r.Checked {
+		t.Errorf("an index whose IEOT disagrees with its entries was read: %+v", r)
+	}
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "index") {
+		t.Errorf("GitConfigs with such an index: %q", got)
+	}
+}
