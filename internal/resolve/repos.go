@@ -88,6 +88,12 @@ func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget
 		// may name any directory: a fifo there would block the gate).
 		return permission.Repo{}
 	}
+	// Every submodule's index is parsed: one request parses at most
+	// maxIndexBytes in all (200 submodules sharing one large index through
+	// hard links took 36 s).
+	if *budget -= int(st.Size() / (1 << 20)); *budget < 0 {
+		return permission.Repo{}
+	}
 	k := repoKey{index: path, env: envKey, size: st.Size(), mtime: st.ModTime().UnixNano()}
 	if s, ok := st.Sys().(*syscall.Stat_t); ok {
 		k.ino = s.Ino
@@ -111,7 +117,14 @@ func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget
 	for _, l := range links {
 		sroot := root + "/" + l
 		if _, err := os.Lstat(sroot + "/.git"); errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			continue // not checked out: nothing of it is in the working tree
+			// Not checked out. If git keeps its git directory (under this
+			// working tree's git directory), git diff with
+			// diff.submodule=diff prints every file of it as deleted, and
+			// those files are not judged here.
+			if ents, err := os.ReadDir(filepath.Join(gitDir, "modules")); err == nil && len(ents) > 0 {
+				return permission.Repo{}
+			}
+			continue
 		}
 		if sr := repoDepth(sroot, envKey, isSecret, depth+1, budget); !sr.Checked || sr.Secret != "" {
 			return sr
@@ -275,6 +288,27 @@ func ownGitDir(root, gitDir string) bool {
 	}
 	if i := strings.LastIndex(gitDir, "/.git/modules/"); i >= 0 {
 		super := gitDir[:i]
+		if r == super || strings.HasPrefix(r, super+"/") {
+			return true
+		}
+	}
+	// A submodule a linked working tree initialised keeps its git
+	// directory under that tree's own, COMMON/worktrees/ID/modules/NAME,
+	// whose gitdir file names the linked tree's .git.
+	if i := strings.LastIndex(gitDir, "/modules/"); i >= 0 {
+		wt := gitDir[:i]
+		if filepath.Base(filepath.Dir(wt)) != "worktrees" {
+			return false
+		}
+		back, err := readSmall(filepath.Join(wt, "gitdir"), 4096)
+		if err != nil {
+			return false
+		}
+		dotGit, exists, ok := physical(wt, strings.TrimRight(string(back), "\r\n"))
+		if !ok || !exists || filepath.Base(dotGit) != ".git" {
+			return false
+		}
+		super := filepath.Dir(dotGit)
 		return r == super || strings.HasPrefix(r, super+"/")
 	}
 	return false

@@ -882,3 +882,38 @@ func TestIndexOffsetTablesAgree(t *testing.T) {
 		t.Errorf("GitConfigs with such an index: %q", got)
 	}
 }
+
+// TestReposOfRemovedAndWorktreeSubmodules: a submodule whose working tree
+// was removed while git keeps its git directory is printed whole by git
+// diff with diff.submodule=diff, unjudged, so git diff is not covered; a
+// submodule a linked working tree initialised keeps its git directory
+// under that tree's own, which is its own, not another repository's.
+func TestReposOfRemovedAndWorktreeSubmodules(t *testing.T) {
+	info, _ := permission.Builtin("shell")
+	commit := func(dir, msg string) {
+		gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", msg)
+	}
+	lib := gitRepo(t, "b.txt")
+	commit(lib, "b")
+	top := gitRepo(t, "a.txt")
+	gitIn(t, top, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	commit(top, "lib")
+
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitIn(t, top, "worktree", "add", "-q", wt)
+	gitIn(t, wt, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
+	if got := resolve.GitConfigs([]string{wt})[wt]; got != "" {
+		t.Errorf("a linked working tree with a submodule it initialised: %q", got)
+	}
+
+	diff := permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: top, Home: t.TempDir()}
+	if r := resolve.ReposFor(diff)[top]; !r.Checked {
+		t.Fatalf("git diff with the submodule checked out: %+v", r)
+	}
+	if err := os.RemoveAll(filepath.Join(top, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	if r := resolve.ReposFor(diff)[top]; r.Checked {
+		t.Errorf("git diff with the submodule removed and its git directory kept: %+v", r)
+	}
+}
