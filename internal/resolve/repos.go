@@ -224,6 +224,14 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	if risky != "" {
 		return risky
 	}
+	// Each submodule's index is parsed: the megabytes parsed count
+	// against the budget too (many submodules sharing one large index
+	// through hard links defeat the cache).
+	if st, err := os.Stat(filepath.Join(gitDir, "index")); err == nil {
+		if *budget -= int(st.Size() / (1 << 20)); *budget < 0 {
+			return tooManySubmodules
+		}
+	}
 	links, ok := gitlinks(filepath.Join(gitDir, "index"), hashLen)
 	if !ok {
 		return "its index, which lists the submodules git looks into with their own configurations, could not be read whole"
