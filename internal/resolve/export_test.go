@@ -1,6 +1,9 @@
 package resolve
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"time"
+)
 
 // PathUncached is Path as it was before Resolver: filepath.EvalSymlinks of
 // the whole prefix at every step, nothing remembered. The tests hold a
@@ -32,4 +35,12 @@ func GitConfigList(b []byte) (string, error) {
 		out = append(out, 0)
 	})
 	return string(out), err
+}
+
+// SetRacyWindow sets how recently changed a directory may be and still be
+// remembered as holding no link, and returns a function putting it back.
+func SetRacyWindow(d time.Duration) func() {
+	old := racyWindow
+	racyWindow = d
+	return func() { racyWindow = old }
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -436,23 +437,35 @@ func gitDirLink(gitDir string) (string, bool) {
 	seen := 0
 	var look func(dir string, deep bool) (string, bool)
 	look = func(dir string, deep bool) (string, bool) {
-		ents, err := os.ReadDir(dir)
-		if errors.Is(err, os.ErrNotExist) {
+		var st unix.Stat_t
+		if err := unix.Lstat(dir, &st); errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
 			return "", true
+		} else if err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return "", false // a link here was seen by the scan of its parent
 		}
-		if err != nil {
-			return "", false
-		}
-		for _, e := range ents {
-			if seen++; seen > maxGitDirEntries {
+		stamp := dirStamp{ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+		subdirs, ok := linkFree.get(dir, stamp)
+		if !ok {
+			ents, err := readDirUnsorted(dir)
+			if err != nil {
 				return "", false
 			}
-			p := filepath.Join(dir, e.Name())
-			if e.Type()&os.ModeSymlink != 0 {
-				return p, true
+			for _, e := range ents {
+				if seen++; seen > maxGitDirEntries {
+					return "", false
+				}
+				if e.Type()&os.ModeSymlink != 0 {
+					return filepath.Join(dir, e.Name()), true
+				}
+				if e.IsDir() {
+					subdirs = append(subdirs, e.Name())
+				}
 			}
-			if deep && e.IsDir() {
-				if l, ok := look(p, true); l != "" || !ok {
+			linkFree.put(dir, stamp, subdirs)
+		}
+		if deep {
+			for _, sub := range subdirs {
+				if l, ok := look(filepath.Join(dir, sub), true); l != "" || !ok {
 					return l, ok
 				}
 			}
@@ -473,6 +486,69 @@ func gitDirLink(gitDir string) (string, bool) {
 		}
 	}
 	return "", true
+}
+
+// dirStamp is what changes when a directory's entries do: a link added,
+// removed or put in another's place changes its modification and change
+// times.
+type dirStamp struct {
+	ino          uint64
+	mtime, ctime int64
+}
+
+// linkFree remembers directories gitDirLink found holding no link, with
+// their subdirectories, as they stood; git status checked again and again
+// then costs one lstat a directory, not a read of it (a git directory's
+// objects hold 257 entries).
+var linkFree = &dirCache{}
+
+type dirCache struct {
+	mu sync.Mutex
+	m  map[string]dirEntryList
+}
+
+type dirEntryList struct {
+	stamp   dirStamp
+	subdirs []string
+}
+
+// racyWindow: a directory changed this recently may change again within
+// the same tick of the file system's clock, unseen by its stamp: it is not
+// remembered (git's own racy-clean rule, for the same reason).
+var racyWindow = 2 * time.Second
+
+func (c *dirCache) get(dir string, st dirStamp) ([]string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[dir]
+	if !ok || e.stamp != st {
+		return nil, false
+	}
+	return e.subdirs, true
+}
+
+func (c *dirCache) put(dir string, st dirStamp, subdirs []string) {
+	now := time.Now().UnixNano()
+	if now-st.mtime < int64(racyWindow) || now-st.ctime < int64(racyWindow) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= 4096 {
+		c.m = map[string]dirEntryList{}
+	}
+	c.m[dir] = dirEntryList{stamp: st, subdirs: subdirs}
+}
+
+// readDirUnsorted is os.ReadDir without the sort: the entries' types come
+// from the directory itself, and their order does not matter here.
+func readDirUnsorted(dir string) ([]os.DirEntry, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // linkRisk is the clause for a git directory gitDirLink did not clear.

@@ -917,3 +917,23 @@ func TestReposOfRemovedAndWorktreeSubmodules(t *testing.T) {
 		t.Errorf("git diff with the submodule removed and its git directory kept: %+v", r)
 	}
 }
+
+// TestGitDirLinksAreSeenThroughTheCache: the directories found holding no
+// link are remembered as they stood; a link added afterwards changes its
+// directory's times and is seen at the next check.
+func TestGitDirLinksAreSeenThroughTheCache(t *testing.T) {
+	defer resolve.SetRacyWindow(time.Millisecond)()
+	dir := gitRepo(t, "a.txt")
+	time.Sleep(50 * time.Millisecond) // past the window and a clock tick
+	for range 2 {                     // the second from what was remembered
+		if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+			t.Fatalf("a clean repository: %q", got)
+		}
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "x"), filepath.Join(dir, ".git", "refs", "heads", "evil")); err != nil {
+		t.Fatal(err)
+	}
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "holds a link") {
+		t.Errorf("a link added after the directories were remembered: %q", got)
+	}
+}
