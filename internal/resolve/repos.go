@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -243,6 +244,13 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	}
 	for _, l := range links {
 		sroot := root + "/" + l
+		if r, exists, err := walkPath(sroot); err != nil {
+			return "in its submodule " + strconv.Quote(l) + ", the path could not be resolved"
+		} else if !exists {
+			continue // not checked out
+		} else {
+			sroot = r
+		}
 		p := sroot + "/.git"
 		st, err := os.Lstat(p)
 		var sub string
@@ -285,6 +293,9 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 // git directory would make git show and git log print that repository's
 // files as this project's.
 func ownGitDir(root, gitDir string) bool {
+	if gitDir == root+"/.git" {
+		return true // findRepo's own find: root and gitDir are resolved
+	}
 	r, exists, ok := physical(root, ".")
 	if !ok || !exists {
 		return false
@@ -435,6 +446,7 @@ const maxGitDirEntries = 20000
 // repository's objects. "" when there is none.
 func gitDirLink(gitDir string) (string, bool) {
 	seen := 0
+	var top []string // the git directory's own subdirectories, as just seen
 	var look func(dir string, deep bool) (string, bool)
 	look = func(dir string, deep bool) (string, bool) {
 		var st unix.Stat_t
@@ -463,6 +475,9 @@ func gitDirLink(gitDir string) (string, bool) {
 			}
 			linkFree.put(dir, stamp, subdirs)
 		}
+		if dir == gitDir {
+			top = subdirs
+		}
 		if deep {
 			for _, sub := range subdirs {
 				if l, ok := look(filepath.Join(dir, sub), true); l != "" || !ok {
@@ -472,16 +487,19 @@ func gitDirLink(gitDir string) (string, bool) {
 		}
 		return "", true
 	}
+	if l, ok := look(gitDir, false); l != "" || !ok {
+		return l, ok
+	}
 	for _, d := range []struct {
 		rel  string
 		deep bool
-	}{{"", false}, {"rebase-merge", false}, {"rebase-apply", false}, {"objects", false}, {"objects/pack", false},
+	}{{"rebase-merge", false}, {"rebase-apply", false}, {"objects", false}, {"objects/pack", false},
 		{"objects/info", false}, {"info", false}, {"refs", true}, {"logs", true}} {
-		dir := gitDir
-		if d.rel != "" {
-			dir = filepath.Join(gitDir, d.rel)
+		first, _, _ := strings.Cut(d.rel, "/")
+		if !slices.Contains(top, first) {
+			continue // the git directory, as just listed or found unchanged, has no such directory
 		}
-		if l, ok := look(dir, d.deep); l != "" || !ok {
+		if l, ok := look(filepath.Join(gitDir, d.rel), d.deep); l != "" || !ok {
 			return l, ok
 		}
 	}
@@ -566,13 +584,10 @@ func linkRisk(gitDir string) string {
 const alternatesRisk = "its objects come partly from elsewhere (objects/info/alternates, or objects a link), so what git prints of them is not this project's"
 
 // alternates reports whether the git directory gitDir takes objects from
-// elsewhere: an objects/info/alternates file, or objects itself a link.
-// git show and git log then print another repository's files as this
-// one's.
+// elsewhere through an objects/info/alternates file: git show and git log
+// then print another repository's files as this one's. (objects itself a
+// link is seen by gitDirLink, which every caller runs as well.)
 func alternates(gitDir string) bool {
-	if st, err := os.Lstat(filepath.Join(gitDir, "objects")); err == nil && st.Mode()&os.ModeSymlink != 0 {
-		return true
-	}
 	_, err := os.Lstat(filepath.Join(gitDir, "objects", "info", "alternates"))
 	return !errors.Is(err, os.ErrNotExist)
 }
@@ -678,10 +693,10 @@ type configScan struct {
 // more than git reads, never less), relative paths taken from the
 // including file's directory as git takes them.
 func scanConfig(gitDir, root string) configScan {
-	c := configScan{gitDir: gitDir, root: root, hashLen: 20}
-	if r, exists, err := walkPath(gitDir); err == nil && exists {
-		c.base = r
-	}
+	// Every caller passes a git directory walkPath resolved (findRepo,
+	// gitFileDir, commonDir, a directory entry of one), so files in it are
+	// walked from it.
+	c := configScan{gitDir: gitDir, root: root, hashLen: 20, base: gitDir}
 	for _, name := range []string{"config", "config.worktree"} {
 		c.file(filepath.Join(gitDir, name), name, 0)
 	}
@@ -778,9 +793,15 @@ func indexHook(gitDir, root string, hooksPaths []string) string {
 		}
 		dirs = append(dirs, relTo(root, h))
 	}
-	for _, d := range dirs {
+	for i, d := range dirs {
 		p := d + "/post-index-change"
-		_, exists, err := walkPath(p)
+		var exists bool
+		var err error
+		if i == 0 {
+			_, exists, err = walkFrom(gitDir, "hooks/post-index-change") // gitDir is resolved
+		} else {
+			_, exists, err = walkPath(p)
+		}
 		switch {
 		case err != nil && !errors.Is(err, syscall.ENOTDIR):
 			return "its hooks directory " + strconv.Quote(d) + " could not be read"
