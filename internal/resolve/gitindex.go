@@ -101,7 +101,7 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 		// 0xFFF) and the next entry's offset from that length, and never
 		// looks at what lies between: a name whose NUL comes elsewhere
 		// would make this reader and git see different entries.
-		if l := int(flags & 0xFFF); l < 0xFFF && l != len(prev) {
+		if l := int(flags & 0xFFF); l < 0xFFF && l != len(prev) || l == 0xFFF && len(prev) < 0xFFF {
 			return fmt.Errorf("git index entry %d: its flags say a %d-byte name, not %d", n, l, len(prev))
 		}
 		if version < 4 {
@@ -129,6 +129,11 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 	// IEOT table gives, and find the extensions where EOIE says: both must
 	// agree with the entries read here, one after another.
 	end := consumed()
+	// git looks for EOIE only at its fixed place, just before the
+	// checksum, whatever the extensions before it say: one that runs over
+	// that place could hide an EOIE (and the tables it leads to) from a
+	// reader that walks the extensions in order.
+	eoieAt := size - int64(hashLen) - (8 + 4 + int64(hashLen))
 	for size-consumed() > int64(hashLen) {
 		sig, err := br.Peek(8)
 		if err != nil {
@@ -145,8 +150,25 @@ func readIndexNames(r io.Reader, size int64, hashLen int, name func(name string,
 		if n > size-consumed()-8-int64(hashLen) {
 			return fmt.Errorf("git index: extension %q longer than the file", sig[:4])
 		}
+		if start := consumed(); start < eoieAt && eoieAt < start+8+n {
+			if _, err := br.Discard(int(eoieAt - start)); err != nil {
+				return err
+			}
+			if p, err := br.Peek(4); err == nil && string(p) == "EOIE" {
+				return fmt.Errorf("git index: an EOIE where git looks for one, inside the %q extension", sig[:4])
+			}
+			if _, err := br.Discard(int(start + 8 + n - eoieAt)); err != nil {
+				return err
+			}
+			continue
+		}
 		switch string(sig[:4]) {
 		case "IEOT", "EOIE":
+			if version == 4 && string(sig[:4]) == "IEOT" {
+				// git starts each block's names afresh, this reader from
+				// the name before: they would not agree.
+				return errors.New("git index: a version 4 index with an offset table")
+			}
 			if n > 1<<20 {
 				return fmt.Errorf("git index: a %d-byte %q extension", n, sig[:4])
 			}

@@ -93,7 +93,7 @@ func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget
 	// Every submodule's index is parsed: one request parses at most
 	// maxIndexBytes in all (200 submodules sharing one large index through
 	// hard links took 36 s).
-	if *budget -= int(st.Size() / (1 << 20)); *budget < 0 {
+	if *budget -= 1 + int(st.Size()/(1<<20)); *budget < 0 {
 		return permission.Repo{}
 	}
 	k := repoKey{index: path, env: envKey, size: st.Size(), mtime: st.ModTime().UnixNano()}
@@ -230,7 +230,7 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	// against the budget too (many submodules sharing one large index
 	// through hard links defeat the cache).
 	if st, err := os.Stat(filepath.Join(gitDir, "index")); err == nil {
-		if *budget -= int(st.Size() / (1 << 20)); *budget < 0 {
+		if *budget -= 1 + int(st.Size()/(1<<20)); *budget < 0 {
 			return tooManySubmodules
 		}
 	}
@@ -434,14 +434,18 @@ func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 	return ""
 }
 
-// maxGitDirEntries bounds the entries gitDirLink looks at.
-const maxGitDirEntries = 20000
+// maxGitDirEntries bounds the entries gitDirLink looks at (a repository
+// may hold tens of thousands of loose refs).
+const maxGitDirEntries = 200000
 
 // gitDirLink names the first symbolic link among the parts of the git
 // directory gitDir that git reads and prints from: its own entries
 // (HEAD, packed-refs, shallow, BISECT_START, info …), the state of a
-// rebase, objects and its pack and info directories, refs and logs at any
-// depth. git follows such a link, and git status, git branch and git log
+// rebase, objects with its pack directory, and objects/info (commit-graph
+// chains), refs, logs and linked working trees' records at any depth.
+// Loose objects inside objects/XX are not looked at: a link there serves
+// another repository's object only to one who knows its id and path.
+// git follows such a link, and git status, git branch and git log
 // then print what lies at its end (a key, a credential line) or another
 // repository's objects. "" when there is none.
 func gitDirLink(gitDir string) (string, bool) {
@@ -494,7 +498,7 @@ func gitDirLink(gitDir string) (string, bool) {
 		rel  string
 		deep bool
 	}{{"rebase-merge", false}, {"rebase-apply", false}, {"objects", false}, {"objects/pack", false},
-		{"objects/info", false}, {"info", false}, {"refs", true}, {"logs", true}} {
+		{"objects/info", true}, {"info", false}, {"refs", true}, {"logs", true}, {"worktrees", true}} {
 		first, _, _ := strings.Cut(d.rel, "/")
 		if !slices.Contains(top, first) {
 			continue // the git directory, as just listed or found unchanged, has no such directory

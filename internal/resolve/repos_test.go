@@ -937,3 +937,32 @@ func TestGitDirLinksAreSeenThroughTheCache(t *testing.T) {
 		t.Errorf("a link added after the directories were remembered: %q", got)
 	}
 }
+
+// TestIndexHiddenEOIEIsRefused: git looks for EOIE only just before the
+// checksum, whatever the extensions before it say, so an optional
+// extension running over that place could hide an EOIE (and the offset
+// table or split index it leads to) from a reader walking the extensions
+// in order; such an index is refused. So is a version 4 index with an
+// offset table, whose blocks git starts with no previous name.
+func TestIndexHiddenEOIEIsRefused(t *testing.T) {
+	read := func(b []byte) error {
+		return resolve.ReadIndexNames(strings.NewReader(string(b)), int64(len(b)), 20, func(string, uint32) bool { return true })
+	}
+	withExt := func(sig string, body []byte) []byte {
+		b := indexOf("a.txt")
+		b = b[:len(b)-20] // the checksum
+		n := len(body)
+		b = append(b, sig...)
+		b = append(b, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		b = append(b, body...)
+		return append(b, make([]byte, 20)...)
+	}
+	body := make([]byte, 64)
+	if err := read(withExt("ZZZZ", body)); err != nil {
+		t.Fatalf("an optional extension: %v", err)
+	}
+	copy(body[32:], "EOIE") // where git looks for one: 52 bytes before the end
+	if err := read(withExt("ZZZZ", body)); err == nil || !strings.Contains(err.Error(), "EOIE") {
+		t.Errorf("an EOIE hidden inside an optional extension: %v", err)
+	}
+}
