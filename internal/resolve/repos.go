@@ -80,7 +80,7 @@ func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget
 		return permission.Repo{} // not read: see findRepo and ownGitDir
 	}
 	common, ok := commonDir(root, gitDir)
-	if !ok || alternates(common) || linkRisk(common) != "" || linkRisk(gitDir) != "" {
+	if !ok || foreignParts(common) != "" || foreignParts(gitDir) != "" {
 		return permission.Repo{} // another repository's objects or index, or links git reads through
 	}
 	path := filepath.Join(gitDir, "index")
@@ -206,14 +206,11 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 	if !ok {
 		return "its configuration was not read: its git directory shares another's through commondir, and is not a working tree git worktree made of it"
 	}
-	if alternates(common) {
-		return alternatesRisk
-	}
-	if r := linkRisk(common); r != "" {
+	if r := foreignParts(common); r != "" {
 		return r
 	}
 	if common != gitDir {
-		if r := linkRisk(gitDir); r != "" {
+		if r := foreignParts(gitDir); r != "" {
 			return r
 		}
 	}
@@ -406,15 +403,13 @@ func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 			if _, err := os.Lstat(filepath.Join(p, "commondir")); err == nil {
 				return "in its submodule's git directory " + strconv.Quote(p) + ", a commondir names another git directory, whose configuration git reads instead"
 			}
-			_, risky = readGitConfig(p, "")
+			c := scanConfig(p, "") // no working tree known: its hooks do not run for diff
+			risky = c.risky
 			if risky == "" {
-				risky = moduleWorktree(p, root)
-			}
-			if risky == "" && alternates(p) {
-				risky = alternatesRisk
+				risky = moduleWorktree(p, root, c.worktrees)
 			}
 			if risky == "" {
-				risky = linkRisk(p)
+				risky = foreignParts(p)
 			}
 			if risky != "" {
 				return "in its submodule's git directory " + strconv.Quote(p) + ", " + risky
@@ -573,8 +568,15 @@ func readDirUnsorted(dir string) ([]os.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// linkRisk is the clause for a git directory gitDirLink did not clear.
-func linkRisk(gitDir string) string {
+// foreignParts says what in the git directory gitDir makes git read and
+// print what is not this repository's: objects borrowed through
+// objects/info/alternates, or a link among the parts gitDirLink looks at
+// (objects itself a link included). "" when there is none. Every git
+// directory the gate reads is held to it.
+func foreignParts(gitDir string) string {
+	if alternates(gitDir) {
+		return alternatesRisk
+	}
 	l, ok := gitDirLink(gitDir)
 	switch {
 	case !ok:
@@ -589,18 +591,17 @@ const alternatesRisk = "its objects come partly from elsewhere (objects/info/alt
 
 // alternates reports whether the git directory gitDir takes objects from
 // elsewhere through an objects/info/alternates file: git show and git log
-// then print another repository's files as this one's. (objects itself a
-// link is seen by gitDirLink, which every caller runs as well.)
+// then print another repository's files as this one's.
 func alternates(gitDir string) bool {
 	_, err := os.Lstat(filepath.Join(gitDir, "objects", "info", "alternates"))
 	return !errors.Is(err, os.ErrNotExist)
 }
 
-// moduleWorktree judges the core.worktree of the submodule git directory
-// gitDir (which readGitConfig, not knowing its working tree, let pass): ""
-// when it leads inside root or names none.
-func moduleWorktree(gitDir, root string) string {
-	for _, w := range scanConfig(gitDir, "").worktrees {
+// moduleWorktree judges the core.worktree values of the submodule git
+// directory gitDir (which scanConfig, not knowing its working tree, let
+// pass): "" when each leads inside root.
+func moduleWorktree(gitDir, root string, worktrees []string) string {
+	for _, w := range worktrees {
 		if !insideRoot(relTo(gitDir, w), root) {
 			return "its own configuration sets core.worktree, a working tree outside the repository, whose files git reads"
 		}
