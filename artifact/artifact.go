@@ -9,6 +9,11 @@
 // calls just before the durable commit of the event log that first names
 // those blobs: a blob is durable before any durable event names it, at the
 // cost of one fsync per blob and one per shard directory for a whole batch.
+//
+// A Carrying view (carry.go) goes further for small blobs its user marks
+// as ones the event log may hold: they stay in memory until the log's
+// commit of the event naming them writes them too, so they cost no fsync
+// at all, and a view WithSource finds them in the log afterwards.
 package artifact
 
 import (
@@ -38,6 +43,8 @@ type Store struct {
 	deferred bool
 	pending  *pending   // shared by a store and its Deferred views
 	packs    *packIndex // likewise (pack.go)
+	src      Source     // where carried blobs are found once committed; may be nil (carry.go)
+	carry    *carrier   // a Carrying view's own queue; nil for other views
 }
 
 // pending is what deferred Commits have renamed into place but not synced.
@@ -49,6 +56,9 @@ type pending struct {
 	keys    map[string]bool // the blobs that are durable once those are (a loose blob's path, "pack:"+hex)
 	synced  map[string]bool // blobs a deferred view committed and Sync made durable (bounded)
 	ahead   atomic.Bool     // a SyncAhead is running
+	// held are the blobs Carrying views committed and whose commit to
+	// the event log is not yet durable, readable from memory.
+	held map[[sha256.Size]byte]*held
 }
 
 // maxSynced bounds pending.synced; past it the set starts again, which
@@ -83,7 +93,7 @@ func Open(dir string) (*Store, error) {
 // a blob it committed (the session does, before each durable commit of the
 // event log). The view shares the store's directory and pending blobs.
 func (s *Store) Deferred() *Store {
-	return &Store{dir: s.dir, deferred: true, pending: s.pending, packs: s.packs}
+	return &Store{dir: s.dir, deferred: true, pending: s.pending, packs: s.packs, src: s.src}
 }
 
 // Sync makes every blob committed by a Deferred view of this store durable:
@@ -227,6 +237,8 @@ type Writer struct {
 	n    int64
 	err  error
 	done bool
+	// carry: the blob may ride in the event log's commit (Carry).
+	carry bool
 }
 
 // Create starts a new blob.
@@ -294,6 +306,9 @@ func (w *Writer) Commit() (string, error) {
 	var sum [sha256.Size]byte
 	w.h.Sum(sum[:0])
 	hexDigest := hex.EncodeToString(sum[:])
+	if w.f == nil && w.s.carry != nil && w.carry {
+		return w.commitCarried(sum, hexDigest)
+	}
 	if w.f == nil && w.s.deferred {
 		return w.commitSmall(sum, hexDigest)
 	}
@@ -412,12 +427,20 @@ func (s *Store) Put(b []byte) (string, error) {
 	return w.Commit()
 }
 
-// Open returns the blob with the given digest: its own file, or its record
-// in the pack (checked against the digest). The caller closes it.
+// Open returns the blob with the given digest: one a Carrying view holds
+// in memory, its own file, its record in the pack, or the source's copy
+// (the last two checked against the digest). The caller closes it.
 func (s *Store) Open(digest string) (*Blob, error) {
 	h, err := ParseDigest(digest)
 	if err != nil {
 		return nil, err
+	}
+	var sum [sha256.Size]byte
+	if _, err := hex.Decode(sum[:], []byte(h)); err != nil {
+		return nil, err
+	}
+	if b, ok := s.heldOpen(sum); ok {
+		return b, nil
 	}
 	f, err := os.Open(s.path(h))
 	if err == nil {
@@ -431,15 +454,18 @@ func (s *Store) Open(digest string) (*Blob, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	var sum [sha256.Size]byte
-	if _, err := hex.Decode(sum[:], []byte(h)); err != nil {
-		return nil, err
-	}
 	b, err := s.packOpen(sum)
-	if errors.Is(err, os.ErrNotExist) {
+	if !errors.Is(err, os.ErrNotExist) {
+		return b, err
+	}
+	b, found, err := s.sourceOpen(sum)
+	switch {
+	case err != nil:
+		return nil, err
+	case !found:
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, digest)
 	}
-	return b, err
+	return b, nil
 }
 
 // Verify re-hashes the blob and reports whether it still has its digest.

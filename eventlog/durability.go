@@ -48,3 +48,26 @@ var deferrable = map[event.Type]bool{
 // commit rather than be durable before its writer goes on. Unknown types
 // are durable.
 func MayDefer(t event.Type) bool { return deferrable[t] }
+
+// Blob is a tool output an event names by its SHA-256 digest (a
+// tool.completed artifact), handed to the store with the events of the
+// commit that first names it.
+type Blob struct {
+	Sum  [32]byte
+	Data []byte
+}
+
+// BlobAppender is implemented by stores that keep small blobs beside the
+// events: AppendBatchBlobs writes the blobs in the same transaction as the
+// drafts, so the one commit that makes an event durable makes the output
+// it names durable too (instead of a second fsync, of a file of outputs,
+// before it). A blob the store already holds is kept as it is.
+type BlobAppender interface {
+	BatchAppender
+	// AppendBatchBlobs is AppendBatch with blobs: all of it is written
+	// or none.
+	AppendBatchBlobs(ctx context.Context, drafts []event.Draft, blobs []Blob) ([]event.Event, error)
+	// Blob returns the bytes of the blob with that SHA-256; found is
+	// false when the store holds none.
+	Blob(ctx context.Context, sum [32]byte) (data []byte, found bool, err error)
+}

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/contextbuild"
@@ -514,6 +515,11 @@ func commitStreams(mask func(string) string, streams ...*stream) ([]event.Artifa
 		}
 		if st.w == nil {
 			continue
+		}
+		if b, ok := st.w.Held(); ok && utf8.Valid(b) && mask(string(b)) == string(b) {
+			// Nothing to mask, as for an output the event holds whole:
+			// the event log may keep it, in the commit that names it.
+			st.w.Carry()
 		}
 		d, err := st.w.Commit()
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,12 +43,17 @@ func TestTurnCrashChild(t *testing.T) {
 	out := bufio.NewWriter(os.Stdout)
 	for i := 0; ; i++ {
 		for k := 1; k <= 20; k++ {
-			// Odd files are longer than an event's preview, so their
-			// output goes to the artifact store; even ones are kept whole
-			// in their events.
+			// A third of the files are kept whole in their events; the
+			// others are longer than an event's preview: clean ones are
+			// carried in the commit of the event naming them (into the
+			// log), and those holding a secret go to the artifact
+			// store's pack, which is synced before that commit.
 			body := fmt.Appendf(nil, "child %d turn %d file %d\n", os.Getpid(), i, k)
-			if k%2 == 1 {
+			switch k % 3 {
+			case 1:
 				body = bytes.Repeat(body, executor.PreviewBytes/len(body)+1)
+			case 2:
+				body = append(bytes.Repeat(body, executor.PreviewBytes/len(body)+1), crashSecret...)
 			}
 			if err := os.WriteFile(filepath.Join(cwd, fmt.Sprintf("f-%d.txt", k)), body, 0o600); err != nil {
 				panic(err)
@@ -81,7 +87,7 @@ func TestTurnCrash(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "project"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	shown, stores, inEvent := 0, 0, 0
+	shown, stores, carried, inEvent := 0, 0, 0, 0
 	for round := 0; round < 6; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestTurnCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), turnCrashEnv+"="+dir)
@@ -111,28 +117,34 @@ func TestTurnCrash(t *testing.T) {
 			t.Fatalf("child ended on its own before the kill")
 		}
 		shown += len(got)
-		stores, inEvent = checkTurnsAfterCrash(t, dir, got)
+		stores, carried, inEvent = checkTurnsAfterCrash(t, dir, got)
 	}
 	if shown == 0 {
 		t.Fatal("no child showed any event before it was killed: the test proved nothing")
 	}
-	if stores == 0 || inEvent == 0 {
-		t.Fatalf("the log names %d outputs in the artifact store and %d whole in events: both kinds must be crash-tested", stores, inEvent)
+	if stores == 0 || carried == 0 || inEvent == 0 {
+		t.Fatalf("the log names %d outputs in the artifact store, %d it carried and %d whole in events: every kind must be crash-tested", stores, carried, inEvent)
 	}
 	t.Logf("%d events shown by killed turns, all found in the log", shown)
 }
 
+// crashSecret is a GitHub token (made up) the secret scanner finds: an
+// output holding it may not be kept in the log.
+const crashSecret = "token ghp_qHS2VFTMtxgRLP17NTP2KJLTkUVOHrlD8JbL\n"
+
 // checkTurnsAfterCrash checks the log and artifacts after a kill and
-// returns how many outputs the log names in the artifact store and how
-// many it holds whole in events (all log-wide, not this round's alone).
-func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) (stores, inEvent int) {
+// returns how many outputs the log names in the artifact store, how many
+// it carried (holds in its blobs) and how many it holds whole in events
+// (all log-wide, not this round's alone).
+func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) (stores, carried, inEvent int) {
 	t.Helper()
 	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
 	if err != nil {
 		t.Fatalf("reopen after kill: %v", err)
 	}
 	defer store.Close()
-	arts, _ := artifact.Open(filepath.Join(dir, "artifacts"))
+	files, _ := artifact.Open(filepath.Join(dir, "artifacts"))
+	arts := files.WithSource(store)
 	sessions, err := store.Sessions(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -163,9 +175,25 @@ func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) (stores, inE
 						inEvent++
 						continue
 					}
-					stores++
 					if err := arts.Verify(a.Digest); err != nil {
 						t.Fatalf("%s seq %d names artifact %s: %v", si.ID, e.Seq, a.Digest, err)
+					}
+					if files.Verify(a.Digest) == nil {
+						stores++
+						continue
+					}
+					carried++
+					f, err := arts.Open(a.Digest)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, err := io.ReadAll(f)
+					f.Close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if bytes.Contains(b, []byte("ghp_")) {
+						t.Fatalf("%s seq %d: the log carried an output holding a secret", si.ID, e.Seq)
 					}
 				}
 			}
@@ -183,5 +211,5 @@ func checkTurnsAfterCrash(t *testing.T, dir string, shown []string) (stores, inE
 			t.Fatalf("event %s/%d (%s) was shown to the reader but is not in the log after the kill:\n shown: %s\nstored: %s", e.SessionID, e.Seq, e.Type, line, got)
 		}
 	}
-	return stores, inEvent
+	return stores, carried, inEvent
 }

@@ -46,7 +46,8 @@ const maxDeferral = 50 * time.Millisecond
 type durability struct {
 	ready bool
 	batch eventlog.BatchAppender // nil: the log cannot batch, every event is durable on its own
-	arts  *artifact.Store        // the Deferred view the turn's executors write to; nil without a store
+	blobs eventlog.BlobAppender  // batch, when the log also keeps small outputs in its commits
+	arts  *artifact.Store        // the Carrying or Deferred view the turn's executors write to; nil without a store
 
 	// cancel cancels the turn; the timer calls it when the reader stops
 	// reading (or its loop body panics) under a timer's yield.
@@ -76,11 +77,17 @@ func (t *turn) durable() *durability {
 	if !d.ready {
 		d.ready = true
 		d.batch, _ = t.s.cfg.Log.(eventlog.BatchAppender)
-		if t.s.cfg.Artifacts != nil {
-			d.arts = t.s.cfg.Artifacts
-			if d.batch != nil {
-				d.arts = t.s.cfg.Artifacts.Deferred()
-			}
+		d.blobs, _ = t.s.cfg.Log.(eventlog.BlobAppender)
+		switch arts := t.s.cfg.Artifacts; {
+		case arts == nil:
+		case d.blobs != nil:
+			// A small output rides in the commit of the event that
+			// names it: no fsync of its own.
+			d.arts = arts.WithSource(d.blobs).Carrying()
+		case d.batch != nil:
+			d.arts = arts.Deferred()
+		default:
+			d.arts = arts
 		}
 	}
 	return d
@@ -88,6 +95,15 @@ func (t *turn) durable() *durability {
 
 // artifacts is the artifact store the turn's executors write to.
 func (t *turn) artifacts() *artifact.Store { return t.durable().arts }
+
+// readArtifacts is the artifact store read_output reads: it finds the
+// outputs the log keeps too.
+func (t *turn) readArtifacts() *artifact.Store {
+	if d := t.durable(); d.blobs != nil {
+		return t.s.cfg.Artifacts.WithSource(d.blobs)
+	}
+	return t.s.cfg.Artifacts
+}
 
 // record is the turn's Append: it defers d when it may wait (and has not
 // waited too long), else commits what is pending with d, durably, and
@@ -235,15 +251,28 @@ func (t *turn) commit(ctx context.Context, ds ...event.Draft) ([]event.Event, er
 	if len(ds) > 0 {
 		drafts = append(slices.Clip(drafts), ds...)
 	}
+	var carried []artifact.Carried
 	if dur.arts != nil {
+		carried = dur.arts.Take() // the small outputs the drafts name: into the same commit
 		if err := dur.arts.Sync(); err != nil {
+			dur.arts.Settle(carried, false)
 			return nil, err
 		}
 	}
 	var es []event.Event
 	if dur.batch != nil {
 		var err error
-		if es, err = dur.batch.AppendBatch(ctx, drafts); err != nil {
+		if len(carried) > 0 {
+			blobs := make([]eventlog.Blob, len(carried))
+			for i, c := range carried {
+				blobs[i] = eventlog.Blob(c)
+			}
+			es, err = dur.blobs.AppendBatchBlobs(ctx, drafts, blobs)
+		} else {
+			es, err = dur.batch.AppendBatch(ctx, drafts)
+		}
+		dur.arts.Settle(carried, err == nil)
+		if err != nil {
 			return nil, err
 		}
 	} else {

@@ -2,6 +2,8 @@ package session_test
 
 import (
 	"context"
+	"encoding/hex"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -108,8 +110,17 @@ func TestDeferredEventsAreShownOnlyOnceDurable(t *testing.T) {
 					continue
 				}
 				storedOutputs++
-				if err := arts.Verify(a.Digest); err != nil {
+				// A clean output of at most 64 KiB is carried in the
+				// commit of the event that names it: it is in the log
+				// once the event is, and not in the artifact files.
+				if err := arts.WithSource(store).Verify(a.Digest); err != nil {
 					t.Fatalf("tool.completed names %s: %v", a.Digest, err)
+				}
+				if _, found, err := store.Blob(context.Background(), sumOf(t, a.Digest)); err != nil || !found {
+					t.Fatalf("the output %s is not in the log with the event naming it (found %v, %v)", a.Digest, found, err)
+				}
+				if err := arts.Verify(a.Digest); !errors.Is(err, artifact.ErrNotFound) {
+					t.Fatalf("the carried output %s is in the artifact files too (%v)", a.Digest, err)
 				}
 			}
 		}
@@ -138,4 +149,17 @@ func TestDeferredEventsAreShownOnlyOnceDurable(t *testing.T) {
 	if err := store.Verify(context.Background(), s.ID()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// sumOf is a digest's SHA-256.
+func sumOf(t *testing.T, digest string) (sum [32]byte) {
+	t.Helper()
+	h, err := artifact.ParseDigest(digest)
+	if err == nil {
+		_, err = hex.Decode(sum[:], []byte(h))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }

@@ -533,7 +533,7 @@ func (t *turn) session() *executor.Session {
 		xs.Rules = s.info.Rules
 	}
 	if s.cfg.Artifacts != nil {
-		xs.Outputs = &outputs{log: s.cfg.Log, id: s.id, arts: s.cfg.Artifacts}
+		xs.Outputs = &outputs{log: s.cfg.Log, id: s.id, arts: t.readArtifacts()}
 	}
 	return xs
 }

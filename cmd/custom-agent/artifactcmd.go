@@ -29,8 +29,9 @@ func newArtifactCmd(g *globalFlags) *cobra.Command {
 (sha256:… or the 64 hex digits alone). The artifact is checked against its
 digest first, then streamed to stdout: memory use does not grow with its size.
 A short output (at most 4 KiB, valid UTF-8, nothing masked) is kept whole in
-its event instead of the artifact store; it is printed from there, after
-the same check.
+its event instead of the artifact store, and one of at most 64 KiB with
+nothing masked in the event log beside it; each is printed from there,
+after the same check.
 
 When the event log records that the artifact is only the start of a stream
 (the rest was over the output cap, --max-output-bytes on run), stderr says
@@ -47,6 +48,15 @@ how many bytes were dropped; stdout still holds exactly the stored bytes.`,
 			}
 			s, err := artifact.Open(filepath.Join(dir, "artifacts"))
 			if err != nil {
+				return err
+			}
+			// Outputs of up to 64 KiB are kept in the event log, in the
+			// commit of the event naming them.
+			switch log, err := g.openLog(cmd.Context(), true); {
+			case err == nil:
+				defer log.Close()
+				s = s.WithSource(log)
+			case !errors.Is(err, sqlitestore.ErrNoLog):
 				return err
 			}
 			if err := s.Verify(digest); err != nil {

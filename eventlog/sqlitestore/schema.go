@@ -122,4 +122,21 @@ var migrations = []string{
 	ALTER TABLE events_v3 RENAME TO events;
 	ALTER TABLE sessions_v3 RENAME TO sessions;
 	CREATE UNIQUE INDEX events_by_session ON events (sid, seq);`,
+
+	// 4: blobs, the tool outputs (at most artifact.PackMax bytes) that a
+	// turn hands over with the commit of the event that first names them
+	// (eventlog.BlobAppender), keyed by their SHA-256. Keeping them in
+	// the same transaction as that event costs no second fsync, of the
+	// artifact store's pack, before each commit. They are not part of
+	// any session's chain: the event holds the digest, which a reader
+	// checks the bytes against. One tree keyed by the digest (the bytes
+	// beyond a page go to overflow pages), so a blob costs one index
+	// entry, not a row and an index entry.
+	`CREATE TABLE blobs (
+		sum  BLOB PRIMARY KEY CHECK (length(sum) = 32),
+		data BLOB NOT NULL
+	) WITHOUT ROWID;`,
 }
+
+// blobSchema is the first schema with the blobs table.
+const blobSchema = 4

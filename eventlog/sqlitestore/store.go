@@ -38,6 +38,7 @@ package sqlitestore
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -110,10 +111,13 @@ var _ eventlog.Store = (*Store)(nil)
 // appendReq is one Append (one draft) or one AppendBatch (drafts of one
 // session with no expected seq, written all or none).
 type appendReq struct {
-	ds   []event.Draft    // as given
-	ps   []event.Prepared // canonicalised by the appender, not the writer
-	ts   []string         // each draft's timestamp as stored
-	done chan appendRes
+	ds []event.Draft    // as given
+	ps []event.Prepared // canonicalised by the appender, not the writer
+	ts []string         // each draft's timestamp as stored
+	// blobs are written in the same transaction as the drafts
+	// (AppendBatchBlobs).
+	blobs []eventlog.Blob
+	done  chan appendRes
 
 	// sealed, when not nil, holds ps sealed by the appender after the
 	// session's tail as it stood when the request was queued. The
@@ -343,6 +347,9 @@ type readQueries struct {
 	// orphans lists the keys that events name and sessions does not
 	// (none before schema 3: "").
 	orphans string
+	// blob reads a blob's bytes by its digest (no blobs before schema
+	// 4: "").
+	blob string
 }
 
 // queriesFor is the reads of a schema from oldestReadable on.
@@ -358,7 +365,7 @@ func queriesFor(schema int) *readQueries {
 	// The session's key is looked up once, before the events' index is
 	// searched by it.
 	const bySession = `sid = (SELECT sid FROM sessions WHERE session_id = ?)`
-	return &readQueries{
+	q := &readQueries{
 		key:          `SELECT sid FROM sessions WHERE session_id = ?`,
 		readByKey:    `SELECT ` + columns + ` FROM events WHERE sid = CAST(? AS INTEGER) AND seq >= ? ORDER BY seq`,
 		verifyHead:   `SELECT h.last_seq, h.head_hash FROM sessions s JOIN heads h USING (sid) WHERE s.session_id = ?`,
@@ -367,6 +374,31 @@ func queriesFor(schema int) *readQueries {
 			ORDER BY h.updated_at DESC, s.session_id`,
 		orphans: `SELECT DISTINCT sid FROM events WHERE sid NOT IN (SELECT sid FROM sessions)`,
 	}
+	if schema >= blobSchema {
+		q.blob = `SELECT data FROM blobs WHERE sum = ?`
+	}
+	return q
+}
+
+// Blob implements eventlog.BlobAppender: the bytes of a blob a commit
+// carried, checked against the digest (a row edited in the file is not
+// returned). A log of a schema without blobs (opened read-only before a
+// newer build migrated it) holds none.
+func (s *Store) Blob(ctx context.Context, sum [32]byte) ([]byte, bool, error) {
+	if s.q.blob == "" {
+		return nil, false, nil
+	}
+	var data []byte
+	switch err := s.r.QueryRowContext(ctx, s.q.blob, sum[:]).Scan(&data); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, explain(s.path, "reading a tool output from the event log", err)
+	}
+	if sha256.Sum256(data) != sum {
+		return nil, false, fmt.Errorf("event log %s: the tool output stored under sha256:%x was modified: its bytes no longer hash to it", s.path, sum)
+	}
+	return data, true, nil
 }
 
 func (s *Store) checkReadable(ctx context.Context) error {
@@ -407,10 +439,28 @@ var _ eventlog.BatchAppender = (*Store)(nil)
 // transaction of whatever else is being committed at the moment, and are
 // written all or none.
 func (s *Store) AppendBatch(ctx context.Context, drafts []event.Draft) ([]event.Event, error) {
+	return s.AppendBatchBlobs(ctx, drafts, nil)
+}
+
+var _ eventlog.BlobAppender = (*Store)(nil)
+
+// AppendBatchBlobs implements eventlog.BlobAppender: the blobs go into the
+// blobs table in the transaction that writes the drafts. Each blob's
+// digest is checked here, so the table never holds bytes that do not hash
+// to their key.
+func (s *Store) AppendBatchBlobs(ctx context.Context, drafts []event.Draft, blobs []eventlog.Blob) ([]event.Event, error) {
 	if len(drafts) == 0 {
+		if len(blobs) > 0 {
+			return nil, errors.New("append batch: blobs without an event to name them")
+		}
 		return nil, nil
 	}
-	req := &appendReq{ds: drafts, ps: make([]event.Prepared, len(drafts)), ts: make([]string, len(drafts))}
+	for i, b := range blobs {
+		if sha256.Sum256(b.Data) != b.Sum {
+			return nil, fmt.Errorf("append batch: blob %d does not hash to its digest %x", i+1, b.Sum)
+		}
+	}
+	req := &appendReq{ds: drafts, ps: make([]event.Prepared, len(drafts)), ts: make([]string, len(drafts)), blobs: blobs}
 	for i, d := range drafts {
 		if d.Seq != 0 {
 			return nil, fmt.Errorf("append batch: draft %d (%s) names seq %d: a batch takes the next seqs, so its drafts name none", i+1, d.Type, d.Seq)
@@ -706,6 +756,11 @@ func (s *Store) commitOn(w *writer, batch []*appendReq, results []appendRes) ([]
 			}
 			w.queue(e, h.sid, r.ts[j])
 			h.seq, h.hash, h.dirty = e.Seq, e.Hash, true
+		}
+		for _, b := range r.blobs {
+			if err := w.putBlob(ctx, b); err != nil {
+				return nil, nil, err
+			}
 		}
 		results[i] = appendRes{es: es}
 		committed = append(committed, es...)

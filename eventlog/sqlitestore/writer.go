@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog"
 )
 
 // writer runs a commit on the writer connection's driver connection, with
@@ -69,11 +70,11 @@ type stmt interface {
 }
 
 type writerStmts struct {
-	head, newSession, dataVersion, stored stmt
+	head, newSession, dataVersion, stored, blob stmt
 }
 
 func (st *writerStmts) all() []*stmt {
-	return []*stmt{&st.head, &st.newSession, &st.dataVersion, &st.stored}
+	return []*stmt{&st.head, &st.newSession, &st.dataVersion, &st.stored, &st.blob}
 }
 
 var writerQueries = [...]string{
@@ -81,6 +82,8 @@ var writerQueries = [...]string{
 	`INSERT INTO sessions (session_id, created_at) VALUES (?, ?)`,
 	`PRAGMA data_version`,
 	`SELECT ` + columns + ` FROM events WHERE sid = ? AND seq = ?`,
+	// A blob already held is the same bytes (same SHA-256): kept.
+	`INSERT OR IGNORE INTO blobs (sum, data) VALUES (?, ?)`,
 }
 
 // insertQuery inserts n events.
@@ -377,6 +380,12 @@ func (w *writer) readHead(ctx context.Context, id string) (*head, error) {
 	}
 	h.seq, h.hash = uint64(seq), hash
 	return h, nil
+}
+
+// putBlob writes a blob, unless the log holds it already.
+func (w *writer) putBlob(ctx context.Context, b eventlog.Blob) error {
+	_, err := w.stmts.blob.ExecContext(ctx, w.bind(b.Sum[:], b.Data))
+	return err
 }
 
 // stored reads the event at seq of the session keyed sid.

@@ -60,7 +60,7 @@ func Open(ctx context.Context, dataDir string, approvalTimeout time.Duration) (*
 		return nil, err
 	}
 	return &Runtime{
-		DataDir: dataDir, Store: store, Artifacts: arts, Router: tools.NewRouter(),
+		DataDir: dataDir, Store: store, Artifacts: arts.WithSource(store), Router: tools.NewRouter(),
 		Broker:    approval.New(&approval.Options{DefaultTimeout: approvalTimeout}),
 		Recovered: n,
 	}, nil
