@@ -13,7 +13,10 @@
 // allow once is asked again every time. Keys typed before a question is
 // drawn never answer it: the terminal's input queue is flushed when it is
 // drawn and keys are ignored for a moment after (Options.KeyGuard); pasted
-// text is not an answer. Ctrl-C and Ctrl-D deny.
+// text is not an answer. Ctrl-C and Ctrl-D deny. Long lines (the reason,
+// the rules, the options) are broken inside the box at the terminal's
+// width; when the terminal is resized the question is drawn again at the
+// new width, and the status line is cut to fit, never wrapped.
 //
 // Without a TTY it reads one answer per line: allow_once, allow_session,
 // allow_project or deny; a destructive call needs a second line, confirm, to
@@ -100,6 +103,10 @@ type Options struct {
 	// ReadFile reads a file's current content for a write_file diff; nil
 	// means os.ReadFile.
 	ReadFile func(name string) ([]byte, error)
+	// Resized, when not nil, receives a value each time the terminal's
+	// size changes (SIGWINCH): the question shown is then drawn again at
+	// the new size (Size), once the size has held still for a moment.
+	Resized <-chan struct{}
 }
 
 // UI shows a broker's asks on one terminal, one at a time, oldest first.
@@ -162,6 +169,7 @@ func NewStdio(b *approval.Broker, interrupt func()) *UI {
 		opts.MakeRaw = rawMode(inFD)
 		opts.Flush = func() error { return flushInput(inFD) }
 		opts.Size = func() (int, int, error) { return term.GetSize(errFD) }
+		opts.Resized = notifyResize()
 	}
 	u := New(b, os.Stdin, out, &opts)
 	u.close = closeOut
@@ -202,6 +210,10 @@ func (u *UI) Run(ctx context.Context) error {
 			r.input(c)
 		case <-r.tick():
 			r.drawStatus()
+		case <-u.opts.Resized:
+			r.resized()
+		case <-r.settled():
+			r.redraw()
 		}
 	}
 }
@@ -248,7 +260,8 @@ type run struct {
 	esc     escState
 	ticker  *time.Ticker
 	restore func()
-	warned  bool // said once that single keys cannot be read
+	warned  bool        // said once that single keys cannot be read
+	settle  *time.Timer // fires once a resize has settled; nil when none is pending
 }
 
 type prompt struct {
@@ -262,6 +275,9 @@ type prompt struct {
 	ignored bool      // keys arrived within the key guard and were dropped
 	diff    []string  // the edit's diff lines as drawn, painted
 	shown   int       // how many of diff are on the screen
+	// drawnW and drawnH are the terminal's size the question was last
+	// drawn for.
+	drawnW, drawnH int
 }
 
 func (r *run) inputs(ch chan chunk) <-chan chunk {

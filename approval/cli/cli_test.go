@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -181,6 +182,14 @@ type ttyCase struct {
 	want              executor.Answer
 	wantErr           bool
 	wantInterrupt     bool
+	// resizes change the terminal's width (from 80), each at its time
+	// after the question appears, and say so on Options.Resized.
+	resizes []resize
+}
+
+type resize struct {
+	at    time.Duration
+	width int
 }
 
 func TestTerminal(t *testing.T) {
@@ -232,6 +241,16 @@ func TestTerminal(t *testing.T) {
 		// A reason longer than the terminal is wide (80 columns when its
 		// size is unknown) is broken at spaces inside the box.
 		{name: "long reason is wrapped", q: long, steps: []step{{0, "d"}}, want: userDeny},
+		// A resize draws the question again at the new width, once the
+		// size holds still: two resizes 50 ms apart draw it once, at 50.
+		{name: "resize draws the question again", q: long, resizes: []resize{{1100 * time.Millisecond, 60}, {50 * time.Millisecond, 50}},
+			steps: []step{{3 * time.Second, "d"}}, want: userDeny},
+		{name: "resize to the same size draws nothing", q: exec, resizes: []resize{{1100 * time.Millisecond, 80}},
+			steps: []step{{2 * time.Second, "d"}}, want: userDeny},
+		// What was typed of the confirmation survives a redraw, and a
+		// status line wider than the terminal is cut, not wrapped.
+		{name: "resize while confirming keeps the word", q: rm, resizes: []resize{{1100 * time.Millisecond, 60}},
+			steps: []step{{0, "o"}, {100 * time.Millisecond, "conf"}, {2 * time.Second, "irm\r"}}, want: allow("allow_once")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -246,7 +265,7 @@ func testTerminal(t *testing.T, tt ttyCase) {
 	var out bytes.Buffer
 	pr, pw := io.Pipe()
 	interrupted := false
-	ui := cli.New(b, pr, &out, &cli.Options{
+	opts := &cli.Options{
 		IsTTY:   true,
 		NoColor: tt.noColor,
 		MakeRaw: func() (func(), error) {
@@ -254,7 +273,15 @@ func testTerminal(t *testing.T, tt ttyCase) {
 			return func() { out.WriteString("«restored»") }, nil
 		},
 		Interrupt: func() { interrupted = true },
-	})
+	}
+	var width atomic.Int64
+	width.Store(80)
+	resized := make(chan struct{}, 1)
+	if tt.resizes != nil {
+		opts.Size = func() (int, int, error) { return int(width.Load()), 24, nil }
+		opts.Resized = resized
+	}
+	ui := cli.New(b, pr, &out, opts)
 	ctx, stop := context.WithCancel(t.Context())
 	ran := make(chan error)
 	go func() { ran <- ui.Run(ctx) }()
@@ -276,6 +303,16 @@ func testTerminal(t *testing.T, tt ttyCase) {
 	}()
 	synctest.Wait()
 	var wg sync.WaitGroup
+	wg.Go(func() {
+		for _, rs := range tt.resizes {
+			time.Sleep(rs.at)
+			width.Store(int64(rs.width))
+			select {
+			case resized <- struct{}{}:
+			default:
+			}
+		}
+	})
 	wg.Go(func() {
 		if tt.early != "" {
 			time.Sleep(100 * time.Millisecond)

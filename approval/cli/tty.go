@@ -216,9 +216,9 @@ func (r *run) renderBlock() string {
 	}
 	var tail []string
 	for _, l := range ruleLines(q) {
-		tail = append(tail, "│ "+l)
+		tail = append(tail, wrapLines("│ ", "│   ", l, w)...)
 	}
-	tail = append(tail, r.optionsLine())
+	tail = append(tail, r.optionsLines()...)
 	if isEdit {
 		// The diff goes between the head and the rules, cut so that the
 		// whole question and its status line fit the screen.
@@ -250,13 +250,17 @@ func (r *run) renderBlock() string {
 		}
 	}
 	lines = append(lines, tail...)
+	p.drawnW, p.drawnH = r.screen()
 	return strings.Join(lines, "\r\n") + "\r\n"
 }
 
-// optionsLine is the last line of the question: the keys and what they do.
-func (r *run) optionsLine() string {
+// optionsLines end the question: the keys and what they do, broken
+// between options into lines that fit the terminal's width, so that the
+// terminal never breaks one in the middle of a word.
+func (r *run) optionsLines() []string {
 	p := r.cur
-	var opts []string
+	type entry struct{ text, plain string }
+	var opts []entry
 	for _, k := range keys {
 		if slices.Contains(p.Options, k.option) {
 			label := k.label
@@ -266,14 +270,32 @@ func (r *run) optionsLine() string {
 					label = labelAllowOnceDestructive
 				}
 			}
-			opts = append(opts, r.paint(bold, "["+string(k.key)+"]")+" "+label)
+			key := "[" + string(k.key) + "]"
+			opts = append(opts, entry{r.paint(bold, key) + " " + label, key + " " + label})
 		}
 	}
-	line := "╰─ " + strings.Join(opts, "  ")
 	if p.Destructive() {
-		line += "  (" + r.paint(bold, "o") + " then needs typing " + quoteText(ConfirmWord) + ")"
+		note := "(o then needs typing " + quoteText(ConfirmWord) + ")"
+		opts = append(opts, entry{"(" + r.paint(bold, "o") + " then needs typing " + quoteText(ConfirmWord) + ")", note})
 	}
-	return line
+	w, _ := r.screen()
+	const first, indent, gap = "╰─ ", "   ", "  "
+	var lines []string
+	line, used := first, 0
+	for _, o := range opts {
+		n := cells(o.plain)
+		if used > 0 && cells(first)+used+len(gap)+n > w-1 {
+			lines = append(lines, line)
+			line, used = indent, 0
+		}
+		if used > 0 {
+			line += gap
+			used += len(gap)
+		}
+		line += o.text
+		used += n
+	}
+	return append(lines, line)
 }
 
 // moreLine says how much of the diff is not shown, and how to see it.
@@ -320,7 +342,7 @@ func (r *run) page() {
 	if p.shown < len(p.diff) {
 		lines = append(lines, r.moreLine())
 	}
-	lines = append(lines, r.optionsLine())
+	lines = append(lines, r.optionsLines()...)
 	r.write("\r\x1b[2K" + strings.Join(lines, "\r\n") + "\r\n")
 	r.drawStatus()
 }
@@ -366,20 +388,136 @@ func (r *run) drawStatus() {
 			count = r.paint(dim, count)
 		}
 	}
+	w, _ := r.screen()
 	var s string
 	if p.confirming {
-		s = fmt.Sprintf("  %s · type %s and Enter to run it, anything else denies: %s",
-			count, quoteText(ConfirmWord), clean(string(p.typed)))
-	} else {
-		s = "  " + count + " · press a key"
-		if p.shown < len(p.diff) {
-			s += fmt.Sprintf(" (%c: more of the diff)", pageKey)
+		// What is typed must stay in sight: a narrow terminal gets the
+		// short form, and then only the end of a long input.
+		typed := clean(string(p.typed))
+		s = fmt.Sprintf("  %s · type %s and Enter to run it, anything else denies: %s", count, quoteText(ConfirmWord), typed)
+		if visibleCells(s) > w-1 {
+			head := fmt.Sprintf("  %s · %s, Enter (else deny): ", count, quoteText(ConfirmWord))
+			room := max(w-1-visibleCells(head), 4)
+			for cells(typed) > room {
+				_, size := utf8.DecodeRuneInString(typed)
+				typed = typed[size:]
+			}
+			s = head + typed
 		}
-		if p.message != "" {
-			s += " · " + p.message
+	} else {
+		// A hint stands instead of "press a key", so that the line fits
+		// 80 columns (a line too wide is cut, below).
+		switch {
+		case p.message != "":
+			s = "  " + count + " · " + p.message
+		case p.shown < len(p.diff):
+			s = "  " + count + fmt.Sprintf(" · press a key (%c: more of the diff)", pageKey)
+		default:
+			s = "  " + count + " · press a key"
 		}
 	}
-	r.write("\r\x1b[2K" + s)
+	r.write("\r\x1b[2K" + fitCells(s, w-1))
+}
+
+// visibleCells is how many columns s takes on the terminal, its SGR
+// colour sequences taking none.
+func visibleCells(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			j := strings.IndexByte(s[i:], 'm')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		n += cells(string(r))
+		i += size
+	}
+	return n
+}
+
+// fitCells cuts s, which may hold SGR colour sequences, to at most max
+// terminal columns, ending it with … when it was cut: a status line that
+// wrapped would leave a row behind each time it is drawn again.
+func fitCells(s string, max int) string {
+	if max < 1 {
+		max = 1
+	}
+	if visibleCells(s) <= max {
+		return s
+	}
+	var b strings.Builder
+	used, painted := 0, false
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			j := strings.IndexByte(s[i:], 'm')
+			if j < 0 {
+				break
+			}
+			b.WriteString(s[i : i+j+1])
+			painted = true
+			i += j + 1
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		n := cells(string(r))
+		if used+n > max-1 {
+			break
+		}
+		b.WriteRune(r)
+		used += n
+		i += size
+	}
+	if painted {
+		b.WriteString("\x1b[0m")
+	}
+	b.WriteString("…")
+	return b.String()
+}
+
+// resizeSettle is how long the terminal's size must hold still before a
+// question is drawn again: dragging a window's edge sends many SIGWINCHes.
+const resizeSettle = 150 * time.Millisecond
+
+// resized notes a change of the terminal's size: the question shown, if
+// any, is drawn again once the size settles.
+func (r *run) resized() {
+	if r.cur == nil || r.cur.answered || !r.opts.IsTTY {
+		return
+	}
+	if r.settle == nil {
+		r.settle = time.NewTimer(resizeSettle)
+		return
+	}
+	r.settle.Reset(resizeSettle)
+}
+
+func (r *run) settled() <-chan time.Time {
+	if r.settle == nil {
+		return nil
+	}
+	return r.settle.C
+}
+
+// redraw draws the question shown again, whole, at the terminal's new
+// size, below what the terminal made of the old one (which it may have
+// cut or rewrapped, and which cannot be found again to be erased). The
+// answer so far (a confirmation being typed) is kept; keys are not
+// guarded again, since the question is the same one.
+func (r *run) redraw() {
+	r.settle = nil
+	p := r.cur
+	if p == nil || p.answered {
+		return
+	}
+	if w, h := r.screen(); w == p.drawnW && h == p.drawnH {
+		return
+	}
+	r.write("\r\x1b[2K" + r.paint(dim, "(the terminal was resized: the question again)") + "\r\n" + r.renderBlock())
+	r.drawStatus()
 }
 
 // escState skips terminal escape sequences (arrow keys, function keys), so

@@ -186,6 +186,9 @@ func (c *chat) terminal(ctx context.Context) error {
 					// is drawn.
 					Flush: func() error { in.drain(); return flushTerminal(fd) },
 					Size:  func() (int, int, error) { return term.GetSize(ttyFD) },
+					// A question is drawn again when the terminal
+					// is resized; no prompt is read meanwhile.
+					Resized: resize,
 				})
 			},
 		})
