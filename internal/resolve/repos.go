@@ -375,45 +375,103 @@ const tooManySubmodules = "it has more submodules, or submodules nested deeper, 
 // inside root (or absent), so core.worktree counts only when it leads
 // outside root.
 func judgeModules(root, dir string, depth int, budget, dirs *int) string {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return ""
+	w := &modulesWalk{root: root, budget: budget, dirs: dirs}
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err == nil && leafCounts(dir) {
+		w.leafDev, w.leaves = st.Dev, true
 	}
-	if err != nil {
+	return w.walk(dir, depth, false)
+}
+
+// modulesWalk is one judgeModules.
+type modulesWalk struct {
+	root    string
+	budget  *int
+	dirs    *int
+	leaves  bool   // a directory's link count on leafDev counts its subdirectories
+	leafDev uint64 // the modules directory's file system
+}
+
+// leafCounts reports whether the file system holding dir keeps Unix's
+// directory link convention: a directory's link count is 2 plus its
+// subdirectories, so one with 2 has none. ext2/3/4, XFS and tmpfs do
+// (ext4 says 1 past 65,000 subdirectories); btrfs, overlayfs' merged
+// directories and network file systems may not, and are not trusted.
+func leafCounts(dir string) bool {
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		return false
+	}
+	switch fs.Type {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.TMPFS_MAGIC: // EXT4_SUPER_MAGIC is ext2's and ext3's too
+		return true
+	}
+	return false
+}
+
+// walk is judgeModules at dir, which is itself judged when it looks like
+// a git directory (inModules: it lies beneath the modules directory).
+// Each directory is listed once, from the cache when it is unchanged: a
+// walk of 40 submodules' git directories (about 270 directories each,
+// objects/XX mostly) then costs an lstat a directory. A directory with no
+// subdirectory and no HEAD is not read at all.
+func (w *modulesWalk) walk(dir string, depth int, inModules bool) string {
+	root, budget, dirs := w.root, w.budget, w.dirs
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+		return ""
+	} else if err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		// A link beneath was named by the listing of its parent, and the
+		// modules directory as a link by the git directory's link check.
 		return "its submodules' git directories (" + dir + ") could not be read"
 	}
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case e.Type()&os.ModeSymlink != 0:
-			// git opens .git/modules/NAME through a link: one is not
-			// followed here, so it is not read.
-			return "its submodules' git directories hold a link (" + p + "), which is not read"
-		case !e.IsDir():
-			continue
+	if inModules && w.leaves && st.Dev == w.leafDev && st.Nlink == 2 {
+		// No subdirectory (a loose objects' objects/XX, most of a walk),
+		// and no HEAD: neither a git directory nor one holding any,
+		// known without reading it, and remembered as such (an entry
+		// added changes the stamp).
+		stamp := dirStamp{ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+		if l, ok := linkFree.get(dir, stamp); ok && len(l.subdirs) == 0 && !l.gitish {
+			return ""
 		}
-		if depth >= maxModuleDirDepth {
+		var head unix.Stat_t
+		if err := unix.Lstat(dir+"/HEAD", &head); errors.Is(err, unix.ENOENT) {
+			linkFree.put(dir, dirEntryList{stamp: stamp})
+			return ""
+		}
+	}
+	entries := 0
+	l, link, ok := listDir(dir, &st, &entries, maxGitDirEntries)
+	switch {
+	case link != "":
+		// git opens .git/modules/NAME through a link: one is not
+		// followed here, so it is not read.
+		return "its submodules' git directories hold a link (" + link + "), which is not read"
+	case !ok:
+		return "its submodules' git directories (" + dir + ") could not be read"
+	}
+	if inModules && l.gitish {
+		if *budget--; *budget < 0 {
 			return tooManySubmodules
 		}
-		risky := ""
-		if mayBeGitDir(p) {
-			if *budget--; *budget < 0 {
-				return tooManySubmodules
-			}
-			if _, err := os.Lstat(filepath.Join(p, "commondir")); err == nil {
-				return "in its submodule's git directory " + strconv.Quote(p) + ", a commondir names another git directory, whose configuration git reads instead"
-			}
-			c := scanConfig(p, "") // no working tree known: its hooks do not run for diff
-			risky = c.risky
-			if risky == "" {
-				risky = moduleWorktree(p, root, c.worktrees)
-			}
-			if risky == "" {
-				risky = foreignParts(p)
-			}
-			if risky != "" {
-				return "in its submodule's git directory " + strconv.Quote(p) + ", " + risky
-			}
+		if l.commondir {
+			return "in its submodule's git directory " + strconv.Quote(dir) + ", a commondir names another git directory, whose configuration git reads instead"
+		}
+		c := scanConfig(dir, "") // no working tree known: its hooks do not run for diff
+		risky := c.risky
+		if risky == "" {
+			risky = moduleWorktree(dir, root, c.worktrees)
+		}
+		if risky == "" {
+			risky = foreignParts(dir)
+		}
+		if risky != "" {
+			return "in its submodule's git directory " + strconv.Quote(dir) + ", " + risky
+		}
+	}
+	for _, name := range l.subdirs {
+		if depth >= maxModuleDirDepth {
+			return tooManySubmodules
 		}
 		// A submodule named a/b keeps its git directory at modules/a/b,
 		// inside that of a submodule named a, and a/hooks/x or
@@ -422,7 +480,7 @@ func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 		if *dirs--; *dirs < 0 {
 			return tooManySubmodules
 		}
-		if c := judgeModules(root, p, depth+1, budget, dirs); c != "" {
+		if c := w.walk(filepath.Join(dir, name), depth+1, true); c != "" {
 			return c
 		}
 	}
@@ -454,26 +512,11 @@ func gitDirLink(gitDir string) (string, bool) {
 		} else if err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			return "", false // a link here was seen by the scan of its parent
 		}
-		stamp := dirStamp{ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
-		subdirs, ok := linkFree.get(dir, stamp)
-		if !ok {
-			ents, err := readDirUnsorted(dir)
-			if err != nil {
-				return "", false
-			}
-			for _, e := range ents {
-				if seen++; seen > maxGitDirEntries {
-					return "", false
-				}
-				if e.Type()&os.ModeSymlink != 0 {
-					return filepath.Join(dir, e.Name()), true
-				}
-				if e.IsDir() {
-					subdirs = append(subdirs, e.Name())
-				}
-			}
-			linkFree.put(dir, stamp, subdirs)
+		l, link, ok := listDir(dir, &st, &seen, maxGitDirEntries)
+		if link != "" || !ok {
+			return link, ok
 		}
+		subdirs := l.subdirs
 		if dir == gitDir {
 			top = subdirs
 		}
@@ -527,6 +570,55 @@ type dirCache struct {
 type dirEntryList struct {
 	stamp   dirStamp
 	subdirs []string
+	// gitish: the directory holds HEAD, and objects, refs or commondir
+	// (mayBeGitDir, answered from its entries); commondir: it holds a
+	// commondir.
+	gitish, commondir bool
+}
+
+// maxCachedDirs bounds linkFree: a walk of .git/modules looks at every
+// directory of every submodule's git directory (about 270 each).
+const maxCachedDirs = 32768
+
+// listDir lists the directory dir, which lstat found to be a directory
+// with st: its subdirectories, and whether it looks like a git directory.
+// It reads dir only when the cache has no listing with the same stamp.
+// link names a symbolic link among its entries (nothing is remembered of
+// such a directory). *entries counts the entries read, up to max: past it
+// ok is false. ok is false too when dir cannot be read.
+func listDir(dir string, st *unix.Stat_t, entries *int, max int) (l dirEntryList, link string, ok bool) {
+	stamp := dirStamp{ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	if l, ok := linkFree.get(dir, stamp); ok {
+		return l, "", true
+	}
+	ents, err := readDirUnsorted(dir)
+	if err != nil {
+		return l, "", false
+	}
+	l.stamp = stamp
+	var head, parts bool
+	for _, e := range ents {
+		if *entries++; *entries > max {
+			return l, "", false
+		}
+		if e.Type()&os.ModeSymlink != 0 {
+			return l, filepath.Join(dir, e.Name()), true
+		}
+		if e.IsDir() {
+			l.subdirs = append(l.subdirs, e.Name())
+		}
+		switch e.Name() {
+		case "HEAD":
+			head = true
+		case "objects", "refs":
+			parts = true
+		case "commondir":
+			parts, l.commondir = true, true
+		}
+	}
+	l.gitish = head && parts
+	linkFree.put(dir, l)
+	return l, "", true
 }
 
 // racyWindow: a directory changed this recently may change again within
@@ -534,27 +626,27 @@ type dirEntryList struct {
 // remembered (git's own racy-clean rule, for the same reason).
 var racyWindow = 2 * time.Second
 
-func (c *dirCache) get(dir string, st dirStamp) ([]string, bool) {
+func (c *dirCache) get(dir string, st dirStamp) (dirEntryList, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[dir]
 	if !ok || e.stamp != st {
-		return nil, false
+		return dirEntryList{}, false
 	}
-	return e.subdirs, true
+	return e, true
 }
 
-func (c *dirCache) put(dir string, st dirStamp, subdirs []string) {
+func (c *dirCache) put(dir string, l dirEntryList) {
 	now := time.Now().UnixNano()
-	if now-st.mtime < int64(racyWindow) || now-st.ctime < int64(racyWindow) {
+	if now-l.stamp.mtime < int64(racyWindow) || now-l.stamp.ctime < int64(racyWindow) {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= 4096 {
+	if c.m == nil || len(c.m) >= maxCachedDirs {
 		c.m = map[string]dirEntryList{}
 	}
-	c.m[dir] = dirEntryList{stamp: st, subdirs: subdirs}
+	c.m[dir] = l
 }
 
 // readDirUnsorted is os.ReadDir without the sort: the entries' types come

@@ -841,6 +841,54 @@ func TestGitConfigsFindModulesInsideOthersParts(t *testing.T) {
 	}
 }
 
+// TestModulesWalkSeesChangesThroughItsShortcuts: the walk of .git/modules
+// remembers directories it listed, and does not read one with no
+// subdirectory and no HEAD (the link count says so on ext4, XFS and
+// tmpfs); a git directory made later inside either, or one that is such a
+// leaf itself (HEAD and a commondir file), is still found.
+func TestModulesWalkSeesChangesThroughItsShortcuts(t *testing.T) {
+	defer resolve.SetRacyWindow(time.Millisecond)()
+	dir := gitRepo(t, "a.txt")
+	a := filepath.Join(dir, ".git", "modules", "a")
+	write(t, filepath.Join(a, "HEAD"), "ref: refs/heads/main\n")
+	for _, d := range []string{"refs/heads", "objects/ab", "objects/cd", "objects/ef"} {
+		if err := os.MkdirAll(filepath.Join(a, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(a, "objects", "ab", "0123456789abcdef0123456789abcdef012345"), "loose object\n")
+	time.Sleep(50 * time.Millisecond) // past the window and a clock tick
+	for range 2 {                     // the second from what was remembered
+		if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+			t.Fatalf("clean module git directories: %q", got)
+		}
+	}
+	// A git directory inside a directory remembered as a leaf.
+	y := filepath.Join(a, "objects", "ab", "y")
+	write(t, filepath.Join(y, "HEAD"), "ref: refs/heads/main\n")
+	if err := os.MkdirAll(filepath.Join(y, "objects"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(y, "config"), "[diff]\n\texternal = /tmp/x.sh\n")
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "diff.external") {
+		t.Errorf("a git directory made inside a remembered leaf: %q", got)
+	}
+	if err := os.RemoveAll(y); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+		t.Fatalf("after removing it: %q", got)
+	}
+	// A leaf that is a git directory of its own: HEAD and a commondir,
+	// no subdirectory.
+	write(t, filepath.Join(a, "objects", "cd", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(a, "objects", "cd", "commondir"), "../../../../..\n")
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "commondir") {
+		t.Errorf("a leaf holding HEAD and commondir: %q", got)
+	}
+}
+
 // TestIndexOffsetTablesAgree: git may load an index's entries from the
 // offsets its IEOT extension gives, and find its extensions where EOIE
 // says; an index whose tables disagree with its entries read one after
