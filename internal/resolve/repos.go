@@ -376,45 +376,23 @@ const tooManySubmodules = "it has more submodules, or submodules nested deeper, 
 // outside root.
 func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 	w := &modulesWalk{root: root, budget: budget, dirs: dirs}
-	var st unix.Stat_t
-	if err := unix.Lstat(dir, &st); err == nil && leafCounts(dir) {
-		w.leafDev, w.leaves = st.Dev, true
-	}
 	return w.walk(dir, depth, false)
 }
 
 // modulesWalk is one judgeModules.
 type modulesWalk struct {
-	root    string
-	budget  *int
-	dirs    *int
-	leaves  bool   // a directory's link count on leafDev counts its subdirectories
-	leafDev uint64 // the modules directory's file system
-}
-
-// leafCounts reports whether the file system holding dir keeps Unix's
-// directory link convention: a directory's link count is 2 plus its
-// subdirectories, so one with 2 has none. ext2/3/4, XFS and tmpfs do
-// (ext4 says 1 past 65,000 subdirectories); btrfs, overlayfs' merged
-// directories and network file systems may not, and are not trusted.
-func leafCounts(dir string) bool {
-	var fs unix.Statfs_t
-	if err := unix.Statfs(dir, &fs); err != nil {
-		return false
-	}
-	switch fs.Type {
-	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.TMPFS_MAGIC: // EXT4_SUPER_MAGIC is ext2's and ext3's too
-		return true
-	}
-	return false
+	root         string
+	budget, dirs *int
 }
 
 // walk is judgeModules at dir, which is itself judged when it looks like
 // a git directory (inModules: it lies beneath the modules directory).
 // Each directory is listed once, from the cache when it is unchanged: a
 // walk of 40 submodules' git directories (about 270 directories each,
-// objects/XX mostly) then costs an lstat a directory. A directory with no
-// subdirectory and no HEAD is not read at all.
+// objects/XX mostly) then costs an lstat a directory. Each is read when
+// it is not remembered, even one with no subdirectory (its link count
+// would say so): a link inside it may lead git to a git directory
+// elsewhere, for a submodule named a/objects/ab/x.
 func (w *modulesWalk) walk(dir string, depth int, inModules bool) string {
 	root, budget, dirs := w.root, w.budget, w.dirs
 	var st unix.Stat_t
@@ -424,21 +402,6 @@ func (w *modulesWalk) walk(dir string, depth int, inModules bool) string {
 		// A link beneath was named by the listing of its parent, and the
 		// modules directory as a link by the git directory's link check.
 		return "its submodules' git directories (" + dir + ") could not be read"
-	}
-	if inModules && w.leaves && st.Dev == w.leafDev && st.Nlink == 2 {
-		// No subdirectory (a loose objects' objects/XX, most of a walk),
-		// and no HEAD: neither a git directory nor one holding any,
-		// known without reading it, and remembered as such (an entry
-		// added changes the stamp).
-		stamp := dirStamp{ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
-		if l, ok := linkFree.get(dir, stamp); ok && len(l.subdirs) == 0 && !l.gitish {
-			return ""
-		}
-		var head unix.Stat_t
-		if err := unix.Lstat(dir+"/HEAD", &head); errors.Is(err, unix.ENOENT) {
-			linkFree.put(dir, dirEntryList{stamp: stamp})
-			return ""
-		}
 	}
 	entries := 0
 	l, link, ok := listDir(dir, &st, &entries, maxGitDirEntries)

@@ -841,12 +841,13 @@ func TestGitConfigsFindModulesInsideOthersParts(t *testing.T) {
 	}
 }
 
-// TestModulesWalkSeesChangesThroughItsShortcuts: the walk of .git/modules
-// remembers directories it listed, and does not read one with no
-// subdirectory and no HEAD (the link count says so on ext4, XFS and
-// tmpfs); a git directory made later inside either, or one that is such a
-// leaf itself (HEAD and a commondir file), is still found.
-func TestModulesWalkSeesChangesThroughItsShortcuts(t *testing.T) {
+// TestModulesWalkSeesChangesThroughTheCache: the walk of .git/modules
+// remembers the directories it listed; a git directory, or a link to one,
+// made later inside a directory with no subdirectory (objects/XX), and a
+// directory holding HEAD and a commondir file and nothing else, are
+// still found. (A walk that skipped such leaves by their link count,
+// tried once, missed the link.)
+func TestModulesWalkSeesChangesThroughTheCache(t *testing.T) {
 	defer resolve.SetRacyWindow(time.Millisecond)()
 	dir := gitRepo(t, "a.txt")
 	a := filepath.Join(dir, ".git", "modules", "a")
@@ -880,6 +881,26 @@ func TestModulesWalkSeesChangesThroughItsShortcuts(t *testing.T) {
 	if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
 		t.Fatalf("after removing it: %q", got)
 	}
+	// A link in a directory remembered as a leaf: git would open a
+	// submodule named a/objects/ab/z through it, with the configuration
+	// at its end.
+	evil := t.TempDir()
+	write(t, filepath.Join(evil, "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(evil, "config"), "[diff]\n\texternal = /tmp/x.sh\n")
+	if err := os.MkdirAll(filepath.Join(evil, "objects"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	z := filepath.Join(a, "objects", "ab", "z")
+	if err := os.Symlink(evil, z); err != nil {
+		t.Fatal(err)
+	}
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "link") {
+		t.Errorf("a link to a git directory made inside a remembered leaf: %q", got)
+	}
+	if err := os.Remove(z); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
 	// A leaf that is a git directory of its own: HEAD and a commondir,
 	// no subdirectory.
 	write(t, filepath.Join(a, "objects", "cd", "HEAD"), "ref: refs/heads/main\n")
