@@ -132,6 +132,7 @@ type Broker struct {
 	resolved map[string]executor.Answer
 	order    []string // resolved ids, oldest first, at most opts.Remember
 	subs     map[*subscriber]struct{}
+	shown    map[string]*ask // asks a UI is showing (Showing), until it has shown how they ended
 }
 
 var _ executor.Approver = (*Broker)(nil)
@@ -141,6 +142,76 @@ type ask struct {
 	seq    uint64
 	done   chan struct{} // closed once answer is set
 	answer executor.Answer
+	// showing counts the UIs drawing the ask that have not yet shown how
+	// it ended; told is closed when that count falls to 0 after the ask
+	// is resolved.
+	showing int
+	told    chan struct{}
+}
+
+// MaxShowWait bounds how long Ask, once its ask is resolved, waits for the
+// UIs showing it to say how it ended (Shown): a UI stuck writing to a
+// terminal held by flow control does not hold the call for longer.
+const MaxShowWait = 250 * time.Millisecond
+
+// Showing tells the broker a UI is drawing the ask id. Once the ask is
+// resolved, Ask waits (at most MaxShowWait) until that UI calls Shown,
+// having shown how the ask ended, before it returns the answer: the
+// outcome a person reads comes before anything the call does after it
+// (the tool's output, the model's next words), in whatever order the
+// goroutines happen to run. It reports false, and nothing is waited
+// for, when the ask is not pending.
+func (b *Broker) Showing(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a, ok := b.pending[id]
+	if !ok {
+		return false
+	}
+	a.showing++
+	if b.shown == nil {
+		b.shown = map[string]*ask{}
+	}
+	b.shown[id] = a
+	return true
+}
+
+// Shown tells the broker a UI that called Showing for id has shown how
+// the ask ended, or stopped showing it.
+func (b *Broker) Shown(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a, ok := b.shown[id]
+	if !ok || a.showing == 0 {
+		return
+	}
+	if a.showing--; a.showing == 0 {
+		delete(b.shown, id)
+		if a.told != nil {
+			close(a.told)
+		}
+	}
+}
+
+// waitShown waits, after a is resolved, until the UIs showing it have
+// shown its outcome, or MaxShowWait.
+func (b *Broker) waitShown(a *ask) {
+	b.mu.Lock()
+	if a.showing == 0 {
+		b.mu.Unlock()
+		return
+	}
+	if a.told == nil {
+		a.told = make(chan struct{})
+	}
+	told := a.told
+	b.mu.Unlock()
+	t := time.NewTimer(MaxShowWait)
+	defer t.Stop()
+	select {
+	case <-told:
+	case <-t.C:
+	}
 }
 
 // New returns a broker. opts may be nil; it is copied.
@@ -202,6 +273,7 @@ func (b *Broker) Ask(ctx context.Context, q executor.Question) (executor.Answer,
 	if forever {
 		timer.Stop() // never fires: only an answer or ctx ends the ask
 	}
+	defer b.waitShown(a)
 	select {
 	case <-a.done:
 		return a.answer, nil

@@ -353,3 +353,53 @@ func TestManyAsks(t *testing.T) {
 		}
 	})
 }
+
+// TestAskWaitsForTheUIToShowTheOutcome: an ask a UI is showing returns
+// its answer only once that UI has shown how it ended (Shown), so that
+// the outcome a person reads comes before what the call does next; a UI
+// that never says so holds the call for MaxShowWait at most, and an ask
+// no UI is showing returns at once.
+func TestAskWaitsForTheUIToShowTheOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		show      bool          // a UI calls Showing
+		shownWait time.Duration // after the answer; -1: never calls Shown
+		want      time.Duration // how long after the answer Ask returns
+	}{
+		{"shown", true, 40 * time.Millisecond, 40 * time.Millisecond},
+		{"never shown", true, -1, approval.MaxShowWait},
+		{"not showing", false, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := approval.New(nil)
+				notes := b.Subscribe(t.Context())
+				returned := make(chan time.Time, 1)
+				go func() {
+					if _, err := b.Ask(t.Context(), question("tc_1", risk.Execute)); err != nil {
+						t.Error(err)
+					}
+					returned <- time.Now()
+				}()
+				n := <-notes
+				if tc.show && !b.Showing(n.Pending.ID) {
+					t.Fatal("Showing a pending ask reported false")
+				}
+				if err := b.Answer(n.Pending.ID, executor.OptionDeny, event.ActorUser); err != nil {
+					t.Fatal(err)
+				}
+				answered := time.Now()
+				if tc.show && tc.shownWait >= 0 {
+					time.Sleep(tc.shownWait)
+					b.Shown(n.Pending.ID)
+				}
+				if got := (<-returned).Sub(answered); got != tc.want {
+					t.Errorf("Ask returned %v after the answer, want %v", got, tc.want)
+				}
+				if b.Showing(n.Pending.ID) {
+					t.Error("Showing a resolved ask reported true")
+				}
+			})
+		})
+	}
+}

@@ -278,6 +278,9 @@ type prompt struct {
 	// drawnW and drawnH are the terminal's size the question was last
 	// drawn for.
 	drawnW, drawnH int
+	// told: the broker waits for endPrompt to say the outcome is shown
+	// (Broker.Showing).
+	told bool
 }
 
 func (r *run) inputs(ch chan chunk) <-chan chunk {
@@ -315,6 +318,8 @@ func (r *run) next() {
 	}
 	r.cur = &prompt{Pending: r.queue[0]}
 	r.queue = r.queue[1:]
+	// The call waits for this UI to show how its ask ended (endPrompt).
+	r.cur.told = r.b.Showing(r.cur.ID)
 	if r.opts.IsTTY {
 		r.startInteractive()
 	} else {
@@ -334,7 +339,6 @@ func (r *run) closedReason() string {
 }
 
 func (r *run) endPrompt() {
-	r.cur = nil
 	if r.ticker != nil {
 		r.ticker.Stop()
 		r.ticker = nil
@@ -343,6 +347,12 @@ func (r *run) endPrompt() {
 		r.restore()
 		r.restore = nil
 	}
+	// The outcome is on the screen and the terminal as it was: the call
+	// may go on (and print).
+	if r.cur != nil && r.cur.told {
+		r.b.Shown(r.cur.ID)
+	}
+	r.cur = nil
 }
 
 func (r *run) input(c chunk) {

@@ -260,9 +260,29 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
+// lockedBuffer is a bytes.Buffer the test may read while the UI writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) WriteString(s string) { l.Write([]byte(s)) }
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 func testTerminal(t *testing.T, tt ttyCase) {
 	b := approval.New(nil)
-	var out bytes.Buffer
+	var out lockedBuffer
 	pr, pw := io.Pipe()
 	interrupted := false
 	opts := &cli.Options{
@@ -339,6 +359,11 @@ func testTerminal(t *testing.T, tt ttyCase) {
 		}()
 	}
 	r := <-asked
+	// The outcome was shown, and the terminal restored, before the call
+	// went on.
+	if got := out.String(); !strings.Contains(got, "→ ") || !strings.HasSuffix(got, "«restored»") {
+		t.Errorf("Ask returned before the UI showed the outcome and restored the terminal:\n%s", visible(got))
+	}
 	wg.Wait()
 	synctest.Wait()
 	stop()
