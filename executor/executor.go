@@ -456,7 +456,7 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 	artifacts, storeErr := commitStreams(sec.Mask, stdout, stderr)
 	if runErr != nil {
 		msg := runErr.Error()
-		if p := stderr.preview(); p != "" {
+		if p := stderr.maskedPreview(sec); p != "" {
 			msg += "\nstderr:\n" + p
 		}
 		return x.failAfterStart(ctx, s, c, out, errors.New(msg), start, sec)
@@ -468,8 +468,8 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 		ToolCallID: c.ID, ExitCode: res.ExitCode,
 		StdoutBytes: stdout.total, StderrBytes: stderr.total,
 		DurationMs:    x.opts.Now().Sub(start).Milliseconds(),
-		StdoutPreview: sec.Mask(stdout.preview()),
-		StderrPreview: sec.Mask(stderr.preview()),
+		StdoutPreview: stdout.maskedPreview(sec),
+		StderrPreview: stderr.maskedPreview(sec),
 		StdoutTail:    maskedTail(stdout, sec),
 		StderrTail:    maskedTail(stderr, sec),
 		Artifacts:     artifacts,
@@ -486,11 +486,11 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 
 // maskedTail is the end of a stream the preview does not hold, masked.
 func maskedTail(st *stream, sec *secrets.Set) *event.OutputTail {
-	text, from, omitted, ok := st.tailPart()
+	text, from, omitted, ok := st.maskedTail(sec)
 	if !ok {
 		return nil
 	}
-	return &event.OutputTail{From: from, Omitted: omitted, Text: sec.Mask(text)}
+	return &event.OutputTail{From: from, Omitted: omitted, Text: text}
 }
 
 // commitStreams commits each stream's artifact, or names the stream by

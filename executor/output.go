@@ -6,6 +6,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/secrets"
 )
 
 // PreviewBytes is how much of each stream an event carries (spec §5: the
@@ -16,6 +17,12 @@ const PreviewBytes = 4 << 10
 // the preview, so that what a long output ends with (a test failure, an
 // error) reaches the model and the person too.
 const TailBytes = 6 << 10
+
+// maskMargin is how much of the stream beyond the preview, and before the
+// tail, is kept to mask them in context: a secret the preview's end or the
+// tail's start cuts through is found in the text around the cut and
+// hidden whole, not shown in halves the scanner cannot recognise.
+const maskMargin = 8 << 10
 
 // DefaultMaxStored is how much of one stream is kept in the artifact store
 // (2 GiB); beyond it output is counted but not stored, so a tool that prints
@@ -32,15 +39,15 @@ const DefaultMaxStored = 2 << 30
 type stream struct {
 	store     *artifact.Store
 	w         *artifact.Writer // created once the stream outgrows its preview, or at commit
-	head      []byte
-	tail      []byte // the last bytes written: at least TailBytes+utf8.UTFMax once that many were
+	head      []byte           // the first PreviewBytes+maskMargin bytes
+	tail      []byte           // the last bytes written: at least TailBytes+maskMargin+utf8.UTFMax once that many were
 	total     int64
 	maxStored int64
 	err       error // first artifact write error; output is still counted
 }
 
 func newStream(store *artifact.Store, maxStored int64) *stream {
-	return &stream{store: store, head: make([]byte, 0, PreviewBytes+utf8.UTFMax), maxStored: maxStored}
+	return &stream{store: store, head: make([]byte, 0, PreviewBytes+maskMargin), maxStored: maxStored}
 }
 
 // Write never fails, so a tool is never killed by the store: a failure to
@@ -100,10 +107,10 @@ func (s *stream) inEvent(mask func(string) string) bool {
 	return mask(text) == text
 }
 
-// keepTail keeps the last TailBytes+utf8.UTFMax bytes of the stream, in a
-// buffer of bounded size.
+// keepTail keeps the last TailBytes+maskMargin+utf8.UTFMax bytes of the
+// stream, in a buffer of bounded size.
 func (s *stream) keepTail(p []byte) {
-	const keep = TailBytes + utf8.UTFMax
+	const keep = TailBytes + maskMargin + utf8.UTFMax
 	if len(p) >= keep {
 		s.tail = append(s.tail[:0], p[len(p)-keep:]...)
 		return
@@ -119,19 +126,46 @@ func (s *stream) keepTail(p []byte) {
 // the byte offset it starts at and how many bytes lie between the preview
 // and it. ok is false when the preview holds the whole stream.
 func (s *stream) tailPart() (text string, from, omitted int64, ok bool) {
-	headLen := int64(len(cutUTF8(s.head, PreviewBytes)))
-	if s.total <= headLen {
+	at, from, omitted, ok := s.tailAt()
+	if !ok {
 		return "", 0, 0, false
 	}
+	return strings.ToValidUTF8(string(s.tail[at:]), "\uFFFD"), from, omitted, true
+}
+
+// tailAt is tailPart's place: the tail is s.tail[at:], which starts at
+// byte from of the stream.
+func (s *stream) tailAt() (at int, from, omitted int64, ok bool) {
+	headLen := int64(len(cutUTF8(s.head, PreviewBytes)))
+	if s.total <= headLen {
+		return 0, 0, 0, false
+	}
 	from = max(headLen, s.total-TailBytes)
-	b := s.tail[int64(len(s.tail))-(s.total-from):]
+	at = len(s.tail) - int(s.total-from)
 	if from > headLen {
-		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-			b = b[1:]
+		for i := 0; i < utf8.UTFMax && at < len(s.tail) && !utf8.RuneStart(s.tail[at]); i++ {
+			at++
 			from++
 		}
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD"), from, from - headLen, true
+	return at, from, from - headLen, true
+}
+
+// maskedTail is tailPart masked in the context of the maskMargin bytes
+// before it.
+func (s *stream) maskedTail(sec *secrets.Set) (text string, from, omitted int64, ok bool) {
+	at, from, omitted, ok := s.tailAt()
+	if !ok {
+		return "", 0, 0, false
+	}
+	return strings.ToValidUTF8(sec.MaskSpan(string(s.tail), at, len(s.tail)), "\uFFFD"), from, omitted, true
+}
+
+// maskedPreview is preview masked in the context of the maskMargin bytes
+// after it that head holds.
+func (s *stream) maskedPreview(sec *secrets.Set) string {
+	cut := cutUTF8(s.head, PreviewBytes)
+	return strings.ToValidUTF8(sec.MaskSpan(string(s.head), 0, len(cut)), "\uFFFD")
 }
 
 // truncated reports whether part of the output was not stored.

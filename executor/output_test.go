@@ -290,3 +290,57 @@ func TestStoreThatCannotBeMadeDoesNotKillTheTool(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsCutByThePreviewOrTheTailAreMasked: the preview and the tail
+// are slices of the stream, and a secret one of their edges cuts through
+// is masked whole, found in the text around the cut: neither half reaches
+// the event (nor the model), on stdout or stderr, in a short output or a
+// long one whose tail starts inside the secret.
+func TestSecretsCutByThePreviewOrTheTailAreMasked(t *testing.T) {
+	t.Parallel()
+	pad := func(n int) string { return strings.Repeat("x", n-1) + "\n" }
+	const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+	const password = "password=Hunter2SuperSecretValue99"
+	const aws = "AKIAIOSFODNN7EXAMPLQ"
+	for _, tc := range []struct {
+		name, out string
+		leaks     []string // what must not be in the event
+	}{
+		// "passw" ends the preview, "ord=Hunter2…" starts the tail.
+		{"password at the preview's end", pad(executor.PreviewBytes-5) + password + "\n" + pad(200), []string{"Hunter2"}},
+		{"token at the preview's end", pad(executor.PreviewBytes-2) + token + "\n" + pad(300), []string{"p_A1b2C3", "gh" + "p_"}},
+		// The tail (the last TailBytes) starts two bytes into the key.
+		{"key at the tail's start", pad(30000) + aws + "\n" + pad(executor.TailBytes-len(aws)-1+2), []string{"IAIOSFODNN7", "AKIA"}},
+	} {
+		for _, stream := range []string{"stdout", "stderr"} {
+			t.Run(tc.name+" "+stream, func(t *testing.T) {
+				t.Parallel()
+				out, errOut := tc.out, ""
+				if stream == "stderr" {
+					out, errOut = "", tc.out
+				}
+				arts, _ := artifact.Open(filepath.Join(t.TempDir(), "artifacts"))
+				log := &lastLog{}
+				x := executor.New(printer(out, errOut), log, arts, nil, nil)
+				sess := &executor.Session{ID: "s", TurnID: "t", Cwd: t.TempDir(), Home: "/home/u"}
+				res, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"f"}`)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				p := log.completed(t)
+				b, _ := json.Marshal(p)
+				for _, leak := range tc.leaks {
+					if i := strings.Index(string(b), leak); i >= 0 {
+						t.Errorf("the event holds %q: …%s…", leak, b[max(0, i-40):min(len(b), i+60)])
+					}
+					if strings.Contains(res.Content, leak) {
+						t.Errorf("the model is shown %q", leak)
+					}
+				}
+				if !strings.Contains(string(b), "[REDACTED]") {
+					t.Errorf("nothing was masked")
+				}
+			})
+		}
+	}
+}
