@@ -65,8 +65,11 @@ var (
 	gitLogOpts  = gitLogTable(true)
 	gitDiffOpts = opts{optShort: "UMCBl", flags: "pusRaDwbzW", complete: true,
 		flagsLong: slices.Concat(gitDiffFlags, []string{"help"}), optional: gitDiffOptional}
-	gitStatusOpts = opts{optShort: "u", flags: "sbvz",
-		flagsLong: []string{"short", "branch", "show-stash", "long", "verbose", "null", "no-column", "ahead-behind",
+	// No -v/--verbose: git status -v prints the staged diff, and -vv the
+	// unstaged one too, which git diff's own checks (tracked credential
+	// files, submodules) would judge; without them status lists names.
+	gitStatusOpts = opts{optShort: "u", flags: "sbz",
+		flagsLong: []string{"short", "branch", "show-stash", "long", "null", "no-column", "ahead-behind",
 			"no-ahead-behind", "renames", "no-renames", "help"},
 		optional: []string{"porcelain", "untracked-files", "ignored", "ignore-submodules", "column", "find-renames"},
 		complete: true}

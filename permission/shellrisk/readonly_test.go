@@ -50,6 +50,12 @@ func TestReadOnly(t *testing.T) {
 		{"git log '--format=% GK'", []string{""}},
 		{"git log '--format=%%G is literal %h'", []string{""}}, // over-asks: %% then G; fine
 		{"git status --help", []string{""}},
+		// -v prints the staged diff (and -vv the unstaged one), which git
+		// diff's own checks judge: a tracked .env's lines, a submodule's.
+		{"git status -v", []string{""}},
+		{"git status -sbv", []string{""}},
+		{"git status --verbose", []string{""}},
+		{"git status -sb", []string{"git status"}},
 		{"git log -L 1,5:main.go", []string{""}},
 		{"git -c core.pager=less log", []string{""}},
 		{"git -p log", []string{""}},
