@@ -376,7 +376,7 @@ const tooManySubmodules = "it has more submodules, or submodules nested deeper, 
 // outside root.
 func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 	w := &modulesWalk{root: root, budget: budget, dirs: dirs}
-	return w.walk(dir, depth, false)
+	return w.walk(dir, depth, false, false)
 }
 
 // modulesWalk is one judgeModules.
@@ -393,7 +393,7 @@ type modulesWalk struct {
 // it is not remembered, even one with no subdirectory (its link count
 // would say so): a link inside it may lead git to a git directory
 // elsewhere, for a submodule named a/objects/ab/x.
-func (w *modulesWalk) walk(dir string, depth int, inModules bool) string {
+func (w *modulesWalk) walk(dir string, depth int, inModules, inGitDir bool) string {
 	root, budget, dirs := w.root, w.budget, w.dirs
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
@@ -413,7 +413,16 @@ func (w *modulesWalk) walk(dir string, depth int, inModules bool) string {
 	case !ok:
 		return "its submodules' git directories (" + dir + ") could not be read"
 	}
-	if inModules && l.gitish {
+	gitDir := inModules && l.gitish
+	if l.files && !gitDir && !inGitDir {
+		// Outside the submodules' git directories only directories are
+		// found (the parts of a name holding slashes). git opens
+		// .git/modules/NAME as a git directory, or as a "gitdir: PATH"
+		// file leading to one anywhere, whose configuration would not be
+		// the one judged here.
+		return "its submodules' git directories (" + dir + ") hold a file where git looks for a submodule's git directory, which git would follow to another one (\"gitdir: PATH\")"
+	}
+	if gitDir {
 		if *budget--; *budget < 0 {
 			return tooManySubmodules
 		}
@@ -443,7 +452,7 @@ func (w *modulesWalk) walk(dir string, depth int, inModules bool) string {
 		if *dirs--; *dirs < 0 {
 			return tooManySubmodules
 		}
-		if c := w.walk(filepath.Join(dir, name), depth+1, true); c != "" {
+		if c := w.walk(filepath.Join(dir, name), depth+1, true, inGitDir || gitDir); c != "" {
 			return c
 		}
 	}
@@ -535,8 +544,8 @@ type dirEntryList struct {
 	subdirs []string
 	// gitish: the directory holds HEAD, and objects, refs or commondir
 	// (mayBeGitDir, answered from its entries); commondir: it holds a
-	// commondir.
-	gitish, commondir bool
+	// commondir; files: it holds an entry neither a directory nor a link.
+	gitish, commondir, files bool
 }
 
 // maxCachedDirs bounds linkFree: a walk of .git/modules looks at every
@@ -569,6 +578,8 @@ func listDir(dir string, st *unix.Stat_t, entries *int, max int) (l dirEntryList
 		}
 		if e.IsDir() {
 			l.subdirs = append(l.subdirs, e.Name())
+		} else {
+			l.files = true
 		}
 		switch e.Name() {
 		case "HEAD":

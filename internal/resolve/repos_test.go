@@ -841,6 +841,27 @@ func TestGitConfigsFindModulesInsideOthersParts(t *testing.T) {
 	}
 }
 
+// TestModulesGitFilesAreNotFollowed: git opens .git/modules/NAME as a
+// git directory, or as a "gitdir: PATH" file leading to one anywhere (a
+// directory of the working tree the repository arrived with). Such a file
+// where a submodule's git directory would be, at the top or beneath a
+// directory of a name with slashes, is not followed: the gate asks.
+func TestModulesGitFilesAreNotFollowed(t *testing.T) {
+	for _, name := range []string{"sub", "vendor/sub"} {
+		dir := gitRepo(t, "a.txt")
+		evil := filepath.Join(dir, "vendor-evil")
+		write(t, filepath.Join(evil, "HEAD"), "ref: refs/heads/main\n")
+		write(t, filepath.Join(evil, "config"), "[diff]\n\texternal = /tmp/x.sh\n")
+		if err := os.MkdirAll(filepath.Join(evil, "objects"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(dir, ".git", "modules", name), "gitdir: ../../vendor-evil\n")
+		if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "gitdir: PATH") {
+			t.Errorf("modules/%s a gitdir file: %q", name, got)
+		}
+	}
+}
+
 // TestModulesWalkSeesChangesThroughTheCache: the walk of .git/modules
 // remembers the directories it listed; a git directory, or a link to one,
 // made later inside a directory with no subdirectory (objects/XX), and a
