@@ -121,20 +121,11 @@ func (s *stream) keepTail(p []byte) {
 	s.tail = append(s.tail, p...)
 }
 
-// tailPart returns the end of the stream the preview does not hold: at
-// most TailBytes, starting on a character boundary, as valid UTF-8, with
-// the byte offset it starts at and how many bytes lie between the preview
-// and it. ok is false when the preview holds the whole stream.
-func (s *stream) tailPart() (text string, from, omitted int64, ok bool) {
-	at, from, omitted, ok := s.tailAt()
-	if !ok {
-		return "", 0, 0, false
-	}
-	return strings.ToValidUTF8(string(s.tail[at:]), "\uFFFD"), from, omitted, true
-}
-
-// tailAt is tailPart's place: the tail is s.tail[at:], which starts at
-// byte from of the stream.
+// tailAt finds the end of the stream the preview does not hold: at most
+// TailBytes, starting on a character boundary. The tail is s.tail[at:],
+// which starts at byte from of the stream; omitted is how many bytes lie
+// between the preview and it. ok is false when the preview holds the
+// whole stream.
 func (s *stream) tailAt() (at int, from, omitted int64, ok bool) {
 	headLen := int64(len(cutUTF8(s.head, PreviewBytes)))
 	if s.total <= headLen {
@@ -151,8 +142,8 @@ func (s *stream) tailAt() (at int, from, omitted int64, ok bool) {
 	return at, from, from - headLen, true
 }
 
-// maskedTail is tailPart masked in the context of the maskMargin bytes
-// before it.
+// maskedTail is the tail (tailAt) as valid UTF-8, masked in the context
+// of the maskMargin bytes before it.
 func (s *stream) maskedTail(sec *secrets.Set) (text string, from, omitted int64, ok bool) {
 	at, from, omitted, ok := s.tailAt()
 	if !ok {
@@ -161,8 +152,9 @@ func (s *stream) maskedTail(sec *secrets.Set) (text string, from, omitted int64,
 	return strings.ToValidUTF8(sec.MaskSpan(string(s.tail), at, len(s.tail)), "\uFFFD"), from, omitted, true
 }
 
-// maskedPreview is preview masked in the context of the maskMargin bytes
-// after it that head holds.
+// maskedPreview is the first PreviewBytes of the stream, cut on a
+// character boundary, as valid UTF-8 (invalid bytes replaced), masked in
+// the context of the maskMargin bytes after it that head holds.
 func (s *stream) maskedPreview(sec *secrets.Set) string {
 	cut := cutUTF8(s.head, PreviewBytes)
 	return strings.ToValidUTF8(sec.MaskSpan(string(s.head), 0, len(cut)), "\uFFFD")
@@ -199,12 +191,6 @@ func (s *stream) abort() {
 	if s.w != nil {
 		s.w.Abort()
 	}
-}
-
-// preview returns the first PreviewBytes of the stream as valid UTF-8, cut
-// on a character boundary, with invalid bytes replaced.
-func (s *stream) preview() string {
-	return strings.ToValidUTF8(string(cutUTF8(s.head, PreviewBytes)), "\uFFFD")
 }
 
 // cutUTF8 returns at most n bytes of b, backing up over a character the cut
