@@ -268,18 +268,21 @@ func judgeConfig(root, gitDir string, depth int, budget *int) string {
 			return "in its submodule " + strconv.Quote(l) + ", " + c
 		}
 	}
+	dirs := maxModuleDirs
 	if common != gitDir {
 		// A linked working tree: git keeps the submodules it initialised
 		// in its own git directory; those of the main working tree, whose
 		// root is the common directory's parent, in the common one.
-		dirs := maxModuleDirs
 		if c := judgeModules(root, filepath.Join(gitDir, "modules"), depth, budget, &dirs); c != "" {
 			return c
 		}
-		return judgeModules(filepath.Dir(common), filepath.Join(common, "modules"), depth, budget, &dirs)
+		if c := judgeModules(filepath.Dir(common), filepath.Join(common, "modules"), depth, budget, &dirs); c != "" {
+			return c
+		}
+	} else if c := judgeModules(root, filepath.Join(common, "modules"), depth, budget, &dirs); c != "" {
+		return c
 	}
-	dirs := maxModuleDirs
-	return judgeModules(root, filepath.Join(common, "modules"), depth, budget, &dirs)
+	return moduleGitFiles(root, filepath.Join(gitDir, "modules"), filepath.Join(common, "modules"))
 }
 
 // ownGitDir reports whether gitDir, found for the working tree root, is
@@ -377,6 +380,68 @@ const tooManySubmodules = "it has more submodules, or submodules nested deeper, 
 func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 	w := &modulesWalk{root: root, budget: budget, dirs: dirs}
 	return w.walk(dir, depth, false, false)
+}
+
+// maxModuleNames bounds the names of .gitmodules looked up.
+const maxModuleNames = 4096
+
+// moduleGitFiles looks where git looks for the git directory of a
+// submodule that is not checked out (git diff, git show and git log -p
+// open it with diff.submodule=diff): modules/NAME, NAME from the working
+// tree's .gitmodules. A file there ("gitdir: PATH") leads git to a git
+// directory anywhere, unjudged, and the walk of the modules directories
+// cannot tell one from the files of a git directory it may lie in (a
+// name like a/objects/ab/x) without reading them all. Without a
+// .gitmodules in the working tree git takes the names from the index's
+// or HEAD's, which are not read here: then any modules directory makes
+// the gate ask.
+func moduleGitFiles(root string, modules ...string) string {
+	var present []string
+	for _, m := range modules {
+		var st unix.Stat_t
+		if err := unix.Lstat(m, &st); err == nil && !slices.Contains(present, m) {
+			present = append(present, m)
+		}
+	}
+	if len(present) == 0 {
+		return ""
+	}
+	path := root + "/.gitmodules"
+	var st unix.Stat_t
+	switch err := unix.Lstat(path, &st); {
+	case errors.Is(err, unix.ENOENT):
+		return "it keeps submodules' git directories but no .gitmodules in its working tree, so git takes their names from the index or HEAD, which the engine does not read"
+	case err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return "its .gitmodules, which names where git finds its submodules' git directories, is not a plain file"
+	}
+	b, err := readSmall(path, 1<<20)
+	if err != nil {
+		return "its .gitmodules could not be read"
+	}
+	var names []string
+	if err := parseGitConfig(b, func(v gitConfigVar) {
+		if v.section == "submodule" && v.subsection != "" && !slices.Contains(names, v.subsection) {
+			names = append(names, v.subsection)
+		}
+	}); err != nil {
+		return "its .gitmodules could not be read whole"
+	}
+	if len(names) > maxModuleNames {
+		return tooManySubmodules
+	}
+	for _, name := range names {
+		if name == ".." || strings.HasPrefix(name, "../") || strings.HasSuffix(name, "/..") || strings.Contains(name, "/../") || strings.HasPrefix(name, "/") {
+			continue // git refuses such a name
+		}
+		for _, m := range present {
+			var st unix.Stat_t
+			err := unix.Lstat(m+"/"+name, &st)
+			if err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				return "where git looks for its submodule " + strconv.Quote(name) + "'s git directory (" + m + "/" + name + ") lies a file, which git would follow (\"gitdir: PATH\") to a git directory elsewhere"
+			}
+		}
+	}
+	return ""
 }
 
 // modulesWalk is one judgeModules.

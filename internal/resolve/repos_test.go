@@ -819,6 +819,7 @@ func TestGitConfigsSeeLinksInTheGitDirectory(t *testing.T) {
 // walk of .git/modules looks into every directory.
 func TestGitConfigsFindModulesInsideOthersParts(t *testing.T) {
 	dir := gitRepo(t, "a.txt")
+	write(t, filepath.Join(dir, ".gitmodules"), "[submodule \"a\"]\n\tpath = a\n")
 	for _, name := range []string{"a", "a/hooks/x", "a/objects/ab/y"} {
 		m := filepath.Join(dir, ".git", "modules", name)
 		write(t, filepath.Join(m, "HEAD"), "ref: refs/heads/main\n")
@@ -862,6 +863,43 @@ func TestModulesGitFilesAreNotFollowed(t *testing.T) {
 	}
 }
 
+// TestModulesGitFilesGitWouldOpenAreFound: inside a submodule's git
+// directory (or a directory made to look like one) a "gitdir:" file
+// cannot be told from the git directory's own files without reading them
+// all; git opens it only for a name .gitmodules gives, so those names are
+// looked up. Without a .gitmodules in the working tree git takes the
+// names from the index or HEAD, unread here: the gate asks.
+func TestModulesGitFilesGitWouldOpenAreFound(t *testing.T) {
+	dir := gitRepo(t, "a.txt")
+	a := filepath.Join(dir, ".git", "modules", "a")
+	write(t, filepath.Join(a, "HEAD"), "ref: refs/heads/main\n")
+	if err := os.MkdirAll(filepath.Join(a, "refs"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(a, "objects", "ab", "x"), "gitdir: ../../../../../vendor-evil\n")
+	gitmodules := filepath.Join(dir, ".gitmodules")
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "no .gitmodules") {
+		t.Errorf("modules kept, no .gitmodules: %q", got)
+	}
+	write(t, gitmodules, "[submodule \"a\"]\n\tpath = a\n")
+	if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+		t.Errorf("the file is not where .gitmodules sends git: %q", got)
+	}
+	write(t, gitmodules, "[submodule \"a\"]\n\tpath = a\n[submodule \"a/objects/ab/x\"]\n\tpath = vendor/x\n")
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "lies a file") {
+		t.Errorf("a gitdir file .gitmodules names: %q", got)
+	}
+	if err := os.Remove(gitmodules); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), gitmodules); err != nil {
+		t.Fatal(err)
+	}
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "not a plain file") {
+		t.Errorf(".gitmodules a link: %q", got)
+	}
+}
+
 // TestModulesWalkSeesChangesThroughTheCache: the walk of .git/modules
 // remembers the directories it listed; a git directory, or a link to one,
 // made later inside a directory with no subdirectory (objects/XX), and a
@@ -871,6 +909,7 @@ func TestModulesGitFilesAreNotFollowed(t *testing.T) {
 func TestModulesWalkSeesChangesThroughTheCache(t *testing.T) {
 	defer resolve.SetRacyWindow(time.Millisecond)()
 	dir := gitRepo(t, "a.txt")
+	write(t, filepath.Join(dir, ".gitmodules"), "[submodule \"a\"]\n\tpath = a\n")
 	a := filepath.Join(dir, ".git", "modules", "a")
 	write(t, filepath.Join(a, "HEAD"), "ref: refs/heads/main\n")
 	for _, d := range []string{"refs/heads", "objects/ab", "objects/cd", "objects/ef"} {
