@@ -475,6 +475,10 @@ func TestGitPatchesNeedTheIndexRead(t *testing.T) {
 		{"git diff HEAD", clean, false, committed},
 		{"git diff --submodule=diff", clean, false, committed},
 		{"git show HEAD:README.md", nil, true, ""},
+		// git splits REV:path at the first colon outside braces: the path
+		// is .aws/credentials, a credential location, not "]}:.aws/…".
+		{"git show 'HEAD^{/[^:]}:.aws/credentials'", nil, false, ""}, // denied: a credential file
+		{"git show 'HEAD^{/a:b}:README.md'", nil, true, ""},
 		{"git log --oneline -5", nil, true, ""},
 		{"git log --until --stat -3", nil, true, ""}, // --stat is --until's value
 		{"git log --diff-merges=off --oneline", nil, true, ""},

@@ -382,11 +382,33 @@ func (g gitCall) showsOnlyNamedFiles() bool {
 		return false
 	}
 	for _, x := range ops {
-		if _, p, ok := strings.Cut(x.s, ":"); !ok || p == "" || x.dyn || x.glob {
+		if _, p, ok := revPath(x.s); !ok || p == "" || x.dyn || x.glob {
 			return false
 		}
 	}
 	return true
+}
+
+// revPath splits a REV:path operand where git does: at the first colon
+// outside braces, so that in HEAD^{/fix: x}:.aws/credentials the path is
+// .aws/credentials, not x}:.aws/credentials (get_oid_with_context_1). An
+// operand starting with a colon (:path, :N:path, :/text) splits at it.
+func revPath(s string) (rev, path string, ok bool) {
+	if strings.HasPrefix(s, ":") {
+		return "", s[1:], true
+	}
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '{':
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+		case c == ':' && depth == 0:
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
 }
 
 // content judges what the command prints, reading its options with the
@@ -705,8 +727,12 @@ func (g gitCall) reads() {
 		case after || noIndex && !strings.HasPrefix(x.s, "-"):
 			g.a.access(x, g.cwd, false, false)
 		case !strings.HasPrefix(x.s, "-") && strings.Contains(x.s, ":"):
-			_, p, _ := strings.Cut(x.s, ":")
-			if p != "" && !strings.Contains(p, "://") {
+			_, p, ok := revPath(x.s)
+			if !ok {
+				// Every colon inside braces (HEAD^{/a:b}): a revision;
+				// judged as a path too, as any other operand.
+				g.a.access(x, g.cwd, false, false)
+			} else if p != "" && !strings.Contains(p, "://") {
 				y := x
 				y.s = strings.TrimPrefix(p, "./")
 				g.a.access(y, g.cwd, false, false)
