@@ -430,7 +430,7 @@ func moduleGitFiles(root string, modules ...string) string {
 		return tooManySubmodules
 	}
 	for _, name := range names {
-		if name == ".." || strings.HasPrefix(name, "../") || strings.HasSuffix(name, "/..") || strings.Contains(name, "/../") || strings.HasPrefix(name, "/") {
+		if !validModuleName(name) {
 			continue // git refuses such a name
 		}
 		for _, m := range present {
@@ -442,6 +442,21 @@ func moduleGitFiles(root string, modules ...string) string {
 		}
 	}
 	return ""
+}
+
+// validModuleName is git's check_submodule_name: a name is refused only
+// when it is empty or has a ".." component, '/' and '\\' both separating
+// components. A leading '/' is taken: git opens modules//x.
+func validModuleName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if c == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // modulesWalk is one judgeModules.

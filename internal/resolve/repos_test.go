@@ -889,6 +889,16 @@ func TestModulesGitFilesGitWouldOpenAreFound(t *testing.T) {
 	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "lies a file") {
 		t.Errorf("a gitdir file .gitmodules names: %q", got)
 	}
+	// git takes a name with a leading slash (it refuses only ".."
+	// components), and opens modules//a/objects/ab/x.
+	write(t, gitmodules, "[submodule \"a\"]\n\tpath = a\n[submodule \"/a/objects/ab/x\"]\n\tpath = vendor/x\n")
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "lies a file") {
+		t.Errorf("a gitdir file .gitmodules names with a leading slash: %q", got)
+	}
+	write(t, gitmodules, "[submodule \"a\"]\n\tpath = a\n[submodule \"a/../a/objects/ab/x\"]\n\tpath = vendor/x\n")
+	if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+		t.Errorf("a name git refuses (a .. component): %q", got)
+	}
 	if err := os.Remove(gitmodules); err != nil {
 		t.Fatal(err)
 	}
