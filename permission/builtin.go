@@ -164,6 +164,8 @@ func (j *judge) treeClean(p *pathFact) (bool, string) {
 func (j *judge) repoClean(p *pathFact) (bool, string) {
 	r, ok := j.req.Repos[p.canon]
 	switch {
+	case ok && !r.Checked && r.Why != "":
+		return false, "it prints files the git repository tracks, and " + r.Why
 	case !ok || !r.Checked:
 		return false, "it prints files the git repository tracks, which were not checked for secret files"
 	case r.Secret != "":

@@ -119,6 +119,9 @@ type Repo struct {
 	// Secret names the first file the index tracks, anywhere in the
 	// repository, that the engine judges a credential ("" when none).
 	Secret string `json:"secret,omitempty"`
+	// Why, when Checked is false, may say what kept the caller from
+	// judging what git would print ("" when it does not say).
+	Why string `json:"why,omitempty"`
 }
 
 // Tree is what a caller found in a directory tree it scanned for

@@ -29,7 +29,15 @@ import (
 // or sparse index, damage) leaves Checked false, which the engine treats as
 // not read. Nothing is run: the index is parsed, never handed to git, whose
 // configuration a repository controls.
-func Repos(dirs []string, envKey string, isSecret func(abs string) bool) map[string]permission.Repo {
+//
+// subDiff says the user's own git configuration sets diff.submodule=diff
+// (userSubmoduleDiff): git diff then runs git diff inside every changed
+// submodule that is checked out, between two of its commits, and that
+// child opens the submodules those commits name, by the "gitdir:" files
+// or git directories it finds in the submodule's working tree. Those are
+// not found through any index, so a repository with a submodule checked
+// out is not judged.
+func Repos(dirs []string, envKey string, isSecret func(abs string) bool, subDiff bool) map[string]permission.Repo {
 	var m map[string]permission.Repo
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) {
@@ -38,7 +46,7 @@ func Repos(dirs []string, envKey string, isSecret func(abs string) bool) map[str
 		if m == nil {
 			m = make(map[string]permission.Repo)
 		}
-		m[d] = repoOf(d, envKey, isSecret)
+		m[d] = repoOf(d, envKey, isSecret, subDiff)
 	}
 	return m
 }
@@ -58,20 +66,20 @@ func ReposFor(req permission.Request) map[string]permission.Repo {
 	}
 	sort.Strings(homes)
 	key := strings.Join(append([]string{req.Cwd, req.Home, req.ConfigHome}, homes...), "\x00")
-	return Repos(dirs, key, func(abs string) bool { return pathrisk.IsCredential(abs, env) })
+	return Repos(dirs, key, func(abs string) bool { return pathrisk.IsCredential(abs, env) }, userSubmoduleDiff(req.Home, req.ConfigHome))
 }
 
 // repoOf finds the repository holding dir and judges its index.
-func repoOf(dir, envKey string, isSecret func(string) bool) permission.Repo {
+func repoOf(dir, envKey string, isSecret func(string) bool, subDiff bool) permission.Repo {
 	budget := maxSubmodules
-	return repoDepth(dir, envKey, isSecret, 0, &budget)
+	return repoDepth(dir, envKey, isSecret, subDiff, 0, &budget)
 }
 
 // repoDepth judges the index of the repository holding dir and, when it
 // tracks no credential file, the indexes of the submodules checked out in
 // it, at any depth: git diff prints their changes too when diff.submodule
 // is diff, which the user's own configuration may say.
-func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget *int) permission.Repo {
+func repoDepth(dir, envKey string, isSecret func(string) bool, subDiff bool, depth int, budget *int) permission.Repo {
 	root, gitDir, ok := findRepo(dir)
 	if !ok {
 		return permission.Repo{Checked: true} // in no repository
@@ -128,7 +136,10 @@ func repoDepth(dir, envKey string, isSecret func(string) bool, depth int, budget
 			}
 			continue
 		}
-		if sr := repoDepth(sroot, envKey, isSecret, depth+1, budget); !sr.Checked || sr.Secret != "" {
+		if subDiff {
+			return permission.Repo{Why: "your git configuration sets diff.submodule=diff, with which git diff runs git diff inside its submodule " + strconv.Quote(l) + ", between commits whose own submodules the engine does not read"}
+		}
+		if sr := repoDepth(sroot, envKey, isSecret, subDiff, depth+1, budget); !sr.Checked || sr.Secret != "" {
 			return sr
 		}
 	}
@@ -380,6 +391,69 @@ const tooManySubmodules = "it has more submodules, or submodules nested deeper, 
 func judgeModules(root, dir string, depth int, budget, dirs *int) string {
 	w := &modulesWalk{root: root, budget: budget, dirs: dirs}
 	return w.walk(dir, depth, false, false)
+}
+
+// userSubmoduleDiff reports whether the user's own git configuration, as
+// git reads it for a shell command (the system's /etc/gitconfig, then
+// $XDG_CONFIG_HOME/git/config, then ~/.gitconfig, includes followed
+// whatever their conditions), leaves diff.submodule at diff. A file that
+// cannot be read whole counts as saying so. $GIT_CONFIG_GLOBAL and
+// $GIT_CONFIG_SYSTEM, which would name other files, are not known here.
+func userSubmoduleDiff(home, configHome string) bool {
+	files := []string{"/etc/gitconfig"}
+	if configHome == "" && home != "" {
+		configHome = home + "/.config"
+	}
+	if configHome != "" {
+		files = append(files, configHome+"/git/config")
+	}
+	if home != "" {
+		files = append(files, home+"/.gitconfig")
+	}
+	value, read := "", 0
+	var file func(path string, depth int) bool
+	file = func(path string, depth int) bool {
+		if read++; read > maxConfigFiles || depth >= maxIncludeDepth {
+			return false
+		}
+		b, err := readSmall(path, 1<<20)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return true // git reads a missing file as empty
+		case err != nil:
+			return false
+		}
+		ok := true
+		if err := parseGitConfig(b, func(v gitConfigVar) {
+			switch {
+			case (v.section == "include" || v.section == "includeif") && v.key == "path":
+				p := v.value
+				switch {
+				case strings.HasPrefix(p, "~/") && home != "":
+					p = home + p[1:]
+				case strings.HasPrefix(p, "~") || strings.HasPrefix(p, "%("):
+					ok = false
+					return
+				case !filepath.IsAbs(p):
+					p = filepath.Join(filepath.Dir(path), p)
+				}
+				if !file(p, depth+1) {
+					ok = false
+				}
+			case v.section == "diff" && v.key == "submodule":
+				value = v.value
+			}
+		}); err != nil {
+			return false
+		}
+		return ok
+	}
+	for _, f := range files {
+		if !file(f, 0) {
+			return true
+		}
+	}
+	return strings.EqualFold(value, "diff")
 }
 
 // maxModuleNames bounds the names of .gitmodules looked up.
@@ -1060,6 +1134,9 @@ func riskyVar(v gitConfigVar, gitDir, root string) string {
 	case "diff":
 		if v.key == "external" || v.key == "textconv" || v.key == "command" {
 			return runs + " on the files' content (git diff, git blame, git show)"
+		}
+		if v.key == "submodule" && strings.EqualFold(v.value, "diff") {
+			return "with which git diff runs git diff inside every changed submodule, comparing commits whose own submodules the engine does not read"
 		}
 	case "filter":
 		if v.key == "clean" || v.key == "smudge" || v.key == "process" {

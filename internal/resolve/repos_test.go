@@ -910,6 +910,60 @@ func TestModulesGitFilesGitWouldOpenAreFound(t *testing.T) {
 	}
 }
 
+// TestSubmoduleDiffInTheConfigurations: with diff.submodule=diff git diff
+// runs git diff inside each changed submodule that is checked out, between
+// two of its commits, and that child opens the submodules those commits
+// name through whatever .git it finds in the submodule's working tree,
+// which no index lists. Set in the repository's own configuration it is a
+// risk like any other program it names; set in the user's (system,
+// XDG, ~/.gitconfig, includes followed) git diff in a repository with a
+// submodule checked out is not judged, and says why. git status stays
+// allowed: it runs no child diff.
+func TestSubmoduleDiffInTheConfigurations(t *testing.T) {
+	lib := gitRepo(t, "lib.txt")
+	gitIn(t, lib, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "lib")
+	dir := gitRepo(t, "a.txt")
+	gitIn(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	gitIn(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "lib")
+	info, _ := permission.Builtin("shell")
+	diffOf := func(home string) permission.Repo {
+		req := permission.Request{Tool: info, Args: map[string]any{"command": "git diff"}, Cwd: dir, Home: home}
+		return resolve.ReposFor(req)[dir]
+	}
+	home := t.TempDir()
+	if r := diffOf(home); !r.Checked {
+		t.Fatalf("no diff.submodule anywhere: %+v", r)
+	}
+	write(t, filepath.Join(home, ".gitconfig"), "[diff]\n\tsubmodule = diff\n")
+	if r := diffOf(home); r.Checked || !strings.Contains(r.Why, "diff.submodule=diff") {
+		t.Errorf("diff.submodule=diff in ~/.gitconfig: %+v", r)
+	}
+	if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+		t.Errorf("the user's setting makes the repository's configuration risky: %q", got)
+	}
+	// A later file wins; an include is followed; one that cannot be
+	// read counts as setting it.
+	write(t, filepath.Join(home, ".config", "git", "config"), "[diff]\n\tsubmodule = diff\n")
+	write(t, filepath.Join(home, ".gitconfig"), "[diff]\n\tsubmodule = short\n")
+	if r := diffOf(home); !r.Checked {
+		t.Errorf("~/.gitconfig, read after the XDG file, says short: %+v", r)
+	}
+	write(t, filepath.Join(home, ".gitconfig"), "[diff]\n\tsubmodule = short\n[include]\n\tpath = more.inc\n")
+	write(t, filepath.Join(home, "more.inc"), "[diff]\n\tsubmodule = diff\n")
+	if r := diffOf(home); r.Checked {
+		t.Errorf("an include of ~/.gitconfig sets diff: %+v", r)
+	}
+	write(t, filepath.Join(home, "more.inc"), "[diff\n")
+	if r := diffOf(home); r.Checked {
+		t.Errorf("an include git would refuse: %+v", r)
+	}
+	// In the repository's own configuration.
+	gitIn(t, dir, "config", "diff.submodule", "diff")
+	if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, "diff.submodule") {
+		t.Errorf("diff.submodule=diff in .git/config: %q", got)
+	}
+}
+
 // TestModulesWalkSeesChangesThroughTheCache: the walk of .git/modules
 // remembers the directories it listed; a git directory, or a link to one,
 // made later inside a directory with no subdirectory (objects/XX), and a
