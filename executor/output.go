@@ -44,6 +44,10 @@ type stream struct {
 	total     int64
 	maxStored int64
 	err       error // first artifact write error; output is still counted
+	// keys follows the armored private keys in the stream, so that a
+	// tail starting inside one whose BEGIN line is beyond maskMargin is
+	// masked too.
+	keys secrets.KeyBlocks
 }
 
 func newStream(store *artifact.Store, maxStored int64) *stream {
@@ -67,6 +71,7 @@ func (s *stream) Write(p []byte) (int, error) {
 		s.save(p)
 	}
 	s.keepTail(p)
+	s.keys.Write(p)
 	s.total += int64(n)
 	return n, nil
 }
@@ -148,6 +153,12 @@ func (s *stream) maskedTail(sec *secrets.Set) (text string, from, omitted int64,
 	at, from, omitted, ok := s.tailAt()
 	if !ok {
 		return "", 0, 0, false
+	}
+	if s.keys.OpenAt(from) {
+		// Inside a private key that began before any context kept: its
+		// body and END line are hidden as if its BEGIN were in sight.
+		end := at + secrets.KeyEnd(s.tail[at:])
+		return secrets.Redacted + strings.ToValidUTF8(sec.MaskSpan(string(s.tail), end, len(s.tail)), "\uFFFD"), from, omitted, true
 	}
 	return strings.ToValidUTF8(sec.MaskSpan(string(s.tail), at, len(s.tail)), "\uFFFD"), from, omitted, true
 }

@@ -344,3 +344,42 @@ func TestSecretsCutByThePreviewOrTheTailAreMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestAKeyLongerThanTheContextIsMaskedInTheTail: a private key longer than
+// the context kept before the tail (an exported keyring) begins far
+// before the tail; the tail that starts inside it shows none of its body
+// or its END line, also when the output ends before the key does.
+func TestAKeyLongerThanTheContextIsMaskedInTheTail(t *testing.T) {
+	t.Parallel()
+	const line = "lQcYBGVxZ2kBEAC7rXlTmQ9Jc3c1Vb2QmH0VqN8sE4rL6yP1tZ5wK3xA9dF2gH7j\n"
+	body := strings.Repeat(line, 40<<10/len(line))
+	for _, tc := range []struct{ name, out string }{
+		{"whole key", "export:\n-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + body + "=Ab1c\n-----END PGP PRIVATE KEY BLOCK-----\ndone\n"},
+		{"cut before its end", "export:\n-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + body},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			arts, _ := artifact.Open(filepath.Join(t.TempDir(), "artifacts"))
+			log := &lastLog{}
+			x := executor.New(printer(tc.out, ""), log, arts, nil, nil)
+			sess := &executor.Session{ID: "s", TurnID: "t", Cwd: t.TempDir(), Home: "/home/u"}
+			res, err := x.Execute(context.Background(), sess, executor.Call{ID: "tc", Tool: "read_file", Args: json.RawMessage(`{"path":"f"}`)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := log.completed(t)
+			if p.StdoutTail == nil {
+				t.Fatal("no tail: the output is not long enough to test it")
+			}
+			b, _ := json.Marshal(p)
+			for _, leak := range []string{"lQcYBGVxZ2kBEAC7", "END PGP PRIVATE KEY"} {
+				if strings.Contains(string(b), leak) || strings.Contains(res.Content, leak) {
+					t.Errorf("the event or the model holds %q (tail %.80q)", leak, p.StdoutTail.Text)
+				}
+			}
+			if tc.name == "whole key" && !strings.HasSuffix(p.StdoutTail.Text, "done\n") {
+				t.Errorf("what follows the key is hidden too: tail ends %q", p.StdoutTail.Text[max(0, len(p.StdoutTail.Text)-20):])
+			}
+		})
+	}
+}

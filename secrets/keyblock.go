@@ -1,0 +1,88 @@
+package secrets
+
+import (
+	"bytes"
+	"regexp"
+)
+
+// keyMarker is the first or last line of an armored private key, the
+// bounds of the "private key" pattern.
+var keyMarker = regexp.MustCompile(`-----(BEGIN|END)[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+
+// keyMarkerMax bounds a marker's length, for markers a write cuts in two.
+const keyMarkerMax = 128
+
+// maxKeyEvents bounds the markers a KeyBlocks remembers; older ones are
+// folded into the state before the oldest kept.
+const maxKeyEvents = 1024
+
+// KeyBlocks follows a stream written in pieces and remembers where armored
+// private keys begin and end in it, so that a slice of the stream (a tail)
+// that starts inside a key whose BEGIN line lies before the slice, beyond
+// any context kept, is still known to start inside a secret. Mask and
+// MaskSpan find a key only from its BEGIN line. The zero value is ready.
+type KeyBlocks struct {
+	carry  []byte // the last bytes written, a marker's length at most
+	total  int64  // bytes written
+	base   bool   // a key is open before the first event kept
+	events []keyEvent
+}
+
+type keyEvent struct {
+	at    int64 // offset of the marker's first byte
+	begin bool
+}
+
+// Write notes the markers in p, the next bytes of the stream.
+func (k *KeyBlocks) Write(p []byte) {
+	start := k.total - int64(len(k.carry))
+	window := p
+	if len(k.carry) > 0 {
+		window = append(append([]byte(nil), k.carry...), p...)
+	}
+	if bytes.Contains(window, []byte("-----")) {
+		for _, m := range keyMarker.FindAllSubmatchIndex(window, -1) {
+			if m[1] <= len(k.carry) {
+				continue // inside the carry: seen with the last write
+			}
+			k.add(keyEvent{at: start + int64(m[0]), begin: window[m[2]] == 'B'})
+		}
+	}
+	k.total += int64(len(p))
+	if len(window) > keyMarkerMax {
+		window = window[len(window)-keyMarkerMax:]
+	}
+	k.carry = append(k.carry[:0], window...)
+}
+
+func (k *KeyBlocks) add(e keyEvent) {
+	if len(k.events) >= maxKeyEvents {
+		k.base = k.events[0].begin
+		k.events = k.events[1:]
+	}
+	k.events = append(k.events, e)
+}
+
+// OpenAt reports whether the stream's byte at offset off lies inside a
+// private key: after a BEGIN line with no END line between.
+func (k *KeyBlocks) OpenAt(off int64) bool {
+	open := k.base
+	for _, e := range k.events {
+		if e.at >= off {
+			break
+		}
+		open = e.begin
+	}
+	return open
+}
+
+// KeyEnd returns how much of b, which starts inside a private key, is the
+// rest of the key: up to the end of its END line, or all of b.
+func KeyEnd(b []byte) int {
+	for _, m := range keyMarker.FindAllSubmatchIndex(b, -1) {
+		if b[m[2]] == 'E' {
+			return m[1]
+		}
+	}
+	return len(b)
+}
