@@ -479,6 +479,14 @@ func TestGitPatchesNeedTheIndexRead(t *testing.T) {
 		// is .aws/credentials, a credential location, not "]}:.aws/…".
 		{"git show 'HEAD^{/[^:]}:.aws/credentials'", nil, false, ""}, // denied: a credential file
 		{"git show 'HEAD^{/a:b}:README.md'", nil, true, ""},
+		// :N:path is stage N of path: the path judged is .aws/credentials.
+		{"git show :0:.aws/credentials", nil, false, ""}, // denied: a credential file
+		{"git show :0:README.md", nil, true, ""},
+		// git grep reads the index's copy of an assume-unchanged file, and
+		// a submodule's files with submodule.recurse: the index is judged.
+		{"git grep -n SECRET", nil, false, "which were not checked for secret files"},
+		{"git grep -n SECRET", leaky, false, "among them `" + corpusCwd + "/.env`"},
+		{"git grep -n SECRET", clean, true, ""},
 		{"git log --oneline -5", nil, true, ""},
 		{"git log --until --stat -3", nil, true, ""}, // --stat is --until's value
 		{"git log --diff-merges=off --oneline", nil, true, ""},

@@ -395,6 +395,10 @@ func (g gitCall) showsOnlyNamedFiles() bool {
 // operand starting with a colon (:path, :N:path, :/text) splits at it.
 func revPath(s string) (rev, path string, ok bool) {
 	if strings.HasPrefix(s, ":") {
+		// :N:path is stage N (0 to 3) of path in the index.
+		if len(s) >= 3 && s[1] >= '0' && s[1] <= '3' && s[2] == ':' {
+			return s[:3], s[3:], true
+		}
 		return "", s[1:], true
 	}
 	depth := 0
@@ -649,6 +653,12 @@ func (g gitCall) judge() {
 			// given a revision, --cached, or a pathspec reaching out of
 			// cwd (:/), what git holds committed.
 			a.accessDeep(arg{s: ".", sp: c.sp}, g.cwd)
+			// It also reads the index's copy of a file the index marks
+			// assume-unchanged (missing on disk, a tarball's index may
+			// hold one), and with submodule.recurse in any configuration
+			// the submodules' files too: what the index tracks is judged
+			// as for git diff, submodules included.
+			a.accessTracked(arg{s: ".", sp: c.sp}, g.cwd, false)
 			if g.grepsCommitted() {
 				a.accessTracked(arg{s: ".", sp: c.sp}, g.cwd, true)
 			}
