@@ -5,9 +5,16 @@ import (
 	"regexp"
 )
 
-// keyMarker is the first or last line of an armored private key, the
-// bounds of the "private key" pattern.
-var keyMarker = regexp.MustCompile(`-----(BEGIN|END)[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+// keyMarker is the first or last line of a private key, the bounds of the
+// "private key" patterns: PEM and OpenPGP armor, RFC 4716, and PuTTY's
+// .ppk (from its first line to its Private-MAC line). Group 1 is set for
+// a first line, group 2 for a last one.
+var keyMarker = regexp.MustCompile(`(-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d+:)|(-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|Private-MAC:[^\r\n]*)`)
+
+// keyHint is in every marker: the cheap test before the regexp.
+func keyHint(b []byte) bool {
+	return bytes.Contains(b, []byte("----")) || bytes.Contains(b, []byte("PuTTY-")) || bytes.Contains(b, []byte("Private-MAC:"))
+}
 
 // keyMarkerMax bounds a marker's length, for markers a write cuts in two.
 const keyMarkerMax = 128
@@ -40,12 +47,12 @@ func (k *KeyBlocks) Write(p []byte) {
 	if len(k.carry) > 0 {
 		window = append(append([]byte(nil), k.carry...), p...)
 	}
-	if bytes.Contains(window, []byte("-----")) {
+	if keyHint(window) {
 		for _, m := range keyMarker.FindAllSubmatchIndex(window, -1) {
 			if m[1] <= len(k.carry) {
 				continue // inside the carry: seen with the last write
 			}
-			k.add(keyEvent{at: start + int64(m[0]), begin: window[m[2]] == 'B'})
+			k.add(keyEvent{at: start + int64(m[0]), begin: m[2] >= 0})
 		}
 	}
 	k.total += int64(len(p))
@@ -80,7 +87,7 @@ func (k *KeyBlocks) OpenAt(off int64) bool {
 // rest of the key: up to the end of its END line, or all of b.
 func KeyEnd(b []byte) int {
 	for _, m := range keyMarker.FindAllSubmatchIndex(b, -1) {
-		if b[m[2]] == 'E' {
+		if m[4] >= 0 {
 			return m[1]
 		}
 	}

@@ -47,3 +47,32 @@ func TestKeyBlocksRememberAnOpenKeyPastTheEventsKept(t *testing.T) {
 		t.Error("a key opened before the events kept is forgotten")
 	}
 }
+
+func TestPrivateKeysOfOtherFormatsAreMaskedAndFollowed(t *testing.T) {
+	rfc := "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"rsa-key-20240101\"\nRFCBODYP2gk7Xq0Vb9Lm3Nc8Rz1Tq6Wx2Ey5Ua4Io7\n---- END SSH2 ENCRYPTED PRIVATE KEY ----\n"
+	ppk := "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIF\nPrivate-Lines: 1\nPPKPRIVATELINE8sT5yZ0aR6uI7oP3lK9jH2gF4dS1a\nPrivate-MAC: abababababababababababababababab\n"
+	for name, key := range map[string]string{"RFC 4716": rfc, "PuTTY": ppk} {
+		text := "before\n" + key + "after\n"
+		got := Mask(text)
+		if strings.Contains(got, "BODY") || strings.Contains(got, "PRIVATELINE") {
+			t.Errorf("%s: the key's body is shown: %q", name, got)
+		}
+		if !strings.HasPrefix(got, "before\n") || !strings.HasSuffix(got, "after\n") {
+			t.Errorf("%s: what surrounds the key is masked too: %q", name, got)
+		}
+		var k KeyBlocks
+		for i := 0; i < len(text); i += 5 {
+			k.Write([]byte(text[i:min(i+5, len(text))]))
+		}
+		mid := strings.Index(text, "BODY")
+		if mid < 0 {
+			mid = strings.Index(text, "PRIVATELINE")
+		}
+		if !k.OpenAt(int64(mid)) || k.OpenAt(int64(strings.Index(text, "after"))) {
+			t.Errorf("%s: OpenAt inside the key %v, after it %v", name, k.OpenAt(int64(mid)), k.OpenAt(int64(strings.Index(text, "after"))))
+		}
+		if n := KeyEnd([]byte(text[mid:])); !strings.HasPrefix(text[mid+n:], "\nafter") {
+			t.Errorf("%s: KeyEnd stops before %q", name, text[mid+n:])
+		}
+	}
+}

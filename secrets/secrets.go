@@ -86,6 +86,9 @@ var prefilter = true
 var patterns = sync.OnceValue(func() []pattern {
 	return []pattern{
 		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0, []string{"-----BEGIN"}, false},
+		// RFC 4716 (SSH.com, puttygen's export) and PuTTY's own .ppk.
+		{"private key", regexp.MustCompile(`---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|\z)`), 0, []string{"---- BEGIN SSH2"}, false},
+		{"private key", regexp.MustCompile(`PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\r\n]*|\z)`), 0, []string{"PuTTY-User-Key-File-"}, false},
 		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0, []string{"gh", "github_pat_"}, false},
 		{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0, []string{"glpat-"}, false},
 		{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}, false},
