@@ -3,13 +3,18 @@ package secrets
 import (
 	"bytes"
 	"regexp"
+	"sync"
 )
 
 // keyMarker is the first or last line of a private key, the bounds of the
 // "private key" patterns: PEM and OpenPGP armor, RFC 4716, and PuTTY's
 // .ppk (from its first line to its Private-MAC line). Group 1 is set for
 // a first line, group 2 for a last one.
-var keyMarker = regexp.MustCompile(`(-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d+:)|(-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|Private-MAC:[^\r\n]*)`)
+// Compiled on first use, as the patterns are: a one-shot check never
+// masks anything.
+var keyMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d+:)|(-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|Private-MAC:[^\r\n]*)`)
+})
 
 // keyHint is in every marker: the cheap test before the regexp.
 func keyHint(b []byte) bool {
@@ -48,7 +53,7 @@ func (k *KeyBlocks) Write(p []byte) {
 		window = append(append([]byte(nil), k.carry...), p...)
 	}
 	if keyHint(window) {
-		for _, m := range keyMarker.FindAllSubmatchIndex(window, -1) {
+		for _, m := range keyMarker().FindAllSubmatchIndex(window, -1) {
 			if m[1] <= len(k.carry) {
 				continue // inside the carry: seen with the last write
 			}
@@ -86,7 +91,7 @@ func (k *KeyBlocks) OpenAt(off int64) bool {
 // KeyEnd returns how much of b, which starts inside a private key, is the
 // rest of the key: up to the end of its END line, or all of b.
 func KeyEnd(b []byte) int {
-	for _, m := range keyMarker.FindAllSubmatchIndex(b, -1) {
+	for _, m := range keyMarker().FindAllSubmatchIndex(b, -1) {
 		if m[4] >= 0 {
 			return m[1]
 		}
