@@ -21,6 +21,7 @@ import (
 	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
+	"github.com/custom-agent/custom-agent/internal/testenv"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -260,29 +261,9 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer the test may read while the UI writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) WriteString(s string) { l.Write([]byte(s)) }
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func testTerminal(t *testing.T, tt ttyCase) {
 	b := approval.New(nil)
-	var out lockedBuffer
+	var out testenv.Buffer
 	pr, pw := io.Pipe()
 	interrupted := false
 	opts := &cli.Options{

@@ -11,12 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -196,24 +196,6 @@ func exitCode(err error) int {
 	return 0
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestLogFollow follows a session while another store (as another process
 // would) appends to it, and stops cleanly when its context ends.
 func TestLogFollow(t *testing.T) {
@@ -221,7 +203,7 @@ func TestLogFollow(t *testing.T) {
 	seedSection5(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out syncBuffer
+	var out testenv.Buffer
 	root := newRootCmd()
 	root.SetArgs([]string{"--data-dir", dir, "log", "s5", "--follow", "--from", "12"})
 	root.SetOut(&out)
