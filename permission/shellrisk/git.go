@@ -370,30 +370,15 @@ func (g gitCall) grepsCommitted() bool {
 	return false
 }
 
-// showsOnlyNamedFiles reports whether git show is given only REV:path
-// operands (and no pathspec after --).
-func (g gitCall) showsOnlyNamedFiles() bool {
-	o, ok := gitTables["show"]
-	if !ok {
-		return false
-	}
-	_, ops, tail := roScan(o, append([]arg{{s: "show"}}, g.rest...))
-	if len(ops) == 0 || len(tail) > 0 {
-		return false
-	}
-	for _, x := range ops {
-		if _, p, ok := revPath(x.s); !ok || p == "" || x.dyn || x.glob {
-			return false
-		}
-	}
-	return true
-}
-
 // revPath splits a REV:path operand where git does: at the first colon
 // outside braces, so that in HEAD^{/fix: x}:.aws/credentials the path is
 // .aws/credentials, not x}:.aws/credentials (get_oid_with_context_1). An
-// operand starting with a colon (:path, :N:path, :/text) splits at it.
+// operand starting with a colon (:path, :N:path) splits at it, but for
+// :/TEXT, which names a commit by its message and no path.
 func revPath(s string) (rev, path string, ok bool) {
+	if strings.HasPrefix(s, ":/") {
+		return s, "", false // :/TEXT: a commit, by its message
+	}
 	if strings.HasPrefix(s, ":") {
 		// :N:path is stage N (0 to 3) of path in the index.
 		if len(s) >= 3 && s[1] >= '0' && s[1] <= '3' && s[2] == ':' {
@@ -422,12 +407,11 @@ func (g gitCall) content() gitContent {
 	switch g.sub {
 	case "show":
 		// git show prints commits' patches, and a blob by its id
-		// whatever its options (-s and --stat do not apply to blobs),
-		// unless every operand names its file (REV:path), whose path
-		// reads() judged.
-		if g.showsOnlyNamedFiles() {
-			return contentNone
-		}
+		// whatever its options (-s and --stat do not apply to blobs).
+		// REV:path is no exception: the path may be a gitlink in REV's
+		// tree, for which git prints the commit it names, patch and all,
+		// and :/TEXT names the newest commit whose message matches TEXT;
+		// what REV's tree holds is not read here.
 		return contentCommitted
 	case "diff", "log":
 	default:
