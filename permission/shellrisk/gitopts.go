@@ -183,6 +183,13 @@ func FormatRunsGpg(v string) bool {
 	return false
 }
 
+// formatPrintsObjects reports whether a ref-filter format (git branch and
+// git tag --format) prints the objects refs name: %(raw) and %(*raw) print
+// a blob a tag names as it is, a committed .env say.
+func formatPrintsObjects(v string) bool {
+	return strings.Contains(v, "%(raw") || strings.Contains(v, "%(*raw")
+}
+
 // gitListing reports whether args (the subcommand and its words) use only
 // the options of the subcommand's table, and for branch and tag only the
 // listing forms.
@@ -195,6 +202,9 @@ func gitListing(sub string, args []arg) bool {
 		}
 		if (op.name == "--format" || op.name == "--pretty") && FormatRunsGpg(op.val.s) {
 			return false // like --show-signature
+		}
+		if op.name == "--format" && (sub == "branch" || sub == "tag") && formatPrintsObjects(op.val.s) {
+			return false
 		}
 		if op.name == "--help" {
 			// git SUB --help is git help SUB, which runs man, or the

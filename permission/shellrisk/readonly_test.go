@@ -43,6 +43,10 @@ func TestReadOnly(t *testing.T) {
 		{"git show -s --format=%GG HEAD", []string{""}},
 		{"git shortlog --format=%GS", []string{""}},
 		{"git branch --format='%(signature)'", []string{""}},
+		{"git tag -l --format='%(*raw)'", []string{""}}, // a blob a tag names, printed as it is
+		{"git tag -l '--format=%(raw)'", []string{""}},
+		{"git branch --format='%(raw:size)'", []string{""}},
+		{"git tag -l --format='%(refname) %(subject)'", []string{"git tag"}},
 		{"git log --format='%h %s'", []string{"git log"}},
 		{"git log --help", []string{""}}, // git help log: man, or the repository's man.<tool>.cmd
 		{"git log '--format=%+GS'", []string{""}},
