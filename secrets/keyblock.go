@@ -7,13 +7,14 @@ import (
 )
 
 // keyMarker is the first or last line of a private key, the bounds of the
-// "private key" patterns: PEM and OpenPGP armor, RFC 4716, and PuTTY's
+// "private key" patterns: PEM and OpenPGP armor (PGP 2's SECRET KEY
+// BLOCK too), OpenVPN static keys, RFC 4716, and PuTTY's
 // .ppk (from its first line to its Private-MAC line). Group 1 is set for
 // a first line, group 2 for a last one.
 // Compiled on first use, as the patterns are: a one-shot check never
 // masks anything.
 var keyMarker = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d+:)|(-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|Private-MAC:[^\r\n]*)`)
+	return regexp.MustCompile(`(-----BEGIN[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----|-----BEGIN OpenVPN Static key V\d+-----|---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|PuTTY-User-Key-File-\d+:)|(-----END[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----|-----END OpenVPN Static key V\d+-----|---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|Private-MAC:[^\r\n]*)`)
 })
 
 // keyHint is in every marker: the cheap test before the regexp.

@@ -85,7 +85,12 @@ var prefilter = true
 // check or a hook never masks anything).
 var patterns = sync.OnceValue(func() []pattern {
 	return []pattern{
-		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)`), 0, []string{"-----BEGIN"}, false},
+		// PRIVATE, and SECRET for PGP 2's "SECRET KEY BLOCK".
+		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----|\z)`), 0, []string{"-----BEGIN"}, false},
+		// Base64 of "-----BEGIN": a key (or certificate) as kubeconfig's
+		// *-key-data and many secrets stores hold it.
+		{"base64 PEM", regexp.MustCompile(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}`), 0, []string{"LS0tLS1CRUdJTi"}, false},
+		{"OpenVPN static key", regexp.MustCompile(`-----BEGIN OpenVPN Static key V\d+-----[\s\S]*?(?:-----END OpenVPN Static key V\d+-----|\z)`), 0, []string{"-----BEGIN OpenVPN"}, false},
 		// RFC 4716 (SSH.com, puttygen's export) and PuTTY's own .ppk.
 		{"private key", regexp.MustCompile(`---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|\z)`), 0, []string{"---- BEGIN SSH2"}, false},
 		{"private key", regexp.MustCompile(`PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\r\n]*|\z)`), 0, []string{"PuTTY-User-Key-File-"}, false},
@@ -97,14 +102,20 @@ var patterns = sync.OnceValue(func() []pattern {
 		{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0, []string{"k_live_", "k_test_"}, false},
 		{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0, []string{"AIza"}, false},
 		{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0, []string{"npm_"}, false},
+		{"PyPI token", regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_-]{50,}`), 0, []string{"pypi-AgE"}, false},
+		{"age secret key", regexp.MustCompile(`\bAGE-SECRET-KEY-1[0-9A-Z]{50,}`), 0, []string{"AGE-SECRET-KEY-1"}, false},
 		{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0, []string{"AKIA", "ASIA"}, false},
 		{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0, []string{"eyJ"}, false},
 		{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1, []string{"bearer", "basic", "token"}, true},
 		{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1, []string{"://"}, false},
+		// .netrc: "machine h login u password p", or password on a line
+		// of its own; no = or : after the name.
+		{"netrc password", regexp.MustCompile(`(?im)(?:\blogin[ \t]+\S+[ \t]+|^[ \t]*)password[ \t]+([^\s=:]\S*)`), 1, []string{"password"}, true},
+		{"XML secret", regexp.MustCompile(`(?i)<(?:password|passwd|secret|token|api[_-]?key|client[_-]?secret)>([^<]+)</`), 1, []string{"<password>", "<passwd>", "<secret>", "<token>", "<api", "<client"}, true},
 		// key = value, key: value, "key": "value", KEY=value (env files).
 		// Every name it knows holds one of the literals (client_secret
 		// holds secret; "credential" stands for credentials).
-		{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)`), 1, []string{"passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential", "auth"}, true},
+		{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|key[_-]?data|private[_-]?key|client[_-]?secret|credentials?|auth)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)`), 1, []string{"passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "accountkey", "account_key", "account-key", "keydata", "key_data", "key-data", "privatekey", "private_key", "private-key", "credential", "auth"}, true},
 	}
 })
 

@@ -24,6 +24,18 @@ func TestMask(t *testing.T) {
 		{"token split by quotes", `echo sk-proj-"abcdefghijklmnopqrstuvwx"`, `echo [REDACTED]"`},
 		{"token split by single quotes", `x='AKIA''IOSFODNN7EXAMPLE'`, `x='[REDACTED]'`},
 		{"token split by a line continuation", "ghp_abcdefghij\\\nklmnopqrstuvwxyz0123456789", "[REDACTED]"},
+		// Formats a fourth reviewer found unmasked.
+		{"age secret key", "key: AGE-SECRET-KEY-1QQPQQ3F0ZFSA9XMKQFMPGAL7DT2AKLU4EHZ2HXPK9NKEVJ8R3SCQ6WZ9JS", "key: [REDACTED]"},
+		{"pypi token", "password = pypi-AgEIcHlwaS5vcmcCJGQ4ZTRhNmM2LWEwNjgtNDk0Zi04Y2NhLTk5YWQ5ZGQzNDFkNQ", "password = [REDACTED]"},
+		{"pypi token alone", "use pypi-AgEIcHlwaS5vcmcCJGQ4ZTRhNmM2LWEwNjgtNDk0Zi04Y2NhLTk5YWQ5ZGQzNDFkNQ now", "use [REDACTED] now"},
+		{"kubeconfig client key", "    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQo=", "    client-key-data: [REDACTED]"},
+		{"openvpn static key", "-----BEGIN OpenVPN Static key V1-----\ne0a2f1b3c4d5\n-----END OpenVPN Static key V1-----\nok", "[REDACTED]\nok"},
+		{"pgp 2 secret key", "-----BEGIN PGP SECRET KEY BLOCK-----\nlQOYBF\n-----END PGP SECRET KEY BLOCK-----", "[REDACTED]"},
+		{"netrc on one line", "machine api.example.com login bob password NetrcPw42", "machine api.example.com login bob password [REDACTED]"},
+		{"netrc on lines", "machine h\n  login bob\n  password NetrcPw42\n", "machine h\n  login bob\n  password [REDACTED]\n"},
+		{"azure account key", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=ab12CD34ef56GH78==;EndpointSuffix=core.windows.net", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[REDACTED];EndpointSuffix=core.windows.net"},
+		{"base64 of a PEM key", "key: LS0tLS1CRUdJTiBPUEVOU1NIIFBSSVZBVEUgS0VZLS0tLS0KYjNCbGJuTnphQzFyWlhr=", "key: [REDACTED]"},
+		{"xml password", "<user>u</user><password>hunter22</password>", "<user>u</user><password>[REDACTED]</password>"},
 		// What must stay visible.
 		{"ordinary text", "PASS  packages/storage 27 tests", "PASS  packages/storage 27 tests"},
 		{"words containing key names", "monkey=banana tokenizer=bpe", "monkey=banana tokenizer=bpe"},
