@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -804,7 +805,102 @@ func foreignParts(gitDir string) string {
 	case l != "":
 		return "its git directory holds a link (" + l + "), which git reads through and prints what it leads to"
 	}
-	return ""
+	return swappedObjects(gitDir)
+}
+
+// maxPackedRefs bounds the packed-refs file read for swappedObjects.
+const maxPackedRefs = 64 << 20
+
+// swappedObjects names refs with which git prints objects the names it
+// shows do not lead to: refs/replace/* (git shows the replacement under
+// the replaced object's name: a committed .env as README's content in git
+// diff and git blame) and refs/notes/* (plain git log prints the note
+// blobs of the commits it lists). A tarball's git directory may hold
+// either, loose or in packed-refs. "" when there are none.
+func swappedObjects(gitDir string) string {
+	const why = ", with which git prints objects other than those the names it shows lead to (git log, git diff, git blame)"
+	for _, d := range []string{"replace", "notes"} {
+		ents, err := readDirUnsorted(filepath.Join(gitDir, "refs", d))
+		switch {
+		case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		case err != nil:
+			return "its refs/" + d + " could not be read"
+		case len(ents) > 0:
+			return "its git directory holds refs/" + d + why
+		}
+	}
+	path := filepath.Join(gitDir, "packed-refs")
+	var st unix.Stat_t
+	switch err := unix.Lstat(path, &st); {
+	case errors.Is(err, unix.ENOENT):
+		return ""
+	case err != nil:
+		return "its packed-refs could not be read"
+	}
+	// A repository's packed-refs may hold thousands of refs: what was
+	// found in it is remembered while it is unchanged.
+	stamp := fileStamp{ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	if r, ok := packedRefs.get(path, stamp); ok {
+		return r
+	}
+	b, err := readSmall(path, maxPackedRefs)
+	if err != nil {
+		return "its packed-refs could not be read"
+	}
+	r := ""
+	for _, d := range []string{"replace", "notes"} {
+		if bytes.Contains(b, []byte(" refs/"+d+"/")) {
+			r = "its packed-refs holds refs/" + d + why
+			break
+		}
+	}
+	packedRefs.put(path, stamp, r)
+	return r
+}
+
+// fileStamp is what changes when a file's content may have: its inode,
+// size, and modification and change times.
+type fileStamp struct {
+	ino          uint64
+	size         int64
+	mtime, ctime int64
+}
+
+// verdicts remembers what a file was found to hold, by its stamp, for
+// files that changed before the racy window (as dirCache).
+type verdicts struct {
+	mu sync.Mutex
+	m  map[string]fileVerdict
+}
+
+type fileVerdict struct {
+	stamp fileStamp
+	r     string
+}
+
+var packedRefs = &verdicts{}
+
+func (v *verdicts) get(path string, st fileStamp) (string, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, ok := v.m[path]
+	if !ok || e.stamp != st {
+		return "", false
+	}
+	return e.r, true
+}
+
+func (v *verdicts) put(path string, st fileStamp, r string) {
+	now := time.Now().UnixNano()
+	if now-st.mtime < int64(racyWindow) || now-st.ctime < int64(racyWindow) {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.m == nil || len(v.m) >= 4096 {
+		v.m = map[string]fileVerdict{}
+	}
+	v.m[path] = fileVerdict{stamp: st, r: r}
 }
 
 const alternatesRisk = "its objects come partly from elsewhere (objects/info/alternates, or objects a link), so what git prints of them is not this project's"
@@ -1130,6 +1226,12 @@ func riskyVar(v gitConfigVar, gitDir, root string) string {
 			return "a working tree elsewhere, whose files git reads"
 		case "attributesfile":
 			return "an attributes file outside the repository, which can name filters and drivers"
+		case "notesref":
+			return "the notes plain git log prints under each commit, which may be any blob"
+		}
+	case "notes":
+		if v.key == "displayref" {
+			return "the notes plain git log prints under each commit, which may be any blob"
 		}
 	case "diff":
 		if v.key == "external" || v.key == "textconv" || v.key == "command" {

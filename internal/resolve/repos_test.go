@@ -964,6 +964,65 @@ func TestSubmoduleDiffInTheConfigurations(t *testing.T) {
 	}
 }
 
+// TestSwappedObjectsAreNotRead: with refs/replace/* git shows another
+// object under a name it prints (a committed .env as README's content in
+// git diff and git blame), and with refs/notes/* plain git log prints the
+// notes' blobs; a tarball's git directory may hold either, loose or
+// packed, or name other notes in its config.
+func TestSwappedObjectsAreNotRead(t *testing.T) {
+	id := strings.Repeat("ab", 20)
+	for _, tc := range []struct {
+		name string
+		make func(dir string)
+		want string
+	}{
+		{"a replace ref", func(dir string) { write(t, filepath.Join(dir, ".git", "refs", "replace", id), id+"\n") }, "refs/replace"},
+		{"a notes ref", func(dir string) { write(t, filepath.Join(dir, ".git", "refs", "notes", "commits"), id+"\n") }, "refs/notes"},
+		{"a packed replace ref", func(dir string) {
+			write(t, filepath.Join(dir, ".git", "packed-refs"), "# pack-refs with: peeled fully-peeled sorted\n"+id+" refs/replace/"+id+"\n")
+		}, "packed-refs holds refs/replace"},
+		{"a packed notes ref", func(dir string) {
+			write(t, filepath.Join(dir, ".git", "packed-refs"), id+" refs/heads/main\n"+id+" refs/notes/x\n")
+		}, "packed-refs holds refs/notes"},
+		{"notes.displayRef", func(dir string) { gitIn(t, dir, "config", "notes.displayRef", "refs/heads/main") }, "notes.displayref"},
+		{"core.notesRef", func(dir string) { gitIn(t, dir, "config", "core.notesRef", "refs/heads/x") }, "core.notesref"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := gitRepo(t, "a.txt")
+			if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+				t.Fatalf("before: %q", got)
+			}
+			tc.make(dir)
+			if got := resolve.GitConfigs([]string{dir})[dir]; !strings.Contains(got, tc.want) {
+				t.Errorf("got %q, want it to name %s", got, tc.want)
+			}
+		})
+	}
+	// What packed-refs held is remembered while it is unchanged, and
+	// only then.
+	defer resolve.SetRacyWindow(time.Millisecond)()
+	packed := gitRepo(t, "a.txt")
+	write(t, filepath.Join(packed, ".git", "packed-refs"), id+" refs/heads/main\n")
+	time.Sleep(50 * time.Millisecond)
+	for range 2 {
+		if got := resolve.GitConfigs([]string{packed})[packed]; got != "" {
+			t.Fatalf("a clean packed-refs: %q", got)
+		}
+	}
+	write(t, filepath.Join(packed, ".git", "packed-refs"), id+" refs/heads/main\n"+id+" refs/notes/y\n")
+	if got := resolve.GitConfigs([]string{packed})[packed]; !strings.Contains(got, "refs/notes") {
+		t.Errorf("packed-refs changed after it was remembered: %q", got)
+	}
+	// An empty refs/notes (git makes none, a person may) is fine.
+	dir := gitRepo(t, "a.txt")
+	if err := os.MkdirAll(filepath.Join(dir, ".git", "refs", "notes"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := resolve.GitConfigs([]string{dir})[dir]; got != "" {
+		t.Errorf("an empty refs/notes: %q", got)
+	}
+}
+
 // TestModulesWalkSeesChangesThroughTheCache: the walk of .git/modules
 // remembers the directories it listed; a git directory, or a link to one,
 // made later inside a directory with no subdirectory (objects/XX), and a
