@@ -436,6 +436,38 @@ func TestBuiltinRecursiveReadNeedsACleanTree(t *testing.T) {
 	}
 }
 
+// TestDiffReadsDirectoriesWithoutR: diff DIR1 DIR2 compares the files one
+// level down (dotfiles and links included) and diff DIR FILE reads
+// DIR/FILE, -r or not, so every operand of diff, and --from-file's and
+// --to-file's values, must be scanned as a tree.
+func TestDiffReadsDirectoriesWithoutR(t *testing.T) {
+	pol := builtinPolicy(t)
+	var eng permission.Engine
+	src, readme := corpusCwd+"/src", corpusCwd+"/README.md"
+	for _, c := range []struct {
+		name, cmd string
+		src       permission.Tree
+		allow     bool
+	}{
+		{"a clean directory", "diff src README.md", permission.Tree{Complete: true}, true},
+		{"a secret beneath", "diff src README.md", permission.Tree{Complete: true, Secret: src + "/.env"}, false},
+		{"a link beneath", "diff src README.md", permission.Tree{Complete: true, Link: src + "/notes.txt"}, false},
+		{"--from-file naming it", "diff --from-file=src README.md", permission.Tree{Complete: true, Link: src + "/x"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := shellReq(c.cmd, pol)
+			got := permission.TreesToScan(req)
+			if !slices.Contains(got, src) || !slices.Contains(got, readme) {
+				t.Fatalf("TreesToScan = %q, want both operands", got)
+			}
+			req.Trees = map[string]permission.Tree{src: c.src, readme: {Complete: true}}
+			if d := eng.Check(req); d.Allowed() != c.allow {
+				t.Errorf("%q: %s (%s), want allowed=%v", c.cmd, d.Decision, d.Reason, c.allow)
+			}
+		})
+	}
+}
+
 // TestGitPatchesNeedTheIndexRead: git diff prints the working tree's
 // changes to whatever the index tracks, so a built-in rule allows it only
 // once the caller read the index and found no credential file tracked;

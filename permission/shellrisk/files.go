@@ -934,7 +934,11 @@ func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
 	case "ls":
 		deep = has(os, "-R", "--recursive")
 	case "diff":
-		deep = has(os, "-r", "--recursive")
+		// Even without -r: diff DIR1 DIR2 compares the files one level
+		// down (dotfiles and links included), and diff DIR FILE reads
+		// DIR/FILE's name; an operand may be a directory, so each is
+		// read as one, whatever it turns out to be.
+		deep = true
 	}
 	// du and tree read names and sizes, not contents: plain reads.
 	a.readOperands(c, ops[skip:], deep, true)
@@ -943,6 +947,8 @@ func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
 			continue
 		}
 		switch {
+		case slices.Contains(spec.reads, op.name) && deep:
+			a.accessDeep(op.val, c.cwd) // diff --from-file/--to-file may name a directory too
 		case slices.Contains(spec.reads, op.name):
 			a.access(op.val, c.cwd, false, false)
 		case slices.Contains(spec.writes, op.name):
