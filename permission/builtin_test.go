@@ -248,9 +248,9 @@ func TestBuiltinCorpus(t *testing.T) {
 var (
 	roCommands = []string{"ls -la", "cat README.md", "git status", "git diff --stat", "git log --oneline -5", "grep -rn TODO src",
 		"head -n 5 go.mod", "wc -l main.go", "find . -name '*.go'", "sed -n 1,5p a.txt", "awk '{print $1}' a.txt", "jq .x a.json",
-		"go list ./...", "go version", "node --version", "echo ok", "cd /home/u/proj", "sort -u a.txt", "git branch", "cat *.go"}
+		"node --version", "echo ok", "cd /home/u/proj", "sort -u a.txt", "git branch", "cat *.go"}
 	roNear = []string{"cat .env", "cat ~/.ssh/id_rsa", "git log --output=x", "git diff --ext-diff", "git branch x", "sed -i s/a/b/ a.txt",
-		"awk '{system(\"id\")}' a.txt", "find . -delete", "go env -w X=1", "cat ../x", "rm -rf dist", "npm test", "curl https://x.test",
+		"awk '{system(\"id\")}' a.txt", "find . -delete", "go env -w X=1", "go version", "go list ./...", "cat ../x", "rm -rf dist", "npm test", "curl https://x.test",
 		"tail -f log", "git -c core.pager=sh log", "sort -o out a.txt", "ls $(id)", "eval ls", "bash -c ls", "cd .. && ls",
 		"ls \x1b[2J", "cat <(id)", "rg --pre sh x", "jq -n env", "((x))", "echo 'unterminated"}
 	roAround = []string{"%s", "%s > out.txt", "%s 2>&1", "%s | head", "(%s)", "{ %s; }", "sudo %s", "timeout 5 %s", "env A=1 %s",
