@@ -417,6 +417,12 @@ func TestBuiltinRecursiveReadNeedsACleanTree(t *testing.T) {
 		{"grep -r reads .git", "grep -rn url .", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
 		{"rg leaves .git out", "rg -n url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, true},
 		{"rg and a secret", "rg -n url", &permission.Tree{Complete: true, Secret: corpusCwd + "/.env"}, corpusCwd, false},
+		// Following links, find and du list and describe what lies beyond
+		// one, outside the project: their roots are scanned.
+		{"find -L, clean", "find -L src", &permission.Tree{Complete: true}, src, true},
+		{"find -L and a link", "find -L src", &permission.Tree{Complete: true, Link: src + "/h"}, src, false},
+		{"find -follow and a link", "find src -follow -printf '%p %s\\n'", &permission.Tree{Complete: true, Link: src + "/h"}, src, false},
+		{"du -L and a link", "du -aL src", &permission.Tree{Complete: true, Link: src + "/h"}, src, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -433,6 +439,28 @@ func TestBuiltinRecursiveReadNeedsACleanTree(t *testing.T) {
 				t.Errorf("%q with tree %+v: %s (%s), want allowed=%v", c.cmd, c.tree, d.Decision, d.Reason, c.allow)
 			}
 		})
+	}
+}
+
+// TestFindComparesWithFilesItReads: find -newer FILE and -samefile FILE
+// stat FILE, which must be a read the rules allow (a credential outside
+// the project is not); -newermt takes a date.
+func TestFindComparesWithFilesItReads(t *testing.T) {
+	pol := builtinPolicy(t)
+	var eng permission.Engine
+	for _, c := range []struct {
+		cmd   string
+		allow bool
+	}{
+		{"find . -newer ~/.ssh/id_rsa", false},
+		{"find . -samefile ~/.aws/credentials", false},
+		{"find . -neweram ~/.ssh/id_rsa", false},
+		{"find . -newer go.mod -name '*.go'", true},
+		{"find . -newermt 2024-01-01", true},
+	} {
+		if d := eng.Check(shellReq(c.cmd, pol)); d.Allowed() != c.allow {
+			t.Errorf("%q: %s (%s), want allowed=%v", c.cmd, d.Decision, d.Reason, c.allow)
+		}
 	}
 }
 

@@ -90,7 +90,11 @@ func (a *analyzer) operandText(ops []arg) string {
 func ruleFind(a *analyzer, c *call) {
 	args := c.args[1:]
 	// Leading -H -L -P -O3 -D opts, then start points up to the expression.
+	follows := false // -L, -H or -follow: links are followed, out of the roots too
 	for len(args) > 0 && (args[0].s == "-H" || args[0].s == "-L" || args[0].s == "-P" || strings.HasPrefix(args[0].s, "-O")) {
+		if args[0].s == "-H" || args[0].s == "-L" {
+			follows = true
+		}
 		args = args[1:]
 	}
 	if len(args) > 0 && args[0].s == "-D" {
@@ -128,12 +132,28 @@ func ruleFind(a *analyzer, c *call) {
 				a.access(args[i+1], c.cwd, true, false)
 				i++
 			}
+		case "-newer", "-anewer", "-cnewer", "-samefile":
+			// A file find stats, to compare: a read of that path.
+			if i+1 < len(args) {
+				a.access(args[i+1], c.cwd, false, false)
+				i++
+			}
+		case "-follow":
+			follows = true
+		default:
+			if strings.HasPrefix(x.s, "-newer") && len(x.s) == 8 && x.s[7] != 't' && i+1 < len(args) {
+				a.access(args[i+1], c.cwd, false, false) // -newerXY, Y a file's time
+				i++
+			}
 		}
 	}
 	// With -exec, -ok or -print0 (for xargs) the matches are handed to
 	// another program, which may read them: the roots are read
 	// recursively.
-	deep := false
+	// Following links, find lists (and -printf describes) what lies
+	// beyond one, outside the project: the roots are scanned, and a link
+	// beneath makes the call asked.
+	deep := follows
 	for _, x := range args {
 		switch x.s {
 		case "-exec", "-execdir", "-ok", "-okdir", "-print0", "-fprint0", "-fprint", "-fprintf", "-fls":
@@ -933,6 +953,11 @@ func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
 		}
 	case "ls":
 		deep = has(os, "-R", "--recursive")
+	case "du":
+		// Dereferencing, du lists and sizes what links lead to.
+		deep = has(os, "-L", "--dereference", "-D", "-H", "--dereference-args")
+	case "tree":
+		deep = has(os, "-l")
 	case "diff":
 		// Even without -r: diff DIR1 DIR2 compares the files one level
 		// down (dotfiles and links included), and diff DIR FILE reads
