@@ -120,6 +120,10 @@ func TestWritesThatRunLater(t *testing.T) {
 		"babel.config.js", ".babelrc", "tsconfig.json", "tsconfig.build.json", "playwright.config.ts",
 		"pyproject.toml", "setup.py", "setup.cfg", "conftest.py", "tests/conftest.py", "tox.ini", "noxfile.py",
 		"pytest.ini", "build.rs", "rust-toolchain.toml", ".pre-commit-config.yaml", "proj.code-workspace",
+		// JVM and build-tool options files a test command reads: a
+		// seventh reviewer ran rm -rf through .mvn/jvm.config.
+		".mvn/jvm.config", "sub/.mvn/maven.config", ".mvn/extensions.xml", ".bazelrc", "gradle.properties",
+		"gradle/wrapper/gradle-wrapper.properties", ".yarnrc", "bunfig.toml", ".pytest.ini",
 		".git/modules/vendor/lib/hooks/post-checkout", ".git/modules/a/b/c/hooks/pre-commit",
 	}
 	for _, p := range protected {

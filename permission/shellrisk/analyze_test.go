@@ -470,6 +470,14 @@ var cases = []analyzeCase{
 	{name: "make eval", cmd: "make --eval='all:; rm -rf x' all", min: D, opaque: 1},
 	{name: "make eval short", cmd: "make -E 'all:; rm -rf x' all", min: D, opaque: 1},
 	{name: "make stdin", cmd: "make -f - <<'EOF'\nall:\n\trm -rf x\nEOF", min: D, opaque: 1},
+	// A seventh reviewer: other names of standard input, other
+	// descriptors, and the variables make reads its flags and makefiles
+	// from.
+	{name: "make /dev/fd/0", cmd: "make test -f /dev/fd/0 <<< 'test: ; rm -rf ./src'", min: D},
+	{name: "make /proc/self/fd/0", cmd: "make test -f /proc/self/fd/0 <<< 'test: ; rm -rf ./src'", min: D},
+	{name: "make another descriptor", cmd: "make test -f /dev/fd/3 3<<< 'test: ; rm -rf ./src'", min: X, opaque: 1},
+	{name: "GNUMAKEFLAGS", cmd: "GNUMAKEFLAGS='--eval=$(shell rm -rf ./src)' make test", min: X, opaque: 1},
+	{name: "MAKEFILES", cmd: "MAKEFILES=/dev/fd/0 make test <<< 'x'", min: X, opaque: 1},
 	{name: "make SHELL", cmd: "make SHELL=./evil all", min: X, argv: []string{"./evil"}},
 	{name: "make plain", cmd: "make -j4 test", min: X, exact: true},
 	{name: "at here-string", cmd: "at now <<< 'rm -rf x'", min: D, argv: []string{"rm", "-rf", "x"}},

@@ -68,11 +68,19 @@ func ruleMake(a *analyzer, c *call) {
 			a.runValue(o.val, "make --eval", false)
 			a.opaque(o.val.sp, "make code is not shell: its functions and variables ($(shell ...)) are not analysed")
 		case "-f", "--file", "--makefile":
-			if o.val.s == "-" || o.val.s == "/dev/stdin" {
+			switch {
+			case o.val.s == "-" || isStdinPath(o.val.s):
 				a.makeStdin(c)
-			} else {
+			case strings.HasPrefix(o.val.s, "/dev/fd/") || strings.HasPrefix(o.val.s, "/proc/"):
+				// Another descriptor (3<<'…'): a makefile the command
+				// itself holds, as from standard input.
+				a.opaque(o.val.sp, "make -f "+quote(o.val.s)+" reads a makefile from a file descriptor the command sets up: its recipes are not analysed")
+			default:
 				a.access(o.val, c.cwd, false, false)
 			}
+		case "-C", "--directory":
+			// make runs the makefile it finds there.
+			a.access(o.val, c.cwd, false, false)
 		}
 	}
 	for _, x := range ops {

@@ -499,7 +499,8 @@ func (a *analyzer) dangerousVar(name string, sp risk.Span) bool {
 	case name == "PYTHONPATH" || name == "PYTHONSTARTUP" || name == "PYTHONHOME" || name == "NODE_OPTIONS" ||
 		name == "NODE_PATH" || name == "PERL5OPT" || name == "PERL5LIB" || name == "PERLLIB" || name == "RUBYOPT" ||
 		name == "RUBYLIB" || name == "JAVA_TOOL_OPTIONS" || name == "_JAVA_OPTIONS" || name == "GCONV_PATH" ||
-		name == "npm_config_script_shell" || name == "MAKEFLAGS":
+		name == "npm_config_script_shell" || name == "MAKEFLAGS" || name == "GNUMAKEFLAGS" || name == "MAKEFILES" ||
+		name == "MFLAGS" || name == "MAVEN_OPTS" || name == "MAVEN_ARGS" || name == "GRADLE_OPTS" || name == "JAVA_OPTS":
 		why = "setting " + name + " makes an interpreter load other code"
 	case name == "BASH_ALIASES" || name == "BASH_CMDS" || name == "BASH_LOADABLES_PATH":
 		why = "setting " + name + " changes what command names run"
