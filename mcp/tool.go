@@ -43,7 +43,28 @@ func IsPathArg(name string) bool {
 		strings.HasSuffix(l, "_path") || strings.HasSuffix(l, "path") && len(l) > 4 || strings.HasSuffix(l, "_file") || strings.HasSuffix(l, "_dir")
 }
 
+// validToolName is the MCP specification's advice for tool names: 1 to
+// 128 letters, digits, '_', '-' and '.'. A name is matched as a rule's
+// tool glob (a tool named "*" would make "allow for this session" cover
+// every tool of its server) and shown in questions, so no other is taken.
+func validToolName(n string) bool {
+	if n == "" || len(n) > 128 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		switch c := n[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func newTool(s *Server, d *sdk.Tool, pins *Pins) (*Tool, error) {
+	if !validToolName(d.Name) {
+		return nil, fmt.Errorf("its name holds characters other than letters, digits, '_', '-' and '.' (or is empty, or over 128): a rule would read them as a glob, and a question would show them")
+	}
 	schema, props, err := objectSchema(d.InputSchema)
 	if err != nil {
 		return nil, err

@@ -176,12 +176,10 @@ func (a *Agent) request(ctx context.Context, ss *sess, p approval.Pending) {
 	for i, o := range opts {
 		acpOpts[i] = o.PermissionOption
 	}
-	ss.mu.Lock()
-	cs := ss.calls[p.Question.ToolCallID]
-	ss.mu.Unlock()
-	if cs == nil {
-		cs = newCallState(ss.cwd, p.Question.ToolCallID, p.Question.Tool.Name, p.Question.Args)
-	}
+	// The title, kind and locations come from the question itself, never
+	// from the state kept under the call's id: a model may give two calls
+	// one id, and the question must show the call that would run.
+	cs := newCallState(ss.cwd, p.Question.ToolCallID, p.Question.Tool.Name, p.Question.Args)
 	title := fmt.Sprintf("%s (risk: %s)", cs.title, p.Question.Decision.RiskAtDecision)
 	pending := acpsdk.ToolCallStatusPending
 	kind := cs.kind
