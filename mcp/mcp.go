@@ -33,6 +33,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/custom-agent/custom-agent/config"
+	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
@@ -82,7 +83,9 @@ type StartError struct {
 }
 
 func (e *StartError) Error() string {
-	s := "MCP server " + quote(e.Server) + " did not start: " + e.Err.Error()
+	// The error holds what the server said (a JSON-RPC error message):
+	// escaped, so that it cannot act on the terminal it is printed to.
+	s := "MCP server " + quote(e.Server) + " did not start: " + termtext.Line(e.Err.Error())
 	if e.LogFile != "" {
 		s += "; its log is " + e.LogFile
 	}

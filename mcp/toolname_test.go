@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,5 +31,19 @@ func TestToolNamesAreLettersDigitsAndPunctuation(t *testing.T) {
 	}
 	if _, err := newTool(&Server{Name: "ok"}, &sdk.Tool{Name: "list_issues", InputSchema: map[string]any{"type": "object"}}, nil); err != nil {
 		t.Errorf("an ordinary tool was left out: %v", err)
+	}
+}
+
+// TestStartErrorsAreEscaped: what a server answered (a JSON-RPC error
+// message, from a remote server too) is printed to the terminal as part of
+// the error, escaped: no title set, no line erased, no query answered.
+func TestStartErrorsAreEscaped(t *testing.T) {
+	e := &StartError{Server: "evil", Err: errors.New("listing its tools: boom \x1b]0;PWNED\x07\x1b[6n\x1b[2K\rfake line")}
+	got := e.Error()
+	if strings.ContainsAny(got, "\x1b\x07\r") {
+		t.Errorf("the error holds raw control characters: %q", got)
+	}
+	if !strings.Contains(got, `\x1b]0;PWNED`) {
+		t.Errorf("the server's text is not shown escaped: %q", got)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/custom-agent/custom-agent/internal/termtext"
 )
 
 func main() {
@@ -21,11 +23,13 @@ func main() {
 	var ex *exitError
 	if errors.As(err, &ex) {
 		if ex.msg != "" {
-			fmt.Fprintln(os.Stderr, ex.msg)
+			fmt.Fprintln(os.Stderr, termtext.Escape(ex.msg))
 		}
 		os.Exit(ex.code)
 	}
-	fmt.Fprintln(os.Stderr, "custom-agent:", err)
+	// An error may quote what a server, a file or a model said: escaped,
+	// so that nothing in it acts on the terminal.
+	fmt.Fprintln(os.Stderr, "custom-agent:", termtext.Escape(err.Error()))
 	os.Exit(2)
 }
 

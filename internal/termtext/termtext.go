@@ -11,6 +11,7 @@ package termtext
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -47,6 +48,21 @@ func Unsafe(r rune) bool {
 	return false
 }
 
+// Invisible reports a character that shows as nothing, or as a blank,
+// though it is not one: the format characters (zero-width space and
+// joiners, word joiner, soft hyphen, BOM, Mongolian vowel separator, the
+// tag characters …) and the Hangul fillers. They act on no terminal, but
+// let two different strings look the same, so a one-line field (Line: a
+// command, a path, a rule) shows them escaped. Free text keeps them
+// (emoji are joined with U+200D).
+func Invisible(r rune) bool {
+	switch r {
+	case 0x3164, 0x115f, 0x1160, 0xffa0:
+		return true
+	}
+	return r >= 0x80 && unicode.Is(unicode.Cf, r)
+}
+
 func escape(s string, oneLine bool) string {
 	if clean(s, oneLine) {
 		return s
@@ -63,7 +79,7 @@ func escape(s string, oneLine bool) string {
 			b.WriteString(`\n`)
 		case r == '\r' && !oneLine && i+1 < len(s) && s[i+1] == '\n':
 			b.WriteByte('\r')
-		case Unsafe(r):
+		case Unsafe(r) || oneLine && Invisible(r):
 			q := strconv.QuoteRuneToASCII(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:
@@ -84,7 +100,7 @@ func clean(s string, oneLine bool) bool {
 		if c >= 0x80 {
 			// The multi-byte characters need a closer look.
 			return !strings.ContainsFunc(s[i:], func(r rune) bool {
-				return r == utf8.RuneError || Unsafe(r) || oneLine && r == '\n'
+				return r == utf8.RuneError || Unsafe(r) || oneLine && (r == '\n' || Invisible(r))
 			}) && utf8.ValidString(s[i:])
 		}
 	}

@@ -31,7 +31,13 @@ func TestEscape(t *testing.T) {
 		{"c1 as raw bytes is not utf-8", "\x9b2J", `\x9b2J`, `\x9b2J`},
 		{"unicode kept", "héllo → 世界 ✓ \ufffd", "héllo → 世界 ✓ \ufffd", "héllo → 世界 ✓ \ufffd"},
 		{"unicode then escape", "é\x1b[31m", `é\x1b[31m`, `é\x1b[31m`},
-		{"u+2060 is not a bidi control", "a\u2060b\u202fc", "a\u2060b\u202fc", "a\u2060b\u202fc"},
+		// Invisible characters act on no terminal: free text keeps them
+		// (an emoji's joiner), a one-line field shows them, so that
+		// "./run\u3164tests" does not look like "./run tests".
+		{"u+2060 is not a bidi control", "a\u2060b\u202fc", "a\u2060b\u202fc", `a\u2060b` + "\u202fc"},
+		{"invisible in a field", "./run\u3164tests && cat notes\u200b.txt\u00ad\ufeff", "./run\u3164tests && cat notes\u200b.txt\u00ad\ufeff", `./run\u3164tests && cat notes\u200b.txt\u00ad\ufeff`},
+		{"tag characters", "a\U000e0041b", "a\U000e0041b", `a\U000e0041b`},
+		{"emoji joiner in free text", "👨\u200d👩", "👨\u200d👩", `👨\u200d👩`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
