@@ -237,6 +237,9 @@ func TestTerminal(t *testing.T) {
 		{name: "ctrl-c in the key guard denies", q: exec, early: "\x03", wantInterrupt: true,
 			want: executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: cli.ReasonInterrupted}},
 		{name: "pasted text does not answer", q: exec, steps: []step{{0, "so it goes"}, {time.Second, "d"}}, want: userDeny},
+		// A key and a line end in one read were pasted (a person's key and
+		// Enter arrive apart): no answer.
+		{name: "a pasted key and newline do not answer", q: exec, steps: []step{{0, "o\n"}, {time.Second, "d"}}, want: userDeny},
 		{name: "ctrl-d", q: exec, steps: []step{{time.Second, "\x04"}},
 			want: executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: cli.ReasonEndOfInput}},
 		{name: "destructive allow once says it is asked again", q: rm, steps: []step{{0, "d"}}, want: userDeny},

@@ -125,7 +125,7 @@ func (r *run) screen() (width, height int) {
 // rows is how many terminal rows a line takes at width w (an estimate: one
 // column a rune).
 func rows(line string, w int) int {
-	n := utf8.RuneCountInString(line)
+	n := visibleCells(line) // wide runes take two columns, colour codes none
 	if n == 0 || w <= 0 {
 		return 1
 	}
@@ -575,19 +575,23 @@ func (r *run) pasted(data []byte) bool {
 		return false
 	}
 	n, st := 0, r.esc
-	ctrlC := false
+	ctrlC, newline := false, false
 	for _, b := range data {
 		var inEsc bool
 		st, inEsc = st.step(b)
 		switch {
-		case inEsc, b == '\r', b == '\n':
+		case inEsc:
+		case b == '\r', b == '\n':
+			newline = true
 		case b == 0x03:
 			ctrlC = true
 		default:
 			n++
 		}
 	}
-	if n <= 1 {
+	// A key and a line end in one read ("o\n") were pasted, not
+	// pressed: a person's key and Enter arrive apart.
+	if n == 0 || n == 1 && !newline {
 		return false
 	}
 	r.esc = st
