@@ -59,12 +59,25 @@ func walk(p string, eval func(string) (string, error)) string {
 			return filepath.Join(res, rest)
 		}
 		// The prefix does not exist, or a link in it dangles or loops. A
-		// dangling link is followed to its target lexically.
+		// dangling link is followed to its target as the kernel follows
+		// it: a relative target from the directory the link really lies
+		// in (d/l, d a link to ., names the l beside d, so l's ../x is
+		// beside the project, not inside it), and nothing cleaned
+		// lexically, since a ".." after a link climbs out of where the
+		// link leads.
 		if t, lerr := os.Readlink(prefix); lerr == nil && i < maxLinks {
 			if !filepath.IsAbs(t) {
-				t = filepath.Join(filepath.Dir(prefix), t)
+				d := filepath.Dir(prefix)
+				if res, err := eval(d); err == nil {
+					d = res
+				}
+				if d == "/" {
+					t = "/" + t
+				} else {
+					t = d + "/" + t
+				}
 			}
-			prefix = filepath.Clean(t)
+			prefix = t
 			continue
 		}
 		// Strip the last component without cleaning: a ".." must stay
