@@ -191,6 +191,14 @@ var anyLocations = index([]location{
 	loc(".git/config", false, cred, false, "the repository's git configuration, which holds tokens in remote URLs and http.extraheader (actions/checkout) and can name commands git runs"),
 	loc(".git/info/attributes", false, execute, true, "git attributes, which can name filters git runs"),
 	loc(".husky", true, execute, true, "a husky git hook, which runs later"),
+	// The directories projects commonly name in core.hooksPath (git
+	// config core.hooksPath .githooks): git runs what they hold on the
+	// next commit, checkout or merge. A hooks path named otherwise is not
+	// known here (the repository's config is not read for writes).
+	loc(".githooks", true, execute, true, "a git hooks directory (core.hooksPath), whose hooks git runs on the next commit"),
+	loc("githooks", true, execute, true, "a git hooks directory (core.hooksPath), whose hooks git runs on the next commit"),
+	loc(".git-hooks", true, execute, true, "a git hooks directory (core.hooksPath), whose hooks git runs on the next commit"),
+	loc("git-hooks", true, execute, true, "a git hooks directory (core.hooksPath), whose hooks git runs on the next commit"),
 	loc(".github/workflows", true, execute, true, "a CI workflow, which runs code"),
 	loc(".devcontainer", true, execute, true, "a dev container definition, which runs code when opened"),
 	loc(".vscode", true, execute, true, "an editor configuration (.vscode), whose tasks and settings run code"),

@@ -228,6 +228,7 @@ var protectedNames = map[string]string{
 	"deno.jsonc":          "a Deno configuration, whose tasks and import maps choose the code deno runs",
 	"mypy.ini":            "a mypy configuration, which can load plugins",
 	".pytest.ini":         "a pytest.ini, which can load plugins pytest runs",
+	".gitconfig":          "a git configuration, which a repository's config may include, naming programs git runs (core.fsmonitor, hooks)",
 	".bazelrc":            "a Bazel configuration, whose options (--run_under) name programs Bazel runs",
 	"gradle.properties":   "Gradle's properties, whose JVM options can name commands the JVM runs",
 	".yarnrc":             "a Yarn 1 configuration, whose yarn-path names the program Yarn runs",

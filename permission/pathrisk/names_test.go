@@ -124,6 +124,9 @@ func TestWritesThatRunLater(t *testing.T) {
 		// seventh reviewer ran rm -rf through .mvn/jvm.config.
 		".mvn/jvm.config", "sub/.mvn/maven.config", ".mvn/extensions.xml", ".bazelrc", "gradle.properties",
 		"gradle/wrapper/gradle-wrapper.properties", ".yarnrc", "bunfig.toml", ".pytest.ini",
+		// A tenth reviewer: hooks directories projects name in
+		// core.hooksPath, and a .gitconfig a repository may include.
+		".githooks/pre-commit", "githooks/post-checkout", ".git-hooks/pre-push", "git-hooks/commit-msg", ".gitconfig",
 		".git/modules/vendor/lib/hooks/post-checkout", ".git/modules/a/b/c/hooks/pre-commit",
 	}
 	for _, p := range protected {
