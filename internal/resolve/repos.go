@@ -472,9 +472,12 @@ const maxModuleNames = 4096
 // the gate ask.
 func moduleGitFiles(root string, modules ...string) string {
 	var present []string
-	for _, m := range modules {
+	for i, m := range modules {
+		if slices.Contains(modules[:i], m) {
+			continue // a repository's own git directory is its common one too: one lstat
+		}
 		var st unix.Stat_t
-		if err := unix.Lstat(m, &st); err == nil && !slices.Contains(present, m) {
+		if err := unix.Lstat(m, &st); err == nil {
 			present = append(present, m)
 		}
 	}
