@@ -51,6 +51,7 @@ directory (custom-agent chat).`,
 		newConfigCmd(g),
 		newMCPCmd(g),
 		newChatCmd(g),
+		newSandboxCmd(g),
 	)
 	root.Version = version()
 	root.SetVersionTemplate("custom-agent {{.Version}}\n")

@@ -1,6 +1,11 @@
 package pathrisk
 
-import "github.com/custom-agent/custom-agent/permission/risk"
+import (
+	"slices"
+	"strings"
+
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
 
 // A location is a place in the file system with a risk of its own. Its
 // components are lower case; "*" matches any one component. A location that
@@ -308,4 +313,26 @@ var cookieNames = map[string]bool{
 	"cookies": true, "cookies.sqlite": true, "cookies.binarycookies": true,
 	"login data": true, "logins.json": true, "key3.db": true, "key4.db": true,
 	"web data": true,
+}
+
+// HomeCredentials returns the credential locations of a home directory,
+// relative to it and sorted (".aws", ".ssh", ".config/gh" …), custom-agent's
+// own data and configuration among them: the places a sandbox hides. They
+// are the entries of the table Classify judges by, so the analyser and the
+// sandbox never disagree about what a secret is.
+func HomeCredentials() []string {
+	var out []string
+	add := func(ls []location) {
+		for _, l := range ls {
+			if l.level >= risk.Credential {
+				out = append(out, strings.Join(l.comps, "/"))
+			}
+		}
+	}
+	for _, ls := range homeLocations.byFirst {
+		add(ls)
+	}
+	add(homeLocations.wildcard)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

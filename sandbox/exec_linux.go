@@ -1,0 +1,133 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// confine rewrites cmd to start the helper (this very binary, re-executed
+// as helperName) in new namespaces, with the spec on a pipe.
+func confine(p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
+	if cmd.Path == "" || cmd.Path[0] != '/' {
+		return nil, fmt.Errorf("%w: the program path %q is not absolute", ErrSetup, cmd.Path)
+	}
+	dir := cmd.Dir
+	if dir == "" {
+		dir = p.Cwd
+	}
+	env := cmd.Env
+	if env == nil {
+		env = []string{}
+	}
+	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI()}
+	body, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	specR, specW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		specR.Close()
+		specW.Close()
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	var wrote sync.WaitGroup
+	wrote.Go(func() {
+		_, _ = specW.Write(body)
+		specW.Close()
+	})
+	var report bytes.Buffer
+	var read sync.WaitGroup
+	read.Go(func() { _, _ = io.Copy(&report, io.LimitReader(errR, 64<<10)) })
+
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = []string{helperName}
+	cmd.Env = []string{}
+	// The helper's files: 0-2 as given, then the spec and the error pipe.
+	cmd.ExtraFiles = []*os.File{specR, errW}
+	sys := cmd.SysProcAttr
+	if sys == nil {
+		sys = &syscall.SysProcAttr{}
+		cmd.SysProcAttr = sys
+	}
+	sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+	if !p.Network {
+		sys.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	sys.GidMappingsEnableSetgroups = false
+	sys.Pdeathsig = syscall.SIGKILL
+
+	return &Confined{done: func() error {
+		specR.Close()
+		errW.Close()
+		wrote.Wait()
+		read.Wait()
+		errR.Close()
+		if msg := strings.TrimSpace(report.String()); msg != "" {
+			return fmt.Errorf("%w: %s", ErrSetup, msg)
+		}
+		return nil
+	}}, nil
+}
+
+var (
+	probeOnce sync.Once
+	probed    Support
+)
+
+// Probe reports what this machine supports. It sets a read-only sandbox up
+// once, for real, in a throw-away directory (the first call costs one
+// helper start; later calls return the same answer).
+func Probe() Support {
+	probeOnce.Do(func() { probed = probe() })
+	return probed
+}
+
+func probe() Support {
+	s := Support{LandlockABI: landlockABI()}
+	if s.LandlockABI < 1 {
+		s.Unavailable = "the kernel has no Landlock"
+		return s
+	}
+	dir, err := os.MkdirTemp("", "custom-agent-sandbox-probe-")
+	if err != nil {
+		s.Unavailable = "no temporary directory for the probe: " + err.Error()
+		return s
+	}
+	defer os.Remove(dir)
+	cmd := exec.Command("/bin/true")
+	cmd.Dir = dir
+	c, err := confine(Profile{Kind: ReadOnly, Cwd: dir}, cmd, true)
+	if err != nil {
+		s.Unavailable = err.Error()
+		return s
+	}
+	runErr := cmd.Run()
+	setupErr := c.Done()
+	switch {
+	case setupErr != nil:
+		s.UserNamespaces = true
+		s.Seccomp = !strings.Contains(setupErr.Error(), "seccomp:")
+		s.Unavailable = setupErr.Error()
+	case runErr != nil && cmd.ProcessState == nil:
+		s.Unavailable = "no user namespaces: " + runErr.Error()
+	case runErr != nil:
+		s.UserNamespaces = true
+		s.Unavailable = "the sandbox's probe failed: " + runErr.Error()
+	default:
+		s.UserNamespaces, s.Seccomp = true, true
+	}
+	return s
+}

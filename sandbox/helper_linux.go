@@ -1,0 +1,373 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// helperName is argv[0] of the helper: the binary re-executed as the parent
+// of a confined process. Any binary that links this package can be it.
+const helperName = "custom-agent-sandbox-helper"
+
+// The helper's file descriptors: the spec comes on specFD, a setup failure
+// goes back on errFD.
+const (
+	specFD = 3
+	errFD  = 4
+)
+
+// exitSetup is the helper's status when it could not set the sandbox up;
+// the reason is on errFD.
+const exitSetup = 125
+
+// spec is what the parent sends the helper.
+type spec struct {
+	Profile Profile  `json:"profile"`
+	Path    string   `json:"path"` // absolute
+	Args    []string `json:"args"`
+	Env     []string `json:"env"`
+	Dir     string   `json:"dir"`
+	// Probe sets the sandbox up and exits 0 without running anything.
+	Probe bool `json:"probe,omitempty"`
+	// LandlockABI is the ABI the parent found; the helper enforces
+	// exactly it.
+	LandlockABI int `json:"landlockAbi"`
+}
+
+func init() {
+	if len(os.Args) == 0 || os.Args[0] != helperName {
+		return
+	}
+	// Every step below (capabilities, no_new_privs, Landlock, seccomp)
+	// binds the thread that takes it, and the process is started from
+	// that thread: the main one, locked to this goroutine.
+	runtime.LockOSThread()
+	os.Exit(helperMain())
+}
+
+// helperMain runs in the helper: PID 1 of new user, mount, PID, IPC, UTS
+// and (without network) network namespaces. It builds the file system
+// view, confines itself, starts the process, and waits for it.
+func helperMain() int {
+	errOut := os.NewFile(errFD, "sandbox-errors")
+	unix.CloseOnExec(errFD)
+	fail := func(err error) int {
+		fmt.Fprintf(errOut, "%v", err)
+		return exitSetup
+	}
+	var s spec
+	in := os.NewFile(specFD, "sandbox-spec")
+	if err := json.NewDecoder(in).Decode(&s); err != nil {
+		return fail(fmt.Errorf("reading the sandbox spec: %w", err))
+	}
+	in.Close()
+	if err := buildView(&s); err != nil {
+		return fail(err)
+	}
+	if err := os.Chdir(s.Dir); err != nil {
+		return fail(fmt.Errorf("entering %s: %w", s.Dir, err))
+	}
+	if err := dropCapabilities(); err != nil {
+		return fail(fmt.Errorf("dropping capabilities: %w", err))
+	}
+	if err := restrictLandlock(&s); err != nil {
+		return fail(fmt.Errorf("landlock: %w", err))
+	}
+	if err := loadSeccomp(s.Profile.Network); err != nil {
+		return fail(fmt.Errorf("seccomp: %w", err))
+	}
+	if s.Probe {
+		return 0
+	}
+	return startAndWait(&s, fail)
+}
+
+// startAndWait starts the process in a session of its own (no controlling
+// terminal: nothing it runs can open /dev/tty or push keys into it),
+// forwards termination signals to it, reaps every orphan (the helper is
+// PID 1), and returns its status as bash reports it.
+func startAndWait(s *spec, fail func(error) int) int {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
+		Dir:   s.Dir,
+		Env:   s.Env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.ENOENT) {
+			// Not a setup failure: the program cannot be run here.
+			fmt.Fprintf(os.Stderr, "%s: %v\n", s.Args[0], err)
+			return 126 + boolInt(errors.Is(err, syscall.ENOENT))
+		}
+		return fail(fmt.Errorf("starting %s: %w", s.Path, err))
+	}
+	go func() {
+		for sig := range sigs {
+			_ = syscall.Kill(pid, sig.(syscall.Signal))
+		}
+	}()
+	for {
+		var ws syscall.WaitStatus
+		wpid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fail(fmt.Errorf("waiting for %s: %w", s.Path, err))
+		}
+		if wpid != pid {
+			continue // an orphan reparented to us
+		}
+		switch {
+		case ws.Exited():
+			return ws.ExitStatus()
+		case ws.Signaled():
+			return 128 + int(ws.Signal())
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// dropCapabilities leaves the thread, and what it starts, with no
+// capability in the user namespace: the process is uid 0 there, but
+// file permissions apply to it as to anyone (a mask of mode 000 is
+// unreadable), and it cannot mount, unshare or gain any back.
+func dropCapabilities() error {
+	last := unix.CAP_LAST_CAP
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			last = n
+		}
+	}
+	for c := 0; c <= last; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+			return fmt.Errorf("bounding set: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("ambient set: %w", err)
+	}
+	// SECBIT_NOROOT and friends, locked: uid 0 gains nothing at exec.
+	const securebits = 0xEF // everything but SECBIT_KEEP_CAPS
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, securebits, 0, 0, 0); err != nil {
+		return fmt.Errorf("securebits: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	return nil
+}
+
+// buildView makes the file system the process sees, in the helper's own
+// mount namespace:
+//   - the whole tree read-only;
+//   - /tmp, /var/tmp, /dev/shm private and empty; /run and /var/run empty
+//     (no host sockets: ssh-agent, docker, D-Bus);
+//   - a /dev of its own (null, zero, full, random, urandom, tty, a new
+//     devpts), and a /proc of the new PID namespace (no other process);
+//   - the writable directories writable again, protected paths in them
+//     read-only, and every hidden secret behind an empty mask of mode 000.
+func buildView(s *spec) error {
+	p := &s.Profile
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	// Clone what must survive the covering mounts before mounting them.
+	type kept struct {
+		path     string
+		fd       int
+		writable bool
+	}
+	var keep []kept
+	clone := func(path string, writable bool) error {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			return fmt.Errorf("cloning %s: %w", path, err)
+		}
+		keep = append(keep, kept{path, fd, writable})
+		return nil
+	}
+	if err := clone(p.Cwd, false); err != nil {
+		return err
+	}
+	for _, w := range p.Writable {
+		if err := clone(w, true); err != nil {
+			return err
+		}
+	}
+	for _, k := range p.Keep {
+		if err := clone(k, false); err != nil {
+			return err
+		}
+	}
+	if p.Network {
+		if r, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && r != "/etc/resolv.conf" {
+			if err := clone(filepath.Dir(r), false); err != nil {
+				return err
+			}
+		}
+	}
+	devs := map[string]int{}
+	for _, d := range []string{"null", "zero", "full", "random", "urandom", "tty"} {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+d, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("cloning /dev/%s: %w", d, err)
+		}
+		devs[d] = fd
+	}
+
+	// Everything read-only and without set-user-ID programs.
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}); err != nil {
+		return fmt.Errorf("making the file system read-only: %w", err)
+	}
+
+	for _, c := range covered {
+		fi, err := os.Lstat(c)
+		if err != nil || !fi.IsDir() {
+			continue // absent, or /var/run as a link to /run
+		}
+		if err := unix.Mount("tmpfs", c, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return fmt.Errorf("covering %s: %w", c, err)
+		}
+	}
+	if err := buildDev(devs); err != nil {
+		return err
+	}
+
+	// Put back what was kept, parents first.
+	slices.SortFunc(keep, func(a, b kept) int { return len(a.path) - len(b.path) })
+	for _, k := range keep {
+		if err := os.MkdirAll(k.path, 0o755); err != nil && !errors.Is(err, syscall.EROFS) {
+			return fmt.Errorf("making %s: %w", k.path, err)
+		}
+		if err := unix.MoveMount(k.fd, "", unix.AT_FDCWD, k.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("mounting %s: %w", k.path, err)
+		}
+		attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID}
+		if k.writable {
+			attr.Attr_clr = unix.MOUNT_ATTR_RDONLY
+		} else {
+			attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
+		}
+		if err := unix.MountSetattr(unix.AT_FDCWD, k.path, 0, attr); err != nil {
+			return fmt.Errorf("setting %s %s: %w", k.path, map[bool]string{true: "writable", false: "read-only"}[k.writable], err)
+		}
+		unix.Close(k.fd)
+	}
+
+	// Protected paths: read-only binds of themselves.
+	for _, q := range p.Protected {
+		if err := bindReadOnly(q, q); err != nil {
+			if errors.Is(err, syscall.ENOENT) {
+				continue // gone since the plan: nothing left to protect
+			}
+			return fmt.Errorf("protecting %s: %w", q, err)
+		}
+	}
+	if err := hide(p.Hidden); err != nil {
+		return err
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting /proc: %w", err)
+	}
+	return nil
+}
+
+// bindReadOnly mounts a read-only clone of src on dst.
+func bindReadOnly(src, dst string) error {
+	fd, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}); err != nil {
+		return err
+	}
+	return unix.MoveMount(fd, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH)
+}
+
+// buildDev mounts a /dev of the sandbox's own, with the host's harmless
+// devices (cloned before) and a new devpts instance: the host's terminals
+// (/dev/pts/N) are not in it.
+func buildDev(devs map[string]int) error {
+	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=755"); err != nil {
+		return fmt.Errorf("mounting /dev: %w", err)
+	}
+	for name, fd := range devs {
+		p := "/dev/" + name
+		if err := os.WriteFile(p, nil, 0o666); err != nil {
+			return fmt.Errorf("making %s: %w", p, err)
+		}
+		if err := unix.MoveMount(fd, "", unix.AT_FDCWD, p, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("mounting %s: %w", p, err)
+		}
+		unix.Close(fd)
+	}
+	for _, d := range []string{"/dev/pts", "/dev/shm"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return fmt.Errorf("making %s: %w", d, err)
+		}
+	}
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620"); err == nil {
+		_ = os.Symlink("pts/ptmx", "/dev/ptmx")
+	}
+	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		return fmt.Errorf("mounting /dev/shm: %w", err)
+	}
+	for name, target := range map[string]string{"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := os.Symlink(target, "/dev/"+name); err != nil {
+			return fmt.Errorf("making /dev/%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// hide puts an empty mask of mode 000 over each path: an empty read-only
+// tmpfs over a directory, an empty file over a file. The process, which
+// has no capability, can neither list nor open what is behind it.
+func hide(paths []string) error {
+	const mask = "/dev/.custom-agent-mask"
+	if err := os.WriteFile(mask, nil, 0); err != nil {
+		return fmt.Errorf("making the mask: %w", err)
+	}
+	defer os.Remove(mask)
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // gone since the plan, or already behind a mask
+		}
+		if fi.IsDir() {
+			err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=000,size=4k")
+		} else {
+			err = bindReadOnly(mask, p)
+		}
+		if err != nil {
+			return fmt.Errorf("hiding %s: %w", p, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,393 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
+)
+
+// MaxEntries bounds the entries Plan reads in the working directory when it
+// looks for secrets and protected paths. A larger tree cannot be planned:
+// a secret in the part not read would be left readable, so Plan fails and
+// the call is asked instead (fail closed).
+const MaxEntries = 200_000
+
+// ErrTooLarge is returned by Plan for a working directory of more than
+// MaxEntries entries.
+var ErrTooLarge = errors.New("the working directory holds too many files for the sandbox to find every secret in it")
+
+// ErrUnprotectable is returned by Plan when a protected path inside a
+// writable directory is a symbolic link: a mount would protect the link's
+// target, and the process could replace the link.
+var ErrUnprotectable = errors.New("a protected path is a symbolic link")
+
+// Env is what Plan needs to know of the user's world.
+type Env struct {
+	// Home is the user's home directory; ConfigHome $XDG_CONFIG_HOME ("":
+	// Home/.config).
+	Home, ConfigHome string
+	// DataDir is custom-agent's data directory (event log, artifacts).
+	DataDir string
+	// Caches are directories a workspace process may write besides the
+	// working directory: caches that hold no credentials (Caches).
+	Caches []string
+	// Path is the PATH processes get: its directories under /tmp or /run
+	// stay visible.
+	Path string
+}
+
+// Planner makes profiles. It remembers the secrets it found in home
+// directories for homeTTL, so a turn's calls do not each read them again.
+// It is safe for concurrent use.
+type Planner struct {
+	env Env
+
+	mu       sync.Mutex
+	homes    homeFacts
+	homesAt  time.Time
+	homesErr error
+}
+
+// homeTTL is how long the secrets found in home directories are reused.
+const homeTTL = 10 * time.Second
+
+// NewPlanner returns a planner for env.
+func NewPlanner(env Env) *Planner { return &Planner{env: env} }
+
+// homeFacts are the secrets outside the working directory.
+type homeFacts struct {
+	hidden []string
+	inodes map[fileID]bool // of the secret files, for hard links
+}
+
+type fileID struct{ dev, ino uint64 }
+
+// Plan returns the profile of kind for a process started in cwd, with the
+// network or not. It reads the file system: the home directories' credential
+// locations, and the working directory's tree for secret files, protected
+// paths (workspace) and hard links to secrets.
+func (pl *Planner) Plan(kind Kind, network bool, cwd string) (Profile, error) {
+	if !kind.Valid() {
+		return Profile{}, fmt.Errorf("unknown sandbox profile %q (want read-only or workspace)", kind)
+	}
+	real, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return Profile{}, fmt.Errorf("resolving the working directory: %w", err)
+	}
+	homes, err := pl.homeSecrets()
+	if err != nil {
+		return Profile{}, err
+	}
+	p := Profile{Kind: kind, Cwd: real, Network: network}
+	p.Hidden = slices.Clone(homes.hidden)
+	if kind == Workspace {
+		p.Writable = append(p.Writable, real)
+		for _, c := range pl.env.Caches {
+			if r, err := filepath.EvalSymlinks(c); err == nil && !pathrisk.Within(r, real) {
+				p.Writable = append(p.Writable, r)
+			}
+		}
+	}
+	if err := pl.walkProject(&p, homes); err != nil {
+		return Profile{}, err
+	}
+	p.Keep = keepFromPath(pl.env.Path, pl.env.Home, real)
+	slices.Sort(p.Hidden)
+	p.Hidden = slices.Compact(p.Hidden)
+	return p, nil
+}
+
+// covered are the directories the sandbox replaces with empty ones: their
+// content is private to the host (sockets, other processes' files).
+var covered = []string{"/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm"}
+
+// keepFromPath returns the PATH directories, and the home directory, that
+// lie under a covered one (the working directory is always kept).
+func keepFromPath(path, home, cwd string) []string {
+	var keep []string
+	dirs := filepath.SplitList(path)
+	if home != "" && !pathrisk.Within(cwd, home) {
+		dirs = append(dirs, home)
+	}
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		for _, c := range covered {
+			if pathrisk.Within(r, c) && r != c {
+				keep = append(keep, r)
+			}
+		}
+	}
+	slices.Sort(keep)
+	return slices.Compact(keep)
+}
+
+// systemSecrets are files and directories outside the homes that hold
+// secrets and that a process running as the file's owner could read.
+var systemSecrets = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/security/opasswd", "/etc/ssl/private", "/etc/sudoers.d",
+	"/run/secrets", "/var/run/secrets", "/var/lib/custom-agent",
+}
+
+func (pl *Planner) homeSecrets() (homeFacts, error) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if !pl.homesAt.IsZero() && time.Since(pl.homesAt) < homeTTL {
+		return pl.homes, pl.homesErr
+	}
+	h := homeFacts{inodes: map[fileID]bool{}}
+	add := func(p string) {
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return // absent: nothing to hide
+		}
+		h.hidden = append(h.hidden, r)
+		collectInodes(r, h.inodes)
+	}
+	for _, home := range homeDirs(pl.env.Home) {
+		for _, rel := range pathrisk.HomeCredentials() {
+			add(filepath.Join(home, rel))
+		}
+	}
+	cfg := pl.env.ConfigHome
+	if cfg == "" && pl.env.Home != "" {
+		cfg = filepath.Join(pl.env.Home, ".config")
+	}
+	if cfg != "" {
+		add(filepath.Join(cfg, "custom-agent"))
+	}
+	if pl.env.DataDir != "" {
+		add(pl.env.DataDir)
+	}
+	for _, s := range systemSecrets {
+		add(s)
+	}
+	if ms, _ := filepath.Glob("/etc/ssh/ssh_host_*_key"); len(ms) > 0 {
+		for _, m := range ms {
+			add(m)
+		}
+	}
+	pl.homes, pl.homesAt, pl.homesErr = h, time.Now(), nil
+	return h, nil
+}
+
+// homeDirs returns the user's home and every other home on this machine
+// (/root, /home/*): a process runs as the user, who may read them.
+func homeDirs(home string) []string {
+	out := []string{}
+	if home != "" {
+		out = append(out, home)
+	}
+	out = append(out, "/root")
+	if ms, err := filepath.Glob("/home/*"); err == nil {
+		out = append(out, ms...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// collectInodes records the regular files at or under p (two levels deep,
+// at most 4,096), so that a hard link to one elsewhere is recognised.
+func collectInodes(p string, into map[fileID]bool) {
+	n := 0
+	var walk func(string, int)
+	walk = func(p string, depth int) {
+		if n >= 4096 {
+			return
+		}
+		n++
+		var st syscall.Stat_t
+		if syscall.Lstat(p, &st) != nil {
+			return
+		}
+		switch st.Mode & syscall.S_IFMT {
+		case syscall.S_IFREG:
+			into[fileID{uint64(st.Dev), st.Ino}] = true
+		case syscall.S_IFDIR:
+			if depth >= 2 {
+				return
+			}
+			ents, err := os.ReadDir(p)
+			if err != nil {
+				return
+			}
+			for _, e := range ents {
+				walk(filepath.Join(p, e.Name()), depth+1)
+			}
+		}
+	}
+	walk(p, 0)
+}
+
+// dependencyTrees are protected for the analyser (their code runs later)
+// but stay writable in the workspace profile: installing dependencies is
+// what a build step the person allowed does.
+var dependencyTrees = map[string]bool{
+	"node_modules": true, ".venv": true, "venv": true, "site-packages": true, "dist-packages": true,
+}
+
+// walkProject reads the working directory's tree into p: secret files and
+// hard links to secrets (hidden), and protected paths (workspace).
+func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
+	env := pathrisk.Env{Cwd: p.Cwd, Home: pl.env.Home, ConfigHome: pl.env.ConfigHome}
+	writable := p.Kind == Workspace
+	entries := 0
+	err := filepath.WalkDir(p.Cwd, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == p.Cwd {
+				return err
+			}
+			return nil // unreadable for us is unreadable for the process
+		}
+		if entries++; entries > MaxEntries {
+			return ErrTooLarge
+		}
+		if path == p.Cwd {
+			return nil
+		}
+		name := d.Name()
+		isDir := d.IsDir()
+		if gitConfig(path) {
+			// The repository's configuration is read by every git
+			// command; it is protected from writes, not hidden.
+			if writable {
+				if err := protect(p, path, d); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if pathrisk.IsCredential(path, env) {
+			p.Hidden = append(p.Hidden, path)
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if writable && !dependencyTrees[strings.ToLower(name)] && pathrisk.Protected(pathrisk.PathFacts{Canonical: path, Write: true}, env) {
+			if err := protect(p, path, d); err != nil {
+				return err
+			}
+		}
+		if isDir {
+			if name == ".git" {
+				return pl.walkGitDir(p, path, env)
+			}
+			if name == "node_modules" {
+				return fs.SkipDir // holds no secrets of the user's; often huge
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && len(homes.inodes) > 0 {
+			var st syscall.Stat_t
+			if syscall.Lstat(path, &st) == nil && st.Nlink > 1 && homes.inodes[fileID{uint64(st.Dev), st.Ino}] {
+				p.Hidden = append(p.Hidden, path) // a hard link to a secret
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, ErrTooLarge) {
+		return fmt.Errorf("%w (more than %d entries under %s)", ErrTooLarge, MaxEntries, p.Cwd)
+	}
+	return err
+}
+
+// walkGitDir protects what git runs or reads configuration from in a git
+// directory, without reading its objects: the hooks, the configuration,
+// attributes, alternates, and the same for each submodule and worktree.
+func (pl *Planner) walkGitDir(p *Profile, gitDir string, env pathrisk.Env) error {
+	if p.Kind != Workspace {
+		return fs.SkipDir
+	}
+	var visit func(dir string, depth int) error
+	visit = func(dir string, depth int) error {
+		for _, rel := range []string{"hooks", "config", "config.worktree", "info", "objects/info/alternates", "commondir", "gitdir"} {
+			q := filepath.Join(dir, rel)
+			fi, err := os.Lstat(q)
+			if err != nil {
+				continue
+			}
+			if err := protect(p, q, fs.FileInfoToDirEntry(fi)); err != nil {
+				return err
+			}
+		}
+		if depth > 4 {
+			return nil
+		}
+		for _, sub := range []string{"modules", "worktrees"} {
+			ents, err := os.ReadDir(filepath.Join(dir, sub))
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				if e.IsDir() {
+					if err := visit(filepath.Join(dir, sub, e.Name()), depth+1); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	if err := visit(gitDir, 0); err != nil {
+		return err
+	}
+	return fs.SkipDir
+}
+
+// protect adds path to p.Protected, refusing a symbolic link.
+func protect(p *Profile, path string, d fs.DirEntry) error {
+	if d.Type()&fs.ModeSymlink != 0 {
+		rel, _ := filepath.Rel(p.Cwd, path)
+		return fmt.Errorf("%w: %s (a process could replace the link and escape the protection)", ErrUnprotectable, rel)
+	}
+	p.Protected = append(p.Protected, path)
+	return nil
+}
+
+// gitConfig reports whether path is a git directory's config file.
+func gitConfig(path string) bool {
+	if filepath.Base(path) != "config" {
+		return false
+	}
+	dir := filepath.Dir(path)
+	return filepath.Base(dir) == ".git" || filepath.Base(filepath.Dir(dir)) == "modules" || filepath.Base(filepath.Dir(dir)) == "worktrees"
+}
+
+// DefaultCaches returns the caches a workspace process may write, from the
+// environment it gets (getenv) and the home directory: the Go build cache
+// ($GOCACHE, else ~/.cache/go-build) and pip's cache (~/.cache/pip). They
+// hold build outputs and downloads keyed by their content, no credential,
+// and nothing in them runs by itself. The Go module cache and npm's are
+// not among them: their code runs in the next build.
+func DefaultCaches(home string, getenv func(string) string) []string {
+	cacheHome := getenv("XDG_CACHE_HOME")
+	if cacheHome == "" && home != "" {
+		cacheHome = filepath.Join(home, ".cache")
+	}
+	var out []string
+	if g := getenv("GOCACHE"); g != "" && filepath.IsAbs(g) {
+		out = append(out, g)
+	} else if cacheHome != "" {
+		out = append(out, filepath.Join(cacheHome, "go-build"))
+	}
+	if cacheHome != "" {
+		out = append(out, filepath.Join(cacheHome, "pip"))
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Kind names a profile.
+type Kind string
+
+const (
+	// ReadOnly is the profile of a call allowed as a read: it reads
+	// anything but the hidden secrets, writes nothing but a private /tmp,
+	// and has no network.
+	ReadOnly Kind = "read-only"
+	// Workspace is the profile of any other allowed call: it writes the
+	// working directory (protected paths excepted), a private /tmp and the
+	// caches that hold no credentials, and reaches the network only when
+	// the call was judged network.
+	Workspace Kind = "workspace"
+)
+
+// Valid reports whether k names a profile.
+func (k Kind) Valid() bool { return k == ReadOnly || k == Workspace }
+
+// KindFor returns the profile an allowed decision implies: read-only for a
+// call judged read, workspace for the rest, with the network only when the
+// call was judged network (its risk, or one of its findings). It is pure.
+func KindFor(d permission.Decision) (Kind, bool) {
+	network := d.RiskAtDecision == risk.Network
+	for _, f := range d.Findings {
+		if f.Risk == risk.Network {
+			network = true
+		}
+	}
+	if d.RiskAtDecision <= risk.Read && !network {
+		return ReadOnly, false
+	}
+	return Workspace, network
+}
+
+// Profile is what a confined process may do: the contract the kernel
+// enforces. Every path is absolute and clean, with symbolic links
+// resolved. The zero Profile is not valid; Plan makes them.
+type Profile struct {
+	Kind Kind `json:"kind"`
+	// Cwd is the directory the process starts in.
+	Cwd string `json:"cwd"`
+	// Writable are the directories the process may write (workspace:
+	// the working directory and the caches). Empty for read-only.
+	Writable []string `json:"writable,omitempty"`
+	// Protected are paths inside Writable that stay read-only: hooks,
+	// git configuration, editor and agent configuration (pathrisk's
+	// protected locations).
+	Protected []string `json:"protected,omitempty"`
+	// Hidden are secrets whose content is replaced by an empty,
+	// unreadable mask: credential files and directories, custom-agent's
+	// own data and configuration, and files that are hard links to them.
+	Hidden []string `json:"hidden,omitempty"`
+	// Keep are directories under a directory the sandbox replaces (/tmp,
+	// /run …) that stay visible, read-only: programs on PATH there.
+	Keep []string `json:"keep,omitempty"`
+	// Network is set when the process may reach the network. Otherwise it
+	// runs in an empty network namespace.
+	Network bool `json:"network"`
+}
+
+// Digest is the SHA-256 of the profile's canonical JSON, "sha256:…": two
+// profiles with the same digest enforce the same thing.
+func (p Profile) Digest() string {
+	c := p
+	for _, s := range []*[]string{&c.Writable, &c.Protected, &c.Hidden, &c.Keep} {
+		*s = slices.Clone(*s)
+		slices.Sort(*s)
+		*s = slices.Compact(*s)
+	}
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Summary names the profile in a few words, as the terminal, ACP and log
+// show it: "read-only sandbox", "workspace sandbox with network".
+func (p Profile) Summary() string {
+	s := string(p.Kind) + " sandbox"
+	if p.Network {
+		s += " with network"
+	}
+	return s
+}

@@ -1,0 +1,56 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+)
+
+// ErrSetup wraps a failure of the sandbox itself to set up (not of the
+// command it was to run).
+var ErrSetup = errors.New("the sandbox could not be set up")
+
+// Support is what this machine can enforce.
+type Support struct {
+	// LandlockABI is the kernel's Landlock ABI version, 0 for none.
+	LandlockABI int `json:"landlockAbi"`
+	// UserNamespaces is set when an unprivileged process can make user,
+	// mount, PID and network namespaces (tried, not guessed).
+	UserNamespaces bool `json:"userNamespaces"`
+	// Seccomp is set when a seccomp filter could be loaded.
+	Seccomp bool `json:"seccomp"`
+	// Unavailable says, for a person, why profiles cannot be enforced
+	// here; "" when they can.
+	Unavailable string `json:"unavailable,omitempty"`
+}
+
+// Available reports whether every profile can be enforced.
+func (s Support) Available() bool { return s.Unavailable == "" }
+
+// Confined is a command prepared to run in the sandbox. Call Done once it
+// has been waited for, or failed to start.
+type Confined struct {
+	done func() error
+}
+
+// Done releases what the sandbox held for the command and returns the
+// sandbox's own failure to set up, if it had one (wrapping ErrSetup).
+func (c *Confined) Done() error {
+	if c == nil || c.done == nil {
+		return nil
+	}
+	d := c.done
+	c.done = nil
+	return d()
+}
+
+// Confine prepares cmd, not yet started, to run under p: its Path must be
+// absolute, and its Env, Dir and SysProcAttr are kept (Setpgid included).
+// cmd then starts the helper, which sets the sandbox up and starts the
+// program.
+func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
+	if !p.Kind.Valid() {
+		return nil, fmt.Errorf("%w: no profile", ErrSetup)
+	}
+	return confine(p, cmd, false)
+}
