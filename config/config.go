@@ -104,7 +104,7 @@ type File struct {
 }
 
 // Keys lists the keys of a configuration file, for error messages.
-const Keys = "version, model, providers, approvalTimeout, mode, maxOutputBytes, mcpServers, builtinRules"
+const Keys = "version, model, providers, approvalTimeout, mode, maxOutputBytes, mcpServers, builtinRules, sandbox"
 
 // Parse reads one configuration file strictly: an unknown key or a value
 // of the wrong type is an *Error naming path:line:col.
@@ -177,6 +177,11 @@ func Parse(path string, src []byte) (*File, error) {
 				return nil, r.errAt(v.off, key, err)
 			}
 			set(key, v.off, n)
+		case "sandbox":
+			if v.kind != "string" || (v.str != "on" && v.str != "off") {
+				return nil, r.errAt(v.off, key, fmt.Errorf("sandbox is \"on\" or \"off\""))
+			}
+			set(key, v.off, v.str)
 		case "builtinRules":
 			if v.kind != "boolean" {
 				return nil, r.errAt(v.off, key, fmt.Errorf("%s is not a boolean", v.kind))
@@ -413,6 +418,9 @@ type Config struct {
 	MCPServers      map[string]Server   `json:"mcpServers,omitempty"`
 	// BuiltinRules is nil when no level set it (the built-in rules apply).
 	BuiltinRules *bool `json:"builtinRules,omitempty"`
+	// Sandbox is "off" when the sandbox is turned off on purpose; "" or
+	// "on" leaves it on. A project file can never turn it off.
+	Sandbox string `json:"sandbox,omitempty"`
 	// Sources maps each key set ("model", "providers.openai",
 	// "mcpServers.fs", …) to where its value came from.
 	Sources map[string]Source `json:"sources"`
@@ -428,6 +436,8 @@ type Flags struct {
 	ApprovalTimeout time.Duration
 	MaxOutputBytes  string
 	NoBuiltinRules  bool
+	// Sandbox is --sandbox: "on", "off" or "" (not given).
+	Sandbox string
 }
 
 // Inputs are what Merge merges. User and Project may be nil (no file).
@@ -460,6 +470,9 @@ func risky(key string, v any, c *Config) bool {
 	return false
 }
 
+// EnvSandbox turns the sandbox off ("off") or on ("on").
+const EnvSandbox = "CUSTOM_AGENT_SANDBOX"
+
 // Merge merges the levels: flags, then the environment, then the project
 // file, then the user file. An untrusted project's risky keys are dropped
 // with a warning.
@@ -483,6 +496,8 @@ func Merge(in Inputs) (*Config, error) {
 		case key == "builtinRules":
 			b := v.(bool)
 			c.BuiltinRules = &b
+		case key == "sandbox":
+			c.Sandbox = v.(string)
 		case strings.HasPrefix(key, "providers."):
 			c.Providers[strings.TrimPrefix(key, "providers.")] = v.(Provider)
 		case strings.HasPrefix(key, "mcpServers."):
@@ -497,6 +512,12 @@ func Merge(in Inputs) (*Config, error) {
 	if f := in.Project; f != nil {
 		var ignored []string
 		for _, k := range slices.Sorted(maps.Keys(f.Set)) {
+			if k == "sandbox" {
+				// The repository must not switch off what confines
+				// it, trusted or not.
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: ignored sandbox: only your own configuration, an environment variable or a flag can turn the sandbox off or on", f.Path))
+				continue
+			}
 			if !in.ProjectTrusted && risky(k, f.Set[k], c) {
 				ignored = append(ignored, k)
 				continue
@@ -521,6 +542,12 @@ func Merge(in Inputs) (*Config, error) {
 			return nil, fmt.Errorf("%s: %w", EnvMaxOutputBytes, err)
 		}
 		apply("maxOutputBytes", n, Source{Level: LevelEnv, From: EnvMaxOutputBytes})
+	}
+	if v := strings.TrimSpace(getenv(EnvSandbox)); v != "" {
+		if v != "on" && v != "off" {
+			return nil, fmt.Errorf("%s=%q: want on or off", EnvSandbox, v)
+		}
+		apply("sandbox", v, Source{Level: LevelEnv, From: EnvSandbox})
 	}
 	for _, p := range slices.Sorted(maps.Keys(providerEnv)) {
 		if v := getenv(providerEnv[p]); v != "" {
@@ -555,6 +582,13 @@ func Merge(in Inputs) (*Config, error) {
 	}
 	if fl.NoBuiltinRules {
 		apply("builtinRules", false, Source{Level: LevelFlag, From: "--no-builtin-rules"})
+	}
+	switch fl.Sandbox {
+	case "":
+	case "on", "off":
+		apply("sandbox", fl.Sandbox, Source{Level: LevelFlag, From: "--sandbox"})
+	default:
+		return nil, fmt.Errorf("--sandbox %q: want on or off", fl.Sandbox)
 	}
 	return c, nil
 }

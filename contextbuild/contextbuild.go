@@ -206,6 +206,10 @@ func ToolResult(p *event.ToolCompletedPayload) string {
 		s.WriteString("\n[summary] ")
 		s.Write(p.Summary)
 	}
+	if p.SandboxHint != "" {
+		s.WriteString("\n[sandbox] ")
+		s.WriteString(p.SandboxHint)
+	}
 	// Logs written before tails existed: only the start was recorded.
 	oldCut := (p.StdoutTail == nil && p.StdoutBytes > int64(len(p.StdoutPreview))) ||
 		(p.StderrTail == nil && p.StderrBytes > int64(len(p.StderrPreview)))

@@ -97,6 +97,10 @@ type (
 		Cwd   string `json:"cwd"`
 		Mode  string `json:"mode"`
 		Model string `json:"model"`
+		// Sandbox is "off" when the person turned the sandbox off, or
+		// "unavailable: why" when it cannot be enforced here (calls that
+		// start processes are then asked); empty when it is on.
+		Sandbox string `json:"sandbox,omitempty"`
 	}
 	// TurnStartedPayload opens a turn and says where and how it runs: a
 	// session may be resumed in another directory, with another model or
@@ -175,6 +179,19 @@ type (
 		ToolCallID string          `json:"toolCallId"`
 		Tool       string          `json:"tool"`
 		Args       json.RawMessage `json:"args"`
+		// Sandbox is set on a tool that starts processes: the profile
+		// they run under, or why they run without one.
+		Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	}
+	// SandboxInfo names what confines a call's processes.
+	SandboxInfo struct {
+		// Profile is "read-only" or "workspace"; "none" when the
+		// processes run unconfined, and Why says why.
+		Profile string `json:"profile"`
+		Network bool   `json:"network,omitempty"`
+		// Digest identifies the profile's whole content (sha256:…).
+		Digest string `json:"digest,omitempty"`
+		Why    string `json:"why,omitempty"`
 	}
 	// ToolCompletedPayload is a tool that ran to the end (a non-zero exit
 	// code is still a completion).
@@ -200,8 +217,12 @@ type (
 		Truncated *StreamBytes `json:"truncated,omitempty"`
 		// Summary is the tool's short structured result, e.g.
 		// {"runner":"go","passed":12,"failed":1} for run_tests.
-		Summary   json.RawMessage `json:"summary,omitempty"`
-		Injection *Injection      `json:"injection,omitempty"`
+		Summary json.RawMessage `json:"summary,omitempty"`
+		// SandboxHint tells the model that a failure may be the
+		// sandbox's denial (EACCES, EROFS, no network), and what the
+		// profile allows.
+		SandboxHint string     `json:"sandboxHint,omitempty"`
+		Injection   *Injection `json:"injection,omitempty"`
 	}
 	// ToolFailedPayload is a call that could not be resolved, validated or
 	// run.

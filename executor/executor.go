@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -193,6 +194,26 @@ type Options struct {
 	MaxStored int64
 	// Logger receives operational messages (default slog.Default()).
 	Logger *slog.Logger
+	// Sandbox confines the processes of allowed calls of tools that start
+	// them; nil runs them unconfined (tests, and callers without one).
+	Sandbox Sandbox
+}
+
+// Sandbox plans the confinement of a call's processes (package sandbox,
+// wired by the composition root). Plan may be called concurrently.
+type Sandbox interface {
+	// Plan reads what the sandbox needs for a call in cwd, before the
+	// engine decides it.
+	Plan(cwd string) SandboxPlan
+}
+
+// SandboxPlan is the sandbox's part in one call.
+type SandboxPlan struct {
+	// Facts go to the engine: off, or why it cannot be enforced here.
+	Facts permission.SandboxFacts
+	// For returns the confinement of the call allowed with d, and how
+	// tool.started names it. It is nil when Facts say off or unavailable.
+	For func(d permission.Decision) (tool.ConfineFunc, event.SandboxInfo)
 }
 
 // Executor runs calls. It is safe for concurrent use.
@@ -254,6 +275,12 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		Mode: s.Mode, Policy: s.Policy, History: s.History, AllowedTools: s.AllowedTools,
 	}
 	resolve.Fill(&req) // one analysis of the command, each path resolved once
+	var plan *SandboxPlan
+	if x.opts.Sandbox != nil && info.StartsProcesses {
+		p := x.opts.Sandbox.Plan(s.Cwd)
+		plan = &p
+		req.Sandbox = &p.Facts
+	}
 	d := x.engine.Check(req)
 	masked := sec.MaskJSON(c.Args)
 	shown := maskDecision(d, args, sec)
@@ -298,8 +325,13 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		gate = append(gate, *change)
 	}
 	starts := resolved.Decision == "allow" && ctx.Err() == nil
+	var confine tool.ConfineFunc
 	if starts {
-		gate = append(gate, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked})
+		var sb *event.SandboxInfo
+		if plan != nil {
+			confine, sb = confinement(plan, d)
+		}
+		gate = append(gate, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked, Sandbox: sb})
 	}
 	if err := x.appendAll(context.WithoutCancel(ctx), s, gate); err != nil {
 		return out, err
@@ -328,7 +360,21 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	}
 	// durationMs is the tool's own run time, not the time a person took
 	// to answer.
-	return x.run(ctx, s, c, t, args, out, x.opts.Now(), sec)
+	return x.run(ctx, s, c, t, args, confine, out, x.opts.Now(), sec)
+}
+
+// confinement returns how an allowed call's processes run: in the profile
+// its decision implies, or, when the sandbox is off or unavailable (the
+// engine then asked, and a person allowed it), unconfined, saying why.
+func confinement(plan *SandboxPlan, d permission.Decision) (tool.ConfineFunc, *event.SandboxInfo) {
+	switch {
+	case plan.Facts.Off:
+		return nil, &event.SandboxInfo{Profile: "none", Why: "the sandbox is turned off"}
+	case plan.Facts.Unavailable != "" || plan.For == nil:
+		return nil, &event.SandboxInfo{Profile: "none", Why: "the sandbox is unavailable here (" + plan.Facts.Unavailable + "); a person allowed the call to run unconfined"}
+	}
+	f, info := plan.For(d)
+	return f, &info
 }
 
 // resolvedBy builds permission.resolved from a masked decision; the reason
@@ -448,10 +494,10 @@ func contains(list []string, s string) bool {
 }
 
 // run runs the tool with its output streamed into artifacts.
-func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, args map[string]any, out Outcome, start time.Time, sec *secrets.Set) (Outcome, error) {
+func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, args map[string]any, confine tool.ConfineFunc, out Outcome, start time.Time, sec *secrets.Set) (Outcome, error) {
 	stdout, stderr := newStream(x.artifacts, x.opts.MaxStored), newStream(x.artifacts, x.opts.MaxStored)
 	env, _ := ScrubEnv(s.Env)
-	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env, Outputs: s.Outputs}, tool.Output{Stdout: stdout, Stderr: stderr})
+	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env, Outputs: s.Outputs, Confine: confine}, tool.Output{Stdout: stdout, Stderr: stderr})
 	out.Result = res
 	artifacts, storeErr := commitStreams(sec.Mask, stdout, stderr)
 	if runErr != nil {
@@ -475,6 +521,9 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 		Artifacts:     artifacts,
 		Truncated:     notStored(stdout, stderr, artifacts),
 		Summary:       maskSummary(res.Summary, sec),
+	}
+	if confine != nil {
+		p.SandboxHint = sandboxHint(res.ExitCode, p.StderrPreview, p.StdoutPreview)
 	}
 	if err := x.append(context.WithoutCancel(ctx), s, p); err != nil {
 		return out, err
@@ -621,4 +670,27 @@ func timeoutMs(d time.Duration) int64 {
 		return 0
 	}
 	return d.Milliseconds()
+}
+
+// sandboxDenials are what programs print when the kernel refused them
+// something the sandbox denies.
+var sandboxDenials = []string{"Permission denied", "Read-only file system", "Operation not permitted", "Network is unreachable", "No such device or address"}
+
+// sandboxHint returns a line for the model when a confined command failed
+// with what may be the sandbox's denial: which of the kernel's answers it
+// printed, and what the sandbox allows, so that the model neither retries
+// blindly nor works around it. "" when the command succeeded or printed no
+// such answer.
+func sandboxHint(exit *int, outputs ...string) string {
+	if exit == nil || *exit == 0 {
+		return ""
+	}
+	for _, o := range outputs {
+		for _, d := range sandboxDenials {
+			if strings.Contains(o, d) {
+				return "the command failed with \"" + d + "\", which may be the sandbox's denial: commands run with secrets hidden (~/.ssh, ~/.aws, .env files, keys), no writes outside the working directory and /tmp (none at all for a call allowed as a read), protected paths read-only (.git/hooks, .git/config, .custom-agent, editor and agent configuration), and no network unless the call was judged network. Do not try to work around it; ask the user if the command really needs more."
+			}
+		}
+	}
+	return ""
 }

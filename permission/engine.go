@@ -36,7 +36,9 @@ type Engine struct{}
 //     or apply_patch judged exactly write (inside the working directory,
 //     no protected, credential or configuration path) is allowed instead
 //     of asked (after prior approvals); it never reaches a call a rule matched.
-//  7. dont-ask mode: a decision that would ask is a denial at once, its
+//  7. Sandbox: an allowed call of a tool that starts processes, where the
+//     sandbox is on but cannot be enforced (Request.Sandbox), is asked.
+//  8. dont-ask mode: a decision that would ask is a denial at once, its
 //     reason saying what would have been asked.
 func (Engine) Check(req Request) Decision {
 	var j judge
@@ -65,6 +67,12 @@ var pathFacts = sync.Pool{New: func() any {
 
 func decide(req *Request, j *judge) Decision {
 	d := decideTree(req, j)
+	if sb := req.Sandbox; d.Decision == Allow && req.Tool.StartsProcesses && sb != nil && !sb.Off && sb.Unavailable != "" {
+		// Fail closed: what would run confined is asked instead, never
+		// run unconfined in silence.
+		d.Decision = Ask
+		d.Reason = "the sandbox is unavailable here (" + sb.Unavailable + "), so a person decides whether it runs unconfined; it would have been allowed: " + d.Reason
+	}
 	if d.Decision == Ask && req.Mode == ModeDontAsk {
 		// dont-ask: nobody is there to answer, so the question is a
 		// denial at once. The underlying reason (and rule) stay, so the

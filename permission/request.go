@@ -78,6 +78,10 @@ type Request struct {
 	// these is ignored, so it never changes a decision. It is not part of
 	// the recorded request: a replay analyses again.
 	Analysis *Analysis `json:"-"`
+	// Sandbox says whether the processes of an allowed call can be
+	// confined here; nil means the caller runs none in a sandbox (a
+	// check from a hook, a test), and changes nothing.
+	Sandbox *SandboxFacts `json:"sandbox,omitempty"`
 }
 
 // Prior is a decision made earlier in the session.
@@ -140,4 +144,15 @@ type Tree struct {
 	// Link names the first symbolic link beneath ("" when none): grep -R
 	// and rg -L follow links out of the tree.
 	Link string `json:"link,omitempty"`
+}
+
+// SandboxFacts are what the engine knows of the sandbox, gathered at the
+// edge: it was turned off on purpose, or it cannot be enforced here, and
+// why.
+type SandboxFacts struct {
+	// Off is set when the person turned the sandbox off (--sandbox off).
+	Off bool `json:"off,omitempty"`
+	// Unavailable says why no profile can be enforced for this call
+	// ("no user namespaces"); "" when one can.
+	Unavailable string `json:"unavailable,omitempty"`
 }

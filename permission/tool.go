@@ -122,6 +122,11 @@ type ToolInfo struct {
 	// or an answer let run before (pinning): its rules, except those that
 	// deny, and earlier approvals do not apply, and the call is asked.
 	Changed *DefinitionChange `json:"changed,omitempty"`
+	// StartsProcesses is set on a tool whose calls start processes
+	// (shell, run_tests, get_diagnostics): an allowed call runs them in
+	// the sandbox, and where the sandbox cannot be enforced the call is
+	// asked (Request.Sandbox).
+	StartsProcesses bool `json:"startsProcesses,omitempty"`
 	// Schema is the JSON Schema (JSON text) of the arguments, used by the
 	// router to validate a call before it reaches the engine. The engine
 	// does not read it.
@@ -170,15 +175,15 @@ var builtins = [...]ToolInfo{
 	// code, so it is execute, asked by default and never run in plan mode
 	// (white-box review A7).
 	{Name: "get_diagnostics", Risk: risk.Execute, AllowedModes: otherModes, Kind: KindExecute,
-		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaGetDiagnostics},
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, StartsProcesses: true, Schema: schemaGetDiagnostics},
 	{Name: "write_file", Risk: risk.Write, AllowedModes: otherModes, Kind: KindEdit,
 		PathArgs: []string{"path"}, PathsWrite: true, Schema: schemaWriteFile},
 	{Name: "apply_patch", Risk: risk.Write, AllowedModes: otherModes, Kind: KindEdit,
 		PatchArg: "patch", Schema: schemaApplyPatch},
 	{Name: "shell", Risk: risk.Execute, AllowedModes: otherModes, Kind: KindExecute,
-		CommandArg: "command", CwdArg: "cwd", Schema: schemaShell},
+		CommandArg: "command", CwdArg: "cwd", StartsProcesses: true, Schema: schemaShell},
 	{Name: "run_tests", Risk: risk.Execute, AllowedModes: otherModes, Kind: KindExecute,
-		PathArgs: []string{"path"}, PathDefaultsToCwd: true, Schema: schemaRunTests},
+		PathArgs: []string{"path"}, PathDefaultsToCwd: true, StartsProcesses: true, Schema: schemaRunTests},
 	{Name: "http_get", Risk: risk.Network, AllowedModes: otherModes, Kind: KindFetch,
 		URLArg: "url", HeadersArg: "headers", Schema: schemaHTTPGet},
 	{Name: "http_post", Risk: risk.Network, AllowedModes: otherModes, Kind: KindFetch,

@@ -93,3 +93,15 @@ func (p Profile) Summary() string {
 	}
 	return s
 }
+
+// As returns the profile of kind, with the network or not, planned from p,
+// a workspace profile: read-only keeps its hidden secrets and drops what
+// it may write.
+func (p Profile) As(kind Kind, network bool) Profile {
+	q := p
+	q.Kind, q.Network = kind, network
+	if kind == ReadOnly {
+		q.Writable, q.Protected, q.Network = nil, nil, false
+	}
+	return q
+}

@@ -57,6 +57,9 @@ type Config struct {
 	Now func() time.Time
 	// Exec configures the executor (its Now is set from Now).
 	Exec executor.Options
+	// Sandbox is how session.started records the sandbox: "off",
+	// "unavailable: why", or "" when it confines the session's processes.
+	Sandbox string
 	// NewID makes session ids (default: time plus random).
 	NewID func() string
 	// Includes holds the tools that read what a person includes with a
@@ -384,7 +387,7 @@ func (t *turn) run(ctx context.Context, input string, includes []Include, cancel
 		mode = string(permission.ModeDefault)
 	}
 	if !s.started {
-		if err := t.emit(ctx, event.SessionStartedPayload{Cwd: s.info.Cwd, Mode: mode, Model: s.cfg.Model.Name()}); err != nil {
+		if err := t.emit(ctx, event.SessionStartedPayload{Cwd: s.info.Cwd, Mode: mode, Model: s.cfg.Model.Name(), Sandbox: s.cfg.Sandbox}); err != nil {
 			return logErr(err)
 		}
 		s.started = true

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os/exec"
 
 	"github.com/custom-agent/custom-agent/permission"
 )
@@ -45,7 +46,18 @@ type Call struct {
 	// Outputs reads the outputs recorded in the call's session; nil when
 	// the executor's caller provides none.
 	Outputs Outputs
+	// Confine, when set, confines every process the tool starts (the
+	// sandbox): it prepares cmd, not yet started, and returns done, to
+	// call once cmd has been waited for; done's error is the sandbox's own
+	// failure to set up. Nil runs processes unconfined: the sandbox is off,
+	// or a person allowed this call outside it.
+	Confine ConfineFunc
 }
+
+// ConfineFunc prepares cmd, not yet started, to run in the sandbox, and
+// returns done, to call once cmd has been waited for (or failed to start);
+// done's error is the sandbox's own failure to set up.
+type ConfineFunc func(cmd *exec.Cmd) (done func() error, err error)
 
 // Output receives a tool's output. Both writers are always set; they may
 // block while output is stored, which is the back-pressure that keeps a tool

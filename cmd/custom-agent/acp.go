@@ -113,6 +113,9 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		logger.Info("resolved questions left pending by an earlier process to deny (process restarted)", "count", rt.Recovered)
 	}
 	home, _ := os.UserHomeDir()
+	// The editor's sessions: the sandbox is on unless
+	// CUSTOM_AGENT_SANDBOX=off turns it off.
+	gate := sandboxGate(&config.Config{Sandbox: os.Getenv(config.EnvSandbox)}, home, "", dir)
 	models := &acpSettings{cmd: cmd, f: f, cache: map[string]model.Gateway{}}
 	if m != nil {
 		models.cache[modelKey(f.model, os.Getenv("CUSTOM_AGENT_MODEL"), os.Getenv)] = m
@@ -122,7 +125,8 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		Broker: rt.Broker,
 		Session: session.Config{
 			Router: rt.Router, Artifacts: rt.Artifacts, MaxSteps: f.maxSteps,
-			Exec: executor.Options{ApprovalTimeout: timeout, MaxStored: maxOutput, Logger: logger},
+			Exec:    executor.Options{ApprovalTimeout: timeout, MaxStored: maxOutput, Logger: logger, Sandbox: gate},
+			Sandbox: gate.State(),
 		},
 		Model: m, ModelErr: modelErr,
 		// Each session reads the configuration files of its directory

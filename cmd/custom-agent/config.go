@@ -129,7 +129,11 @@ func writeConfigJSON(w interface{ Write([]byte) (int, error) }, c *config.Config
 // configFlags returns the flags of run (and demo, check) that stand for
 // configuration keys, only those given.
 func configFlags(cmd *cobra.Command, f *runFlags) config.Flags {
-	return flagsGiven(cmd, f.model, f.mode, f.approvalTimeout, f.maxOutput)
+	fl := flagsGiven(cmd, f.model, f.mode, f.approvalTimeout, f.maxOutput)
+	if x := cmd.Flags().Lookup("sandbox"); x != nil && x.Changed {
+		fl.Sandbox = f.sandbox
+	}
+	return fl
 }
 
 // flagsGiven returns the configuration keys a command's flags set: only the

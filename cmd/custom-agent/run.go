@@ -39,6 +39,7 @@ type runFlags struct {
 	conf            *config.Config // the merged configuration, once loaded (loadRunConfig)
 	noBuiltin       bool           // --no-builtin-rules: no built-in rules for read-only commands
 	includes        []string       // --include mcp://SERVER/URI, repeatable
+	sandbox         string         // --sandbox on|off; "" when not given
 }
 
 // loadRunConfig loads the configuration of the session's directory once,
@@ -135,6 +136,7 @@ func addTurnFlags(cmd *cobra.Command, f *runFlags) {
 	fl.StringVar(&f.sessionID, "session", "", `continue this session instead of starting a new one ("last": the most recent)`)
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
 	fl.BoolVar(&f.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
+	fl.StringVar(&f.sandbox, "sandbox", "", sandboxUsage)
 	addApprovalTimeoutFlag(cmd, &f.approvalTimeout)
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)

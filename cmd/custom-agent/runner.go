@@ -104,10 +104,12 @@ func openRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway
 	for _, err := range skillProblems {
 		fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: skill: "+err.Error())
 	}
+	gate := sandboxGate(conf, r.home, r.f.configHome, r.dataDir)
 	r.cfg = session.Config{
 		Log: r.rt.Store, Model: m, Router: r.rt.Router, Artifacts: r.rt.Artifacts, Approver: r.rt.Broker,
 		MaxSteps: f.maxSteps, System: systemPrompt(cwd),
-		Exec: executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: maxOutput},
+		Exec:    executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: maxOutput, Sandbox: gate},
+		Sandbox: gate.State(),
 		// Resources are read only for includes; the model is not offered
 		// them.
 		Includes: servers.Resources(),

@@ -11,10 +11,26 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/sandbox"
 )
+
+// sandboxUsage is the help of --sandbox.
+const sandboxUsage = "on (the default): allowed commands run in the sandbox (docs/sandbox.md); off: they run with every right you have, recorded in session.started (default $CUSTOM_AGENT_SANDBOX, else sandbox in your configuration file)"
+
+// sandboxGate returns the executor's sandbox for a session in the
+// configuration conf, with the event log in dataDir.
+func sandboxGate(conf *config.Config, home, configHome, dataDir string) *sandbox.Gate {
+	if configHome == "" {
+		configHome = os.Getenv("XDG_CONFIG_HOME")
+	}
+	return sandbox.NewGate(sandbox.Env{
+		Home: home, ConfigHome: configHome, DataDir: dataDir,
+		Caches: sandbox.DefaultCaches(home, os.Getenv), Path: os.Getenv("PATH"),
+	}, conf != nil && conf.Sandbox == "off")
+}
 
 func newSandboxCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{

@@ -130,7 +130,7 @@ func runChecker(ctx context.Context, c checker, call tool.Call, out tool.Output)
 	defer os.Remove(stderr.Name())
 	defer stderr.Close()
 
-	cmd := command{argv: c.argv, dir: c.dir, env: call.Env, timeout: DiagnosticsTimeout, stdout: stdout, stderr: stderr}
+	cmd := command{argv: c.argv, dir: c.dir, env: call.Env, timeout: DiagnosticsTimeout, stdout: stdout, stderr: stderr, confine: call.Confine}
 	exit, err = cmd.run(ctx)
 	if err != nil {
 		return 0, 0, err

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/custom-agent/custom-agent/tool"
 )
 
 // killGrace is how long a process group has between SIGTERM and SIGKILL.
@@ -33,6 +35,8 @@ type command struct {
 	timeout time.Duration
 	stdout  io.Writer
 	stderr  io.Writer
+	// confine, when set, runs the process in the sandbox (tool.Call).
+	confine tool.ConfineFunc
 }
 
 // timeoutError is returned when a command ran past its timeout.
@@ -75,10 +79,19 @@ func (c *command) run(ctx context.Context) (int, error) {
 		Stdout: outW, Stderr: errW,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
+	done := func() error { return nil }
+	if c.confine != nil {
+		if done, err = c.confine(cmd); err != nil {
+			outW.Close()
+			errW.Close()
+			return 0, err
+		}
+	}
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
 	if err != nil {
+		_ = done()
 		return 0, fmt.Errorf("starting %s: %w", c.argv[0], err)
 	}
 	pgid := cmd.Process.Pid
@@ -113,6 +126,9 @@ func (c *command) run(ctx context.Context) (int, error) {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	waitErr := cmd.Wait()
 	drain(&copies, outR, errR)
+	if err := done(); err != nil {
+		return 0, err // the sandbox failed, not the command
+	}
 
 	if stopped != nil {
 		return 0, stopped

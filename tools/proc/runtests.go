@@ -72,7 +72,7 @@ func (*RunTests) Run(ctx context.Context, call tool.Call, out tool.Output) (tool
 	t := &tally{}
 	var stdout *goTestOutput
 	stderrTee := &lineTee{w: out.Stderr, line: func(string) {}}
-	c := command{argv: r.argv, dir: r.dir, env: call.Env, timeout: RunTestsTimeout, stderr: stderrTee}
+	c := command{argv: r.argv, dir: r.dir, env: call.Env, timeout: RunTestsTimeout, stderr: stderrTee, confine: call.Confine}
 	if r.line == nil { // go
 		t.passed, t.failed, t.skipped = new(int), new(int), new(int)
 		t.pkgPassed, t.pkgFailed = new(int), new(int)

@@ -60,6 +60,7 @@ func (*Shell) Run(ctx context.Context, call tool.Call, out tool.Output) (tool.Re
 		timeout: timeout,
 		stdout:  out.Stdout,
 		stderr:  out.Stderr,
+		confine: call.Confine,
 	}
 	code, err := c.run(ctx)
 	if err != nil {
