@@ -83,7 +83,8 @@ var seccompDenied = []string{
 
 // loadSeccomp installs the filter on the calling thread (with
 // no_new_privs): the calls above fail with EPERM; ioctl TIOCSTI and
-// TIOCLINUX (pushing keys into a terminal) too; clone with CLONE_NEWUSER
+// TIOCLINUX (pushing keys into a terminal) too, and a chmod that sets
+// the set-user-ID bit; clone with CLONE_NEWUSER
 // too, and clone3, whose flags a filter cannot read, with ENOSYS so that
 // the C library falls back to clone. Without the network, sockets of the
 // IP families cannot even be made.
@@ -96,6 +97,11 @@ func loadSeccomp(network bool) error {
 				{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: unix.TIOCSTI}}},
 				{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: unix.TIOCLINUX}}},
 				{Name: "clone", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: unix.CLONE_NEWUSER}}},
+				// No set-user-ID file is made: the mounts ignore the
+				// bit, but the file stays on the host.
+				{Name: "chmod", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.BitsSet, Value: unix.S_ISUID}}},
+				{Name: "fchmod", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.BitsSet, Value: unix.S_ISUID}}},
+				{Name: "fchmodat", Conditions: seccomp.ArgumentConditions{{Argument: 2, Operation: seccomp.BitsSet, Value: unix.S_ISUID}}},
 			},
 			Action: seccomp.ActionErrno,
 		},
