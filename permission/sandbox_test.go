@@ -1,0 +1,45 @@
+package permission_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/custom-agent/custom-agent/permission"
+)
+
+// TestSandboxUnavailableFailsClosed: where the sandbox is on but cannot be
+// enforced, a call that would be allowed to start processes is asked,
+// saying why; nothing else changes.
+func TestSandboxUnavailableFailsClosed(t *testing.T) {
+	allowLs := permission.Rule{ID: "ls", Tool: "shell", Command: "ls", Decision: permission.Allow, Level: permission.LevelUser}
+	unavailable := &permission.SandboxFacts{Unavailable: "no user namespaces"}
+	for _, tc := range []struct {
+		name    string
+		tool    string
+		args    map[string]any
+		sandbox *permission.SandboxFacts
+		mode    permission.Mode
+		want    permission.Verdict
+		reason  string
+	}{
+		{"allowed shell is asked", "shell", map[string]any{"command": "ls"}, unavailable, "", permission.Ask, "the sandbox is unavailable here (no user namespaces)"},
+		{"dont-ask denies it", "shell", map[string]any{"command": "ls"}, unavailable, permission.ModeDontAsk, permission.Deny, "the sandbox is unavailable here"},
+		{"sandbox on: allowed", "shell", map[string]any{"command": "ls"}, &permission.SandboxFacts{}, "", permission.Allow, ""},
+		{"turned off on purpose: allowed", "shell", map[string]any{"command": "ls"}, &permission.SandboxFacts{Off: true, Unavailable: "x"}, "", permission.Allow, ""},
+		{"no facts: unchanged", "shell", map[string]any{"command": "ls"}, nil, "", permission.Allow, ""},
+		{"a read starts no process", "read_file", map[string]any{"path": "README.md"}, unavailable, "", permission.Allow, ""},
+		{"a credential stays denied", "shell", map[string]any{"command": "cat ~/.ssh/id_rsa"}, unavailable, "", permission.Deny, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := newReq(t, tc.tool, tc.args, withRules(t, allowLs))
+			req.Sandbox, req.Mode = tc.sandbox, tc.mode
+			d := permission.Engine{}.Check(req)
+			if d.Decision != tc.want {
+				t.Fatalf("decision %s, want %s: %s", d.Decision, tc.want, d.Reason)
+			}
+			if !strings.Contains(d.Reason, tc.reason) {
+				t.Errorf("reason %q does not say %q", d.Reason, tc.reason)
+			}
+		})
+	}
+}
