@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/sandbox"
+)
+
+// TestSandboxedTurn is a turn end to end: an allowed cat of a file that is
+// a hard link to the user's SSH key prints nothing secret, and an allowed
+// command cannot write a git hook; tool.started names the profile.
+func TestSandboxedTurn(t *testing.T) {
+	if s := sandbox.Probe(); !s.Available() {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the sandbox must run under CI=true: %s", s.Unavailable)
+		}
+		t.Skipf("the sandbox is unavailable here: %s", s.Unavailable)
+	}
+	const key = "SSH-KEY-CANARY-91be"
+	root := t.TempDir()
+	home, cwd, data := filepath.Join(root, "home"), filepath.Join(root, "proj"), filepath.Join(root, "data")
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(cwd, ".git", "hooks")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte(key), 0o600)
+	os.WriteFile(filepath.Join(cwd, ".git", "config"), []byte("[core]\n"), 0o644)
+	if err := os.Link(filepath.Join(home, ".ssh", "id_ed25519"), filepath.Join(cwd, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("CUSTOM_AGENT_SANDBOX", "")
+	script := filepath.Join(root, "m.jsonl")
+	os.WriteFile(script, []byte(`{"toolCalls":[{"id":"t1","name":"shell","args":{"command":"cat notes.txt"}}]}
+{"toolCalls":[{"id":"t2","name":"shell","args":{"command":"echo evil > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"}}]}
+{"text":"done"}
+`), 0o644)
+	out, errOut, err := runWithInput(t, "allow_once\nallow_once\nallow_once\n", "--data-dir", data, "run", "--model", "script:"+script, "--cwd", cwd, "--json", "go")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	if strings.Contains(out, key) || strings.Contains(errOut, key) {
+		t.Fatalf("the key reached the output:\n%s", out)
+	}
+	profiles := map[string]string{}
+	completed := map[string]event.ToolCompletedPayload{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e event.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not an event: %q", line)
+		}
+		switch e.Type {
+		case event.ToolStarted:
+			var p event.ToolStartedPayload
+			json.Unmarshal(e.Payload, &p)
+			if p.Sandbox != nil {
+				profiles[p.ToolCallID] = p.Sandbox.Profile
+			}
+		case event.ToolCompleted:
+			var p event.ToolCompletedPayload
+			json.Unmarshal(e.Payload, &p)
+			completed[p.ToolCallID] = p
+		}
+	}
+	if profiles["t1"] == "" || profiles["t2"] != "workspace" {
+		t.Errorf("profiles %v; want t1 in a sandbox, t2 in the workspace one", profiles)
+	}
+	if c := completed["t1"]; c.ExitCode == nil || *c.ExitCode == 0 || !strings.Contains(c.StderrPreview, "Permission denied") {
+		t.Errorf("cat of the hard link: %+v", c)
+	}
+	if c := completed["t2"]; c.ExitCode == nil || *c.ExitCode == 0 || c.SandboxHint == "" {
+		t.Errorf("the hook write: %+v", c)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, ".git", "hooks", "pre-commit")); err == nil {
+		t.Fatal("the allowed command wrote .git/hooks/pre-commit")
+	}
+}
