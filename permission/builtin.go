@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
+	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/permission/shellrisk"
 )
 
@@ -241,6 +242,29 @@ func (j *judge) builtinForm(k int) string {
 		}
 	}
 	return form
+}
+
+// readsOnly reports whether the call, as the analyser understood it, only
+// reads (Decision.ReadOnly): judged read, or a shell command whose every
+// simple command has a read-only form, with no write access.
+func (j *judge) readsOnly() bool {
+	if j.level != risk.Unknown && j.level <= risk.Read {
+		return true
+	}
+	if !j.shell || j.opaque || j.url != nil || len(j.commands) == 0 || j.level > j.req.Tool.Risk {
+		return false
+	}
+	for i := range j.paths {
+		if j.paths[i].write {
+			return false
+		}
+	}
+	for k := range j.commands {
+		if j.builtinForm(k) == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // builtinMatch returns the index of the built-in rule that decides the

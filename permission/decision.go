@@ -61,6 +61,12 @@ type Decision struct {
 	Findings []risk.Finding `json:"findings"`
 	// Rule is the policy rule that decided, when SourcedFrom is override.
 	Rule *RuleRef `json:"rule,omitempty"`
+	// ReadOnly is set when the call, as the analyser understood it, only
+	// reads: a call judged read, or a shell command every simple command
+	// of which has a read-only form (shellrisk.ReadOnly) and that writes
+	// nothing. The sandbox runs such a call read-only, so that whatever
+	// the analyser missed in it cannot write either.
+	ReadOnly bool `json:"-"`
 }
 
 // Allowed reports whether the call may run without asking anyone. It is

@@ -67,6 +67,7 @@ var pathFacts = sync.Pool{New: func() any {
 
 func decide(req *Request, j *judge) Decision {
 	d := decideTree(req, j)
+	d.ReadOnly = j.readsOnly()
 	if sb := req.Sandbox; d.Decision == Allow && req.Tool.StartsProcesses && sb != nil && !sb.Off && sb.Unavailable != "" {
 		// Fail closed: what would run confined is asked instead, never
 		// run unconfined in silence.

@@ -43,3 +43,31 @@ func TestSandboxUnavailableFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnlyDecision: a call that only reads, as the analyser understood
+// it, is marked so, whichever rule allowed it; the sandbox then runs it
+// read-only (white-box A1: `ls \r#; rm -rf ./src` allowed by a rule `ls`
+// could delete nothing).
+func TestReadOnlyDecision(t *testing.T) {
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want bool
+	}{
+		{"shell", map[string]any{"command": "ls -la"}, true},
+		{"shell", map[string]any{"command": "git status && git diff --stat"}, true},
+		{"shell", map[string]any{"command": "cat a | grep x"}, true},
+		{"shell", map[string]any{"command": "ls > out.txt"}, false},
+		{"shell", map[string]any{"command": "rm -rf dist"}, false},
+		{"shell", map[string]any{"command": "make"}, false},
+		{"shell", map[string]any{"command": "eval ls"}, false},
+		{"read_file", map[string]any{"path": "README.md"}, true},
+		{"write_file", map[string]any{"path": "a.txt", "content": "x"}, false},
+		{"run_tests", map[string]any{}, false},
+	} {
+		d := permission.Engine{}.Check(newReq(t, tc.tool, tc.args))
+		if d.ReadOnly != tc.want {
+			t.Errorf("%s %v: ReadOnly %v, want %v (%s)", tc.tool, tc.args, d.ReadOnly, tc.want, d.Reason)
+		}
+	}
+}

@@ -29,8 +29,10 @@ const (
 func (k Kind) Valid() bool { return k == ReadOnly || k == Workspace }
 
 // KindFor returns the profile an allowed decision implies: read-only for a
-// call judged read, workspace for the rest, with the network only when the
-// call was judged network (its risk, or one of its findings). It is pure.
+// call that only reads (Decision.ReadOnly: judged read, or a command of
+// read-only forms, whichever rule allowed it), workspace for the rest, with
+// the network only when the call was judged network (its risk, or one of
+// its findings). It is pure.
 func KindFor(d permission.Decision) (Kind, bool) {
 	network := d.RiskAtDecision == risk.Network
 	for _, f := range d.Findings {
@@ -38,7 +40,7 @@ func KindFor(d permission.Decision) (Kind, bool) {
 			network = true
 		}
 	}
-	if d.RiskAtDecision <= risk.Read && !network {
+	if (d.ReadOnly || d.RiskAtDecision == risk.Read) && !network {
 		return ReadOnly, false
 	}
 	return Workspace, network

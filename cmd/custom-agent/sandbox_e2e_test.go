@@ -69,8 +69,8 @@ func TestSandboxedTurn(t *testing.T) {
 			completed[p.ToolCallID] = p
 		}
 	}
-	if profiles["t1"] == "" || profiles["t2"] != "workspace" {
-		t.Errorf("profiles %v; want t1 in a sandbox, t2 in the workspace one", profiles)
+	if profiles["t1"] != "read-only" || profiles["t2"] != "workspace" {
+		t.Errorf("profiles %v; want t1 read-only (a built-in read), t2 workspace", profiles)
 	}
 	if c := completed["t1"]; c.ExitCode == nil || *c.ExitCode == 0 || !strings.Contains(c.StderrPreview, "Permission denied") {
 		t.Errorf("cat of the hard link: %+v", c)
