@@ -183,7 +183,8 @@ type (
 		// they run under, or why they run without one.
 		Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 	}
-	// SandboxInfo names what confines a call's processes.
+	// SandboxInfo names what confines a call's processes. Words says it
+	// in a few words.
 	SandboxInfo struct {
 		// Profile is "read-only" or "workspace"; "none" when the
 		// processes run unconfined, and Why says why.
@@ -683,4 +684,18 @@ func (p SkillActivatedPayload) Validate() error {
 // Validate requires the skill's name and why it ended.
 func (p SkillEndedPayload) Validate() error {
 	return required([2]string{"name", p.Name}, [2]string{"reason", p.Reason})
+}
+
+// Words names the confinement as the terminal, the editor and the log show
+// it: "read-only sandbox", "workspace sandbox with network", "no sandbox".
+func (s *SandboxInfo) Words() string {
+	switch {
+	case s == nil:
+		return ""
+	case s.Profile == "none" || s.Profile == "":
+		return "no sandbox"
+	case s.Network:
+		return s.Profile + " sandbox with network"
+	}
+	return s.Profile + " sandbox"
 }

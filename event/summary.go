@@ -35,7 +35,11 @@ func (e Event) Summary() string {
 	case *PermissionResolvedPayload:
 		return fmt.Sprintf("%s %s risk=%s from=%s: %s", p.ToolCallID, p.Decision, p.RiskAtDecision, p.SourcedFrom, p.Reason)
 	case *ToolStartedPayload:
-		return fmt.Sprintf("%s %s %s", p.ToolCallID, p.Tool, clip(string(p.Args)))
+		s := fmt.Sprintf("%s %s %s", p.ToolCallID, p.Tool, clip(string(p.Args)))
+		if p.Sandbox != nil {
+			s += " · " + p.Sandbox.Words()
+		}
+		return s
 	case *ToolCompletedPayload:
 		exit := "-"
 		if p.ExitCode != nil {

@@ -17,13 +17,14 @@ import (
 
 // callState is what the adapter knows of one tool call.
 type callState struct {
-	id    string
-	tool  string
-	title string
-	kind  acpsdk.ToolKind
-	args  json.RawMessage // masked, as recorded
-	cwd   string
-	paths []string // absolute paths the call names
+	sandbox string // the words naming the sandbox it runs in, once started
+	id      string
+	tool    string
+	title   string
+	kind    acpsdk.ToolKind
+	args    json.RawMessage // masked, as recorded
+	cwd     string
+	paths   []string // absolute paths the call names
 	// before holds the edited files' contents when the tool started (nil
 	// entry: the file did not exist); read only once the gate allowed the
 	// call.
@@ -227,6 +228,7 @@ func (m *mapper) event(e event.Event) {
 			map[string]any{"decision": "deny", "actor": string(p.Actor), "reason": p.Reason})
 	case *event.ToolStartedPayload:
 		if c := m.calls[p.ToolCallID]; c != nil {
+			c.sandbox = p.Sandbox.Words()
 			m.start(c) // before the tool runs: it shares the allow's commit
 		}
 	case *event.ToolCompletedPayload:
@@ -247,6 +249,12 @@ func (m *mapper) event(e event.Event) {
 		}
 		if len(p.Summary) > 0 {
 			raw["summary"] = rawInput(p.Summary)
+		}
+		if c.sandbox != "" {
+			raw["sandbox"] = c.sandbox
+		}
+		if p.SandboxHint != "" {
+			raw["sandboxHint"] = p.SandboxHint
 		}
 		m.finish(c, acpsdk.ToolCallStatusCompleted, content, raw)
 	case *event.ToolFailedPayload:

@@ -30,6 +30,8 @@ type renderer struct {
 	// this output share the screen) it is not printed twice. Output to a
 	// file or a pipe keeps it, so the transcript is whole.
 	asked map[string]bool
+	// sandboxes holds, by tool call, the words naming the sandbox it runs in.
+	sandboxes map[string]string
 	// onTerminal: the output is the person's screen (as when status is
 	// set).
 	onTerminal bool
@@ -83,6 +85,13 @@ func (r *renderer) event(e event.Event) {
 		}
 		r.calls[p.ToolCallID] = p.Tool
 		fmt.Fprintf(r.w, "→ %s %s %s\n", termtext.Line(p.Tool), shortID(p.ToolCallID), clip(string(p.Args), 200))
+	case *event.ToolStartedPayload:
+		if p.Sandbox != nil {
+			if r.sandboxes == nil {
+				r.sandboxes = map[string]string{}
+			}
+			r.sandboxes[p.ToolCallID] = p.Sandbox.Words()
+		}
 	case *event.PermissionRequestedPayload:
 		if r.asked == nil {
 			r.asked = map[string]bool{}
@@ -114,7 +123,14 @@ func (r *renderer) event(e event.Event) {
 		if p.ExitCode != nil {
 			exit = fmt.Sprintf("exit %d · ", *p.ExitCode)
 		}
-		fmt.Fprintf(r.w, "  %s%s%d bytes of output · %dms\n", r.label(p.ToolCallID), exit, p.StdoutBytes+p.StderrBytes, p.DurationMs)
+		confined := ""
+		if w := r.sandboxes[p.ToolCallID]; w != "" {
+			confined = " · " + w
+		}
+		fmt.Fprintf(r.w, "  %s%s%d bytes of output · %dms%s\n", r.label(p.ToolCallID), exit, p.StdoutBytes+p.StderrBytes, p.DurationMs, confined)
+		if p.SandboxHint != "" {
+			fmt.Fprintf(r.w, "  ! it failed on what may be the sandbox's refusal (custom-agent sandbox run -- … shows why; docs/sandbox.md)\n")
+		}
 		if t := p.Truncated; t != nil {
 			fmt.Fprintf(r.w, "  ! %d bytes of stdout and %d of stderr were not stored: over the output cap (--max-output-bytes)\n", t.Stdout, t.Stderr)
 		}
