@@ -52,6 +52,12 @@ type analyzer struct {
 	commands int  // simple commands examined so far
 	expanded int  // bytes produced by variable expansion so far
 
+	// work counts the steps whose number depends on the command's length:
+	// list entries compared to spare a duplicate, and arguments handed to a
+	// program's rule. Tests bound it by the command's length (bound_test.go)
+	// so that no shape of input makes the analysis quadratic.
+	work int
+
 	// appended is set while judging code a program runs with arguments of
 	// its own added at run time (rg --pre, rsync -e): the commands listed
 	// are then Dynamic.
@@ -150,10 +156,18 @@ func (a *analyzer) text(sp risk.Span) string {
 
 // find records a finding. Findings with the same risk, span and reason are
 // recorded once.
+//
+// A full list is checked first: comparing each of many findings with every
+// listed one would make a command of n words cost n*maxListed comparisons.
+// When the list is full any further finding, even a duplicate, makes the
+// result Opaque, which only ever asks more.
 func (a *analyzer) find(l risk.Level, sp risk.Span, why string) {
-	for _, f := range a.res.Findings {
-		if f.Risk == l && f.Span == sp && f.Why == why {
-			return
+	if n := len(a.res.Findings); n < maxListed {
+		for _, f := range a.res.Findings {
+			a.work++
+			if f.Risk == l && f.Span == sp && f.Why == why {
+				return
+			}
 		}
 	}
 	if n := len(a.res.Findings); n >= maxListed {
@@ -235,14 +249,17 @@ func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked, comm
 		return
 	}
 	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Recursive: deep, Tracked: tracked, Committed: committed, Span: x.sp}
-	for _, o := range a.res.Accesses {
-		if o == ac {
-			return
-		}
-	}
+	// A full list is checked before the duplicates, as in find, so the
+	// comparisons stay within maxListed²/2 whatever the number of words.
 	if len(a.res.Accesses) >= maxListed {
 		a.tooMany()
 		return
+	}
+	for _, o := range a.res.Accesses {
+		a.work++
+		if o == ac {
+			return
+		}
 	}
 	a.res.Accesses = append(a.res.Accesses, ac)
 	if p != "" && !write && !del && (a.isCredential(p, ac.Glob) || deep && pathrisk.HoldsSecrets(p, a.pathEnv())) {
