@@ -235,6 +235,14 @@ func (a *analyzer) accessAs(x arg, cwd string, write, del, deep bool) {
 func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked, committed bool) {
 	p, joined := "", ""
 	if !x.dyn {
+		if fd, ok := throughFd(x.s, cwd); ok {
+			// Where it leads is known only at run time: recorded as a
+			// path known then, and Opaque, so that no allow covers it.
+			a.opaque(x.sp, quote(a.text(x.sp))+" goes on past "+fd+", which names whatever that file descriptor or process directory is open on (a redirection such as 3< ~ opens one on a directory), so the file it reaches is known only at run time; no rule allows it")
+			x.dyn = true
+		}
+	}
+	if !x.dyn {
 		p = a.resolve(x.s, cwd)
 		if p != "" && a.pwdRaw != "" && cwd == a.cwd && !strings.HasPrefix(x.s, "/") {
 			joined = a.pwdRaw + "/" + x.s
@@ -245,7 +253,10 @@ func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked, comm
 			}
 		}
 	}
-	if isHarmlessDevice(p) {
+	if isTerminal(p, write) {
+		a.terminalWrite(x.sp, quote(a.text(x.sp)))
+	}
+	if isHarmlessDevice(p) && !(write && isTerminal(p, true)) {
 		return
 	}
 	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Recursive: deep, Tracked: tracked, Committed: committed, Span: x.sp}

@@ -1085,13 +1085,22 @@ func ruleDos2unix(a *analyzer, c *call) {
 	}
 }
 
-// isHarmlessDevice reports special files that neither store nor leak data.
+// isHarmlessDevice reports special files that neither store nor leak data,
+// read or written: the null and random devices, and the standard output
+// and error (by name or as descriptor 1 or 2). The standard input is
+// harmless to read; writing it is not (isTerminal). A descriptor other than
+// 0, 1 or 2 is whatever the shell has open there, and a path through a
+// descriptor (/dev/fd/3/x) is a path inside whatever directory it is open
+// on (throughFd): neither is harmless.
 func isHarmlessDevice(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full":
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+	if n, ok := fdNumber(p); ok {
+		return n == "0" || n == "1" || n == "2"
+	}
+	return false
 }
 
 // isBlockDevice reports disk devices, which a write destroys.

@@ -1,0 +1,61 @@
+package permission_test
+
+import (
+	"testing"
+
+	"github.com/custom-agent/custom-agent/permission"
+)
+
+// reviewCase is a shell call of the outside review of the built-in rules
+// (confirmed to work in bash: see testdata/corpus/builtin-review.jsonl for
+// the attacks as corpus lines), or a look-alike that must stay allowed.
+type reviewCase struct {
+	class string // the review's class letter
+	cmd   string
+	allow bool // the built-in rules allow it without a question
+}
+
+var reviewCases = []reviewCase{
+	// a. paths through an open descriptor used as a directory.
+	{"a", "cat /proc/self/fd/3/../.ssh/id_rsa 3< .", false},
+	{"a", "cat /dev/fd/3/../.ssh/id_rsa 3< .", false},
+	{"a", "cat /dev/stdin/.ssh/id_rsa < ~", false},
+	{"a", "cat /proc/thread-self/fd/3/.ssh/id_rsa 3<~", false},
+	{"a", "cat /proc/self/task/1/fd/3/.ssh/id_rsa", false},
+	{"a", "cat /proc/1/fd/3/x", false},
+	{"a", "cat /proc/self/fd/3/../../../../../home/u/proj/README.md 3<.", false},
+	{"a", "cat /dev/fd/3", false},
+	{"a", "cat /proc/self/root/home/u/.ssh/id_rsa", false},
+	{"a", "cat /dev/./fd/3/x", false},
+	{"a", "cat README.md < /dev/null", true},
+	{"a", "cat /dev/stdin", true},
+	{"a", "cat /dev/fd/0", true},
+	{"a", "wc -l README.md 2>/dev/null", true},
+	// e. writes to the terminal device.
+	{"e", "echo hi > /dev/tty", false},
+	{"e", "printf 'Allow? [y/N] ' > /dev/tty", false},
+	{"e", "echo hi > /dev/pts/0", false},
+	{"e", "echo hi >/proc/self/fd/0", false},
+	{"e", "echo hi >/dev/fd/0", false},
+	{"e", "echo hi >/dev/stdin", false},
+	{"e", "echo hi >&0", false},
+	{"e", "echo hi 1>&0", false},
+	{"e", "cat README.md > /dev/console", false},
+	{"e", "echo hi > /dev/stderr", true},
+	{"e", "echo hi >&2", true},
+	{"e", "echo hi 1>&2", true},
+	{"e", "cat README.md 2>&1", true},
+}
+
+// TestBuiltinReviewClasses: the attacks of the outside review are not
+// allowed by the built-in rules, and their look-alikes still are.
+func TestBuiltinReviewClasses(t *testing.T) {
+	var eng permission.Engine
+	pol := builtinPolicy(t)
+	for _, c := range reviewCases {
+		d := eng.Check(shellReq(c.cmd, pol))
+		if d.Allowed() != c.allow {
+			t.Errorf("class %s: %q: %s (%s); want allowed=%v", c.class, c.cmd, d.Decision, d.Reason, c.allow)
+		}
+	}
+}
