@@ -596,6 +596,14 @@ func awkReadOnly(args []arg) string {
 		if op.unknown || op.x.glob || op.val.glob {
 			return ""
 		}
+		if op.name == "-v" || op.name == "--assign" {
+			// -v ARGC=9 or SYMTAB=…: the tables the program text may not
+			// name may not be set from outside either.
+			name, _, _ := strings.Cut(op.val.s, "=")
+			if !awkPrintsOnly(name) {
+				return ""
+			}
+		}
 	}
 	ops = append(ops, tail...)
 	if len(ops) == 0 || ops[0].glob || !awkPrintsOnly(ops[0].s) {
@@ -613,7 +621,8 @@ func awkReadOnly(args []arg) string {
 // write a file, read a file it names or read the environment: no |
 // (pipes to and from commands, coprocesses), no > after the first print or
 // printf (a redirection), no system, getline, ENVIRON, ARGV or ARGC (a
-// program may add files to read), close, fflush or PROCINFO, and no @
+// program may add files to read), close, fflush, PROCINFO, SYMTAB or
+// FUNCTAB (gawk's tables of every variable and function), and no @
 // (gawk's @load, @include and indirect calls). Strings, regular
 // expressions and comments are not told apart from code: a quote inside a
 // regular expression would make a reader skip code as a string, so every
@@ -639,7 +648,11 @@ func awkPrintsOnly(p string) bool {
 		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			j := identEnd(p, i)
 			switch p[i:j] {
-			case "system", "getline", "ENVIRON", "ARGV", "ARGC", "PROCINFO", "close", "fflush":
+			case "system", "getline", "ENVIRON", "ARGV", "ARGC", "PROCINFO", "close", "fflush",
+				// gawk's SYMTAB reaches every global by name, ENVIRON and
+				// ARGV among them (SYMTAB["ENV" "IRON"]), and FUNCTAB
+				// every function.
+				"SYMTAB", "FUNCTAB":
 				return false
 			case "print", "printf":
 				printed = true
@@ -707,14 +720,21 @@ func jqReadOnly(args []arg) string {
 
 // jqFilterReads reports whether a jq filter names nothing that reads the
 // environment ($ENV, env) or loads modules (import, include). Strings are
-// read as code too: "\(env)" interpolates code into a string.
+// read as code too: "\(env)" interpolates code into a string. jq reads a
+// variable as '$' and a name, with white space and comments allowed
+// between them ($ ENV, $ # c<newline>ENV): a '$' not followed at once by a
+// name is refused rather than read past.
 func jqFilterReads(f string) bool {
 	for i := 0; i < len(f); i++ {
 		c := f[i]
-		if c == '$' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+		if c == '$' && (i+1 >= len(f) || !isIdentStart(f[i+1])) {
+			return false
+		}
+		if c == '$' || isIdentStart(c) {
 			j := identEnd(f, i)
 			switch f[i:j] {
-			case "env", "$ENV", "import", "include", "get_search_list", "modulemeta", "input_filename", "$__prog_args":
+			case "env", "$ENV", "import", "include", "get_search_list", "modulemeta", "input_filename", "$__prog_args",
+				"$__loc__", "get_prog_origin", "get_jq_origin":
 				return false
 			}
 			i = j - 1
