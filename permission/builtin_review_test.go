@@ -95,3 +95,35 @@ func TestBuiltinReviewClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestAcceptEditsCIConfig (review class h): accept-edits writes no CI
+// pipeline of any CI system, nor a debugger's or REPL's start-up file,
+// without a question, as it already did not for .github/workflows and
+// .gitlab-ci.yml; files that merely look alike stay plain writes.
+func TestAcceptEditsCIConfig(t *testing.T) {
+	var eng permission.Engine
+	accept := withMode(permission.ModeAcceptEdits)
+	for _, p := range []string{
+		".github/workflows/ci.yml", ".gitlab-ci.yml",
+		".circleci/config.yml", ".travis.yml", "Jenkinsfile", "ci/Jenkinsfile", "azure-pipelines.yml",
+		".azure-pipelines/build.yml", "bitbucket-pipelines.yml", ".buildkite/pipeline.yml", ".buildkite/hooks/pre-command",
+		".drone.yml", ".woodpecker.yml", ".woodpecker/test.yaml", ".pdbrc", ".irbrc", ".tool-versions", "sub/.circleci/config.yml",
+	} {
+		for _, tool := range []string{"write_file", "apply_patch"} {
+			a := map[string]any{"path": p, "content": "x"}
+			if tool == "apply_patch" {
+				a = map[string]any{"patch": "--- a/" + p + "\n+++ b/" + p + "\n@@ -1 +1 @@\n-a\n+b\n"}
+			}
+			d := eng.Check(newReq(t, tool, a, accept))
+			if d.Allowed() {
+				t.Errorf("accept-edits %s %s: allowed (%s): want a question", tool, p, d.Reason)
+			}
+		}
+	}
+	for _, p := range []string{"docs/travis.md", "docs/circleci.md", "jenkins/README.md", "pipelines.yml", "src/buildkite.go", "tool-versions.md", "src/pdbrc.go"} {
+		d := eng.Check(newReq(t, "write_file", map[string]any{"path": p, "content": "x"}, accept))
+		if !d.Allowed() {
+			t.Errorf("accept-edits write_file %s: %s (%s): want allowed", p, d.Decision, d.Reason)
+		}
+	}
+}
