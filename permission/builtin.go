@@ -109,6 +109,9 @@ func (j *judge) builtinFit() (bool, string) {
 			return false, why
 		}
 	}
+	if ok, why := j.globsWithin(); !ok {
+		return false, why
+	}
 	for i := range j.paths {
 		p := &j.paths[i]
 		switch {
@@ -336,4 +339,30 @@ const BuiltinReasonPrefix = "Read-only command inside the project"
 // builtinReason is the reason of a decision a built-in rule made.
 func builtinReason(r *Rule, j *judge) string {
 	return BuiltinReasonPrefix + ": the built-in rule " + quoteText(r.ID) + " allows it" + riskClause(j) + "."
+}
+
+// globsWithin reports whether every unquoted glob of every command lists
+// names inside the working directory only. A glob the program does not
+// read as a file (echo /*, basename ~/.*, printf's operands) is no access,
+// yet bash expands it to the names of the directory it points at: echo
+// ~/.* or echo /home/*/.ssh/* tells what is outside, which no read-only
+// rule for the project promises.
+func (j *judge) globsWithin() (bool, string) {
+	cwd := j.req.Cwd
+	for k := range j.commands {
+		c := &j.commands[k]
+		for i, w := range c.Argv {
+			if i == 0 || c.Globs&(1<<min(i, 63)) == 0 {
+				continue
+			}
+			p, ok := pathrisk.Canonical(w, j.env)
+			if !ok || !pathrisk.Within(p, cwd) {
+				return false, "the pattern " + quoteText(w) + " lists names outside the working directory"
+			}
+			if r, ok := j.req.Resolved[globRoot(p)]; ok && !pathrisk.Within(r, cwd) {
+				return false, "the pattern " + quoteText(w) + " lists names in " + quoteText(r) + ", outside the working directory"
+			}
+		}
+	}
+	return true, ""
 }

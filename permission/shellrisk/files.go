@@ -904,6 +904,12 @@ func ruleRead(a *analyzer, c *call) {
 	if skip > len(ops) {
 		skip = len(ops)
 	}
+	if skip > 0 && ops[0].glob {
+		// An unquoted glob where the pattern goes: bash expands it, the
+		// first name becomes the pattern and the others files the program
+		// reads (grep -v ~/.n* README.md prints ~/.npmrc).
+		skip = 0
+	}
 	deep := false
 	switch name {
 	case "rg", "ripgrep", "ag", "ack":
@@ -944,6 +950,11 @@ func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
 		skip = 0
 	}
 	skip = min(skip, len(ops))
+	if skip > 0 && ops[0].glob {
+		// A glob where the pattern goes: its names past the first are
+		// files the program reads (see ruleRead).
+		skip = 0
+	}
 	deep := false
 	switch name {
 	case "grep", "egrep", "fgrep", "zgrep":

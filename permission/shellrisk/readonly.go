@@ -140,6 +140,12 @@ type roSpec struct {
 	globSafe bool
 	// extra checks the options and operands further.
 	extra func(os []opt, ops []arg) bool
+	// pattern marks programs whose first operand is a pattern, not a file,
+	// unless an option gives the pattern (grep, rg): a glob there is
+	// refused, since the names it expands to past the first are read as
+	// files the analysis never saw (grep -v ~/.n* README.md prints
+	// ~/.npmrc).
+	pattern bool
 }
 
 // check scans args with the table: every option known, none denied, no
@@ -160,6 +166,11 @@ func (sp *roSpec) check(args []arg) bool {
 	}
 	ops = append(ops, tail...)
 	if sp.maxOps > 0 && len(ops) > sp.maxOps || sp.noOps && len(ops) > 0 {
+		return false
+	}
+	if sp.pattern && len(ops) > 0 && ops[0].glob && !slices.ContainsFunc(os, func(o opt) bool {
+		return o.name == "-e" || o.name == "--regexp" || o.name == "-f" || o.name == "--file"
+	}) {
 		return false
 	}
 	return sp.extra == nil || sp.extra(os, ops)
@@ -194,9 +205,9 @@ var roSpecs = map[string]roSpec{
 	"tail":    {o: headTailSpec.o, globSafe: true, deny: []string{"-f", "-F", "--follow", "--retry", "--pid"}},
 	"ls":      {o: lsSpec.o, globSafe: true},
 	"wc":      {o: wcSpec.o, deny: []string{"--files0-from"}},
-	"grep":    {o: grepSpec.o, deny: []string{"-f", "--file", "--exclude-from"}},
-	"egrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}},
-	"fgrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}},
+	"grep":    {o: grepSpec.o, deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
+	"egrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
+	"fgrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
 	"diff":    {o: diffSpec.o, deny: []string{"-l", "--paginate", "-X", "--exclude-from"}},
 	"du":      {o: duSpec.o, deny: []string{"-X", "--exclude-from", "--files0-from"}},
 	"tree":    {o: treeSpec.o, deny: []string{"-o", "-R", "-H", "--fromfile", "--infofile", "--gitfile"}},
@@ -233,7 +244,7 @@ var roSpecs = map[string]roSpec{
 		flagsLong: []string{"print-bytes", "verbose", "quiet", "silent", "help", "version"}, complete: true}, maxOps: 4},
 	"md5sum": sumSpec, "sha1sum": sumSpec, "sha224sum": sumSpec, "sha256sum": sumSpec, "sha384sum": sumSpec,
 	"sha512sum": sumSpec, "b2sum": sumSpec, "cksum": sumSpec,
-	"rg": {o: rgOpts},
+	"rg": {o: rgOpts, pattern: true},
 	"basename": {o: opts{short: "s", long: []string{"suffix"}, flags: "az", flagsLong: []string{"multiple", "zero", "help", "version"},
 		complete: true}},
 	"dirname": {o: opts{flags: "z", flagsLong: []string{"zero", "help", "version"}, complete: true}},
