@@ -155,6 +155,8 @@ func (j *judge) treeClean(p *pathFact) (bool, string) {
 		return false, "it reads everything beneath " + dir + ", which holds " + quoteText(t.Secret)
 	case t.Link != "":
 		return false, "it reads everything beneath " + dir + ", where " + quoteText(t.Link) + " is a symbolic link"
+	case t.GitSecret != "" && t.Unignore != "":
+		return false, "it reads everything beneath " + dir + ", where the ignore file " + quoteText(t.Unignore) + " negates a pattern, so .git, which holds " + quoteText(t.GitSecret) + ", may be searched"
 	case t.GitSecret != "" && !j.skipsGitDir(p):
 		return false, "it reads everything beneath " + dir + ", .git included, which holds " + quoteText(t.GitSecret)
 	}
@@ -195,19 +197,19 @@ func (j *judge) gitConfigClean(dir string) (bool, string) {
 }
 
 // skipsGitDir reports whether the command that reads p leaves .git
-// directories out (rg, ag, git grep).
+// directories out: git grep (it reads what git tracks), and rg as it
+// runs by default (shellrisk.SkipsGitDir), unless p is a .git directory or
+// inside one, which rg searches when it is named.
 func (j *judge) skipsGitDir(p *pathFact) bool {
+	if strings.Contains(p.canon+"/", "/.git/") || p.resolved != "" && strings.Contains(p.resolved+"/", "/.git/") {
+		return false
+	}
 	for k := range j.commands {
 		c := &j.commands[k]
 		if c.Span.Start > p.span.Start || p.span.End > c.Span.End || len(c.Argv) == 0 {
 			continue
 		}
-		switch c.Argv[0] {
-		case "rg", "ripgrep", "ag":
-			return true
-		case "git":
-			return len(c.Argv) > 1 && c.Argv[1] == "grep"
-		}
+		return shellrisk.SkipsGitDir(c)
 	}
 	return false
 }

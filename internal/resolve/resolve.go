@@ -6,6 +6,7 @@
 package resolve
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -269,6 +270,9 @@ func Trees(dirs []string, isSecret func(abs string) bool) map[string]permission.
 					t.Secret = p
 				}
 			}
+			if t.Unignore == "" && e.Type().IsRegular() && isIgnoreFile(p) && negatesPattern(p) {
+				t.Unignore = p
+			}
 			if t.Secret != "" && t.Link != "" && t.GitSecret != "" {
 				return fs.SkipAll // nothing more to learn
 			}
@@ -276,6 +280,9 @@ func Trees(dirs []string, isSecret func(abs string) bool) map[string]permission.
 		})
 		if err != nil {
 			t.Complete = false
+		}
+		if t.Unignore == "" {
+			t.Unignore = negatingIgnoreAbove(d)
 		}
 		if m == nil {
 			m = make(map[string]permission.Tree)
@@ -295,4 +302,66 @@ func TreesFor(req permission.Request) map[string]permission.Tree {
 	}
 	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
 	return Trees(dirs, func(abs string) bool { return pathrisk.IsCredential(abs, env) })
+}
+
+// ignoreNames are the ignore files rg reads in every directory it walks and
+// in every directory above the one it starts from.
+var ignoreNames = [...]string{".ignore", ".rgignore", ".gitignore"}
+
+// isIgnoreFile reports an ignore file rg reads: one of ignoreNames, or a
+// repository's .git/info/exclude.
+func isIgnoreFile(p string) bool {
+	base := filepath.Base(p)
+	for _, n := range ignoreNames {
+		if base == n {
+			return true
+		}
+	}
+	return strings.HasSuffix(p, "/.git/info/exclude")
+}
+
+// maxIgnoreRead bounds the bytes of one ignore file read for a negation.
+const maxIgnoreRead = 64 << 10
+
+// negatesPattern reports whether the ignore file p holds a line that
+// negates a pattern ("!.git", "!.env"): such a line can make rg search a
+// hidden or ignored directory, .git among them. A file that cannot be read
+// whole within the bound is taken to negate.
+func negatesPattern(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false // rg cannot read it either
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxIgnoreRead+1))
+	if err != nil || len(b) > maxIgnoreRead {
+		return true
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t\ufeff"), "!") {
+			return true
+		}
+	}
+	return false
+}
+
+// negatingIgnoreAbove returns the first ignore file in a directory above
+// d (rg reads those of every parent) that negates a pattern, or "".
+func negatingIgnoreAbove(d string) string {
+	for dir := filepath.Dir(d); ; dir = filepath.Dir(dir) {
+		for _, n := range ignoreNames {
+			if p := filepath.Join(dir, n); negatesPattern(p) {
+				return p
+			}
+		}
+		if p := filepath.Join(dir, ".git", "info", "exclude"); negatesPattern(p) {
+			return p
+		}
+		if dir == "/" || dir == "." {
+			return ""
+		}
+	}
 }

@@ -873,7 +873,16 @@ func ruleRead(a *analyzer, c *call) {
 	case "dos2unix", "unix2dos", "mac2unix", "unix2mac":
 		ruleDos2unix(a, c)
 		return
-	case "rg", "ripgrep", "ag", "ack":
+	case "rg", "ripgrep":
+		// Every option of ripgrep that takes a value: one left out would
+		// make its value a pattern or a path (rg --iglob G url).
+		o = opts{short: "efmABCdDgEjMrtT", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
+			"context", "glob", "iglob", "type", "type-not", "pre", "pre-glob", "color", "colors", "sort", "sortr", "max-depth", "maxdepth",
+			"threads", "replace", "encoding", "max-columns", "max-filesize", "engine", "type-add", "type-clear", "context-separator",
+			"field-match-separator", "field-context-separator", "path-separator", "dfa-size-limit", "regex-size-limit",
+			"ignore-file", "hostname-bin", "hyperlink-format"}}
+		skip = 1
+	case "ag", "ack":
 		o = opts{short: "efmABCdDg", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
 			"context", "glob", "type", "type-not", "pre", "pre-glob", "color", "colors", "sort", "max-depth", "threads", "replace", "encoding"}}
 		skip = 1

@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -752,4 +753,60 @@ func jqFilterReads(f string) bool {
 		}
 	}
 	return true
+}
+
+// SkipsGitDir reports whether a recursive search by c leaves .git
+// directories out. git grep reads what git tracks, never .git. rg skips
+// .git only because it is hidden: --hidden, -uu (or -u twice, or
+// --unrestricted twice) and a --glob/--iglob that lets the name .git in
+// (-g '*', -g '**') make it search .git, and so does a name given as a
+// path (the caller checks that) or an ignore file that negates a pattern
+// (Tree.Unignore). Every other program is taken to read .git.
+func SkipsGitDir(c *Command) bool {
+	if c == nil || len(c.Argv) == 0 {
+		return false
+	}
+	switch c.Argv[0] {
+	case "git":
+		return len(c.Argv) > 1 && c.Argv[1] == "grep"
+	case "rg":
+	default:
+		return false
+	}
+	args := make([]arg, len(c.Argv))
+	for i, w := range c.Argv {
+		args[i] = arg{s: w}
+	}
+	os, _, _ := roScan(rgOpts, args)
+	u := 0
+	for _, op := range os {
+		switch op.name {
+		case "--hidden":
+			return false
+		case "-u", "--unrestricted":
+			u++
+		case "-g", "--glob", "--iglob":
+			if globMayMatchGit(op.val.s, op.name == "--iglob") {
+				return false
+			}
+		}
+	}
+	return u < 2
+}
+
+// globMayMatchGit reports whether an rg --glob whitelist may match a
+// directory named .git (rg's globs, like gitignore's, let * match a
+// leading dot). A pattern with a slash, ** or braces is taken to match.
+func globMayMatchGit(g string, fold bool) bool {
+	if strings.HasPrefix(g, "!") {
+		return false // an exclusion
+	}
+	if fold {
+		g = strings.ToLower(g)
+	}
+	if strings.ContainsAny(g, "/{\\") || strings.Contains(g, "**") {
+		return true
+	}
+	m, err := path.Match(g, ".git")
+	return m || err != nil
 }
