@@ -169,14 +169,17 @@ func (r *Resolver) Map(paths []string) map[string]string {
 // globs (Expanded), what the trees it reads recursively hold (Trees) and
 // what the git repositories whose tracked files it prints track (Repos),
 // and what the configurations of the repositories it runs git in set
-// (GitConfigs).
+// (GitConfigs). A path that is a hard link to a credential file is handed
+// in as that file (see hardLinks).
 // The executor and the check command call it before Check, so that the
 // paths judged are the paths used.
 func Fill(req *permission.Request) {
 	var r Resolver
 	req.Analysis = permission.Analyze(*req)
-	req.Resolved = r.Map(permission.PathsToResolve(*req))
+	paths := permission.PathsToResolve(*req)
+	req.Resolved = r.Map(paths)
 	req.Expanded = r.Globs(permission.GlobsToExpand(*req))
+	hardLinks(req, paths)
 	req.Trees = TreesFor(*req)
 	req.Repos = ReposFor(*req)
 	req.GitConfigs = GitConfigsFor(*req)
@@ -301,7 +304,9 @@ func TreesFor(req permission.Request) map[string]permission.Tree {
 		return nil
 	}
 	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
-	return Trees(dirs, func(abs string) bool { return pathrisk.IsCredential(abs, env) })
+	return Trees(dirs, func(abs string) bool {
+		return pathrisk.IsCredential(abs, env) || hardLinkedCredential(abs, env) != ""
+	})
 }
 
 // ignoreNames are the ignore files rg reads in every directory it walks and
