@@ -33,8 +33,11 @@ import (
 //     resolved form, and needs no naming (not credential, not protected);
 //     a glob must have been expanded by the caller (Request.Expanded), so
 //     that every file it reads was judged where it leads;
-//   - no read is recursive (grep -r, rg): the files beneath may be secrets
-//     (.env, keys), which the engine cannot see from the command;
+//   - every unquoted glob of every command lists names inside the working
+//     directory (echo ~/.* lists the home's);
+//   - a recursive read (grep -r, rg) only of a tree the caller scanned
+//     whole and found holding no secret (Request.Trees; .git counts unless
+//     the command leaves it out, see treeClean);
 //   - the call is a shell call with no URL.
 //
 // When a built-in rule decides, the decision is sourcedFrom override, its
