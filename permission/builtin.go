@@ -152,6 +152,11 @@ func (j *judge) treeClean(p *pathFact) (bool, string) {
 		dir = "the working directory" // often read without being named (rg foo)
 	}
 	switch {
+	case strings.Contains(p.canon+"/", "/.git/"):
+		// Every git directory has a config, which may hold tokens (an
+		// extraheader, a URL with a password): a search of it is never a
+		// plain read, whatever the scan found.
+		return false, "it reads everything beneath " + dir + ", inside a .git directory, whose config may hold tokens"
 	case !ok || !t.Complete:
 		return false, "it reads everything beneath " + dir + ", which was not checked for secret files"
 	case t.Secret != "":
