@@ -236,10 +236,12 @@ func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked, comm
 	p, joined := "", ""
 	if !x.dyn {
 		if fd, ok := throughFd(x.s, cwd); ok {
-			// Where it leads is known only at run time: recorded as a
-			// path known then, and Opaque, so that no allow covers it.
+			// Where it leads is known only at run time: the call is
+			// Opaque, so that no allow covers it. The path is still
+			// recorded as written, cleaned, so that what it names by its
+			// form (/proc/self/cwd, /proc/1/root/etc) is judged as before
+			// and a deny rule for it still applies.
 			a.opaque(x.sp, quote(a.text(x.sp))+" goes on past "+fd+", which names whatever that file descriptor or process directory is open on (a redirection such as 3< ~ opens one on a directory), so the file it reaches is known only at run time; no rule allows it")
-			x.dyn = true
 		}
 	}
 	if !x.dyn {
