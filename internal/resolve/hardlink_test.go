@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -73,5 +74,52 @@ func TestFillHardLink(t *testing.T) {
 	link(filepath.Join(home, ".aws", "config"), filepath.Join(proj, "later.txt"))
 	if d := check(shell, map[string]any{"command": "cat later.txt"}); d.Allowed() {
 		t.Errorf("cat later.txt, a hard link to ~/.aws/config made later: %s (%s), want not allowed", d.Decision, d.Reason)
+	}
+}
+
+// TestReposHardLink: git diff prints the tracked files of the working
+// tree, so a tracked file that is a hard link to a key makes the
+// repository hold a secret.
+func TestReposHardLink(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	proj := filepath.Join(dir, "proj")
+	for _, d := range []string{filepath.Join(home, ".ssh"), proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(home, ".ssh", "id_ed25519"), filepath.Join(proj, "notes.txt")); err != nil {
+		t.Skipf("hard links unsupported here: %v", err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "notes.txt"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = proj
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+home)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	shell, _ := permission.Builtin("shell")
+	pol, err := permission.Compile(permission.BuiltinRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := permission.Request{Tool: shell, Args: map[string]any{"command": "git diff"}, Cwd: proj, Home: home, Policy: pol}
+	resolve.Fill(&req)
+	if r := req.Repos[proj]; r.Secret != filepath.Join(proj, "notes.txt") {
+		t.Errorf("Repos[%s] = %+v, want notes.txt as its secret", proj, r)
+	}
+	if d := (permission.Engine{}).Check(req); d.Allowed() {
+		t.Errorf("git diff with notes.txt a hard link to a key: %s (%s), want not allowed", d.Decision, d.Reason)
 	}
 }
