@@ -20,17 +20,22 @@ import (
 // handing it in as the path's resolved form (Request.Resolved,
 // Request.Expanded) or as the tree's secret (Request.Trees).
 
-// credDirs are the directories under HOME where credential files live, read
-// to depth maxCredDepth. HOME's own files and the working directory's are
-// read too (.netrc, .npmrc, .env).
-var credDirs = []string{".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".config/gcloud", ".config/gh", ".config/hub",
-	".config/git", ".config/custom-agent", ".local/share/keyrings", ".password-store", ".terraform.d", ".oci", ".cargo",
-	".config/op", ".config/doctl", ".gem", ".m2", ".gradle", ".pki"}
+// credDirs are the directories under HOME where credential files live,
+// each read to the depth given (caches and registries beside the
+// credential files, as in ~/.cargo or ~/.m2, are not walked). HOME's own
+// files and the working directory's are read too (.netrc, .npmrc, .env).
+var credDirs = []struct {
+	dir   string
+	depth int
+}{
+	{".ssh", 3}, {".aws", 3}, {".gnupg", 3}, {".docker", 1}, {".kube", 2}, {".azure", 2}, {".config/gcloud", 3},
+	{".config/gh", 1}, {".config/hub", 0}, {".config/git", 0}, {".config/custom-agent", 1}, {".local/share/keyrings", 1},
+	{".password-store", 3}, {".terraform.d", 0}, {".oci", 1}, {".cargo", 0}, {".config/op", 1}, {".config/doctl", 0},
+	{".gem", 0}, {".m2", 0}, {".gradle", 0}, {".pki", 3}, {".vault-token", 0}, {".config", 0},
+}
 
-const (
-	maxCredDepth   = 4
-	maxCredEntries = 5000
-)
+// maxCredEntries bounds the entries read to build one index.
+const maxCredEntries = 5000
 
 // fileID is a file's identity: device and inode.
 type fileID struct{ dev, ino uint64 }
@@ -126,7 +131,7 @@ func buildIndex(env pathrisk.Env) *credIndex {
 	if filepath.IsAbs(env.Home) {
 		read(env.Home, 0)
 		for _, d := range credDirs {
-			read(filepath.Join(env.Home, d), maxCredDepth)
+			read(filepath.Join(env.Home, d.dir), d.depth)
 		}
 	}
 	if filepath.IsAbs(env.Cwd) && env.Cwd != env.Home {
