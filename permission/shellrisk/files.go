@@ -485,8 +485,12 @@ func ruleWrite(a *analyzer, c *call) {
 			case "of":
 				a.access(y, c.cwd, true, false)
 				p := resolve(v, c.cwd)
+				_, isFd := fdNumber(p)
 				switch {
-				case isHarmlessDevice(p):
+				case isHarmlessDevice(p), isTerminal(p, true), isFd:
+					// No file is overwritten in place: the terminal is
+					// judged by the access, an open descriptor by the
+					// redirection that opened it.
 				case isBlockDevice(p) && !x.dyn:
 					a.find(risk.Destructive, x.sp, "dd writes straight to the disk "+p+", destroying what is on it")
 				default:
