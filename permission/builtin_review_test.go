@@ -127,6 +127,8 @@ func TestAcceptEditsCIConfig(t *testing.T) {
 		".circleci/config.yml", ".travis.yml", "Jenkinsfile", "ci/Jenkinsfile", "azure-pipelines.yml",
 		".azure-pipelines/build.yml", "bitbucket-pipelines.yml", ".buildkite/pipeline.yml", ".buildkite/hooks/pre-command",
 		".drone.yml", ".woodpecker.yml", ".woodpecker/test.yaml", ".pdbrc", ".irbrc", ".tool-versions", "sub/.circleci/config.yml",
+		".github/actions/setup/action.yml", ".gitea/workflows/ci.yml", ".forgejo/workflows/ci.yml", ".gitlab/ci/build.yml",
+		".semaphore/semaphore.yml", ".teamcity/settings.kts", "appveyor.yml", "cloudbuild.yaml", "buildspec.yml", ".cirrus.yml",
 	} {
 		for _, tool := range []string{"write_file", "apply_patch"} {
 			a := map[string]any{"path": p, "content": "x"}
@@ -139,7 +141,7 @@ func TestAcceptEditsCIConfig(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []string{"docs/travis.md", "docs/circleci.md", "jenkins/README.md", "pipelines.yml", "src/buildkite.go", "tool-versions.md", "src/pdbrc.go"} {
+	for _, p := range []string{"docs/travis.md", "docs/circleci.md", "jenkins/README.md", "pipelines.yml", "src/buildkite.go", "tool-versions.md", "src/pdbrc.go", ".github/ISSUE_TEMPLATE/bug.md", ".gitlab/issue_templates/bug.md", "docs/buildspec.md"} {
 		d := eng.Check(newReq(t, "write_file", map[string]any{"path": p, "content": "x"}, accept))
 		if !d.Allowed() {
 			t.Errorf("accept-edits write_file %s: %s (%s): want allowed", p, d.Decision, d.Reason)

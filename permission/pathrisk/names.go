@@ -239,6 +239,15 @@ var protectedNames = map[string]string{
 	".drone.star":             "a Drone CI pipeline, which runs code",
 	".woodpecker.yml":         "a Woodpecker CI pipeline, which runs code",
 	".woodpecker.yaml":        "a Woodpecker CI pipeline, which runs code",
+	"appveyor.yml":            "an AppVeyor pipeline, which runs code",
+	".appveyor.yml":           "an AppVeyor pipeline, which runs code",
+	"cloudbuild.yaml":         "a Google Cloud Build pipeline, which runs code",
+	"cloudbuild.yml":          "a Google Cloud Build pipeline, which runs code",
+	"buildspec.yml":           "an AWS CodeBuild build spec, which runs code",
+	"buildspec.yaml":          "an AWS CodeBuild build spec, which runs code",
+	".cirrus.yml":             "a Cirrus CI pipeline, which runs code",
+	"codemagic.yaml":          "a Codemagic pipeline, which runs code",
+	"bitrise.yml":             "a Bitrise pipeline, which runs code",
 	// Start-up files of debuggers and REPLs, run as code when they start
 	// in the project, and asdf's version file, which chooses the programs
 	// its shims run.
