@@ -34,8 +34,11 @@ import (
 //     resolved form, and needs no naming (not credential, not protected);
 //     a glob must have been expanded by the caller (Request.Expanded), so
 //     that every file it reads was judged where it leads;
-//   - no read is recursive (grep -r, rg): the files beneath may be secrets
-//     (.env, keys), which the engine cannot see from the command;
+//   - every unquoted glob of every command lists names inside the working
+//     directory (echo ~/.* lists the home's);
+//   - a recursive read (grep -r, rg) only of a tree the caller scanned
+//     whole and found holding no secret (Request.Trees; .git counts unless
+//     the command leaves it out, see treeClean);
 //   - the call is a shell call with no URL.
 //
 // When a built-in rule decides, the decision is sourcedFrom override, its
@@ -110,6 +113,9 @@ func (j *judge) builtinFit() (bool, string) {
 			return false, why
 		}
 	}
+	if ok, why := j.globsWithin(); !ok {
+		return false, why
+	}
 	for i := range j.paths {
 		p := &j.paths[i]
 		switch {
@@ -147,12 +153,19 @@ func (j *judge) treeClean(p *pathFact) (bool, string) {
 		dir = "the working directory" // often read without being named (rg foo)
 	}
 	switch {
+	case strings.Contains(p.canon+"/", "/.git/"):
+		// Every git directory has a config, which may hold tokens (an
+		// extraheader, a URL with a password): a search of it is never a
+		// plain read, whatever the scan found.
+		return false, "it reads everything beneath " + dir + ", inside a .git directory, whose config may hold tokens"
 	case !ok || !t.Complete:
 		return false, "it reads everything beneath " + dir + ", which was not checked for secret files"
 	case t.Secret != "":
 		return false, "it reads everything beneath " + dir + ", which holds " + quoteText(t.Secret)
 	case t.Link != "":
 		return false, "it reads everything beneath " + dir + ", where " + quoteText(t.Link) + " is a symbolic link"
+	case t.GitSecret != "" && t.Unignore != "":
+		return false, "it reads everything beneath " + dir + ", where the ignore file " + quoteText(t.Unignore) + " negates a pattern, so .git, which holds " + quoteText(t.GitSecret) + ", may be searched"
 	case t.GitSecret != "" && !j.skipsGitDir(p):
 		return false, "it reads everything beneath " + dir + ", .git included, which holds " + quoteText(t.GitSecret)
 	}
@@ -193,19 +206,19 @@ func (j *judge) gitConfigClean(dir string) (bool, string) {
 }
 
 // skipsGitDir reports whether the command that reads p leaves .git
-// directories out (rg, ag, git grep).
+// directories out: git grep (it reads what git tracks), and rg as it
+// runs by default (shellrisk.SkipsGitDir), unless p is a .git directory or
+// inside one, which rg searches when it is named.
 func (j *judge) skipsGitDir(p *pathFact) bool {
+	if strings.Contains(p.canon+"/", "/.git/") || p.resolved != "" && strings.Contains(p.resolved+"/", "/.git/") {
+		return false
+	}
 	for k := range j.commands {
 		c := &j.commands[k]
 		if c.Span.Start > p.span.Start || p.span.End > c.Span.End || len(c.Argv) == 0 {
 			continue
 		}
-		switch c.Argv[0] {
-		case "rg", "ripgrep", "ag":
-			return true
-		case "git":
-			return len(c.Argv) > 1 && c.Argv[1] == "grep"
-		}
+		return shellrisk.SkipsGitDir(c)
 	}
 	return false
 }
@@ -360,4 +373,30 @@ const BuiltinReasonPrefix = "Read-only command inside the project"
 // builtinReason is the reason of a decision a built-in rule made.
 func builtinReason(r *Rule, j *judge) string {
 	return BuiltinReasonPrefix + ": the built-in rule " + quoteText(r.ID) + " allows it" + riskClause(j) + "."
+}
+
+// globsWithin reports whether every unquoted glob of every command lists
+// names inside the working directory only. A glob the program does not
+// read as a file (echo /*, basename ~/.*, printf's operands) is no access,
+// yet bash expands it to the names of the directory it points at: echo
+// ~/.* or echo /home/*/.ssh/* tells what is outside, which no read-only
+// rule for the project promises.
+func (j *judge) globsWithin() (bool, string) {
+	cwd := j.req.Cwd
+	for k := range j.commands {
+		c := &j.commands[k]
+		for i, w := range c.Argv {
+			if i == 0 || c.Globs&(1<<min(i, 63)) == 0 {
+				continue
+			}
+			p, ok := pathrisk.Canonical(w, j.env)
+			if !ok || !pathrisk.Within(p, cwd) {
+				return false, "the pattern " + quoteText(w) + " lists names outside the working directory"
+			}
+			if r, ok := j.req.Resolved[globRoot(p)]; ok && !pathrisk.Within(r, cwd) {
+				return false, "the pattern " + quoteText(w) + " lists names in " + quoteText(r) + ", outside the working directory"
+			}
+		}
+	}
+	return true, ""
 }

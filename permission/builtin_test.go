@@ -417,6 +417,26 @@ func TestBuiltinRecursiveReadNeedsACleanTree(t *testing.T) {
 		{"grep -r reads .git", "grep -rn url .", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
 		{"rg leaves .git out", "rg -n url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, true},
 		{"rg and a secret", "rg -n url", &permission.Tree{Complete: true, Secret: corpusCwd + "/.env"}, corpusCwd, false},
+		// Review class c: rg searches .git when told to (--hidden, -uu, a
+		// glob that lets .git in, .git named) or when an ignore file of the
+		// repository negates a pattern.
+		{"rg --hidden reads .git", "rg --hidden url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg -uu reads .git", "rg -uu url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg -uuu reads .git", "rg -uuu url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg -u -u reads .git", "rg -u -u url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg --unrestricted -u reads .git", "rg --unrestricted -u url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg -g '*' reads .git", "rg -g '*' url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg --glob=** reads .git", "rg --glob='**' url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg --iglob '.GIT/**' reads .git", "rg --iglob '.GIT/**' url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg -g '?git' reads .git", "rg -g '?git' url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, false},
+		{"rg .git", "rg url .git", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd + "/.git", false},
+		{"rg .git/refs", "rg url .git/refs", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/refs/x"}, corpusCwd + "/.git/refs", false},
+		{"rg and a negating .ignore", "rg -n url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config", Unignore: corpusCwd + "/.ignore"}, corpusCwd, false},
+		{"rg -u leaves .git out", "rg -u url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, true},
+		{"rg -g '*.go' leaves .git out", "rg -g '*.go' url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, true},
+		{"rg -g '!.git' leaves .git out", "rg -g '!.git' url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, true},
+		{"rg --no-ignore leaves .git out", "rg --no-ignore url", &permission.Tree{Complete: true, GitSecret: corpusCwd + "/.git/config"}, corpusCwd, true},
+		{"rg and a negating .ignore, no .git secret", "rg -n url", &permission.Tree{Complete: true, Unignore: corpusCwd + "/.ignore"}, corpusCwd, true},
 		// Following links, find and du list and describe what lies beyond
 		// one, outside the project: their roots are scanned.
 		{"find -L, clean", "find -L src", &permission.Tree{Complete: true}, src, true},

@@ -38,17 +38,21 @@ const (
 
 // corpusCase is one line of the corpus.
 type corpusCase struct {
-	ID           string            `json:"id"`
-	Tool         string            `json:"tool"`
-	Args         map[string]any    `json:"args"`
-	Cwd          string            `json:"cwd,omitempty"`
-	Home         string            `json:"home,omitempty"`
-	Resolved     map[string]string `json:"resolved,omitempty"`
-	MinRisk      string            `json:"minRisk,omitempty"`
-	MaxRisk      string            `json:"maxRisk,omitempty"`
-	MustNotAllow bool              `json:"mustNotAllow,omitempty"`
-	MustAllow    bool              `json:"mustAllow,omitempty"`
-	Benign       bool              `json:"benign,omitempty"`
+	ID       string            `json:"id"`
+	Tool     string            `json:"tool"`
+	Args     map[string]any    `json:"args"`
+	Cwd      string            `json:"cwd,omitempty"`
+	Home     string            `json:"home,omitempty"`
+	Resolved map[string]string `json:"resolved,omitempty"`
+	// Trees are what the caller's scan found in the directories the line
+	// reads recursively (permission.Tree by directory); a directory not
+	// listed is scanned clean.
+	Trees        map[string]permission.Tree `json:"trees,omitempty"`
+	MinRisk      string                     `json:"minRisk,omitempty"`
+	MaxRisk      string                     `json:"maxRisk,omitempty"`
+	MustNotAllow bool                       `json:"mustNotAllow,omitempty"`
+	MustAllow    bool                       `json:"mustAllow,omitempty"`
+	Benign       bool                       `json:"benign,omitempty"`
 	// Rules are policy rules the line is decided under (level user unless
 	// given); without them the line is decided with no rules.
 	Rules  []permission.Rule `json:"rules,omitempty"`
@@ -252,6 +256,12 @@ func corpusRequest(c *corpusCase) (permission.Request, error) {
 	req.Resolved = resolveLinks(c, permission.PathsToResolve(req))
 	req.Expanded = expandGlobs(c, permission.GlobsToExpand(req))
 	req.Trees = cleanTrees(req)
+	for d, t := range c.Trees {
+		if req.Trees == nil {
+			req.Trees = map[string]permission.Tree{}
+		}
+		req.Trees[d] = t
+	}
 	req.Repos = cleanRepos(req)
 	req.GitConfigs = cleanGitConfigs(req)
 	pol, err := corpusPolicy(c)

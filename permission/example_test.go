@@ -35,7 +35,7 @@ func ExampleEngine_Check_symlink() {
 	fmt.Println(d.Reason)
 	// Output:
 	// deny credential
-	// read_file: `docs/key` resolves through a symbolic link to `/home/u/.ssh/id_ed25519`, which is in ~/.ssh, where SSH keys live; credential calls are denied unless a policy rule that names them allows them.
+	// read_file: `docs/key` resolves through a symbolic link or a hard link to `/home/u/.ssh/id_ed25519`, which is in ~/.ssh, where SSH keys live; credential calls are denied unless a policy rule that names them allows them.
 }
 
 func ExampleEngine_Check_rule() {

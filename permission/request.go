@@ -144,6 +144,11 @@ type Tree struct {
 	// Link names the first symbolic link beneath ("" when none): grep -R
 	// and rg -L follow links out of the tree.
 	Link string `json:"link,omitempty"`
+	// Unignore names the first ignore file (.ignore, .rgignore,
+	// .gitignore, .git/info/exclude) beneath the directory or in one of
+	// the directories above it that negates a pattern ("!.git"): rg then
+	// searches what it would skip, .git included ("" when none).
+	Unignore string `json:"unignore,omitempty"`
 }
 
 // SandboxFacts are what the engine knows of the sandbox, gathered at the

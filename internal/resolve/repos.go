@@ -67,7 +67,13 @@ func ReposFor(req permission.Request) map[string]permission.Repo {
 	}
 	sort.Strings(homes)
 	key := strings.Join(append([]string{req.Cwd, req.Home, req.ConfigHome}, homes...), "\x00")
-	return Repos(dirs, key, func(abs string) bool { return pathrisk.IsCredential(abs, env) }, userSubmoduleDiff(req.Home, req.ConfigHome))
+	// A tracked file that is a hard link to a credential file counts as
+	// one (git diff prints it). The judgement is kept by the index's
+	// stamp, so a tracked file swapped for such a link without the index
+	// being written again is only found once the index changes.
+	return Repos(dirs, key, func(abs string) bool {
+		return pathrisk.IsCredential(abs, env) || hardLinkedCredential(abs, env) != ""
+	}, userSubmoduleDiff(req.Home, req.ConfigHome))
 }
 
 // repoOf finds the repository holding dir and judges its index.

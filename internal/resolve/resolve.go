@@ -6,6 +6,7 @@
 package resolve
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -168,14 +169,17 @@ func (r *Resolver) Map(paths []string) map[string]string {
 // globs (Expanded), what the trees it reads recursively hold (Trees) and
 // what the git repositories whose tracked files it prints track (Repos),
 // and what the configurations of the repositories it runs git in set
-// (GitConfigs).
+// (GitConfigs). A path that is a hard link to a credential file is handed
+// in as that file (see hardLinks).
 // The executor and the check command call it before Check, so that the
 // paths judged are the paths used.
 func Fill(req *permission.Request) {
 	var r Resolver
 	req.Analysis = permission.Analyze(*req)
-	req.Resolved = r.Map(permission.PathsToResolve(*req))
+	paths := permission.PathsToResolve(*req)
+	req.Resolved = r.Map(paths)
 	req.Expanded = r.Globs(permission.GlobsToExpand(*req))
+	hardLinks(req, paths)
 	req.Trees = TreesFor(*req)
 	req.Repos = ReposFor(*req)
 	req.GitConfigs = GitConfigsFor(*req)
@@ -269,6 +273,9 @@ func Trees(dirs []string, isSecret func(abs string) bool) map[string]permission.
 					t.Secret = p
 				}
 			}
+			if t.Unignore == "" && e.Type().IsRegular() && isIgnoreFile(p) && negatesPattern(p) {
+				t.Unignore = p
+			}
 			if t.Secret != "" && t.Link != "" && t.GitSecret != "" {
 				return fs.SkipAll // nothing more to learn
 			}
@@ -276,6 +283,9 @@ func Trees(dirs []string, isSecret func(abs string) bool) map[string]permission.
 		})
 		if err != nil {
 			t.Complete = false
+		}
+		if t.Unignore == "" {
+			t.Unignore = negatingIgnoreAbove(d)
 		}
 		if m == nil {
 			m = make(map[string]permission.Tree)
@@ -294,5 +304,69 @@ func TreesFor(req permission.Request) map[string]permission.Tree {
 		return nil
 	}
 	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
-	return Trees(dirs, func(abs string) bool { return pathrisk.IsCredential(abs, env) })
+	return Trees(dirs, func(abs string) bool {
+		return pathrisk.IsCredential(abs, env) || hardLinkedCredential(abs, env) != ""
+	})
+}
+
+// ignoreNames are the ignore files rg reads in every directory it walks and
+// in every directory above the one it starts from.
+var ignoreNames = [...]string{".ignore", ".rgignore", ".gitignore"}
+
+// isIgnoreFile reports an ignore file rg reads: one of ignoreNames, or a
+// repository's .git/info/exclude.
+func isIgnoreFile(p string) bool {
+	base := filepath.Base(p)
+	for _, n := range ignoreNames {
+		if base == n {
+			return true
+		}
+	}
+	return strings.HasSuffix(p, "/.git/info/exclude")
+}
+
+// maxIgnoreRead bounds the bytes of one ignore file read for a negation.
+const maxIgnoreRead = 64 << 10
+
+// negatesPattern reports whether the ignore file p holds a line that
+// negates a pattern ("!.git", "!.env"): such a line can make rg search a
+// hidden or ignored directory, .git among them. A file that cannot be read
+// whole within the bound is taken to negate.
+func negatesPattern(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false // rg cannot read it either
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxIgnoreRead+1))
+	if err != nil || len(b) > maxIgnoreRead {
+		return true
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " \t\ufeff"), "!") {
+			return true
+		}
+	}
+	return false
+}
+
+// negatingIgnoreAbove returns the first ignore file in a directory above
+// d (rg reads those of every parent) that negates a pattern, or "".
+func negatingIgnoreAbove(d string) string {
+	for dir := filepath.Dir(d); ; dir = filepath.Dir(dir) {
+		for _, n := range ignoreNames {
+			if p := filepath.Join(dir, n); negatesPattern(p) {
+				return p
+			}
+		}
+		if p := filepath.Join(dir, ".git", "info", "exclude"); negatesPattern(p) {
+			return p
+		}
+		if dir == "/" || dir == "." {
+			return ""
+		}
+	}
 }

@@ -149,6 +149,43 @@ func TestTrees(t *testing.T) {
 	}
 }
 
+// TestTreesUnignore (review class c): an ignore file beneath the tree, or
+// in a directory above it, that negates a pattern is reported, since rg
+// then searches .git; one without a negation, or a "!" inside a pattern,
+// is not.
+func TestTreesUnignore(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(rel, content string) {
+		p := filepath.Join(base, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("plain/.gitignore", "node_modules/\n*.log # not!negated\n")
+	mk("plain/a.go", "package a")
+	mk("inside/sub/.ignore", "# keep\n  !.git\n")
+	mk("rgignore/.rgignore", "!.env\n")
+	mk("exclude/.git/info/exclude", "!.git\n")
+	mk("parent/.gitignore", "!.git/\n")
+	mk("parent/child/a.go", "package a")
+	dir := func(s string) string { return filepath.Join(base, s) }
+	got := resolve.Trees([]string{dir("plain"), dir("inside"), dir("rgignore"), dir("exclude"), dir("parent/child")}, func(string) bool { return false })
+	for d, want := range map[string]string{
+		dir("plain"): "", dir("inside"): dir("inside/sub/.ignore"), dir("rgignore"): dir("rgignore/.rgignore"),
+		dir("exclude"): dir("exclude/.git/info/exclude"), dir("parent/child"): dir("parent/.gitignore"),
+	} {
+		if got[d].Unignore != want {
+			t.Errorf("Trees(%s).Unignore = %q, want %q", d, got[d].Unignore, want)
+		}
+	}
+}
+
 // TestFill decides a shell call on a real tree through Fill: the command is
 // analysed once (req.Analysis), the link it reads through is resolved and
 // its glob expanded, so the key behind both is found.

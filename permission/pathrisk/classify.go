@@ -70,7 +70,7 @@ func Classify(p PathFacts, env Env) (risk.Level, string) {
 	via := " is "
 	if r := p.Resolved; r != "" && r != canon {
 		if l, w := locate(r, env, p.Write); l > level {
-			level, what, via = l, w, " resolves through a symbolic link to "+quote(r)+", which is "
+			level, what, via = l, w, " resolves through a symbolic link or a hard link to "+quote(r)+", which is "
 		}
 	}
 	if p.Recursive && level < risk.Credential {

@@ -52,6 +52,12 @@ type analyzer struct {
 	commands int  // simple commands examined so far
 	expanded int  // bytes produced by variable expansion so far
 
+	// work counts the steps whose number depends on the command's length:
+	// list entries compared to spare a duplicate, and arguments handed to a
+	// program's rule. Tests bound it by the command's length (bound_test.go)
+	// so that no shape of input makes the analysis quadratic.
+	work int
+
 	// appended is set while judging code a program runs with arguments of
 	// its own added at run time (rg --pre, rsync -e): the commands listed
 	// are then Dynamic.
@@ -150,10 +156,18 @@ func (a *analyzer) text(sp risk.Span) string {
 
 // find records a finding. Findings with the same risk, span and reason are
 // recorded once.
+//
+// A full list is checked first: comparing each of many findings with every
+// listed one would make a command of n words cost n*maxListed comparisons.
+// When the list is full any further finding, even a duplicate, makes the
+// result Opaque, which only ever asks more.
 func (a *analyzer) find(l risk.Level, sp risk.Span, why string) {
-	for _, f := range a.res.Findings {
-		if f.Risk == l && f.Span == sp && f.Why == why {
-			return
+	if n := len(a.res.Findings); n < maxListed {
+		for _, f := range a.res.Findings {
+			a.work++
+			if f.Risk == l && f.Span == sp && f.Why == why {
+				return
+			}
 		}
 	}
 	if n := len(a.res.Findings); n >= maxListed {
@@ -221,6 +235,16 @@ func (a *analyzer) accessAs(x arg, cwd string, write, del, deep bool) {
 func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked, committed bool) {
 	p, joined := "", ""
 	if !x.dyn {
+		if fd, ok := throughFd(x.s, cwd); ok {
+			// Where it leads is known only at run time: the call is
+			// Opaque, so that no allow covers it. The path is still
+			// recorded as written, cleaned, so that what it names by its
+			// form (/proc/self/cwd, /proc/1/root/etc) is judged as before
+			// and a deny rule for it still applies.
+			a.opaque(x.sp, quote(a.text(x.sp))+" goes on past "+fd+", which names whatever that file descriptor or process directory is open on (a redirection such as 3< ~ opens one on a directory), so the file it reaches is known only at run time; no rule allows it")
+		}
+	}
+	if !x.dyn {
 		p = a.resolve(x.s, cwd)
 		if p != "" && a.pwdRaw != "" && cwd == a.cwd && !strings.HasPrefix(x.s, "/") {
 			joined = a.pwdRaw + "/" + x.s
@@ -231,18 +255,24 @@ func (a *analyzer) accessWith(x arg, cwd string, write, del, deep, tracked, comm
 			}
 		}
 	}
-	if isHarmlessDevice(p) {
+	if isTerminal(p, write) {
+		a.terminalWrite(x.sp, quote(a.text(x.sp)))
+	}
+	if isHarmlessDevice(p) && !(write && isTerminal(p, true)) {
 		return
 	}
 	ac := Access{Path: p, Joined: joined, Raw: a.text(x.sp), Write: write, Delete: del, Glob: x.glob && p != "", Recursive: deep, Tracked: tracked, Committed: committed, Span: x.sp}
-	for _, o := range a.res.Accesses {
-		if o == ac {
-			return
-		}
-	}
+	// A full list is checked before the duplicates, as in find, so the
+	// comparisons stay within maxListed²/2 whatever the number of words.
 	if len(a.res.Accesses) >= maxListed {
 		a.tooMany()
 		return
+	}
+	for _, o := range a.res.Accesses {
+		a.work++
+		if o == ac {
+			return
+		}
 	}
 	a.res.Accesses = append(a.res.Accesses, ac)
 	if p != "" && !write && !del && (a.isCredential(p, ac.Glob) || deep && pathrisk.HoldsSecrets(p, a.pathEnv())) {

@@ -485,8 +485,12 @@ func ruleWrite(a *analyzer, c *call) {
 			case "of":
 				a.access(y, c.cwd, true, false)
 				p := resolve(v, c.cwd)
+				_, isFd := fdNumber(p)
 				switch {
-				case isHarmlessDevice(p):
+				case isHarmlessDevice(p), isTerminal(p, true), isFd:
+					// No file is overwritten in place: the terminal is
+					// judged by the access, an open descriptor by the
+					// redirection that opened it.
 				case isBlockDevice(p) && !x.dyn:
 					a.find(risk.Destructive, x.sp, "dd writes straight to the disk "+p+", destroying what is on it")
 				default:
@@ -873,7 +877,16 @@ func ruleRead(a *analyzer, c *call) {
 	case "dos2unix", "unix2dos", "mac2unix", "unix2mac":
 		ruleDos2unix(a, c)
 		return
-	case "rg", "ripgrep", "ag", "ack":
+	case "rg", "ripgrep":
+		// Every option of ripgrep that takes a value: one left out would
+		// make its value a pattern or a path (rg --iglob G url).
+		o = opts{short: "efmABCdDgEjMrtT", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
+			"context", "glob", "iglob", "type", "type-not", "pre", "pre-glob", "color", "colors", "sort", "sortr", "max-depth", "maxdepth",
+			"threads", "replace", "encoding", "max-columns", "max-filesize", "engine", "type-add", "type-clear", "context-separator",
+			"field-match-separator", "field-context-separator", "path-separator", "dfa-size-limit", "regex-size-limit",
+			"ignore-file", "hostname-bin", "hyperlink-format"}}
+		skip = 1
+	case "ag", "ack":
 		o = opts{short: "efmABCdDg", long: []string{"regexp", "file", "max-count", "after-context", "before-context",
 			"context", "glob", "type", "type-not", "pre", "pre-glob", "color", "colors", "sort", "max-depth", "threads", "replace", "encoding"}}
 		skip = 1
@@ -903,6 +916,12 @@ func ruleRead(a *analyzer, c *call) {
 	}
 	if skip > len(ops) {
 		skip = len(ops)
+	}
+	if skip > 0 && ops[0].glob {
+		// An unquoted glob where the pattern goes: bash expands it, the
+		// first name becomes the pattern and the others files the program
+		// reads (grep -v ~/.n* README.md prints ~/.npmrc).
+		skip = 0
 	}
 	deep := false
 	switch name {
@@ -944,6 +963,11 @@ func (a *analyzer) readBySpec(c *call, name string, spec readSpec) {
 		skip = 0
 	}
 	skip = min(skip, len(ops))
+	if skip > 0 && ops[0].glob {
+		// A glob where the pattern goes: its names past the first are
+		// files the program reads (see ruleRead).
+		skip = 0
+	}
 	deep := false
 	switch name {
 	case "grep", "egrep", "fgrep", "zgrep":
@@ -1085,13 +1109,22 @@ func ruleDos2unix(a *analyzer, c *call) {
 	}
 }
 
-// isHarmlessDevice reports special files that neither store nor leak data.
+// isHarmlessDevice reports special files that neither store nor leak data,
+// read or written: the null and random devices, and the standard output
+// and error (by name or as descriptor 1 or 2). The standard input is
+// harmless to read; writing it is not (isTerminal). A descriptor other than
+// 0, 1 or 2 is whatever the shell has open there, and a path through a
+// descriptor (/dev/fd/3/x) is a path inside whatever directory it is open
+// on (throughFd): neither is harmless.
 func isHarmlessDevice(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full":
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
+	if n, ok := fdNumber(p); ok {
+		return n == "0" || n == "1" || n == "2"
+	}
+	return false
 }
 
 // isBlockDevice reports disk devices, which a write destroys.

@@ -41,11 +41,12 @@ func hasDotDot(p string) bool {
 
 // gitRepo records a directory git runs in (Result.Repos).
 func (a *analyzer) gitRepo(dir string) {
-	if slices.Contains(a.res.Repos, dir) {
-		return
-	}
 	if len(a.res.Repos) >= maxListed {
 		a.tooMany()
+		return
+	}
+	a.work += len(a.res.Repos)
+	if slices.Contains(a.res.Repos, dir) {
 		return
 	}
 	a.res.Repos = append(a.res.Repos, dir)

@@ -26,6 +26,7 @@ func (a *analyzer) run(c *call) {
 		return
 	}
 	a.commands++
+	a.work += len(c.args)
 	if a.commands > maxCommands {
 		if a.commands == maxCommands+1 {
 			a.opaque(c.sp, "the command holds too many simple commands to check them all")

@@ -1,6 +1,7 @@
 package shellrisk
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -140,6 +141,12 @@ type roSpec struct {
 	globSafe bool
 	// extra checks the options and operands further.
 	extra func(os []opt, ops []arg) bool
+	// pattern marks programs whose first operand is a pattern, not a file,
+	// unless an option gives the pattern (grep, rg): a glob there is
+	// refused, since the names it expands to past the first are read as
+	// files the analysis never saw (grep -v ~/.n* README.md prints
+	// ~/.npmrc).
+	pattern bool
 }
 
 // check scans args with the table: every option known, none denied, no
@@ -160,6 +167,11 @@ func (sp *roSpec) check(args []arg) bool {
 	}
 	ops = append(ops, tail...)
 	if sp.maxOps > 0 && len(ops) > sp.maxOps || sp.noOps && len(ops) > 0 {
+		return false
+	}
+	if sp.pattern && len(ops) > 0 && ops[0].glob && !slices.ContainsFunc(os, func(o opt) bool {
+		return o.name == "-e" || o.name == "--regexp" || o.name == "-f" || o.name == "--file"
+	}) {
 		return false
 	}
 	return sp.extra == nil || sp.extra(os, ops)
@@ -194,9 +206,9 @@ var roSpecs = map[string]roSpec{
 	"tail":    {o: headTailSpec.o, globSafe: true, deny: []string{"-f", "-F", "--follow", "--retry", "--pid"}},
 	"ls":      {o: lsSpec.o, globSafe: true},
 	"wc":      {o: wcSpec.o, deny: []string{"--files0-from"}},
-	"grep":    {o: grepSpec.o, deny: []string{"-f", "--file", "--exclude-from"}},
-	"egrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}},
-	"fgrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}},
+	"grep":    {o: grepSpec.o, deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
+	"egrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
+	"fgrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
 	"diff":    {o: diffSpec.o, deny: []string{"-l", "--paginate", "-X", "--exclude-from"}},
 	"du":      {o: duSpec.o, deny: []string{"-X", "--exclude-from", "--files0-from"}},
 	"tree":    {o: treeSpec.o, deny: []string{"-o", "-R", "-H", "--fromfile", "--infofile", "--gitfile"}},
@@ -233,7 +245,7 @@ var roSpecs = map[string]roSpec{
 		flagsLong: []string{"print-bytes", "verbose", "quiet", "silent", "help", "version"}, complete: true}, maxOps: 4},
 	"md5sum": sumSpec, "sha1sum": sumSpec, "sha224sum": sumSpec, "sha256sum": sumSpec, "sha384sum": sumSpec,
 	"sha512sum": sumSpec, "b2sum": sumSpec, "cksum": sumSpec,
-	"rg": {o: rgOpts},
+	"rg": {o: rgOpts, pattern: true},
 	"basename": {o: opts{short: "s", long: []string{"suffix"}, flags: "az", flagsLong: []string{"multiple", "zero", "help", "version"},
 		complete: true}},
 	"dirname": {o: opts{flags: "z", flagsLong: []string{"zero", "help", "version"}, complete: true}},
@@ -596,6 +608,14 @@ func awkReadOnly(args []arg) string {
 		if op.unknown || op.x.glob || op.val.glob {
 			return ""
 		}
+		if op.name == "-v" || op.name == "--assign" {
+			// -v ARGC=9 or SYMTAB=…: the tables the program text may not
+			// name may not be set from outside either.
+			name, _, _ := strings.Cut(op.val.s, "=")
+			if !awkPrintsOnly(name) {
+				return ""
+			}
+		}
 	}
 	ops = append(ops, tail...)
 	if len(ops) == 0 || ops[0].glob || !awkPrintsOnly(ops[0].s) {
@@ -613,7 +633,8 @@ func awkReadOnly(args []arg) string {
 // write a file, read a file it names or read the environment: no |
 // (pipes to and from commands, coprocesses), no > after the first print or
 // printf (a redirection), no system, getline, ENVIRON, ARGV or ARGC (a
-// program may add files to read), close, fflush or PROCINFO, and no @
+// program may add files to read), close, fflush, PROCINFO, SYMTAB or
+// FUNCTAB (gawk's tables of every variable and function), and no @
 // (gawk's @load, @include and indirect calls). Strings, regular
 // expressions and comments are not told apart from code: a quote inside a
 // regular expression would make a reader skip code as a string, so every
@@ -639,7 +660,11 @@ func awkPrintsOnly(p string) bool {
 		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			j := identEnd(p, i)
 			switch p[i:j] {
-			case "system", "getline", "ENVIRON", "ARGV", "ARGC", "PROCINFO", "close", "fflush":
+			case "system", "getline", "ENVIRON", "ARGV", "ARGC", "PROCINFO", "close", "fflush",
+				// gawk's SYMTAB reaches every global by name, ENVIRON and
+				// ARGV among them (SYMTAB["ENV" "IRON"]), and FUNCTAB
+				// every function.
+				"SYMTAB", "FUNCTAB":
 				return false
 			case "print", "printf":
 				printed = true
@@ -707,18 +732,81 @@ func jqReadOnly(args []arg) string {
 
 // jqFilterReads reports whether a jq filter names nothing that reads the
 // environment ($ENV, env) or loads modules (import, include). Strings are
-// read as code too: "\(env)" interpolates code into a string.
+// read as code too: "\(env)" interpolates code into a string. jq reads a
+// variable as '$' and a name, with white space and comments allowed
+// between them ($ ENV, $ # c<newline>ENV): a '$' not followed at once by a
+// name is refused rather than read past.
 func jqFilterReads(f string) bool {
 	for i := 0; i < len(f); i++ {
 		c := f[i]
-		if c == '$' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+		if c == '$' && (i+1 >= len(f) || !isIdentStart(f[i+1])) {
+			return false
+		}
+		if c == '$' || isIdentStart(c) {
 			j := identEnd(f, i)
 			switch f[i:j] {
-			case "env", "$ENV", "import", "include", "get_search_list", "modulemeta", "input_filename", "$__prog_args":
+			case "env", "$ENV", "import", "include", "get_search_list", "modulemeta", "input_filename", "$__prog_args",
+				"$__loc__", "get_prog_origin", "get_jq_origin":
 				return false
 			}
 			i = j - 1
 		}
 	}
 	return true
+}
+
+// SkipsGitDir reports whether a recursive search by c leaves .git
+// directories out. git grep reads what git tracks, never .git. rg skips
+// .git only because it is hidden: --hidden, -uu (or -u twice, or
+// --unrestricted twice) and a --glob/--iglob that lets the name .git in
+// (-g '*', -g '**') make it search .git, and so does a name given as a
+// path (the caller checks that) or an ignore file that negates a pattern
+// (Tree.Unignore). Every other program is taken to read .git.
+func SkipsGitDir(c *Command) bool {
+	if c == nil || len(c.Argv) == 0 {
+		return false
+	}
+	switch c.Argv[0] {
+	case "git":
+		return len(c.Argv) > 1 && c.Argv[1] == "grep"
+	case "rg":
+	default:
+		return false
+	}
+	args := make([]arg, len(c.Argv))
+	for i, w := range c.Argv {
+		args[i] = arg{s: w}
+	}
+	os, _, _ := roScan(rgOpts, args)
+	u := 0
+	for _, op := range os {
+		switch op.name {
+		case "--hidden":
+			return false
+		case "-u", "--unrestricted":
+			u++
+		case "-g", "--glob", "--iglob":
+			if globMayMatchGit(op.val.s, op.name == "--iglob") {
+				return false
+			}
+		}
+	}
+	return u < 2
+}
+
+// globMayMatchGit reports whether an rg --glob whitelist may match a
+// directory named .git (rg's globs, like gitignore's, let * match a
+// leading dot). A pattern with a slash, ** or braces is taken to match.
+func globMayMatchGit(g string, fold bool) bool {
+	if strings.HasPrefix(g, "!") {
+		return false // an exclusion
+	}
+	if fold {
+		g = strings.ToLower(g)
+	}
+	if strings.ContainsAny(g, "/{\\") || strings.Contains(g, "**") {
+		return true
+	}
+	m, err := path.Match(g, ".git")
+	return m || err != nil
 }

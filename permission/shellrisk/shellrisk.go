@@ -155,6 +155,13 @@ type Result struct {
 // It is pure and safe for concurrent use; it never panics and its work is
 // bounded for any input.
 func Analyze(command string, env Env) Result {
+	r, _ := analyzeCounting(command, env)
+	return r
+}
+
+// analyzeCounting is Analyze that also returns the analyzer's work count
+// (analyzer.work), for the tests that bound it.
+func analyzeCounting(command string, env Env) (Result, int) {
 	a := analyzers.Get().(*analyzer)
 	defer a.release()
 	a.start(command, env)
@@ -165,10 +172,12 @@ func Analyze(command string, env Env) Result {
 	a.fr = a.top
 	if len(command) > MaxInput {
 		a.opaque(risk.Span{End: len(command)}, "the command is longer than 64 KiB and was not analysed")
-		return a.finish()
+		r := a.finish()
+		return r, a.work
 	}
 	a.parseAndWalk(command)
-	return a.finish()
+	r := a.finish()
+	return r, a.work
 }
 
 // analyzers pools analyzers with their arenas between calls.

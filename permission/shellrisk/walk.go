@@ -184,6 +184,11 @@ func (a *analyzer) redirect(r *syntax.Redirect) (input, bool) {
 		return input{kind: inFile}, true
 	case syntax.DplIn, syntax.DplOut:
 		if !x.dyn && (x.s == "-" || isDigits(strings.TrimSuffix(x.s, "-"))) {
+			if r.Op == syntax.DplOut && strings.TrimSuffix(x.s, "-") == "0" {
+				// >&0 writes where the standard input reads: a terminal
+				// is open for both.
+				a.terminalWrite(x.sp, "the redirection >&"+x.s)
+			}
 			return input{}, false // fd duplication or closing
 		}
 		if r.Op == syntax.DplIn {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package shellrisk
-
-const raceSlowdown = 1
