@@ -2,10 +2,13 @@ package sandbox
 
 import (
 	"fmt"
+	"runtime"
+	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -55,8 +58,9 @@ func restrictLandlock(s *spec) error {
 		return err
 	}
 	defer unix.Close(fd)
-	// This thread only: the process is started from it.
-	return llsys.LandlockRestrictSelf(fd, flags)
+	// Every thread of the helper, not only the one that starts the
+	// process.
+	return llsys.AllThreadsLandlockRestrictSelf(fd, flags)
 }
 
 // withoutNet returns cfg without the network access rights it handles.
@@ -81,10 +85,11 @@ var seccompDenied = []string{
 	"ioperm", "iopl", "lookup_dcookie",
 }
 
-// loadSeccomp installs the filter on the calling thread (with
-// no_new_privs): the calls above fail with EPERM; ioctl TIOCSTI and
+// loadSeccomp installs the filter on every thread of the helper (no_new_privs
+// is set on all of them before): the calls above fail with EPERM; ioctl TIOCSTI and
 // TIOCLINUX (pushing keys into a terminal) too, and a chmod that sets
-// the set-user-ID bit; clone with CLONE_NEWUSER
+// the set-user-ID or set-group-ID bit; system calls of another
+// architecture kill the process; clone with CLONE_NEWUSER
 // too, and clone3, whose flags a filter cannot read, with ENOSYS so that
 // the C library falls back to clone. Without the network, sockets of the
 // IP families cannot even be made.
@@ -97,14 +102,12 @@ func loadSeccomp(network bool) error {
 				{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: unix.TIOCSTI}}},
 				{Name: "ioctl", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.Equal, Value: unix.TIOCLINUX}}},
 				{Name: "clone", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: unix.CLONE_NEWUSER}}},
-				// No set-user-ID file is made: the mounts ignore the
-				// bit, but the file stays on the host.
-				{Name: "chmod", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.BitsSet, Value: unix.S_ISUID}}},
-				{Name: "fchmod", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: seccomp.BitsSet, Value: unix.S_ISUID}}},
-				{Name: "fchmodat", Conditions: seccomp.ArgumentConditions{{Argument: 2, Operation: seccomp.BitsSet, Value: unix.S_ISUID}}},
 			},
 			Action: seccomp.ActionErrno,
 		},
+		// No set-user-ID or set-group-ID file is made: the mounts ignore
+		// the bits, but the file stays on the host.
+		{NamesWithCondtions: append(setID("chmod", 1), append(setID("fchmod", 1), setID("fchmodat", 2)...)...), Action: seccomp.ActionErrno},
 	}
 	if !network {
 		var socks []seccomp.NameWithConditions
@@ -117,8 +120,60 @@ func loadSeccomp(network bool) error {
 			{Name: "socket", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.Equal, Value: unix.AF_VSOCK}}},
 		}, Action: seccomp.ActionErrno})
 	}
-	return seccomp.LoadFilter(seccomp.Filter{
-		NoNewPrivs: true,
-		Policy:     seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups},
-	})
+	groups = append(groups, seccomp.SyscallGroup{NamesWithCondtions: setID("fchmodat2", 2), Action: seccomp.ActionErrno})
+	policy := seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups}
+	insts, err := policy.Assemble()
+	if err != nil {
+		return err
+	}
+	arch, ok := auditArch[runtime.GOARCH]
+	if !ok {
+		return fmt.Errorf("no seccomp architecture check for %s", runtime.GOARCH)
+	}
+	// The library lets a system call of another architecture through
+	// (on amd64: the i386 table, by int 0x80, where no rule above
+	// applies). Anything but this architecture's own calls kills the
+	// process, and so do x32 numbers.
+	prefix := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: arch, SkipTrue: 1},
+		bpf.RetConstant{Val: unix.SECCOMP_RET_KILL_PROCESS},
+		bpf.LoadAbsolute{Off: 0, Size: 4}, // seccomp_data.nr
+		bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipFalse: 1},
+		bpf.RetConstant{Val: unix.SECCOMP_RET_KILL_PROCESS},
+	}
+	raw, err := bpf.Assemble(append(prefix, insts...))
+	if err != nil {
+		return err
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, r := range raw {
+		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	// Every thread of the helper (TSYNC), not only the one that starts
+	// the process: the others must not be a way out either.
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog))); e != 0 {
+		return fmt.Errorf("loading the filter: %w", e)
+	}
+	runtime.KeepAlive(filter)
+	return nil
+}
+
+// x32Bit marks the x32 system call numbers on amd64.
+const x32Bit = 0x40000000
+
+// auditArch is the seccomp architecture of each GOARCH the sandbox runs on.
+var auditArch = map[string]uint32{
+	"amd64": unix.AUDIT_ARCH_X86_64,
+	"arm64": unix.AUDIT_ARCH_AARCH64,
+}
+
+// setID returns the conditions that match name with the set-user-ID or
+// set-group-ID bit in argument arg (a mode).
+func setID(name string, arg uint32) []seccomp.NameWithConditions {
+	return []seccomp.NameWithConditions{
+		{Name: name, Conditions: seccomp.ArgumentConditions{{Argument: arg, Operation: seccomp.BitsSet, Value: unix.S_ISUID}}},
+		{Name: name, Conditions: seccomp.ArgumentConditions{{Argument: arg, Operation: seccomp.BitsSet, Value: unix.S_ISGID}}},
+	}
 }

@@ -13,7 +13,10 @@ import (
 	"strings"
 	"syscall"
 
+	"unsafe"
+
 	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // helperName is argv[0] of the helper: the binary re-executed as the parent
@@ -72,6 +75,16 @@ func helperMain() int {
 		return fail(fmt.Errorf("reading the sandbox spec: %w", err))
 	}
 	in.Close()
+	// Descriptors inherited without close-on-exec (an fd the agent's own
+	// parent left open on a directory) would reach past every mount.
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail(fmt.Errorf("closing inherited descriptors: %w", err))
+	}
+	// Not dumpable: the process cannot trace the helper, read its memory
+	// or open its descriptors through /proc/1.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fail(fmt.Errorf("making the helper undumpable: %w", err))
+	}
 	if err := buildView(&s); err != nil {
 		return fail(err)
 	}
@@ -147,8 +160,8 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// dropCapabilities leaves the thread, and what it starts, with no
-// capability in the user namespace: the process is uid 0 there, but
+// dropCapabilities leaves every thread of the helper, and what it starts,
+// with no capability in the user namespace: the process is uid 0 there, but
 // file permissions apply to it as to anyone (a mask of mode 000 is
 // unreadable), and it cannot mount, unshare or gain any back.
 func dropCapabilities() error {
@@ -158,25 +171,35 @@ func dropCapabilities() error {
 			last = n
 		}
 	}
+	// Capabilities are a thread's own: each call runs on every thread
+	// (psx), so that no thread of the helper keeps any.
+	prctl := func(opt, arg uintptr) error {
+		if _, _, e := psx.Syscall6(unix.SYS_PRCTL, opt, arg, 0, 0, 0, 0); e != 0 {
+			return e
+		}
+		return nil
+	}
 	for c := 0; c <= last; c++ {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+		if err := prctl(unix.PR_CAPBSET_DROP, uintptr(c)); err != nil && err != unix.EINVAL {
 			return fmt.Errorf("bounding set: %w", err)
 		}
 	}
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
-		return fmt.Errorf("ambient set: %w", err)
+	if _, _, e := psx.Syscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0); e != 0 {
+		return fmt.Errorf("ambient set: %w", e)
 	}
 	// SECBIT_NOROOT and friends, locked: uid 0 gains nothing at exec.
 	const securebits = 0xEF // everything but SECBIT_KEEP_CAPS
-	if err := unix.Prctl(unix.PR_SET_SECUREBITS, securebits, 0, 0, 0); err != nil {
+	if err := prctl(unix.PR_SET_SECUREBITS, securebits); err != nil {
 		return fmt.Errorf("securebits: %w", err)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("capset: %w", err)
+	if _, _, e := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return fmt.Errorf("capset: %w", e)
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+	runtime.KeepAlive(&hdr)
+	runtime.KeepAlive(&data)
+	if err := prctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
 	return nil
@@ -267,18 +290,39 @@ func buildView(s *spec) error {
 		if err := unix.MoveMount(k.fd, "", unix.AT_FDCWD, k.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 			return fmt.Errorf("mounting %s: %w", k.path, err)
 		}
-		attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID}
-		if k.writable {
-			attr.Attr_clr = unix.MOUNT_ATTR_RDONLY
-		} else {
-			attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
+		// Mounts inside a kept tree come along: a read-only tree is
+		// read-only to its last mount; a writable one is writable at its
+		// top, its inner mounts as the host has them. No set-user-ID
+		// anywhere.
+		if err := unix.MountSetattr(unix.AT_FDCWD, k.path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID}); err != nil {
+			return fmt.Errorf("setting %s nosuid: %w", k.path, err)
 		}
-		if err := unix.MountSetattr(unix.AT_FDCWD, k.path, 0, attr); err != nil {
+		attr, flags := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}, uint(unix.AT_RECURSIVE)
+		if k.writable {
+			attr, flags = &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}, 0
+		}
+		if err := unix.MountSetattr(unix.AT_FDCWD, k.path, flags, attr); err != nil {
 			return fmt.Errorf("setting %s %s: %w", k.path, map[bool]string{true: "writable", false: "read-only"}[k.writable], err)
 		}
 		unix.Close(k.fd)
 	}
 
+	// Pinned directories: writable binds of themselves, parents first,
+	// which cannot be renamed or removed.
+	for _, d := range p.Pinned {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, d, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			if errors.Is(err, syscall.ENOENT) {
+				continue
+			}
+			return fmt.Errorf("pinning %s: %w", d, err)
+		}
+		err = unix.MoveMount(fd, "", unix.AT_FDCWD, d, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("pinning %s: %w", d, err)
+		}
+	}
 	// Protected paths: read-only binds of themselves.
 	for _, q := range p.Protected {
 		if err := bindReadOnly(q, q); err != nil {

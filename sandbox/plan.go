@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,6 +66,7 @@ func NewPlanner(env Env) *Planner { return &Planner{env: env} }
 
 // homeFacts are the secrets outside the working directory.
 type homeFacts struct {
+	homes  []string // the home directories
 	hidden []string
 	inodes map[fileID]bool // of the secret files, for hard links
 }
@@ -97,6 +99,9 @@ func (pl *Planner) Plan(kind Kind, network bool, cwd string) (Profile, error) {
 			}
 		}
 	}
+	if err := refuseCwd(real, homes); err != nil {
+		return Profile{}, err
+	}
 	if err := pl.walkProject(&p, homes); err != nil {
 		return Profile{}, err
 	}
@@ -104,6 +109,32 @@ func (pl *Planner) Plan(kind Kind, network bool, cwd string) (Profile, error) {
 	slices.Sort(p.Hidden)
 	p.Hidden = slices.Compact(p.Hidden)
 	return p, nil
+}
+
+// ErrCwd is returned by Plan for a working directory the sandbox cannot
+// confine a writing process to.
+var ErrCwd = errors.New("the sandbox cannot confine writes to this working directory")
+
+// refuseCwd fails the plan for a working directory that is or holds a
+// directory the sandbox replaces (/, /tmp, /run …: their host content
+// would come back), or that holds a home directory (its startup files,
+// ~/.ssh/authorized_keys, ~/.config/custom-agent would be writable, even
+// those not there yet).
+func refuseCwd(cwd string, homes homeFacts) error {
+	if cwd == "/" {
+		return fmt.Errorf("%w: it is the root directory", ErrCwd)
+	}
+	for _, c := range covered {
+		if pathrisk.Within(c, cwd) {
+			return fmt.Errorf("%w: it holds %s, which the sandbox keeps private", ErrCwd, c)
+		}
+	}
+	for _, h := range homes.homes {
+		if pathrisk.Within(h, cwd) {
+			return fmt.Errorf("%w: it holds the home directory %s, whose startup and configuration files would be writable", ErrCwd, h)
+		}
+	}
+	return nil
 }
 
 // covered are the directories the sandbox replaces with empty ones: their
@@ -159,7 +190,8 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 		h.hidden = append(h.hidden, r)
 		collectInodes(r, h.inodes)
 	}
-	for _, home := range homeDirs(pl.env.Home) {
+	h.homes = homeDirs(pl.env.Home)
+	for _, home := range h.homes {
 		for _, rel := range pathrisk.HomeCredentials() {
 			add(filepath.Join(home, rel))
 		}
@@ -242,17 +274,30 @@ var dependencyTrees = map[string]bool{
 }
 
 // walkProject reads the working directory's tree into p: secret files and
-// hard links to secrets (hidden), and protected paths (workspace).
+// hard links to secrets (hidden), and protected paths and the directories
+// that lead to them (workspace). A directory it cannot read is hidden
+// whole: the process, as the same user, could make it readable. Any other
+// error fails the plan.
 func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	env := pathrisk.Env{Cwd: p.Cwd, Home: pl.env.Home, ConfigHome: pl.env.ConfigHome}
 	writable := p.Kind == Workspace
 	entries := 0
+	secret := maps.Clone(homes.inodes)
+	if secret == nil {
+		secret = map[fileID]bool{}
+	}
+	linked := map[fileID][]string{} // files with more than one link
+	var gitDirs []string
 	err := filepath.WalkDir(p.Cwd, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == p.Cwd {
 				return err
 			}
-			return nil // unreadable for us is unreadable for the process
+			if errors.Is(err, fs.ErrPermission) {
+				p.Hidden = append(p.Hidden, path)
+				return fs.SkipDir
+			}
+			return fmt.Errorf("reading %s: %w", path, err)
 		}
 		if entries++; entries > MaxEntries {
 			return ErrTooLarge
@@ -262,6 +307,15 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 		name := d.Name()
 		isDir := d.IsDir()
+		if name == ".git" && d.Type().IsRegular() {
+			// A "gitdir:" file: the git directory it names, when it
+			// lies in the tree, is protected as one.
+			if target := gitdirTarget(path); target != "" && pathrisk.Within(target, p.Cwd) {
+				if err := pl.walkGitDir(p, target); err != nil && err != fs.SkipDir {
+					return err
+				}
+			}
+		}
 		if gitConfig(path) {
 			// The repository's configuration is read by every git
 			// command; it is protected from writes, not hidden.
@@ -274,29 +328,43 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 		if pathrisk.IsCredential(path, env) {
 			p.Hidden = append(p.Hidden, path)
+			collectInodes(path, secret)
 			if isDir {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if writable && !dependencyTrees[strings.ToLower(name)] && pathrisk.Protected(pathrisk.PathFacts{Canonical: path, Write: true}, env) {
+		if d.Type()&fs.ModeSocket != 0 {
+			p.Hidden = append(p.Hidden, path) // a host service's socket
+			return nil
+		}
+		if writable && isDir && name == ".git" {
+			// git writes its objects, index and refs there: the
+			// directory stays writable, pinned so that it cannot be
+			// replaced, with what runs code read-only (walkGitDir).
+			gitDirs = append(gitDirs, path)
+		} else if writable && !dependencyTrees[strings.ToLower(name)] && pathrisk.Protected(pathrisk.PathFacts{Canonical: path, Write: true}, env) {
 			if err := protect(p, path, d); err != nil {
 				return err
 			}
 		}
 		if isDir {
-			if name == ".git" {
-				return pl.walkGitDir(p, path, env)
+			if name == ".git" || looksLikeGitDir(path) {
+				if name != ".git" && writable {
+					gitDirs = append(gitDirs, path)
+				}
+				return pl.walkGitDir(p, path)
 			}
 			if name == "node_modules" {
 				return fs.SkipDir // holds no secrets of the user's; often huge
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && len(homes.inodes) > 0 {
+		if d.Type().IsRegular() {
 			var st syscall.Stat_t
-			if syscall.Lstat(path, &st) == nil && st.Nlink > 1 && homes.inodes[fileID{uint64(st.Dev), st.Ino}] {
-				p.Hidden = append(p.Hidden, path) // a hard link to a secret
+			if syscall.Lstat(path, &st) == nil && st.Nlink > 1 {
+				id := fileID{uint64(st.Dev), st.Ino}
+				linked[id] = append(linked[id], path)
 			}
 		}
 		return nil
@@ -304,13 +372,81 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	if errors.Is(err, ErrTooLarge) {
 		return fmt.Errorf("%w (more than %d entries under %s)", ErrTooLarge, MaxEntries, p.Cwd)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// Hard links to a secret, in the home or in the tree itself.
+	for id, paths := range linked {
+		if secret[id] {
+			p.Hidden = append(p.Hidden, paths...)
+		}
+	}
+	if writable {
+		p.Pinned = pins(p.Cwd, append(p.Protected, gitDirs...))
+		p.Pinned = append(p.Pinned, gitDirs...)
+		slices.Sort(p.Pinned)
+		p.Pinned = slices.Compact(p.Pinned)
+	}
+	return nil
+}
+
+// pins returns the directories between cwd and each protected path: each
+// becomes a mount point of its own, which cannot be renamed or removed, so
+// that a process cannot move a protected path's parent aside and make a
+// new, unprotected one in its place.
+func pins(cwd string, protected []string) []string {
+	var out []string
+	for _, q := range protected {
+		for d := filepath.Dir(q); d != cwd && pathrisk.Within(d, cwd); d = filepath.Dir(d) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// gitdirTarget returns the directory a "gitdir: PATH" file names, absolute
+// and with symbolic links resolved, or "" when it names none.
+func gitdirTarget(file string) string {
+	b, err := os.ReadFile(file)
+	if err != nil || len(b) > 4096 {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return ""
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(file), dir)
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// looksLikeGitDir reports whether dir is a git directory by its content,
+// whatever its name (a bare repository, a separate git directory): git
+// opens any directory holding HEAD, objects and refs as one.
+func looksLikeGitDir(dir string) bool {
+	if fi, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }
 
 // walkGitDir protects what git runs or reads configuration from in a git
 // directory, without reading its objects: the hooks, the configuration,
 // attributes, alternates, and the same for each submodule and worktree.
-func (pl *Planner) walkGitDir(p *Profile, gitDir string, env pathrisk.Env) error {
+func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 	if p.Kind != Workspace {
 		return fs.SkipDir
 	}
@@ -350,11 +486,18 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string, env pathrisk.Env) error
 	return fs.SkipDir
 }
 
-// protect adds path to p.Protected, refusing a symbolic link.
+// protect adds path to p.Protected. A symbolic link cannot be protected
+// by a mount (the mount would land on its target, and the process could
+// replace the link), so its directory is protected instead; a link right
+// in the working directory cannot be, and fails the plan.
 func protect(p *Profile, path string, d fs.DirEntry) error {
 	if d.Type()&fs.ModeSymlink != 0 {
-		rel, _ := filepath.Rel(p.Cwd, path)
-		return fmt.Errorf("%w: %s (a process could replace the link and escape the protection)", ErrUnprotectable, rel)
+		parent := filepath.Dir(path)
+		if parent == p.Cwd || !pathrisk.Within(parent, p.Cwd) {
+			rel, _ := filepath.Rel(p.Cwd, path)
+			return fmt.Errorf("%w: %s (a process could replace the link and escape the protection)", ErrUnprotectable, rel)
+		}
+		path = parent
 	}
 	p.Protected = append(p.Protected, path)
 	return nil

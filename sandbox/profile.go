@@ -60,6 +60,10 @@ type Profile struct {
 	// git configuration, editor and agent configuration (pathrisk's
 	// protected locations).
 	Protected []string `json:"protected,omitempty"`
+	// Pinned are the directories between the working directory and each
+	// protected path (workspace): mount points of their own, so that
+	// they cannot be renamed aside.
+	Pinned []string `json:"pinned,omitempty"`
 	// Hidden are secrets whose content is replaced by an empty,
 	// unreadable mask: credential files and directories, custom-agent's
 	// own data and configuration, and files that are hard links to them.
@@ -76,7 +80,7 @@ type Profile struct {
 // profiles with the same digest enforce the same thing.
 func (p Profile) Digest() string {
 	c := p
-	for _, s := range []*[]string{&c.Writable, &c.Protected, &c.Hidden, &c.Keep} {
+	for _, s := range []*[]string{&c.Writable, &c.Protected, &c.Pinned, &c.Hidden, &c.Keep} {
 		*s = slices.Clone(*s)
 		slices.Sort(*s)
 		*s = slices.Compact(*s)
@@ -103,7 +107,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q := p
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
-		q.Writable, q.Protected, q.Network = nil, nil, false
+		q.Writable, q.Protected, q.Pinned, q.Network = nil, nil, nil, false
 	}
 	return q
 }

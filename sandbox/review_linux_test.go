@@ -1,0 +1,108 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// The findings of the first attacker review of the sandbox, each a test.
+
+// TestReviewEscapes: renames of a protected path's parents, git
+// directories by pointer or by content, hard links to the project's own
+// secrets, set-group-ID, and the helper's descriptors.
+func TestReviewEscapes(t *testing.T) {
+	w := newWorld(t)
+	gd := filepath.Join(w.proj, "gd")
+	for _, d := range []string{"objects", "refs", "hooks"} {
+		must(t, os.MkdirAll(filepath.Join(gd, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(gd, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(gd, "config"), []byte("[core]\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(w.proj, "wt"), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.proj, "wt", ".git"), []byte("gitdir: ../gd\n"), 0o644))
+	bare := filepath.Join(w.proj, "lib.git")
+	for _, d := range []string{"objects", "refs", "hooks"} {
+		must(t, os.MkdirAll(filepath.Join(bare, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	must(t, os.Link(filepath.Join(w.proj, ".env"), filepath.Join(w.proj, "env-copy.txt")))
+
+	for _, c := range []escape{
+		{name: "rename the parent of a workflow", kind: Workspace, script: "mv .github .github-old && mkdir -p .github/workflows && echo evil > .github/workflows/ci.yml", want: readOnly, after: unchanged("proj/.github/workflows/ci.yml", "on: push\n")},
+		{name: "rename a nested repository", kind: Workspace, script: "mv vendor vendor-old && mkdir -p vendor/lib/.git && echo '[core]' > vendor/lib/.git/config", want: readOnly, after: unchanged("proj/vendor/lib/.git/config", "[core]\n")},
+		{name: "rename the git directory", kind: Workspace, script: "mv .git .git-old", want: readOnly, after: unchanged("proj/.git/config", "[core]\n")},
+		{name: "git directory named by a gitdir file", kind: Workspace, script: "echo '[core] fsmonitor = evil' >> gd/config", want: readOnly, after: unchanged("proj/gd/config", "[core]\n")},
+		{name: "hook of a git directory named by a gitdir file", kind: Workspace, script: "echo evil > gd/hooks/pre-commit", want: readOnly, after: absent("proj/gd/hooks/pre-commit")},
+		{name: "hook of a bare repository", kind: Workspace, script: "echo evil > lib.git/hooks/post-update", want: readOnly, after: absent("proj/lib.git/hooks/post-update")},
+		{name: "hard link to the project's own secret", kind: ReadOnly, script: "cat env-copy.txt", want: denied},
+		{name: "set-group-ID", kind: Workspace, script: "cp /bin/true g && chmod 2755 g", want: []string{"Operation not permitted"}},
+		{name: "the helper's error pipe", kind: Workspace, script: "echo 'landlock: fake' > /proc/1/fd/4", want: denied},
+		{name: "the helper's memory", kind: Workspace, script: "head -c 8 /proc/1/mem", want: denied},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := w.sh(t, c.kind, c.script)
+			check(t, c, r)
+			if c.after != nil {
+				c.after(t, w)
+			}
+		})
+	}
+
+	t.Run("an inherited descriptor on a directory", func(t *testing.T) {
+		fd, err := syscall.Open(w.home, syscall.O_RDONLY|syscall.O_DIRECTORY, 0) // no O_CLOEXEC
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Close(fd)
+		r := w.sh(t, ReadOnly, "cat /proc/self/fd/"+strconv.Itoa(fd)+"/.ssh/id_rsa")
+		check(t, escape{want: []string{"No such file", "Permission denied"}}, r)
+	})
+}
+
+// TestForeignArchitecture: a system call of another architecture (i386's
+// int 0x80 on amd64) passes no rule, so it kills the process.
+func TestForeignArchitecture(t *testing.T) {
+	w := newWorld(t)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH to build a 32-bit program")
+	}
+	src := filepath.Join(w.root, "i386")
+	must(t, os.MkdirAll(src, 0o755))
+	must(t, os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"ran\") }\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(src, "go.mod"), []byte("module i386\n\ngo 1.21\n"), 0o644))
+	bin := filepath.Join(w.proj, "i386-prog")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = src
+	build.Env = append(os.Environ(), "GOARCH=386", "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building a 386 program: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin).CombinedOutput(); err != nil || !strings.Contains(string(out), "ran") {
+		t.Skipf("this kernel runs no 32-bit program (%v): nothing to test", err)
+	}
+	r := w.run(t, Workspace, false, nil, bin)
+	if strings.Contains(r.out, "ran") || r.code != 128+int(syscall.SIGSYS) {
+		t.Fatalf("a 32-bit program ran in the sandbox: exit %d\n%s", r.code, r.out)
+	}
+}
+
+// TestRefusedWorkingDirectories: a working directory that is or holds a
+// directory the sandbox replaces, or a home, cannot be planned.
+func TestRefusedWorkingDirectories(t *testing.T) {
+	w := newWorld(t)
+	pl := NewPlanner(Env{Home: w.home})
+	for _, dir := range []string{"/", "/tmp", "/var", "/run", w.home, w.root} {
+		if _, err := pl.Plan(Workspace, false, dir); !errors.Is(err, ErrCwd) {
+			t.Errorf("Plan(%s) = %v; want ErrCwd", dir, err)
+		}
+	}
+	if _, err := pl.Plan(Workspace, false, w.proj); err != nil {
+		t.Errorf("Plan(project) = %v", err)
+	}
+}
