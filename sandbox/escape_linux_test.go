@@ -231,6 +231,7 @@ func requireSandbox(t *testing.T) {
 type result struct {
 	out  string // stdout and stderr
 	code int
+	done error // Confined.Done's error other than a setup failure
 }
 
 // run runs argv in the world's project under kind.
@@ -261,8 +262,9 @@ func (w *world) run(t *testing.T, kind Kind, network bool, extraEnv []string, ar
 		t.Fatal(err)
 	}
 	runErr := cmd.Run()
-	if err := c.Done(); err != nil {
-		t.Fatalf("sandbox setup: %v", err)
+	doneErr := c.Done()
+	if errors.Is(doneErr, ErrSetup) {
+		t.Fatalf("sandbox setup: %v", doneErr)
 	}
 	code := 0
 	var ee *exec.ExitError
@@ -271,7 +273,7 @@ func (w *world) run(t *testing.T, kind Kind, network bool, extraEnv []string, ar
 	} else if runErr != nil {
 		t.Fatal(runErr)
 	}
-	return result{out: buf.String(), code: code}
+	return result{out: buf.String(), code: code, done: doneErr}
 }
 
 func (w *world) sh(t *testing.T, kind Kind, script string) result {

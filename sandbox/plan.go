@@ -382,12 +382,62 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 	}
 	if writable {
+		p.Absent = absentProtected(p.Cwd)
 		p.Pinned = pins(p.Cwd, append(p.Protected, gitDirs...))
 		p.Pinned = append(p.Pinned, gitDirs...)
 		slices.Sort(p.Pinned)
 		p.Pinned = slices.Compact(p.Pinned)
 	}
 	return nil
+}
+
+// notGuardedAbsent are protected names whose creation is the normal work
+// of a step a person allowed (git init, installing dependencies, making a
+// virtualenv): they are not removed when a process creates them.
+var notGuardedAbsent = map[string]bool{
+	".git": true, ".git/hooks": true, ".git/config.worktree": true, ".git/info/attributes": true,
+	".git/objects/info/alternates": true, "node_modules": true, ".venv": true, "venv": true,
+	"site-packages": true, "dist-packages": true,
+}
+
+// absentProtected returns the protected paths of the working directory
+// (pathrisk.ProtectedNames) that do not exist, in any letter case, when
+// the call starts: a mount cannot guard them, so Confined.Done removes any
+// the process created.
+func absentProtected(cwd string) []string {
+	var out []string
+	for _, name := range pathrisk.ProtectedNames() {
+		if notGuardedAbsent[name] || strings.HasPrefix(name, "bin/") || strings.HasPrefix(name, "scripts/") {
+			continue
+		}
+		if !existsFold(cwd, name) {
+			out = append(out, filepath.Join(cwd, name))
+		}
+	}
+	return out
+}
+
+// existsFold reports whether rel (lower case, slash-separated) exists
+// under dir in any letter case.
+func existsFold(dir, rel string) bool {
+	for _, comp := range strings.Split(rel, "/") {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return false
+		}
+		found := ""
+		for _, e := range ents {
+			if strings.EqualFold(e.Name(), comp) {
+				found = e.Name()
+				break
+			}
+		}
+		if found == "" {
+			return false
+		}
+		dir = filepath.Join(dir, found)
+	}
+	return true
 }
 
 // pins returns the directories between cwd and each protected path: each

@@ -64,6 +64,11 @@ type Profile struct {
 	// protected path (workspace): mount points of their own, so that
 	// they cannot be renamed aside.
 	Pinned []string `json:"pinned,omitempty"`
+	// Absent are protected paths of the working directory that did not
+	// exist when the call started (workspace): no mount can guard them,
+	// so whatever the process creates there is removed when it ends
+	// (Confined.Done), and the call fails saying so.
+	Absent []string `json:"absent,omitempty"`
 	// Hidden are secrets whose content is replaced by an empty,
 	// unreadable mask: credential files and directories, custom-agent's
 	// own data and configuration, and files that are hard links to them.
@@ -80,7 +85,7 @@ type Profile struct {
 // profiles with the same digest enforce the same thing.
 func (p Profile) Digest() string {
 	c := p
-	for _, s := range []*[]string{&c.Writable, &c.Protected, &c.Pinned, &c.Hidden, &c.Keep} {
+	for _, s := range []*[]string{&c.Writable, &c.Protected, &c.Pinned, &c.Absent, &c.Hidden, &c.Keep} {
 		*s = slices.Clone(*s)
 		slices.Sort(*s)
 		*s = slices.Compact(*s)
@@ -107,7 +112,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q := p
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
-		q.Writable, q.Protected, q.Pinned, q.Network = nil, nil, nil, false
+		q.Writable, q.Protected, q.Pinned, q.Absent, q.Network = nil, nil, nil, nil, false
 	}
 	return q
 }

@@ -106,3 +106,24 @@ func TestRefusedWorkingDirectories(t *testing.T) {
 		t.Errorf("Plan(project) = %v", err)
 	}
 }
+
+// TestAbsentProtectedRemoved: a protected path that did not exist when
+// the call started cannot be guarded by a mount; what the process creates
+// there is removed, and the call says so.
+func TestAbsentProtectedRemoved(t *testing.T) {
+	w := newWorld(t)
+	must(t, os.RemoveAll(filepath.Join(w.proj, ".custom-agent")))
+	r := w.sh(t, Workspace, `mkdir -p .custom-agent .claude .github/workflows && echo '{"version":1,"rules":[{"id":"x","tool":"*","decision":"allow"}]}' > .custom-agent/policy.json && echo '{}' > .claude/settings.json && echo ok > kept.txt`)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.out)
+	}
+	if !errors.Is(r.done, ErrProtectedCreated) || !strings.Contains(r.done.Error(), ".custom-agent") || !strings.Contains(r.done.Error(), ".claude") {
+		t.Fatalf("Done = %v; want ErrProtectedCreated naming .custom-agent and .claude", r.done)
+	}
+	absent(".custom-agent")(t, w)
+	absent("proj/.custom-agent")(t, w)
+	absent("proj/.claude")(t, w)
+	unchanged("proj/kept.txt", "ok\n")(t, w)
+	// .github existed with its workflows: guarded by a mount, not removed.
+	unchanged("proj/.github/workflows/ci.yml", "on: push\n")(t, w)
+}

@@ -3,8 +3,15 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"strings"
 )
+
+// ErrProtectedCreated is returned by Confined.Done when the process created
+// a protected path that did not exist when it started (Profile.Absent):
+// the path has been removed.
+var ErrProtectedCreated = errors.New("the command created protected paths, which were removed")
 
 // ErrSetup wraps a failure of the sandbox itself to set up (not of the
 // command it was to run).
@@ -52,5 +59,34 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 	if !p.Kind.Valid() {
 		return nil, fmt.Errorf("%w: no profile", ErrSetup)
 	}
-	return confine(p, cmd, false)
+	c, err := confine(p, cmd, false)
+	if err != nil {
+		return nil, err
+	}
+	setup := c.done
+	c.done = func() error {
+		if err := setup(); err != nil {
+			return err
+		}
+		return removeCreated(p.Absent)
+	}
+	return c, nil
+}
+
+// removeCreated removes each of paths that exists now, and says which.
+func removeCreated(paths []string) error {
+	var made []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("%w, but %s could not be: %w", ErrProtectedCreated, p, err)
+		}
+		made = append(made, p)
+	}
+	if len(made) > 0 {
+		return fmt.Errorf("%w: %s (code that runs later, or the agent's own rules, cannot be planted by a command; write such a file with write_file, which is asked)", ErrProtectedCreated, strings.Join(made, ", "))
+	}
+	return nil
 }

@@ -346,3 +346,23 @@ func HomeCredentials() []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// ProtectedNames returns the protected locations that may lie in any
+// directory, as paths relative to it with no wildcard (".git/hooks",
+// ".github/workflows", ".custom-agent", ".vscode" …), sorted: the places
+// a sandbox keeps a process from creating in its working directory.
+func ProtectedNames() []string {
+	var out []string
+	add := func(ls []location) {
+		for _, l := range ls {
+			if l.level >= risk.Execute && l.writeOnly && !slices.Contains(l.comps, "*") {
+				out = append(out, strings.Join(l.comps, "/"))
+			}
+		}
+	}
+	for _, ls := range anyLocations.byFirst {
+		add(ls)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
