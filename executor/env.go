@@ -7,9 +7,9 @@ import "strings"
 // them, and a command could send them away.
 var (
 	secretEnvPrefixes = []string{"AWS_", "AZURE_", "GOOGLE_APPLICATION_CREDENTIALS", "GCLOUD_", "CLOUDSDK_AUTH", "OPENAI_", "ANTHROPIC_", "CUSTOM_AGENT_"}
-	secretEnvWords    = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "PAT", "AUTH", "COOKIE", "SESSION"}
+	secretEnvWords    = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "CREDENTIALS", "PAT", "AUTH", "COOKIE", "SESSION", "PWD", "PASS", "JWT", "DSN", "WEBHOOK"}
 	// Variables whose names contain such a word but hold nothing secret.
-	safeEnv = map[string]bool{"SSH_AUTH_SOCK": false, "XDG_SESSION_TYPE": true, "XDG_SESSION_ID": true, "XDG_SESSION_CLASS": true, "XDG_SESSION_DESKTOP": true, "DESKTOP_SESSION": true, "KEYTIMEOUT": true}
+	safeEnv = map[string]bool{"SSH_AUTH_SOCK": false, "XDG_SESSION_TYPE": true, "XDG_SESSION_ID": true, "XDG_SESSION_CLASS": true, "XDG_SESSION_DESKTOP": true, "DESKTOP_SESSION": true, "KEYTIMEOUT": true, "PWD": true, "OLDPWD": true}
 )
 
 // SecretEnvName reports whether an environment variable's name marks it as
@@ -27,7 +27,7 @@ func SecretEnvName(name string) bool {
 	}
 	for _, w := range strings.Split(upper, "_") {
 		for _, s := range secretEnvWords {
-			if w == s || strings.HasSuffix(w, "APIKEY") || strings.HasSuffix(w, "TOKEN") {
+			if w == s || strings.HasSuffix(w, "APIKEY") || strings.HasSuffix(w, "TOKEN") || strings.HasSuffix(w, "PASSWORD") {
 				return true
 			}
 		}
@@ -35,16 +35,32 @@ func SecretEnvName(name string) bool {
 	return false
 }
 
-// ScrubEnv returns env without the variables SecretEnvName marks, and the
-// names it removed.
+// ScrubEnv returns env without the variables SecretEnvName marks, or whose
+// value is a URL with a password in it (DATABASE_URL=postgres://u:pw@…),
+// and the names it removed.
 func ScrubEnv(env []string) (kept []string, removed []string) {
 	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if SecretEnvName(name) {
+		name, value, _ := strings.Cut(kv, "=")
+		if SecretEnvName(name) || urlWithPassword(value) {
 			removed = append(removed, name)
 			continue
 		}
 		kept = append(kept, kv)
 	}
 	return kept, removed
+}
+
+// urlWithPassword reports whether v holds a URL whose user information has
+// a password: scheme://user:password@host.
+func urlWithPassword(v string) bool {
+	_, rest, ok := strings.Cut(v, "://")
+	if !ok {
+		return false
+	}
+	auth, _, ok := strings.Cut(rest, "@")
+	if !ok || strings.ContainsAny(auth, "/?#") {
+		return false
+	}
+	_, pw, ok := strings.Cut(auth, ":")
+	return ok && pw != ""
 }

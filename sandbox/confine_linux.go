@@ -44,6 +44,7 @@ func restrictLandlock(s *spec) error {
 	}
 	cfg := landlockConfigs[abi]
 	writable := append([]string{"/tmp", "/var/tmp", "/dev"}, s.Profile.Writable...)
+	writable = append(writable, s.Profile.Caches...)
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
 		landlock.RWDirs(writable...).WithRefer().WithIoctlDev().IgnoreIfMissing(),

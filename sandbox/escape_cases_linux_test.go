@@ -171,7 +171,7 @@ func TestAllowedStillWorks(t *testing.T) {
 		{"read-only lists home", ReadOnly, "ls -a ~", ".bashrc", nil},
 		{"read-only private tmp", ReadOnly, "echo hi > /tmp/custom-agent-test-x && cat /tmp/custom-agent-test-x", "hi", absent("/tmp/custom-agent-test-x")},
 		{"workspace writes the project", Workspace, "echo made > made.txt && cat made.txt", "made", unchanged("proj/made.txt", "made\n")},
-		{"workspace writes the go cache", Workspace, "echo c > ~/.cache/go-build/entry && cat ~/.cache/go-build/entry", "c", unchanged("home/.cache/go-build/entry", "c\n")},
+		{"workspace fills the go cache in a private layer", Workspace, "cat ~/.cache/go-build/README && echo c > ~/.cache/go-build/entry && cat ~/.cache/go-build/entry", "c", absent("home/.cache/go-build/entry")},
 		{"git reads its config", ReadOnly, "git -C . rev-parse --git-dir 2>&1; cat .git/config", "[core]", nil},
 		{"no capability", Workspace, "grep CapEff /proc/self/status", "0000000000000000", nil},
 		{"no host process", ReadOnly, "ls /proc | grep -c '^[0-9]'", "", nil},

@@ -111,8 +111,11 @@ func helperMain() int {
 // forwards termination signals to it, reaps every orphan (the helper is
 // PID 1), and returns its status as bash reports it.
 func startAndWait(s *spec, fail func(error) int) int {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	// Every signal is caught, so that one the command sends the helper
+	// (kill -SEGV 1) is not taken for a crash; termination signals are
+	// passed on to the command.
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs)
 	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
 		Dir:   s.Dir,
 		Env:   s.Env,
@@ -129,7 +132,10 @@ func startAndWait(s *spec, fail func(error) int) int {
 	}
 	go func() {
 		for sig := range sigs {
-			_ = syscall.Kill(pid, sig.(syscall.Signal))
+			switch sig {
+			case syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT:
+				_ = syscall.Kill(pid, sig.(syscall.Signal))
+			}
 		}
 	}()
 	for {
@@ -307,6 +313,9 @@ func buildView(s *spec) error {
 		unix.Close(k.fd)
 	}
 
+	if err := overlayCaches(p.Caches); err != nil {
+		return err
+	}
 	// Pinned directories: writable binds of themselves, parents first,
 	// which cannot be renamed or removed.
 	for _, d := range p.Pinned {
@@ -339,6 +348,43 @@ func buildView(s *spec) error {
 		return fmt.Errorf("mounting /proc: %w", err)
 	}
 	return nil
+}
+
+// overlayCaches mounts each cache as an overlay: the host's cache below,
+// read-only, and a private tmpfs layer above that takes every write and is
+// gone when the sandbox ends.
+func overlayCaches(caches []string) error {
+	if len(caches) == 0 {
+		return nil
+	}
+	const layers = "/dev/.custom-agent-caches"
+	if err := os.Mkdir(layers, 0o700); err != nil {
+		return fmt.Errorf("making the cache layers: %w", err)
+	}
+	if err := unix.Mount("tmpfs", layers, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=700"); err != nil {
+		return fmt.Errorf("mounting the cache layers: %w", err)
+	}
+	for i, c := range caches {
+		if fi, err := os.Stat(c); err != nil || !fi.IsDir() {
+			continue // no cache yet: nothing to read, and nothing is kept
+		}
+		upper, work := fmt.Sprintf("%s/%d/upper", layers, i), fmt.Sprintf("%s/%d/work", layers, i)
+		for _, d := range []string{upper, work} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return fmt.Errorf("making %s: %w", d, err)
+			}
+		}
+		opts := "lowerdir=" + escapeOverlay(c) + ",upperdir=" + upper + ",workdir=" + work + ",userxattr"
+		if err := unix.Mount("overlay", c, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+			return fmt.Errorf("mounting the cache %s as an overlay: %w", c, err)
+		}
+	}
+	return nil
+}
+
+// escapeOverlay escapes the characters overlayfs reads in a layer path.
+func escapeOverlay(p string) string {
+	return strings.NewReplacer(`\`, `\\`, `,`, `\,`, `:`, `\:`).Replace(p)
 }
 
 // bindReadOnly mounts a read-only clone of src on dst.

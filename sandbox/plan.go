@@ -38,8 +38,9 @@ type Env struct {
 	Home, ConfigHome string
 	// DataDir is custom-agent's data directory (event log, artifacts).
 	DataDir string
-	// Caches are directories a workspace process may write besides the
-	// working directory: caches that hold no credentials (Caches).
+	// Caches are build caches a workspace process may fill (DefaultCaches):
+	// it sees the host's entries, and its own writes go to a private
+	// layer that is dropped when it ends.
 	Caches []string
 	// Path is the PATH processes get: its directories under /tmp or /run
 	// stay visible.
@@ -95,7 +96,7 @@ func (pl *Planner) Plan(kind Kind, network bool, cwd string) (Profile, error) {
 		p.Writable = append(p.Writable, real)
 		for _, c := range pl.env.Caches {
 			if r, err := filepath.EvalSymlinks(c); err == nil && !pathrisk.Within(r, real) {
-				p.Writable = append(p.Writable, r)
+				p.Caches = append(p.Caches, r)
 			}
 		}
 	}
@@ -129,6 +130,11 @@ func refuseCwd(cwd string, homes homeFacts) error {
 			return fmt.Errorf("%w: it holds %s, which the sandbox keeps private", ErrCwd, c)
 		}
 	}
+	for _, sys := range systemDirs {
+		if pathrisk.Within(cwd, sys) {
+			return fmt.Errorf("%w: it is in %s, a system directory", ErrCwd, sys)
+		}
+	}
 	for _, h := range homes.homes {
 		if pathrisk.Within(h, cwd) {
 			return fmt.Errorf("%w: it holds the home directory %s, whose startup and configuration files would be writable", ErrCwd, h)
@@ -136,6 +142,10 @@ func refuseCwd(cwd string, homes homeFacts) error {
 	}
 	return nil
 }
+
+// systemDirs are directories no project lives in: a working directory in
+// one would make the system writable.
+var systemDirs = []string{"/etc", "/usr", "/boot", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys", "/dev"}
 
 // covered are the directories the sandbox replaces with empty ones: their
 // content is private to the host (sockets, other processes' files).
@@ -355,9 +365,6 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 				}
 				return pl.walkGitDir(p, path)
 			}
-			if name == "node_modules" {
-				return fs.SkipDir // holds no secrets of the user's; often huge
-			}
 			return nil
 		}
 		if d.Type().IsRegular() {
@@ -382,8 +389,11 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 	}
 	if writable {
-		p.Absent = absentProtected(p.Cwd)
-		p.Pinned = pins(p.Cwd, append(p.Protected, gitDirs...))
+		p.Absent = append(p.Absent, absentProtected(p.Cwd)...)
+		// The parents of hidden paths too: a secret is a mount point, but
+		// its directory could be moved under a name the next plan skips
+		// or does not read as a secret's (.aws to aws).
+		p.Pinned = pins(p.Cwd, slices.Concat(p.Protected, gitDirs, p.Hidden))
 		p.Pinned = append(p.Pinned, gitDirs...)
 		slices.Sort(p.Pinned)
 		p.Pinned = slices.Compact(p.Pinned)
@@ -478,6 +488,44 @@ func gitdirTarget(file string) string {
 	return r
 }
 
+// gitIncludes returns the files a git configuration file includes
+// ([include] and [includeIf …] path = …), absolute and clean: relative to
+// the file's directory, ~/ in home.
+func gitIncludes(config, home string) []string {
+	b, err := os.ReadFile(config)
+	if err != nil || len(b) > 1<<20 {
+		return nil
+	}
+	var out []string
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			sec := strings.ToLower(strings.TrimLeft(line, "[ \t"))
+			in = strings.HasPrefix(sec, "include")
+			continue
+		}
+		if !in {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		switch {
+		case v == "":
+			continue
+		case strings.HasPrefix(v, "~/") && home != "":
+			v = filepath.Join(home, v[2:])
+		case !filepath.IsAbs(v):
+			v = filepath.Join(filepath.Dir(config), v)
+		}
+		out = append(out, filepath.Clean(v))
+	}
+	return out
+}
+
 // looksLikeGitDir reports whether dir is a git directory by its content,
 // whatever its name (a bare repository, a separate git directory): git
 // opens any directory holding HEAD, objects and refs as one.
@@ -506,9 +554,27 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 			q := filepath.Join(dir, rel)
 			fi, err := os.Lstat(q)
 			if err != nil {
+				// Not there: git would read it once made (commondir
+				// moves the config and hooks elsewhere), so a process
+				// that makes it has it removed (Profile.Absent).
+				p.Absent = append(p.Absent, q)
 				continue
 			}
 			if err := protect(p, q, fs.FileInfoToDirEntry(fi)); err != nil {
+				return err
+			}
+		}
+		// Files the configuration includes are configuration too.
+		for _, inc := range gitIncludes(filepath.Join(dir, "config"), pl.env.Home) {
+			if !pathrisk.Within(inc, p.Cwd) {
+				continue // outside the writable tree: read-only already
+			}
+			fi, err := os.Lstat(inc)
+			if err != nil {
+				p.Absent = append(p.Absent, inc)
+				continue
+			}
+			if err := protect(p, inc, fs.FileInfoToDirEntry(fi)); err != nil {
 				return err
 			}
 		}
@@ -562,12 +628,14 @@ func gitConfig(path string) bool {
 	return filepath.Base(dir) == ".git" || filepath.Base(filepath.Dir(dir)) == "modules" || filepath.Base(filepath.Dir(dir)) == "worktrees"
 }
 
-// DefaultCaches returns the caches a workspace process may write, from the
-// environment it gets (getenv) and the home directory: the Go build cache
-// ($GOCACHE, else ~/.cache/go-build) and pip's cache (~/.cache/pip). They
-// hold build outputs and downloads keyed by their content, no credential,
-// and nothing in them runs by itself. The Go module cache and npm's are
-// not among them: their code runs in the next build.
+// DefaultCaches returns the build caches a workspace process may fill,
+// from the environment it gets (getenv) and the home directory: the Go
+// build cache ($GOCACHE, else ~/.cache/go-build) and pip's cache
+// (~/.cache/pip). The process reads the host's entries, so a build is not
+// done again from nothing, but what it writes lands in a private overlay
+// layer dropped when it ends: an entry it planted would be linked into the
+// next build on the host (Go checks the size of a cached output, not its
+// hash), so none reaches the host.
 func DefaultCaches(home string, getenv func(string) string) []string {
 	cacheHome := getenv("XDG_CACHE_HOME")
 	if cacheHome == "" && home != "" {

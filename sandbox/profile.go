@@ -56,6 +56,9 @@ type Profile struct {
 	// Writable are the directories the process may write (workspace:
 	// the working directory and the caches). Empty for read-only.
 	Writable []string `json:"writable,omitempty"`
+	// Caches are build caches the process reads and fills through a
+	// private overlay layer: nothing it writes there reaches the host.
+	Caches []string `json:"caches,omitempty"`
 	// Protected are paths inside Writable that stay read-only: hooks,
 	// git configuration, editor and agent configuration (pathrisk's
 	// protected locations).
@@ -85,7 +88,7 @@ type Profile struct {
 // profiles with the same digest enforce the same thing.
 func (p Profile) Digest() string {
 	c := p
-	for _, s := range []*[]string{&c.Writable, &c.Protected, &c.Pinned, &c.Absent, &c.Hidden, &c.Keep} {
+	for _, s := range []*[]string{&c.Writable, &c.Caches, &c.Protected, &c.Pinned, &c.Absent, &c.Hidden, &c.Keep} {
 		*s = slices.Clone(*s)
 		slices.Sort(*s)
 		*s = slices.Compact(*s)
@@ -112,7 +115,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q := p
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
-		q.Writable, q.Protected, q.Pinned, q.Absent, q.Network = nil, nil, nil, nil, false
+		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.Network = nil, nil, nil, nil, nil, false
 	}
 	return q
 }

@@ -127,3 +127,58 @@ func TestAbsentProtectedRemoved(t *testing.T) {
 	// .github existed with its workflows: guarded by a mount, not removed.
 	unchanged("proj/.github/workflows/ci.yml", "on: push\n")(t, w)
 }
+
+// TestSecondReview: the second attacker review's findings.
+func TestSecondReview(t *testing.T) {
+	w := newWorld(t)
+	must(t, os.MkdirAll(filepath.Join(w.proj, "config"), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.proj, "config", ".env"), []byte(canary), 0o600))
+	must(t, os.WriteFile(filepath.Join(w.proj, ".git", "config"), []byte("[core]\n[include]\n\tpath = ../gitconfig.local\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(w.proj, "gitconfig.local"), []byte("[user]\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(w.home, ".cache", "go-build", "ab-a"), []byte("v1 legit\n"), 0o644))
+
+	t.Run("commondir made in the git directory", func(t *testing.T) {
+		r := w.sh(t, Workspace, "mkdir evil && printf '[core]\\n\\tfsmonitor = evil\\n' > evil/config && echo ../evil > .git/commondir")
+		if !errors.Is(r.done, ErrProtectedCreated) || !strings.Contains(r.done.Error(), "commondir") {
+			t.Fatalf("Done = %v; want commondir removed\n%s", r.done, r.out)
+		}
+		absent("proj/.git/commondir")(t, w)
+	})
+	t.Run("alternates made in the git directory", func(t *testing.T) {
+		r := w.sh(t, Workspace, "mkdir -p .git/objects/info && echo /x > .git/objects/info/alternates")
+		if !errors.Is(r.done, ErrProtectedCreated) {
+			t.Fatalf("Done = %v\n%s", r.done, r.out)
+		}
+		absent("proj/.git/objects/info/alternates")(t, w)
+	})
+	t.Run("a file the git config includes", func(t *testing.T) {
+		r := w.sh(t, Workspace, "printf '[core]\\n\\tfsmonitor = evil\\n' >> gitconfig.local")
+		check(t, escape{want: readOnly}, r)
+		unchanged("proj/gitconfig.local", "[user]\n")(t, w)
+	})
+	t.Run("the go cache is not poisoned", func(t *testing.T) {
+		r := w.sh(t, Workspace, "echo 'v1 poisoned' > ~/.cache/go-build/ab-a && ln -s ~/.bashrc ~/.cache/go-build/cd-a && cat ~/.cache/go-build/ab-a")
+		if r.code != 0 || !strings.Contains(r.out, "poisoned") {
+			t.Fatalf("the private layer did not take the write: exit %d\n%s", r.code, r.out)
+		}
+		unchanged("home/.cache/go-build/ab-a", "v1 legit\n")(t, w)
+		absent("home/.cache/go-build/cd-a")(t, w)
+	})
+	t.Run("a secret's directory moved aside", func(t *testing.T) {
+		r := w.sh(t, Workspace, "mkdir -p node_modules && mv config node_modules/")
+		check(t, escape{want: readOnly}, r)
+		r = w.sh(t, ReadOnly, "cat node_modules/config/.env config/.env")
+		check(t, escape{want: denied}, r)
+	})
+	t.Run("the helper survives the signals it is sent", func(t *testing.T) {
+		r := w.sh(t, Workspace, "kill -SEGV 1; kill -ABRT 1; kill -SYS 1; sleep 0.1; echo alive")
+		if r.code != 0 || !strings.Contains(r.out, "alive") || strings.Contains(r.out, "goroutine") {
+			t.Fatalf("exit %d:\n%s", r.code, r.out)
+		}
+	})
+	t.Run("a system directory as the working directory", func(t *testing.T) {
+		if _, err := NewPlanner(Env{Home: w.home}).Plan(Workspace, false, "/etc"); !errors.Is(err, ErrCwd) {
+			t.Fatalf("Plan(/etc) = %v; want ErrCwd", err)
+		}
+	})
+}

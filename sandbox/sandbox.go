@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -76,8 +77,9 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 // removeCreated removes each of paths that exists now, and says which.
 func removeCreated(paths []string) error {
 	var made []string
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err != nil {
+	for _, want := range paths {
+		p, ok := findFold(want)
+		if !ok {
 			continue
 		}
 		if err := os.RemoveAll(p); err != nil {
@@ -89,4 +91,23 @@ func removeCreated(paths []string) error {
 		return fmt.Errorf("%w: %s (code that runs later, or the agent's own rules, cannot be planted by a command; write such a file with write_file, which is asked)", ErrProtectedCreated, strings.Join(made, ", "))
 	}
 	return nil
+}
+
+// findFold returns the path that exists under want's directory with want's
+// name in any letter case (AGENTS.md for agents.md).
+func findFold(want string) (string, bool) {
+	if _, err := os.Lstat(want); err == nil {
+		return want, true
+	}
+	dir, name := filepath.Split(want)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range ents {
+		if strings.EqualFold(e.Name(), name) {
+			return filepath.Join(dir, e.Name()), true
+		}
+	}
+	return "", false
 }

@@ -69,11 +69,16 @@ func TestSandboxedTurn(t *testing.T) {
 			completed[p.ToolCallID] = p
 		}
 	}
-	if profiles["t1"] != "read-only" || profiles["t2"] != "workspace" {
-		t.Errorf("profiles %v; want t1 read-only (a built-in read), t2 workspace", profiles)
+	// The hard link: the analyser may deny it (it compares what a read
+	// opens with the home's keys), or, if it allowed it, the read-only
+	// sandbox hides it. Either way nothing of the key is printed.
+	if c, ran := completed["t1"]; ran {
+		if profiles["t1"] != "read-only" || c.ExitCode == nil || *c.ExitCode == 0 || !strings.Contains(c.StderrPreview, "Permission denied") {
+			t.Errorf("cat of the hard link ran as %q: %+v", profiles["t1"], c)
+		}
 	}
-	if c := completed["t1"]; c.ExitCode == nil || *c.ExitCode == 0 || !strings.Contains(c.StderrPreview, "Permission denied") {
-		t.Errorf("cat of the hard link: %+v", c)
+	if profiles["t2"] != "workspace" {
+		t.Errorf("the hook write ran as %q; want the workspace sandbox", profiles["t2"])
 	}
 	if c := completed["t2"]; c.ExitCode == nil || *c.ExitCode == 0 || c.SandboxHint == "" {
 		t.Errorf("the hook write: %+v", c)
