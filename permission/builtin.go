@@ -280,6 +280,15 @@ func (j *judge) readsOnly() bool {
 	return true
 }
 
+// sandboxedBuiltins are the built-in rules that hold only where the
+// read-only sandbox confines the call (Request.Sandbox): go version, env,
+// list and doc may download a toolchain or modules and run them, which the
+// sandbox's empty network and read-only file system rule out. Without it
+// (a hook, check, --sandbox off) they do not apply and the call is asked.
+var sandboxedBuiltins = map[string]bool{
+	"builtin:go-version": true, "builtin:go-env": true, "builtin:go-list": true, "builtin:go-doc": true,
+}
+
 // builtinMatch returns the index of the built-in rule that decides the
 // call (the rule of its first simple command) when built-in rules cover
 // every simple command, and -1 otherwise.
@@ -294,6 +303,9 @@ func (p *Policy) builtinMatch(j *judge) int {
 	for k := range j.commands {
 		i, ok := p.builtin[j.builtinForm(k)]
 		if !ok || !p.rules[i].tool.match(j.req.Tool.Name) {
+			return -1
+		}
+		if sandboxedBuiltins[p.rules[i].rule.ID] && !j.req.Sandbox.Enforced() {
 			return -1
 		}
 		if first < 0 {

@@ -128,7 +128,16 @@ func TestBuiltinExamples(t *testing.T) {
 		for _, ex := range r.Examples.Match {
 			n++
 			req := shellReq(ex["command"].(string), pol)
+			// In a session whose sandbox confines the call; the rules
+			// that hold only there are checked without it below.
+			req.Sandbox = &permission.SandboxFacts{}
 			d := eng.Check(req)
+			if strings.HasPrefix(r.ID, "builtin:go-") {
+				bare := shellReq(ex["command"].(string), pol)
+				if d := eng.Check(bare); d.Allowed() {
+					t.Errorf("%s: %q allowed without a sandbox: %s", r.ID, bare.Args["command"], d.Reason)
+				}
+			}
 			if !d.Allowed() || d.SourcedFrom != permission.FromOverride || d.Rule == nil || d.Rule.ID != r.ID ||
 				d.Rule.Level != permission.LevelBuiltin || !strings.HasPrefix(d.Reason, builtinReason) {
 				t.Errorf("%s: match example %q: got %s from %s (rule %+v): %s", r.ID, req.Args["command"], d.Decision, d.SourcedFrom, d.Rule, d.Reason)

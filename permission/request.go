@@ -161,3 +161,9 @@ type SandboxFacts struct {
 	// ("no user namespaces"); "" when one can.
 	Unavailable string `json:"unavailable,omitempty"`
 }
+
+// Enforced reports whether the sandbox will confine the call: it is on and
+// can be enforced here. A nil SandboxFacts (no sandbox) is not.
+func (f *SandboxFacts) Enforced() bool {
+	return f != nil && !f.Off && f.Unavailable == ""
+}

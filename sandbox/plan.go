@@ -413,41 +413,41 @@ var notGuardedAbsent = map[string]bool{
 // absentProtected returns the protected paths of the working directory
 // (pathrisk.ProtectedNames) that do not exist, in any letter case, when
 // the call starts: a mount cannot guard them, so Confined.Done removes any
-// the process created.
+// the process created. Each directory is read once.
 func absentProtected(cwd string) []string {
+	listed := map[string]map[string]string{} // dir -> lower-case name -> name
+	list := func(dir string) map[string]string {
+		if m, ok := listed[dir]; ok {
+			return m
+		}
+		m := map[string]string{}
+		if ents, err := os.ReadDir(dir); err == nil {
+			for _, e := range ents {
+				m[strings.ToLower(e.Name())] = e.Name()
+			}
+		}
+		listed[dir] = m
+		return m
+	}
 	var out []string
 	for _, name := range pathrisk.ProtectedNames() {
 		if notGuardedAbsent[name] || strings.HasPrefix(name, "bin/") || strings.HasPrefix(name, "scripts/") {
 			continue
 		}
-		if !existsFold(cwd, name) {
+		dir, found := cwd, true
+		for _, comp := range strings.Split(name, "/") {
+			real, ok := list(dir)[comp]
+			if !ok {
+				found = false
+				break
+			}
+			dir = filepath.Join(dir, real)
+		}
+		if !found {
 			out = append(out, filepath.Join(cwd, name))
 		}
 	}
 	return out
-}
-
-// existsFold reports whether rel (lower case, slash-separated) exists
-// under dir in any letter case.
-func existsFold(dir, rel string) bool {
-	for _, comp := range strings.Split(rel, "/") {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return false
-		}
-		found := ""
-		for _, e := range ents {
-			if strings.EqualFold(e.Name(), comp) {
-				found = e.Name()
-				break
-			}
-		}
-		if found == "" {
-			return false
-		}
-		dir = filepath.Join(dir, found)
-	}
-	return true
 }
 
 // pins returns the directories between cwd and each protected path: each
