@@ -182,3 +182,33 @@ func TestSecondReview(t *testing.T) {
 		}
 	})
 }
+
+// TestAbsentMadeBeforeTheStart: a protected path the agent itself made
+// between the plan and the start (the rule of an "always allow in this
+// project" answer) is guarded by a mount, not removed.
+func TestAbsentMadeBeforeTheStart(t *testing.T) {
+	w := newWorld(t)
+	must(t, os.RemoveAll(filepath.Join(w.proj, ".custom-agent")))
+	pl := NewPlanner(Env{Home: w.home})
+	p, err := pl.Plan(Workspace, false, w.proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The agent writes the project rule after the plan.
+	must(t, os.MkdirAll(filepath.Join(w.proj, ".custom-agent"), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.proj, ".custom-agent", "policy.json"), []byte("{}"), 0o644))
+	var out strings.Builder
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", "echo evil > .custom-agent/policy.json"}, Dir: w.proj, Stdout: &out, Stderr: &out, Env: []string{"PATH=/usr/bin:/bin"}}
+	c, err := Confine(p, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Run()
+	if err := c.Done(); err != nil {
+		t.Fatalf("Done: %v", err)
+	}
+	if !strings.Contains(out.String(), "Read-only file system") {
+		t.Errorf("the write was not refused:\n%s", out.String())
+	}
+	unchanged("proj/.custom-agent/policy.json", "{}")(t, w)
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -60,6 +61,7 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 	if !p.Kind.Valid() {
 		return nil, fmt.Errorf("%w: no profile", ErrSetup)
 	}
+	p = p.refreshed()
 	c, err := confine(p, cmd, false)
 	if err != nil {
 		return nil, err
@@ -110,4 +112,28 @@ func findFold(want string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// refreshed returns p with the absent paths that exist by now (the agent
+// itself wrote .custom-agent/policy.json for an "always allow in this
+// project" answer, after the plan) moved to the protected ones, their
+// parents pinned: they are guarded by a mount, not removed afterwards.
+func (p Profile) refreshed() Profile {
+	var absent, made []string
+	for _, a := range p.Absent {
+		if real, ok := findFold(a); ok {
+			made = append(made, real)
+		} else {
+			absent = append(absent, a)
+		}
+	}
+	if len(made) == 0 {
+		return p
+	}
+	p.Absent = absent
+	p.Protected = append(slices.Clone(p.Protected), made...)
+	p.Pinned = append(slices.Clone(p.Pinned), pins(p.Cwd, made)...)
+	slices.Sort(p.Pinned)
+	p.Pinned = slices.Compact(p.Pinned)
+	return p
 }
