@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
+	"github.com/custom-agent/custom-agent/sandbox/enforce"
 )
 
 // MaxEntries bounds the entries Plan reads in the working directory when it
@@ -125,7 +126,7 @@ func refuseCwd(cwd string, homes homeFacts) error {
 	if cwd == "/" {
 		return fmt.Errorf("%w: it is the root directory", ErrCwd)
 	}
-	for _, c := range covered {
+	for _, c := range enforce.Covered {
 		if pathrisk.Within(c, cwd) {
 			return fmt.Errorf("%w: it holds %s, which the sandbox keeps private", ErrCwd, c)
 		}
@@ -147,10 +148,6 @@ func refuseCwd(cwd string, homes homeFacts) error {
 // one would make the system writable.
 var systemDirs = []string{"/etc", "/usr", "/boot", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sys", "/dev"}
 
-// covered are the directories the sandbox replaces with empty ones: their
-// content is private to the host (sockets, other processes' files).
-var covered = []string{"/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm"}
-
 // keepFromPath returns the PATH directories, and the home directory, that
 // lie under a covered one (the working directory is always kept).
 func keepFromPath(path, home, cwd string) []string {
@@ -167,7 +164,7 @@ func keepFromPath(path, home, cwd string) []string {
 		if err != nil {
 			continue
 		}
-		for _, c := range covered {
+		for _, c := range enforce.Covered {
 			if pathrisk.Within(r, c) && r != c {
 				keep = append(keep, r)
 			}
@@ -393,7 +390,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		// The parents of hidden paths too: a secret is a mount point, but
 		// its directory could be moved under a name the next plan skips
 		// or does not read as a secret's (.aws to aws).
-		p.Pinned = pins(p.Cwd, slices.Concat(p.Protected, gitDirs, p.Hidden))
+		p.Pinned = enforce.Pins(p.Cwd, slices.Concat(p.Protected, gitDirs, p.Hidden))
 		p.Pinned = append(p.Pinned, gitDirs...)
 		slices.Sort(p.Pinned)
 		p.Pinned = slices.Compact(p.Pinned)
@@ -448,21 +445,6 @@ func absentProtected(cwd string) []string {
 		}
 	}
 	return out
-}
-
-// pins returns the directories between cwd and each protected path: each
-// becomes a mount point of its own, which cannot be renamed or removed, so
-// that a process cannot move a protected path's parent aside and make a
-// new, unprotected one in its place.
-func pins(cwd string, protected []string) []string {
-	var out []string
-	for _, q := range protected {
-		for d := filepath.Dir(q); d != cwd && pathrisk.Within(d, cwd); d = filepath.Dir(d) {
-			out = append(out, d)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // gitdirTarget returns the directory a "gitdir: PATH" file names, absolute

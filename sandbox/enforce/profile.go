@@ -1,13 +1,10 @@
-package sandbox
+package enforce
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"slices"
-
-	"github.com/custom-agent/custom-agent/permission"
-	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
 // Kind names a profile.
@@ -27,24 +24,6 @@ const (
 
 // Valid reports whether k names a profile.
 func (k Kind) Valid() bool { return k == ReadOnly || k == Workspace }
-
-// KindFor returns the profile an allowed decision implies: read-only for a
-// call that only reads (Decision.ReadOnly: judged read, or a command of
-// read-only forms, whichever rule allowed it), workspace for the rest, with
-// the network only when the call was judged network (its risk, or one of
-// its findings). It is pure.
-func KindFor(d permission.Decision) (Kind, bool) {
-	network := d.RiskAtDecision == risk.Network
-	for _, f := range d.Findings {
-		if f.Risk == risk.Network {
-			network = true
-		}
-	}
-	if (d.ReadOnly || d.RiskAtDecision == risk.Read) && !network {
-		return ReadOnly, false
-	}
-	return Workspace, network
-}
 
 // Profile is what a confined process may do: the contract the kernel
 // enforces. Every path is absolute and clean, with symbolic links

@@ -1,4 +1,4 @@
-package sandbox
+package enforce
 
 import (
 	"encoding/json"
@@ -63,6 +63,19 @@ func init() {
 // and (without network) network namespaces. It builds the file system
 // view, confines itself, starts the process, and waits for it.
 func helperMain() int {
+	// The signals the command may send the helper (kill -SEGV 1 must not
+	// be taken for a crash) are caught, termination signals to be passed
+	// on. Go enables each one in turn, which takes a while: it is done
+	// while the sandbox is built.
+	caught := make(chan chan os.Signal, 1)
+	go func() {
+		sigs := make(chan os.Signal, 16)
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+			syscall.SIGSEGV, syscall.SIGABRT, syscall.SIGSYS, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL,
+			syscall.SIGTRAP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGXCPU,
+			syscall.SIGXFSZ, syscall.SIGPROF, syscall.SIGSTKFLT, syscall.SIGPWR, syscall.SIGPIPE)
+		caught <- sigs
+	}()
 	errOut := os.NewFile(errFD, "sandbox-errors")
 	unix.CloseOnExec(errFD)
 	fail := func(err error) int {
@@ -94,28 +107,26 @@ func helperMain() int {
 	if err := dropCapabilities(); err != nil {
 		return fail(fmt.Errorf("dropping capabilities: %w", err))
 	}
-	if err := restrictLandlock(&s); err != nil {
-		return fail(fmt.Errorf("landlock: %w", err))
-	}
+	// seccomp first: its TSYNC gives every thread no_new_privs, which
+	// Landlock then needs on each.
 	if err := loadSeccomp(s.Profile.Network); err != nil {
 		return fail(fmt.Errorf("seccomp: %w", err))
+	}
+	if err := restrictLandlock(&s); err != nil {
+		return fail(fmt.Errorf("landlock: %w", err))
 	}
 	if s.Probe {
 		return 0
 	}
-	return startAndWait(&s, fail)
+	return startAndWait(&s, caught, fail)
 }
 
 // startAndWait starts the process in a session of its own (no controlling
 // terminal: nothing it runs can open /dev/tty or push keys into it),
 // forwards termination signals to it, reaps every orphan (the helper is
 // PID 1), and returns its status as bash reports it.
-func startAndWait(s *spec, fail func(error) int) int {
-	// Every signal is caught, so that one the command sends the helper
-	// (kill -SEGV 1) is not taken for a crash; termination signals are
-	// passed on to the command.
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs)
+func startAndWait(s *spec, caught <-chan chan os.Signal, fail func(error) int) int {
+	sigs := <-caught
 	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
 		Dir:   s.Dir,
 		Env:   s.Env,
@@ -177,26 +188,26 @@ func dropCapabilities() error {
 			last = n
 		}
 	}
-	// Capabilities are a thread's own: each call runs on every thread
-	// (psx), so that no thread of the helper keeps any.
-	prctl := func(opt, arg uintptr) error {
-		if _, _, e := psx.Syscall6(unix.SYS_PRCTL, opt, arg, 0, 0, 0, 0); e != 0 {
-			return e
-		}
-		return nil
-	}
+	// Capabilities are a thread's own. This thread, which starts the
+	// process, loses its bounding set, ambient set and the root
+	// exception for good; every other thread of the helper loses its
+	// permitted and effective sets in one call on all threads (psx), and
+	// cannot gain them back without an execve it never makes.
 	for c := 0; c <= last; c++ {
-		if err := prctl(unix.PR_CAPBSET_DROP, uintptr(c)); err != nil && err != unix.EINVAL {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
 			return fmt.Errorf("bounding set: %w", err)
 		}
 	}
-	if _, _, e := psx.Syscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0); e != 0 {
-		return fmt.Errorf("ambient set: %w", e)
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("ambient set: %w", err)
 	}
 	// SECBIT_NOROOT and friends, locked: uid 0 gains nothing at exec.
 	const securebits = 0xEF // everything but SECBIT_KEEP_CAPS
-	if err := prctl(unix.PR_SET_SECUREBITS, securebits); err != nil {
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, securebits, 0, 0, 0); err != nil {
 		return fmt.Errorf("securebits: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
@@ -205,9 +216,6 @@ func dropCapabilities() error {
 	}
 	runtime.KeepAlive(&hdr)
 	runtime.KeepAlive(&data)
-	if err := prctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
 	return nil
 }
 
@@ -274,7 +282,7 @@ func buildView(s *spec) error {
 		return fmt.Errorf("making the file system read-only: %w", err)
 	}
 
-	for _, c := range covered {
+	for _, c := range Covered {
 		fi, err := os.Lstat(c)
 		if err != nil || !fi.IsDir() {
 			continue // absent, or /var/run as a link to /run
