@@ -39,6 +39,20 @@ type command struct {
 	confine tool.ConfineFunc
 }
 
+// cancelledError is returned when the command was stopped because its
+// context ended: it reads as a person would say it, and wraps the
+// context's error for errors.Is.
+type cancelledError struct{ cause error }
+
+func (e *cancelledError) Error() string {
+	if errors.Is(e.cause, context.DeadlineExceeded) {
+		return "the command was stopped: the turn ran out of time"
+	}
+	return "the command was stopped: the turn was cancelled"
+}
+
+func (e *cancelledError) Unwrap() error { return e.cause }
+
 // timeoutError is returned when a command ran past its timeout.
 type timeoutError struct{ after time.Duration }
 
@@ -116,7 +130,7 @@ func (c *command) run(ctx context.Context) (int, error) {
 	select {
 	case <-exited:
 	case <-ctx.Done():
-		stopped = fmt.Errorf("command cancelled: %w", ctx.Err())
+		stopped = &cancelledError{cause: ctx.Err()}
 		terminate(pgid, exited)
 	case <-timer.C:
 		stopped = &timeoutError{after: c.timeout}

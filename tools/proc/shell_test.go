@@ -135,7 +135,7 @@ func TestShellKillsTheGroup(t *testing.T) {
 		{name: "timeout kills grandchildren", command: spawnTree, timeoutMs: 300,
 			wantErr: "command timed out after 0.3s and was killed"},
 		{name: "cancel kills grandchildren", command: spawnTree, ctxAfter: 300 * time.Millisecond,
-			wantErr: "command cancelled", wantIs: context.Canceled},
+			wantErr: "the command was stopped: the turn was cancelled", wantIs: context.Canceled},
 		{name: "SIGTERM ignored: SIGKILL after the grace", command: `trap '' TERM; ` + spawnTree, timeoutMs: 300,
 			wantErr: "timed out"},
 		{name: "background processes do not outlive the command", command: `sleep 100 & echo $!; echo $$`},
