@@ -63,8 +63,21 @@ func Refused(baseURL string, err error) error {
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		return nil
 	}
-	return fmt.Errorf("cannot connect to %s: connection refused: is the server at %s running? %w", baseURL, baseURL, err)
+	return &refusedError{baseURL: baseURL, err: err}
 }
+
+// refusedError names the server once; the transport's own text (which
+// repeats the URL with the request's path) stays behind Unwrap.
+type refusedError struct {
+	baseURL string
+	err     error
+}
+
+func (e *refusedError) Error() string {
+	return "connection refused: is the server at " + e.baseURL + " running?"
+}
+
+func (e *refusedError) Unwrap() error { return e.err }
 
 // watchKey carries a call's watchdog in its request context, so that the
 // transport can report the bytes it receives.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
@@ -250,7 +251,11 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	case event.StopCancelled:
 		return r.s.ID(), &exitError{code: 130, msg: "turn cancelled"}
 	default:
-		return r.s.ID(), &exitError{code: 1, msg: "turn ended: " + last.StopReason + ": " + last.Error}
+		msg := "turn ended: " + last.StopReason + ": " + last.Error
+		if fo, ok := cmd.OutOrStdout().(*os.File); ok && !f.json && term.IsTerminal(int(fo.Fd())) {
+			msg = "" // the transcript on the same screen has just said it
+		}
+		return r.s.ID(), &exitError{code: 1, msg: msg}
 	}
 }
 
