@@ -188,3 +188,38 @@ func TestModeFlagRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxKey: the user's file, the environment and the flag may turn
+// the sandbox off; a project's file never, trusted or not.
+func TestSandboxKey(t *testing.T) {
+	user := mustParse(t, "user.json", `{"version":1,"sandbox":"off"}`)
+	project := mustParse(t, "project.json", `{"version":1,"sandbox":"off"}`)
+	for _, tc := range []struct {
+		name    string
+		in      Inputs
+		want    string
+		warning bool
+	}{
+		{"user file", Inputs{User: user}, "off", false},
+		{"trusted project file", Inputs{Project: project, ProjectTrusted: true}, "", true},
+		{"untrusted project file", Inputs{Project: project}, "", true},
+		{"environment", Inputs{Getenv: func(k string) string { return map[string]string{EnvSandbox: "off"}[k] }}, "off", false},
+		{"flag over the user file", Inputs{User: user, Flags: Flags{Sandbox: "on"}}, "on", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Merge(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Sandbox != tc.want || (len(c.Warnings) > 0) != tc.warning {
+				t.Fatalf("sandbox %q, warnings %q; want %q, warning %v", c.Sandbox, c.Warnings, tc.want, tc.warning)
+			}
+		})
+	}
+	if _, err := Merge(Inputs{Flags: Flags{Sandbox: "maybe"}}); err == nil {
+		t.Error("--sandbox maybe was accepted")
+	}
+	if _, err := Parse("bad.json", []byte(`{"version":1,"sandbox":false}`)); err == nil {
+		t.Error(`"sandbox": false was accepted`)
+	}
+}

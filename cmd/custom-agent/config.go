@@ -98,6 +98,8 @@ func configValue(c *config.Config, key string) any {
 		return c.MaxOutputBytes
 	case key == "builtinRules":
 		return c.BuiltinRules
+	case key == "sandbox":
+		return c.Sandbox
 	case strings.HasPrefix(key, "providers."):
 		return c.Providers[strings.TrimPrefix(key, "providers.")]
 	case strings.HasPrefix(key, "mcpServers."):
