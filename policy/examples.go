@@ -53,7 +53,10 @@ func applies(r permission.Rule, t permission.ToolInfo, args map[string]any, env 
 	if err != nil {
 		return false, err.Error()
 	}
-	req := permission.Request{Tool: t, Args: args, Cwd: env.Cwd, Home: env.Home, ConfigHome: env.ConfigHome, Policy: pol}
+	// An example runs as in a session whose sandbox confines it (the
+	// built-in go rules hold only there).
+	req := permission.Request{Tool: t, Args: args, Cwd: env.Cwd, Home: env.Home, ConfigHome: env.ConfigHome, Policy: pol,
+		Sandbox: &permission.SandboxFacts{}}
 	// An example is a call on no particular file system: the trees it
 	// reads recursively, the repositories whose tracked files it prints,
 	// and those it runs git in, count as read and holding no secret or
