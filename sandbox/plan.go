@@ -350,12 +350,19 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 			// directory stays writable, pinned so that it cannot be
 			// replaced, with what runs code read-only (walkGitDir).
 			gitDirs = append(gitDirs, path)
-		} else if writable && !dependencyTrees[strings.ToLower(name)] && pathrisk.Protected(pathrisk.PathFacts{Canonical: path, Write: true}, env) {
+		} else if writable && !dependencyTrees[strings.ToLower(name)] && !underProtected(p.Protected, path) &&
+			pathrisk.Protected(pathrisk.PathFacts{Canonical: path, Write: true}, env) {
 			if err := protect(p, path, d); err != nil {
 				return err
 			}
 		}
 		if isDir {
+			if name == "node_modules" {
+				// Often huge, and no secret of the user's lives there;
+				// one cannot be moved in either: the directories that
+				// lead to a hidden file are pinned.
+				return fs.SkipDir
+			}
 			if name == ".git" || looksLikeGitDir(path) {
 				if name != ".git" && writable {
 					gitDirs = append(gitDirs, path)
@@ -445,6 +452,14 @@ func absentProtected(cwd string) []string {
 		}
 	}
 	return out
+}
+
+// underProtected reports whether path lies beneath the last protected
+// directory: a read-only mount there covers it already. The walk is depth
+// first, so the last one is the only one that can hold it.
+func underProtected(protected []string, path string) bool {
+	n := len(protected)
+	return n > 0 && path != protected[n-1] && pathrisk.Within(path, protected[n-1])
 }
 
 // gitdirTarget returns the directory a "gitdir: PATH" file names, absolute
