@@ -372,6 +372,8 @@ func confinement(plan *SandboxPlan, d permission.Decision) (tool.ConfineFunc, *e
 		return nil, &event.SandboxInfo{Profile: "none", Why: "the sandbox is turned off"}
 	case plan.Facts.Unavailable != "" || plan.For == nil:
 		return nil, &event.SandboxInfo{Profile: "none", Why: "the sandbox is unavailable here (" + plan.Facts.Unavailable + "); a person allowed the call to run unconfined"}
+	case plan.Facts.WritesUnavailable != "" && !d.ReadOnly:
+		return nil, &event.SandboxInfo{Profile: "none", Why: "the sandbox cannot confine writes here (" + plan.Facts.WritesUnavailable + "); a person allowed the call to run unconfined"}
 	}
 	f, info := plan.For(d)
 	return f, &info

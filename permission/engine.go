@@ -68,11 +68,17 @@ var pathFacts = sync.Pool{New: func() any {
 func decide(req *Request, j *judge) Decision {
 	d := decideTree(req, j)
 	d.ReadOnly = j.readsOnly()
-	if sb := req.Sandbox; d.Decision == Allow && req.Tool.StartsProcesses && sb != nil && !sb.Off && sb.Unavailable != "" {
+	if sb := req.Sandbox; d.Decision == Allow && req.Tool.StartsProcesses && sb != nil && !sb.Off {
 		// Fail closed: what would run confined is asked instead, never
 		// run unconfined in silence.
-		d.Decision = Ask
-		d.Reason = "the sandbox is unavailable here (" + sb.Unavailable + "), so a person decides whether it runs unconfined; it would have been allowed: " + d.Reason
+		why := sb.Unavailable
+		if why == "" && !d.ReadOnly {
+			why = sb.WritesUnavailable
+		}
+		if why != "" {
+			d.Decision = Ask
+			d.Reason = "the sandbox is unavailable here (" + why + "), so a person decides whether it runs unconfined; it would have been allowed: " + d.Reason
+		}
 	}
 	if d.Decision == Ask && req.Mode == ModeDontAsk {
 		// dont-ask: nobody is there to answer, so the question is a

@@ -160,10 +160,16 @@ type SandboxFacts struct {
 	// Unavailable says why no profile can be enforced for this call
 	// ("no user namespaces"); "" when one can.
 	Unavailable string `json:"unavailable,omitempty"`
+	// WritesUnavailable says why only the read-only profile can be
+	// enforced here (a protected path that is a symbolic link, a home as
+	// the working directory): a call that only reads runs confined, any
+	// other is asked.
+	WritesUnavailable string `json:"writesUnavailable,omitempty"`
 }
 
-// Enforced reports whether the sandbox will confine the call: it is on and
-// can be enforced here. A nil SandboxFacts (no sandbox) is not.
+// Enforced reports whether the sandbox will confine a call that only
+// reads: it is on and can be enforced here. A nil SandboxFacts (no
+// sandbox) is not.
 func (f *SandboxFacts) Enforced() bool {
 	return f != nil && !f.Off && f.Unavailable == ""
 }

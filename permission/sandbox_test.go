@@ -71,3 +71,21 @@ func TestReadOnlyDecision(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxWritesUnavailable: where only the read-only profile can be
+// enforced, a call that only reads still runs confined, any other is
+// asked.
+func TestSandboxWritesUnavailable(t *testing.T) {
+	allow := permission.Rule{ID: "make", Tool: "shell", Command: "make", Decision: permission.Allow, Level: permission.LevelUser}
+	facts := &permission.SandboxFacts{WritesUnavailable: "a protected path is a symbolic link: .vscode"}
+	read := shellReq("ls -la", builtinPolicy(t))
+	read.Sandbox = facts
+	if d := (permission.Engine{}).Check(read); d.Decision != permission.Allow {
+		t.Errorf("a read: %s: %s", d.Decision, d.Reason)
+	}
+	build := newReq(t, "shell", map[string]any{"command": "make"}, withRules(t, allow))
+	build.Sandbox = facts
+	if d := (permission.Engine{}).Check(build); d.Decision != permission.Ask || !strings.Contains(d.Reason, ".vscode") {
+		t.Errorf("a build: %s: %s", d.Decision, d.Reason)
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/custom-agent/custom-agent/internal/resolve"
@@ -412,6 +414,11 @@ func (s *Store) Add(level permission.RuleLevel, r Rule) error {
 	if err := s.validate(&r, level, path); err != nil {
 		return err
 	}
+	if level == permission.LevelProject {
+		if err := noLinkBelow(s.project.Root, path); err != nil {
+			return err
+		}
+	}
 	err := updatePolicy(path, func(rules []Rule) ([]Rule, error) {
 		for i := range rules {
 			if rules[i].ID == r.ID {
@@ -530,4 +537,35 @@ func (s *Store) Remove(level permission.RuleLevel, id string) error {
 		}
 	}
 	return s.reload(level)
+}
+
+// ErrLinkedPolicy is returned when the project's .custom-agent directory or
+// policy file is a symbolic link: a repository could point it at the
+// user's own policy, and "always allow in this project" would then write a
+// user rule that holds everywhere.
+var ErrLinkedPolicy = errors.New("the project's policy path is a symbolic link; the rule is not written")
+
+// noLinkBelow fails when a component of path beneath root is a symbolic
+// link.
+func noLinkBelow(root, path string) error {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return fmt.Errorf("%w: %s is not inside %s", ErrLinkedPolicy, path, root)
+	}
+	p := root
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, c)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			return fmt.Errorf("%w: %s points to %s", ErrLinkedPolicy, p, target)
+		}
+	}
+	return nil
 }

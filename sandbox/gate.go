@@ -48,13 +48,22 @@ func (g *Gate) Plan(cwd string) executor.SandboxPlan {
 	if s := g.support(); !s.Available() {
 		return executor.SandboxPlan{Facts: permission.SandboxFacts{Unavailable: s.Unavailable}}
 	}
+	var facts permission.SandboxFacts
 	base, err := g.planner.Plan(Workspace, false, cwd)
 	if err != nil {
-		return executor.SandboxPlan{Facts: permission.SandboxFacts{Unavailable: err.Error()}}
+		// What keeps writes from being confined may leave reads
+		// confinable (a linked .vscode, a home as the working
+		// directory): then only writing calls are asked.
+		ro, rerr := g.planner.Plan(ReadOnly, false, cwd)
+		if rerr != nil {
+			return executor.SandboxPlan{Facts: permission.SandboxFacts{Unavailable: rerr.Error()}}
+		}
+		base, facts.WritesUnavailable = ro, err.Error()
 	}
-	return executor.SandboxPlan{For: func(d permission.Decision) (tool.ConfineFunc, event.SandboxInfo) {
+	return executor.SandboxPlan{Facts: facts, For: func(d permission.Decision) (tool.ConfineFunc, event.SandboxInfo) {
 		kind, network := KindFor(d)
-		p := base.As(kind, network)
+		// Refreshed as Confine will: the digest is the enforced one.
+		p := base.As(kind, network).Refreshed()
 		confine := func(cmd *exec.Cmd) (func() error, error) {
 			c, err := Confine(p, cmd)
 			if err != nil {

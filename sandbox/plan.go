@@ -96,12 +96,15 @@ func (pl *Planner) Plan(kind Kind, network bool, cwd string) (Profile, error) {
 	if kind == Workspace {
 		p.Writable = append(p.Writable, real)
 		for _, c := range pl.env.Caches {
+			// A cache not made yet is made empty, as the tool would
+			// make it, so that the overlay has something to stand on.
+			_ = os.MkdirAll(c, 0o755)
 			if r, err := filepath.EvalSymlinks(c); err == nil && !pathrisk.Within(r, real) {
 				p.Caches = append(p.Caches, r)
 			}
 		}
 	}
-	if err := refuseCwd(real, homes); err != nil {
+	if err := refuseCwd(real, homes, kind == Workspace); err != nil {
 		return Profile{}, err
 	}
 	if err := pl.walkProject(&p, homes); err != nil {
@@ -114,7 +117,9 @@ func (pl *Planner) Plan(kind Kind, network bool, cwd string) (Profile, error) {
 }
 
 // ErrCwd is returned by Plan for a working directory the sandbox cannot
-// confine a writing process to.
+// confine a process to: one that is or holds a directory the sandbox keeps
+// private (any profile), or, for a writing one, a home or a system
+// directory.
 var ErrCwd = errors.New("the sandbox cannot confine writes to this working directory")
 
 // refuseCwd fails the plan for a working directory that is or holds a
@@ -122,7 +127,7 @@ var ErrCwd = errors.New("the sandbox cannot confine writes to this working direc
 // would come back), or that holds a home directory (its startup files,
 // ~/.ssh/authorized_keys, ~/.config/custom-agent would be writable, even
 // those not there yet).
-func refuseCwd(cwd string, homes homeFacts) error {
+func refuseCwd(cwd string, homes homeFacts, writes bool) error {
 	if cwd == "/" {
 		return fmt.Errorf("%w: it is the root directory", ErrCwd)
 	}
@@ -130,6 +135,9 @@ func refuseCwd(cwd string, homes homeFacts) error {
 		if pathrisk.Within(c, cwd) {
 			return fmt.Errorf("%w: it holds %s, which the sandbox keeps private", ErrCwd, c)
 		}
+	}
+	if !writes {
+		return nil // a home or a system directory is only read: it may be
 	}
 	for _, sys := range systemDirs {
 		if pathrisk.Within(cwd, sys) {
@@ -394,6 +402,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	}
 	if writable {
 		p.Absent = append(p.Absent, absentProtected(p.Cwd)...)
+		if _, err := os.Lstat(filepath.Join(p.Cwd, ".git")); errors.Is(err, fs.ErrNotExist) {
+			p.NewGit = filepath.Join(p.Cwd, ".git")
+		}
 		// The parents of hidden paths too: a secret is a mount point, but
 		// its directory could be moved under a name the next plan skips
 		// or does not read as a secret's (.aws to aws).
@@ -412,6 +423,9 @@ var notGuardedAbsent = map[string]bool{
 	".git": true, ".git/hooks": true, ".git/config.worktree": true, ".git/info/attributes": true,
 	".git/objects/info/alternates": true, "node_modules": true, ".venv": true, "venv": true,
 	"site-packages": true, "dist-packages": true,
+	// The manifests a scaffolding step makes (npm init, cargo new …).
+	"package.json": true, "composer.json": true, "gemfile": true, "pyproject.toml": true,
+	"setup.py": true, "setup.cfg": true, "build.rs": true, "pyvenv.cfg": true,
 }
 
 // absentProtected returns the protected paths of the working directory
@@ -434,20 +448,27 @@ func absentProtected(cwd string) []string {
 		return m
 	}
 	var out []string
-	for _, name := range pathrisk.ProtectedNames() {
+	for _, name := range slices.Concat(pathrisk.ProtectedNames(), pathrisk.ProtectedFileNames()) {
 		if notGuardedAbsent[name] || strings.HasPrefix(name, "bin/") || strings.HasPrefix(name, "scripts/") {
 			continue
 		}
-		dir, found := cwd, true
-		for _, comp := range strings.Split(name, "/") {
+		dir, found, linked := cwd, true, false
+		comps := strings.Split(name, "/")
+		for i, comp := range comps {
 			real, ok := list(dir)[comp]
 			if !ok {
 				found = false
 				break
 			}
 			dir = filepath.Join(dir, real)
+			if i < len(comps)-1 {
+				if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+					linked = true // the walk judges where the link leads
+					break
+				}
+			}
 		}
-		if !found {
+		if !found && !linked {
 			out = append(out, filepath.Join(cwd, name))
 		}
 	}

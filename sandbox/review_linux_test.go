@@ -212,3 +212,76 @@ func TestAbsentMadeBeforeTheStart(t *testing.T) {
 	}
 	unchanged("proj/.custom-agent/policy.json", "{}")(t, w)
 }
+
+// TestThirdReview: the removal after a call never follows a link, takes
+// every letter case, tries every path, and keeps the call's result.
+func TestThirdReview(t *testing.T) {
+	w := newWorld(t)
+	must(t, os.RemoveAll(filepath.Join(w.proj, ".custom-agent")))
+	must(t, os.MkdirAll(filepath.Join(w.home, ".kube"), 0o755))
+	t.Run("a link made where a protected directory would be", func(t *testing.T) {
+		must(t, os.WriteFile(filepath.Join(w.home, ".kube", "keep"), []byte("k"), 0o644))
+		r := w.sh(t, Workspace, "ln -s ~/.kube .cargo && ln -s .git .github && echo made")
+		if !errors.Is(r.done, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", r.done)
+		}
+		unchanged("home/.kube/keep", "k")(t, w)
+		unchanged("home/.kube/config", canary)(t, w) // .cargo/config is a protected name
+		unchanged("proj/.git/config", "[core]\n")(t, w)
+		unchanged("proj/.git/hooks/README", "hooks\n")(t, w)
+		absent("proj/.cargo")(t, w)
+	})
+	t.Run("every letter case", func(t *testing.T) {
+		r := w.sh(t, Workspace, "echo x > agents.md; echo y > AGENTS.md; echo z > Claude.md")
+		if !errors.Is(r.done, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", r.done)
+		}
+		for _, n := range []string{"agents.md", "AGENTS.md", "Claude.md"} {
+			absent("proj/"+n)(t, w)
+		}
+	})
+	t.Run("a directory made unwritable does not stop the others", func(t *testing.T) {
+		r := w.sh(t, Workspace, "mkdir -p .aider/x && touch .aider/x/f && chmod 500 .aider/x && mkdir .claude && echo '{}' > .claude/settings.json && chmod 000 .claude")
+		if !errors.Is(r.done, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", r.done)
+		}
+		absent("proj/.aider")(t, w)
+		absent("proj/.claude")(t, w)
+	})
+	t.Run("a by-name protected file", func(t *testing.T) {
+		r := w.sh(t, Workspace, `echo '{"mcp":{}}' > opencode.json; echo ok`)
+		if !errors.Is(r.done, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", r.done)
+		}
+		absent("proj/opencode.json")(t, w)
+	})
+}
+
+// TestNewGitRepository: a repository the command makes where there was
+// none is kept when plain, removed when it would run code on the host.
+func TestNewGitRepository(t *testing.T) {
+	w := newWorld(t)
+	sub := filepath.Join(w.proj, "src")
+	pl := NewPlanner(Env{Home: w.home})
+	run := func(script string) error {
+		p, err := pl.Plan(Workspace, false, sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Dir: sub, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + w.home}}
+		c, err := Confine(p, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Run()
+		return c.Done()
+	}
+	if err := run("mkdir -p .git/hooks && echo '[core]' > .git/config && touch .git/hooks/pre-commit.sample"); err != nil {
+		t.Fatalf("a plain repository: %v", err)
+	}
+	must(t, os.RemoveAll(filepath.Join(sub, ".git")))
+	if err := run("mkdir .git && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config"); !errors.Is(err, ErrProtectedCreated) {
+		t.Fatalf("a repository with an fsmonitor: %v", err)
+	}
+	absent("proj/src/.git")(t, w)
+}

@@ -114,7 +114,11 @@ stderr first.`,
 			}
 			runErr := c.Run()
 			if err := conf.Done(); err != nil {
-				return sandboxExit(125, err)
+				if !errors.Is(err, sandbox.ErrProtectedCreated) {
+					return sandboxExit(125, err)
+				}
+				// The command ran; what it planted was undone.
+				fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent sandbox: "+err.Error())
 			}
 			var ee *exec.ExitError
 			switch {

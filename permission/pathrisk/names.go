@@ -1,6 +1,7 @@
 package pathrisk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -314,4 +315,17 @@ func protectedName(name string) (risk.Level, string) {
 		}
 	}
 	return 0, ""
+}
+
+// ProtectedFileNames returns the file names (lower case, sorted) whose
+// content a program runs later wherever they are: package.json,
+// conftest.py, opencode.json, .aider.conf.yml … (the by-name table of
+// Classify).
+func ProtectedFileNames() []string {
+	out := make([]string, 0, len(protectedNames))
+	for n := range protectedNames {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -3,6 +3,7 @@ package enforce
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +62,7 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 	if !p.Kind.Valid() {
 		return nil, fmt.Errorf("%w: no profile", ErrSetup)
 	}
-	p = p.refreshed()
+	p = p.Refreshed()
 	c, err := confine(p, cmd, false)
 	if err != nil {
 		return nil, err
@@ -71,57 +72,132 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 		if err := setup(); err != nil {
 			return err
 		}
-		return removeCreated(p.Absent)
+		return joinCreated(removeCreated(p.Cwd, p.Absent), checkNewGit(p.NewGit))
 	}
 	return c, nil
 }
 
-// removeCreated removes each of paths that exists now, and says which.
-func removeCreated(paths []string) error {
-	var made []string
-	for _, want := range paths {
-		p, ok := findFold(want)
-		if !ok {
+// removeCreated removes what the process made at the absent protected
+// paths: every entry whose name matches in any letter case. It works
+// beneath cwd only (os.Root) and never follows a symbolic link: a link the
+// process made where a directory of the path should be is removed as a
+// link, and what it points to is left alone. It tries every path, and
+// names what it could not remove or check.
+func removeCreated(cwd string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(cwd)
+	if err != nil {
+		return fmt.Errorf("%w: the working directory cannot be checked: %w", ErrProtectedCreated, err)
+	}
+	defer root.Close()
+	r := remover{root: root, listed: map[string][]os.DirEntry{}}
+	for _, p := range paths {
+		rel, err := filepath.Rel(cwd, p)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("%w, but %s could not be: %w", ErrProtectedCreated, p, err)
+		r.remove(".", strings.Split(rel, string(filepath.Separator)))
+	}
+	if len(r.removed) == 0 && len(r.errs) == 0 {
+		return nil
+	}
+	msg := ""
+	if len(r.removed) > 0 {
+		msg = "removed " + strings.Join(r.removed, ", ")
+	}
+	if len(r.errs) > 0 {
+		if msg != "" {
+			msg += "; "
 		}
-		made = append(made, p)
+		msg += "NOT removed: " + errors.Join(r.errs...).Error()
 	}
-	if len(made) > 0 {
-		return fmt.Errorf("%w: %s (code that runs later, or the agent's own rules, cannot be planted by a command; write such a file with write_file, which is asked)", ErrProtectedCreated, strings.Join(made, ", "))
-	}
-	return nil
+	return &CreatedError{msg: msg}
 }
 
-// findFold returns the path that exists under want's directory with want's
-// name in any letter case (AGENTS.md for agents.md).
-func findFold(want string) (string, bool) {
-	if _, err := os.Lstat(want); err == nil {
-		return want, true
-	}
-	dir, name := filepath.Split(want)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return "", false
+// CreatedError says what the process made at protected paths and what
+// became of it. It is a note on a call that ran, not a failure to run it.
+type CreatedError struct{ msg string }
+
+func (e *CreatedError) Error() string {
+	return ErrProtectedCreated.Error() + ": " + e.msg + " (code that runs later, or the agent's own rules, cannot be planted by a command; write such a file with write_file, which is asked)"
+}
+
+// Note is the text for the call's output.
+func (e *CreatedError) Note() string { return e.Error() }
+
+func (e *CreatedError) Unwrap() error { return ErrProtectedCreated }
+
+// remover removes entries beneath a root, reading each directory once.
+type remover struct {
+	root    *os.Root
+	listed  map[string][]os.DirEntry
+	removed []string
+	errs    []error
+}
+
+// remove looks for comps beneath dir (relative to the root).
+func (r *remover) remove(dir string, comps []string) {
+	ents, ok := r.listed[dir]
+	if !ok {
+		f, err := r.root.Open(dir)
+		if err == nil {
+			ents, err = f.ReadDir(-1)
+			f.Close()
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			r.errs = append(r.errs, fmt.Errorf("%s cannot be read: %w", dir, err))
+		}
+		r.listed[dir] = ents
 	}
 	for _, e := range ents {
-		if strings.EqualFold(e.Name(), name) {
-			return filepath.Join(dir, e.Name()), true
+		if !strings.EqualFold(e.Name(), comps[0]) {
+			continue
+		}
+		rel := filepath.Join(dir, e.Name())
+		switch {
+		case len(comps) == 1:
+			r.removeAll(rel)
+		case e.Type()&fs.ModeSymlink != 0:
+			// A link where a directory of the path was: made during
+			// the call (the plan skips paths that had one). Only the
+			// link goes.
+			r.removeAll(rel)
+		case e.IsDir():
+			r.remove(rel, comps[1:])
 		}
 	}
-	return "", false
 }
 
-// refreshed returns p with the absent paths that exist by now (the agent
+// removeAll removes rel (a link as a link), making directories writable
+// on the way down if it must.
+func (r *remover) removeAll(rel string) {
+	err := r.root.RemoveAll(rel)
+	if err != nil {
+		_ = fs.WalkDir(r.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = r.root.Chmod(p, 0o700)
+			}
+			return nil
+		})
+		err = r.root.RemoveAll(rel)
+	}
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s: %w", rel, err))
+		return
+	}
+	r.removed = append(r.removed, rel)
+}
+
+// Refreshed returns p with the absent paths that exist by now (the agent
 // itself wrote .custom-agent/policy.json for an "always allow in this
 // project" answer, after the plan) moved to the protected ones, their
 // parents pinned: they are guarded by a mount, not removed afterwards.
-func (p Profile) refreshed() Profile {
+func (p Profile) Refreshed() Profile {
 	var absent, made []string
 	for _, a := range p.Absent {
-		if real, ok := findFold(a); ok {
+		if real, ok := findFold(p.Cwd, a); ok {
 			made = append(made, real)
 		} else {
 			absent = append(absent, a)
@@ -160,4 +236,104 @@ func Pins(cwd string, protected []string) []string {
 // within reports whether p is dir or lies beneath it (both clean).
 func within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// findFold returns the path beneath cwd whose components match want's in
+// any letter case, when no component of it is a symbolic link (a linked
+// path is not taken for the protected one: it is removed as a link after
+// the call instead).
+func findFold(cwd, want string) (string, bool) {
+	rel, err := filepath.Rel(cwd, want)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	dir := cwd
+	for _, comp := range strings.Split(rel, string(filepath.Separator)) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return "", false
+		}
+		found := ""
+		for _, e := range ents {
+			if strings.EqualFold(e.Name(), comp) && e.Type()&fs.ModeSymlink == 0 {
+				found = e.Name()
+				break
+			}
+		}
+		if found == "" {
+			return "", false
+		}
+		dir = filepath.Join(dir, found)
+	}
+	return dir, true
+}
+
+// gitRunsCode are configuration words that make git run a command or read
+// configuration from elsewhere (lower case, as they appear in a config).
+var gitRunsCode = []string{
+	"fsmonitor", "hookspath", "pager", "sshcommand", "editor", "askpass", "helper", "program",
+	"textconv", "[alias", "[filter", "[include", "[diff", "[merge", "worktree", "gitproxy", "external",
+}
+
+// checkNewGit removes a git directory the process made at dir when it
+// holds a hook, a configuration that runs a command, or a pointer to
+// another git directory: git would run it on the host later. A plain new
+// repository (git init) is left.
+func checkNewGit(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil
+	}
+	why := ""
+	switch {
+	case !fi.IsDir():
+		why = "it is not a directory"
+	default:
+		if hooks, _ := os.ReadDir(filepath.Join(dir, "hooks")); len(hooks) > 0 {
+			for _, h := range hooks {
+				if !strings.HasSuffix(h.Name(), ".sample") {
+					why = "it holds the hook " + h.Name()
+					break
+				}
+			}
+		}
+		for _, f := range []string{"commondir", "gitdir", "config.worktree", "objects/info/alternates"} {
+			if _, err := os.Lstat(filepath.Join(dir, f)); err == nil && why == "" {
+				why = "it holds " + f
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "config")); err == nil && why == "" {
+			low := strings.ToLower(string(b))
+			for _, w := range gitRunsCode {
+				if strings.Contains(low, w) {
+					why = "its configuration names " + strings.Trim(w, "[")
+					break
+				}
+			}
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return &CreatedError{msg: fmt.Sprintf("NOT removed: the new git directory %s (%s): %v", dir, why, err)}
+	}
+	return &CreatedError{msg: fmt.Sprintf("removed the new git directory %s: %s, which git would run on the host", dir, why)}
+}
+
+// joinCreated joins two results of the checks after a call into one note.
+func joinCreated(a, b error) error {
+	var ca, cb *CreatedError
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case errors.As(a, &ca) && errors.As(b, &cb):
+		return &CreatedError{msg: ca.msg + "; " + cb.msg}
+	}
+	return errors.Join(a, b)
 }

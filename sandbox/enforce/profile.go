@@ -51,6 +51,10 @@ type Profile struct {
 	// so whatever the process creates there is removed when it ends
 	// (Confined.Done), and the call fails saying so.
 	Absent []string `json:"absent,omitempty"`
+	// NewGit is the working directory's .git when it did not exist when
+	// the call started (workspace): a repository the process makes there
+	// is removed if it holds a hook or a configuration that runs code.
+	NewGit string `json:"newGit,omitempty"`
 	// Hidden are secrets whose content is replaced by an empty,
 	// unreadable mask: credential files and directories, custom-agent's
 	// own data and configuration, and files that are hard links to them.
@@ -94,7 +98,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q := p
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
-		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.Network = nil, nil, nil, nil, nil, false
+		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.NewGit, q.Network = nil, nil, nil, nil, nil, "", false
 	}
 	return q
 }

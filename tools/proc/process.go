@@ -141,7 +141,14 @@ func (c *command) run(ctx context.Context) (int, error) {
 	waitErr := cmd.Wait()
 	drain(&copies, outR, errR)
 	if err := done(); err != nil {
-		return 0, err // the sandbox failed, not the command
+		// A note on a call that ran (the sandbox undid what it planted)
+		// goes with its output; anything else is the sandbox's own
+		// failure, not the command's.
+		var note interface{ Note() string }
+		if !errors.As(err, &note) || stopped != nil {
+			return 0, err
+		}
+		fmt.Fprintf(c.stderr, "\n[sandbox] %s\n", note.Note())
 	}
 
 	if stopped != nil {
