@@ -73,10 +73,11 @@ func (r *Runtime) Close() error { return r.Store.Close() }
 var ErrNoModel = errors.New("no model is configured")
 
 // ModelHelp says what to set to get a model.
-const ModelHelp = `choose a model with --model or CUSTOM_AGENT_MODEL:
+const ModelHelp = `choose a model with --model, CUSTOM_AGENT_MODEL, or "model" in ~/.config/custom-agent/config.json (docs/reference/config.md):
   --model openai:gpt-4.1              with OPENAI_API_KEY set (OPENAI_BASE_URL for Ollama, vLLM or llama.cpp, e.g. http://localhost:11434/v1)
   --model anthropic:claude-sonnet-4-5 with ANTHROPIC_API_KEY set
-  --model script:FILE.jsonl           a scripted model, one JSON response per line (docs/script-model.md)`
+  --model script:FILE.jsonl           a scripted model, one JSON response per line (docs/script-model.md)
+or try it with no model at all: custom-agent demo`
 
 // Model resolves a model spec "provider:name". An empty spec falls back to
 // $CUSTOM_AGENT_MODEL.
