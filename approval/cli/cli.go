@@ -580,7 +580,13 @@ func ruleLines(q executor.Question) []string {
 		out = append(out, clean(q.NoRuleReason))
 	}
 	if q.SessionRule != nil {
-		out = append(out, executor.OptionAllowSession+" adds the session rule: "+clean(describeRule(*q.SessionRule)))
+		line := executor.OptionAllowSession + " adds the session rule: " + clean(describeRule(*q.SessionRule))
+		if q.SessionRule.Path != "" && q.Tool.PathsWrite || q.Tool.PatchArg != "" {
+			// A write rule names one path; the mode is what covers
+			// every edit inside the project.
+			line += " (for every edit inside the project: /mode accept-edits, or --mode accept-edits)"
+		}
+		out = append(out, line)
 	}
 	if q.ProjectRule != nil {
 		out = append(out, executor.OptionAllowProject+" writes to the project policy: "+clean(describeRule(*q.ProjectRule)))
