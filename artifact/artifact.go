@@ -221,6 +221,34 @@ func NormalizeDigest(d string) (string, error) {
 	return DigestPrefix + h, nil
 }
 
+// MinPrefix is the fewest hex digits a digest prefix may have.
+const MinPrefix = 4
+
+// NormalizePrefix reads d as NormalizeDigest does, but takes a prefix of
+// MinPrefix to 64 hex digits too: it returns "sha256:" and the digits in
+// lower case, and whether they are the whole digest.
+func NormalizePrefix(d string) (string, bool, error) {
+	full, err := NormalizeDigest(d)
+	if err == nil {
+		return full, true, nil
+	}
+	s := strings.TrimSpace(d)
+	if algo, rest, ok := strings.Cut(s, ":"); ok {
+		if !strings.EqualFold(algo, strings.TrimSuffix(DigestPrefix, ":")) {
+			return "", false, err
+		}
+		s = rest
+	}
+	h := strings.ToLower(s)
+	if len(h) > 64 || strings.IndexFunc(h, func(r rune) bool { return !strings.ContainsRune("0123456789abcdef", r) }) >= 0 {
+		return "", false, err
+	}
+	if len(h) < MinPrefix {
+		return "", false, fmt.Errorf("%q is too short a prefix of an artifact digest: give at least %d of its 64 hex digits", d, MinPrefix)
+	}
+	return DigestPrefix + h, false, nil
+}
+
 func (s *Store) path(hexDigest string) string {
 	return filepath.Join(s.dir, "sha256", hexDigest[:2], hexDigest[2:])
 }

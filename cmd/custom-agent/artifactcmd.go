@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,10 +26,11 @@ func newArtifactCmd(g *globalFlags) *cobra.Command {
 		Short: "Read the full outputs of tool calls",
 	}
 	cat := &cobra.Command{
-		Use:   "cat DIGEST",
+		Use:   "cat DIGEST|PREFIX",
 		Short: "Print an artifact (a tool call's whole output) by its digest",
 		Long: `Print an artifact by the digest a tool.completed event names
-(sha256:… or the 64 hex digits alone). The artifact is checked against its
+(sha256:… or the 64 hex digits alone, or a prefix of at least 4 of them
+that names one recorded artifact, as git takes). The artifact is checked against its
 digest first, then streamed to stdout: memory use does not grow with its size.
 A short output (at most 4 KiB, valid UTF-8, nothing masked) is kept whole in
 its event instead of the artifact store, and one of at most 64 KiB with
@@ -38,9 +42,14 @@ When the event log records that the artifact is only the start of a stream
 how many bytes were dropped; stdout still holds exactly the stored bytes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			digest, err := artifact.NormalizeDigest(args[0])
+			digest, full, err := artifact.NormalizePrefix(args[0])
 			if err != nil {
 				return err
+			}
+			if !full {
+				if digest, err = uniqueDigest(cmd.Context(), g, digest); err != nil {
+					return err
+				}
 			}
 			dir, err := g.resolveDataDir()
 			if err != nil {
@@ -146,6 +155,41 @@ func inEventOutput(ctx context.Context, g *globalFlags, digest string) (text str
 // event that names digest, in every session, until visit returns false.
 // It opens the log read-only and visits nothing when there is no log yet.
 func eachNaming(ctx context.Context, g *globalFlags, digest string, visit func(session string, p *event.ToolCompletedPayload, a event.Artifact) bool) error {
+	return eachArtifact(ctx, g, []byte(digest), func(session string, p *event.ToolCompletedPayload, a event.Artifact) bool {
+		return a.Digest != digest || visit(session, p, a)
+	})
+}
+
+// uniqueDigest returns the one digest a tool.completed event names that
+// starts with prefix ("sha256:" and hex digits), or says why there is none.
+func uniqueDigest(ctx context.Context, g *globalFlags, prefix string) (string, error) {
+	found := map[string]bool{}
+	err := eachArtifact(ctx, g, []byte(prefix), func(_ string, _ *event.ToolCompletedPayload, a event.Artifact) bool {
+		if strings.HasPrefix(a.Digest, prefix) {
+			found[a.Digest] = true
+		}
+		return true
+	})
+	if err != nil {
+		return "", err
+	}
+	switch len(found) {
+	case 0:
+		return "", &exitError{code: 1, msg: fmt.Sprintf("no recorded artifact starts with %s", prefix)}
+	case 1:
+		for d := range found {
+			return d, nil
+		}
+	}
+	list := slices.Sorted(maps.Keys(found))
+	return "", &exitError{code: 1, msg: fmt.Sprintf("%s is ambiguous: %d recorded artifacts start with it:\n  %s", prefix, len(list), strings.Join(list, "\n  "))}
+}
+
+// eachArtifact calls visit with every artifact entry of a tool.completed
+// event whose payload holds needle, in every session, until visit returns
+// false. It opens the log read-only and visits nothing when there is no
+// log yet.
+func eachArtifact(ctx context.Context, g *globalFlags, needle []byte, visit func(session string, p *event.ToolCompletedPayload, a event.Artifact) bool) error {
 	log, err := g.openLog(ctx, true)
 	if errors.Is(err, sqlitestore.ErrNoLog) {
 		return nil
@@ -158,7 +202,6 @@ func eachNaming(ctx context.Context, g *globalFlags, digest string, visit func(s
 	if err != nil {
 		return err
 	}
-	needle := []byte(digest)
 	for _, si := range sessions {
 		for e, err := range log.Read(ctx, si.ID, 1) {
 			if err != nil {
@@ -172,7 +215,7 @@ func eachNaming(ctx context.Context, g *globalFlags, digest string, visit func(s
 				return fmt.Errorf("session %s seq %d: %w", si.ID, e.Seq, err)
 			}
 			for _, a := range p.Artifacts {
-				if a.Digest == digest && !visit(si.ID, &p, a) {
+				if !visit(si.ID, &p, a) {
 					return nil
 				}
 			}

@@ -50,7 +50,8 @@ func TestArtifactCatDigestForms(t *testing.T) {
 		}
 	}
 	for form, says := range map[string]string{
-		hex[:40]:              "40 hex digits, want 64",
+		hex[:40]:              "no recorded artifact starts with sha256:" + hex[:40],
+		hex[:3]:               "too short a prefix",
 		"sha1:" + hex:         `not "sha1"`,
 		"sha256:" + hex + "z": `"z" is not a hex digit`,
 	} {
@@ -161,5 +162,45 @@ func TestArtifactCatOfAnOutputInItsEvent(t *testing.T) {
 	logOut, _, err := runCLI(t, "--data-dir", data, "log", "last")
 	if err != nil || !strings.Contains(logOut, "artifact stdout "+digest+" (100B, whole in this event)") {
 		t.Fatalf("log does not say the output is in its event (%v):\n%s", err, logOut)
+	}
+}
+
+// TestArtifactCatPrefix: a prefix names the one recorded artifact that
+// starts with it, as git takes a commit's.
+func TestArtifactCatPrefix(t *testing.T) {
+	data, cwd := t.TempDir(), t.TempDir()
+	script := filepath.Join(t.TempDir(), "m.jsonl")
+	os.WriteFile(script, []byte(`{"toolCalls":[{"id":"t1","name":"shell","args":{"command":"printf 'hello prefix\\n'"}}]}
+{"text":"done"}
+`), 0o644)
+	if _, errOut, err := runWithInput(t, "allow_once\n", "--data-dir", data, "run", "--model", "script:"+script, "--cwd", cwd, "go"); err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	out, _, err := runCLI(t, "--data-dir", data, "log", "last", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := ""
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e event.Event
+		if json.Unmarshal([]byte(line), &e) == nil && e.Type == event.ToolCompleted {
+			var p event.ToolCompletedPayload
+			json.Unmarshal(e.Payload, &p)
+			for _, a := range p.Artifacts {
+				if a.Name == "stdout" {
+					digest = a.Digest
+				}
+			}
+		}
+	}
+	if digest == "" {
+		t.Fatalf("no stdout artifact in:\n%s", out)
+	}
+	hex := strings.TrimPrefix(digest, "sha256:")
+	for _, form := range []string{hex[:8], "sha256:" + hex[:12], strings.ToUpper(hex[:6])} {
+		got, errOut, err := runCLI(t, "--data-dir", data, "artifact", "cat", form)
+		if err != nil || got != "hello prefix\n" {
+			t.Errorf("artifact cat %s = %q, %v (%s)", form, got, err, errOut)
+		}
 	}
 }
