@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -270,14 +271,14 @@ func TestTrustRoundTrip(t *testing.T) {
 	if _, err := policy.Trust(w.cfg, w.repo); err != nil {
 		t.Fatal(err)
 	}
-	_, removed, err := policy.Untrust(w.cfg, sub)
+	_, removed, _, err := policy.Untrust(w.cfg, sub)
 	if err != nil || !removed {
 		t.Fatalf("Untrust = %v, %v", removed, err)
 	}
 	if allowed() {
 		t.Error("the allow rule still counts after untrust")
 	}
-	if _, removed, _ := policy.Untrust(w.cfg, w.repo); removed {
+	if _, removed, _, _ := policy.Untrust(w.cfg, w.repo); removed {
 		t.Error("second Untrust removed something")
 	}
 }
@@ -314,6 +315,10 @@ func TestAddProjectTrustsOnlyThatRule(t *testing.T) {
 	other := permission.Rule{ID: r.ID, Tool: "shell", Command: "npm run", Decision: permission.Allow}
 	if err := s.AddProject(other); !errors.Is(err, policy.ErrExists) {
 		t.Errorf("a different rule with the same id: %v", err)
+	}
+	// untrust names the rule it stops counting (issue 24 item 6).
+	if _, removed, rules, err := policy.Untrust(w.cfg, w.repo); err != nil || !removed || !slices.Equal(rules, []string{r.ID}) {
+		t.Errorf("Untrust = %v, %q, %v; want the rule %s named", removed, rules, err, r.ID)
 	}
 }
 

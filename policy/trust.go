@@ -146,24 +146,33 @@ func Trust(configHome, dir string) (Project, error) {
 }
 
 // Untrust removes the project of dir, and every single rule of it the user
-// trusted, from the trust list. It reports whether anything was removed.
-func Untrust(configHome, dir string) (Project, bool, error) {
+// trusted, from the trust list. It reports whether anything was removed,
+// and the ids of the single rules that no longer count, so that the person
+// is told of each.
+func Untrust(configHome, dir string) (Project, bool, []string, error) {
 	p, err := FindProject(dir)
 	if err != nil {
-		return p, false, err
+		return p, false, nil, err
 	}
 	removed := false
+	var rules []string
 	err = updateTrust(configHome, func(t *trustList) error {
-		n, m := len(t.Projects), len(t.Rules)
+		n := len(t.Projects)
 		t.Projects = slices.DeleteFunc(t.Projects, func(tp trustedProject) bool { return tp.Root == p.Root })
-		t.Rules = slices.DeleteFunc(t.Rules, func(tr trustedRule) bool { return tr.Root == p.Root })
-		removed = len(t.Projects) != n || len(t.Rules) != m
+		t.Rules = slices.DeleteFunc(t.Rules, func(tr trustedRule) bool {
+			if tr.Root == p.Root {
+				rules = append(rules, tr.ID)
+				return true
+			}
+			return false
+		})
+		removed = len(t.Projects) != n || len(rules) > 0
 		if !removed {
 			return errNoChange
 		}
 		return nil
 	})
-	return p, removed, err
+	return p, removed, rules, err
 }
 
 // IsTrusted reports whether the project rooted at root (canonical) is

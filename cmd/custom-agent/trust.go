@@ -48,7 +48,7 @@ single rule of it you trusted by adding it, from the trusted projects.`,
 			if err != nil {
 				return err
 			}
-			p, removed, err := policy.Untrust(ch, dir)
+			p, removed, rules, err := policy.Untrust(ch, dir)
 			if err != nil {
 				return err
 			}
@@ -56,7 +56,14 @@ single rule of it you trusted by adding it, from the trusted projects.`,
 				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s was not trusted\n", p.Root)
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "untrusted %s\n", p.Root)
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "untrusted %s\n", p.Root)
+			for _, id := range rules {
+				fmt.Fprintf(out, "  the rule %s, which you trusted on its own (policy add or \"always allow in this project\"), no longer counts\n", id)
+			}
+			if len(rules) > 0 {
+				_, err = fmt.Fprintf(out, "  to trust one again: custom-agent policy add --level project … with the same rule, or custom-agent trust %s\n", p.Root)
+			}
 			return err
 		},
 	}
