@@ -569,3 +569,44 @@ func noLinkBelow(root, path string) error {
 	}
 	return nil
 }
+
+// Ignored holds an untrusted project's allow rules, which the engine is
+// not given: for saying, when a call is not allowed, that one of them
+// would have allowed it had the project been trusted.
+type Ignored struct {
+	// Root is the project's directory, for "custom-agent trust ROOT".
+	Root  string
+	rules []permission.Rule
+}
+
+// Ignored returns the allow rules of the project that count only once it
+// is trusted (the project as a whole, or the rule on its own).
+func (s *Store) Ignored() Ignored {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ig := Ignored{Root: s.project.Root}
+	for _, e := range s.proj {
+		if e.Untrusted && e.Rule.Decision == permission.Allow {
+			ig.rules = append(ig.rules, e.Rule.Permission(permission.LevelProject, s.project.File))
+		}
+	}
+	return ig
+}
+
+// Would returns the ids of the ignored rules that, each on its own and
+// trusted, would allow req (whose Policy is not used).
+func (ig Ignored) Would(req permission.Request) []string {
+	var ids []string
+	for _, r := range ig.rules {
+		pol, err := permission.Compile([]permission.Rule{r})
+		if err != nil {
+			continue
+		}
+		q := req
+		q.Policy = pol
+		if d := (permission.Engine{}).Check(q); d.Allowed() && d.Rule != nil && d.Rule.ID == r.ID {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}

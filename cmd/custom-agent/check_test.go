@@ -274,3 +274,28 @@ func TestCheckForPeople(t *testing.T) {
 		})
 	}
 }
+
+// TestIgnoredProjectAllowIsNamed: a project allow rule that does not count
+// because the project is not trusted is named by check's reason and by
+// policy explain, with the command that trusts the project (issue 24
+// item 5).
+func TestIgnoredProjectAllowIsNamed(t *testing.T) {
+	proj := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if err := os.MkdirAll(filepath.Join(proj, ".custom-agent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(proj, ".custom-agent", "policy.json"), []byte(`{"version":1,"rules":[{"id":"npm-test","tool":"shell","command":"npm test","decision":"allow"}]}`), 0o644)
+	out, _, _ := runCLI(t, "check", "--cwd", proj, "--tool", "shell", "--args", `{"command":"npm test"}`)
+	if !strings.Contains(out, "npm-test would allow it") || !strings.Contains(out, "custom-agent trust") {
+		t.Errorf("check does not name the ignored rule:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "policy", "explain", "--cwd", proj, "--tool", "shell", "--args", `{"command":"npm test"}`)
+	if !strings.Contains(out, `"npm-test" (allow, project): ignored`) {
+		t.Errorf("explain does not list the ignored rule:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "check", "--cwd", proj, "--tool", "shell", "--args", `{"command":"npm ci"}`)
+	if strings.Contains(out, "would allow it") {
+		t.Errorf("a rule that does not match is named:\n%s", out)
+	}
+}

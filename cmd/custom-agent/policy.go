@@ -413,13 +413,20 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
 				return err
 			}
 			x := permission.Explain(req)
+			var ignored []string
+			if !x.Decision.Allowed() {
+				ignored = c.IgnoredWould(req)
+				if len(ignored) > 0 {
+					x.Decision.Reason += " " + checkcmd.IgnoredNote(ignored, c.IgnoredRoot())
+				}
+			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetEscapeHTML(false)
 				enc.SetIndent("", "  ")
 				return enc.Encode(x)
 			}
-			return writeExplanation(cmd.OutOrStdout(), &req, &x)
+			return writeExplanation(cmd.OutOrStdout(), &req, &x, ignored, c.IgnoredRoot())
 		},
 	}
 	f := cmd.Flags()
@@ -433,7 +440,7 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
 }
 
 // writeExplanation prints the decision tree of Engine.Check, step by step.
-func writeExplanation(w io.Writer, req *permission.Request, x *permission.Explanation) error {
+func writeExplanation(w io.Writer, req *permission.Request, x *permission.Explanation, ignored []string, root string) error {
 	d := &x.Decision
 	args, _ := permission.CanonicalArgs(req.Args)
 	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
@@ -526,6 +533,9 @@ func writeExplanation(w io.Writer, req *permission.Request, x *permission.Explan
 	}
 	if quietBuiltin > 0 {
 		p("   (%d built-in rule(s) are for other read-only commands; policy list --level builtin lists them)", quietBuiltin)
+	}
+	for _, id := range ignored {
+		p("   - %q (allow, project): ignored: it would allow this call, but the project is not trusted (custom-agent trust %s)", id, root)
 	}
 	step(5, permission.FromPrior, "prior approvals: none (a fresh session)")
 	step(6, permission.FromDefault, "default table: read allow; write, execute, network ask; credential deny; destructive ask")

@@ -26,6 +26,7 @@ import (
 	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/skill"
 )
 
@@ -133,6 +134,8 @@ type Checker struct {
 	mode                  permission.Mode
 	policy                *permission.Policy
 	engine                permission.Engine
+	// ignored are the untrusted project's allow rules (not in policy).
+	ignored policy.Ignored
 }
 
 // Run is check with its flags in o: it decides o's call, or with o.JSONL
@@ -271,9 +274,14 @@ func NewChecker(o Options) (*Checker, error) {
 		return nil, fmt.Errorf("check: %w", err)
 	}
 	noBuiltin = noBuiltin || conf.BuiltinRules != nil && !*conf.BuiltinRules
-	if c.policy, err = gateconf.LoadPolicy(c.cwd, o.Policies, noBuiltin); err != nil {
+	store, err := gateconf.OpenPolicy(c.cwd, "", noBuiltin, o.Policies...)
+	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
+	if c.policy, err = store.Policy(); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	c.ignored = store.Ignored()
 	return c, nil
 }
 
@@ -286,13 +294,37 @@ func (c *Checker) decide(l Line) (permission.Decision, error) {
 	return c.check(req), nil
 }
 
-// check decides req; Findings is never nil, so that JSON shows [].
+// check decides req; Findings is never nil, so that JSON shows []. When
+// the call is not allowed and an allow rule of the untrusted project would
+// allow it, the reason says so, with the command that trusts the project.
 func (c *Checker) check(req permission.Request) permission.Decision {
 	d := c.engine.Check(req)
+	if !d.Allowed() {
+		if ids := c.IgnoredWould(req); len(ids) > 0 {
+			d.Reason += " " + IgnoredNote(ids, c.ignored.Root)
+		}
+	}
 	if d.Findings == nil {
 		d.Findings = []risk.Finding{}
 	}
 	return d
+}
+
+// IgnoredWould returns the ids of the untrusted project's allow rules that
+// would allow req, were the project trusted.
+func (c *Checker) IgnoredWould(req permission.Request) []string { return c.ignored.Would(req) }
+
+// IgnoredRoot is the project whose allow rules do not count.
+func (c *Checker) IgnoredRoot() string { return c.ignored.Root }
+
+// IgnoredNote says that the rules ids of the project at root would allow
+// the call, were it trusted.
+func IgnoredNote(ids []string, root string) string {
+	s := "rule"
+	if len(ids) > 1 {
+		s = "rules"
+	}
+	return fmt.Sprintf("The project's %s %s would allow it, but the project is not trusted, so its allow rules do not count (custom-agent trust %s).", s, strings.Join(ids, ", "), root)
 }
 
 // writeDecision prints a decision for a person: the verdict, risk and
