@@ -3,6 +3,8 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"slices"
 	"testing"
 	"time"
@@ -53,4 +55,40 @@ func BenchmarkStart(b *testing.B) {
 			b.ReportMetric(float64(times[len(times)*99/100].Microseconds()), "p99-µs")
 		})
 	}
+}
+
+// BenchmarkPlan measures a workspace plan of a tree of 10,000 files in 500
+// directories, with a git directory, .env files and editor configuration:
+// the walk every call that starts processes pays.
+//
+//	go test ./sandbox -run '^$' -bench Plan -benchtime 50x
+func BenchmarkPlan(b *testing.B) {
+	proj := b.TempDir()
+	for d := 0; d < 500; d++ {
+		dir := filepath.Join(proj, "pkg", strconv.Itoa(d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := 0; f < 20; f++ {
+			os.WriteFile(filepath.Join(dir, strconv.Itoa(f)+".go"), nil, 0o644)
+		}
+		if d%50 == 0 {
+			os.WriteFile(filepath.Join(dir, ".env"), []byte("K=V"), 0o600)
+		}
+	}
+	for _, d := range []string{".git/hooks", ".git/objects", ".git/refs", ".vscode"} {
+		os.MkdirAll(filepath.Join(proj, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(proj, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, ".git", "config"), []byte("[core]\n"), 0o644)
+	home, _ := os.UserHomeDir()
+	pl := NewPlanner(Env{Home: home, Path: os.Getenv("PATH")})
+	var p Profile
+	for b.Loop() {
+		var err error
+		if p, err = pl.Plan(Workspace, false, proj); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(p.Hidden)+len(p.Protected)+len(p.Pinned)), "mounts")
 }
