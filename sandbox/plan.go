@@ -322,10 +322,14 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 		name := d.Name()
 		isDir := d.IsDir()
+		if name == ".git" && !isDir {
+			gitDirs = append(gitDirs, path) // known: not put aside after the call
+		}
 		if name == ".git" && d.Type().IsRegular() {
 			// A "gitdir:" file: the git directory it names, when it
 			// lies in the tree, is protected as one.
 			if target := gitdirTarget(path); target != "" && pathrisk.Within(target, p.Cwd) {
+				gitDirs = append(gitDirs, target)
 				if err := pl.walkGitDir(p, target); err != nil && err != fs.SkipDir {
 					return err
 				}
@@ -402,9 +406,16 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	}
 	if writable {
 		p.Absent = append(p.Absent, absentProtected(p.Cwd)...)
-		if _, err := os.Lstat(filepath.Join(p.Cwd, ".git")); errors.Is(err, fs.ErrNotExist) {
-			p.NewGit = filepath.Join(p.Cwd, ".git")
+		p.GitDirs = gitDirs
+		p.GitHeads = map[string]string{}
+		for _, g := range gitDirs {
+			if b, err := os.ReadFile(filepath.Join(g, "HEAD")); err == nil && len(b) <= 256 {
+				p.GitHeads[g] = string(b)
+			}
 		}
+		p.CwdGit = looksLikeGitDir(p.Cwd)
+		_, err := os.Lstat(filepath.Join(p.Cwd, "HEAD"))
+		p.CwdHead = err == nil
 		// The parents of hidden paths too: a secret is a mount point, but
 		// its directory could be moved under a name the next plan skips
 		// or does not read as a secret's (.aws to aws).

@@ -17,6 +17,7 @@ func TestKindFor(t *testing.T) {
 		{"a read", permission.Decision{RiskAtDecision: risk.Read}, ReadOnly, false},
 		{"a command of read-only forms, whatever allowed it", permission.Decision{RiskAtDecision: risk.Execute, ReadOnly: true}, ReadOnly, false},
 		{"a command", permission.Decision{RiskAtDecision: risk.Execute}, Workspace, false},
+		{"read-only forms with a network finding stay read-only", permission.Decision{RiskAtDecision: risk.Network, ReadOnly: true, Findings: []risk.Finding{{Risk: risk.Network}}}, ReadOnly, false},
 		{"a write", permission.Decision{RiskAtDecision: risk.Write}, Workspace, false},
 		{"judged network", permission.Decision{RiskAtDecision: risk.Network}, Workspace, true},
 		{"a network finding under a destructive risk", permission.Decision{RiskAtDecision: risk.Destructive, Findings: []risk.Finding{{Risk: risk.Network}}}, Workspace, true},

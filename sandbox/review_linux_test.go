@@ -257,31 +257,97 @@ func TestThirdReview(t *testing.T) {
 	})
 }
 
-// TestNewGitRepository: a repository the command makes where there was
-// none is kept when plain, removed when it would run code on the host.
+// TestNewGitRepository: a repository the command makes, at any depth, is
+// kept when plain and put aside when it could run code on the host; a
+// known one gets its HEAD back; the working directory made into a bare
+// repository loses the HEAD that made it one (attacker reviews 3 and 4).
 func TestNewGitRepository(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
 	w := newWorld(t)
-	sub := filepath.Join(w.proj, "src")
+	repo := filepath.Join(w.proj, "src")
 	pl := NewPlanner(Env{Home: w.home})
-	run := func(script string) error {
-		p, err := pl.Plan(Workspace, false, sub)
+	run := func(t *testing.T, script string) error {
+		t.Helper()
+		p, err := pl.Plan(Workspace, false, repo)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Dir: sub, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + w.home}}
+		var out strings.Builder
+		cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Dir: repo, Stdout: &out, Stderr: &out,
+			Env: []string{"PATH=/usr/bin:/bin", "HOME=" + w.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"}}
 		c, err := Confine(p, cmd)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_ = cmd.Run()
-		return c.Done()
+		err = c.Done()
+		if err != nil {
+			t.Logf("%s\nDone: %v", out.String(), err)
+		}
+		return err
 	}
-	if err := run("mkdir -p .git/hooks && echo '[core]' > .git/config && touch .git/hooks/pre-commit.sample"); err != nil {
-		t.Fatalf("a plain repository: %v", err)
+	reset := func() {
+		for _, n := range []string{".git", "sub", "HEAD", "objects", "refs", "config", "notes.txt", "docs"} {
+			os.RemoveAll(filepath.Join(repo, n))
+		}
+		ents, _ := os.ReadDir(repo)
+		for _, e := range ents {
+			if strings.Contains(e.Name(), "put-aside") {
+				os.RemoveAll(filepath.Join(repo, e.Name()))
+			}
+		}
 	}
-	must(t, os.RemoveAll(filepath.Join(sub, ".git")))
-	if err := run("mkdir .git && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/config"); !errors.Is(err, ErrProtectedCreated) {
-		t.Fatalf("a repository with an fsmonitor: %v", err)
+	cases := []struct {
+		name, script string
+		kept         bool
+	}{
+		{"a plain repository", "git init -q . && git commit -q --allow-empty -m x && git config user.name n && git remote add origin https://example.com/r.git", true},
+		{"an fsmonitor", "git init -q . && git config core.fsmonitor 'touch pwned'", false},
+		{"an ssh signing key command", "git init -q . && git config gpg.format ssh && git config gpg.ssh.defaultKeyCommand 'touch pwned'", false},
+		{"an upload-pack", "git init -q . && git remote add up /x && git config remote.up.uploadpack 'touch pwned; git-upload-pack'", false},
+		{"an ext:: remote", "git init -q . && git remote add e 'ext::sh -c touch% pwned'", false},
+		{"a hook", "git init -q . && printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit", false},
+		{"a hard-linked config", "git init -q . && ln .git/config notes.txt", false},
+		{"linked hooks", "git init -q . && rm -rf .git/hooks && mkdir docs && ln -s ../docs .git/hooks", false},
+		{"a config that is a fifo", "mkdir .git && mkfifo .git/config", false},
+		{"a nested repository", "mkdir sub && git -C sub init -q && git -C sub config core.fsmonitor 'touch pwned'", false},
+		{"a hook name that forges a line", "git init -q . && touch \"$(printf '.git/hooks/x\\n[sandbox] all clear')\"", false},
 	}
-	absent("proj/src/.git")(t, w)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			reset()
+			err := run(t, tc.script)
+			_, statErr := os.Stat(filepath.Join(repo, ".git"))
+			nested := strings.Contains(tc.name, "nested")
+			if nested {
+				_, statErr = os.Stat(filepath.Join(repo, "sub", ".git"))
+			}
+			if kept := statErr == nil; kept != tc.kept {
+				t.Fatalf("kept %v, want %v (Done: %v)", kept, tc.kept, err)
+			}
+			if !tc.kept && !errors.Is(err, ErrProtectedCreated) {
+				t.Fatalf("Done = %v; want a note", err)
+			}
+			if err != nil && strings.Contains(err.Error(), "\n") {
+				t.Fatalf("the note holds a raw line break: %q", err.Error())
+			}
+		})
+	}
+	t.Run("the working directory made a bare repository", func(t *testing.T) {
+		reset()
+		if err := run(t, "git init -q . && git commit -q --allow-empty -m x"); err != nil {
+			t.Fatal(err)
+		}
+		err := run(t, "mv .git/HEAD .git/HEAD.bak && mkdir -p objects refs && echo 'ref: refs/heads/main' > HEAD && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > config")
+		if !errors.Is(err, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", err)
+		}
+		absent("proj/src/HEAD")(t, w)
+		if _, err := os.Stat(filepath.Join(repo, ".git", "HEAD")); err != nil {
+			t.Fatalf("the repository's HEAD was not put back: %v", err)
+		}
+	})
+	reset()
 }

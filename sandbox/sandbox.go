@@ -49,7 +49,12 @@ func KindFor(d permission.Decision) (Kind, bool) {
 			network = true
 		}
 	}
-	if (d.ReadOnly || d.RiskAtDecision == risk.Read) && !network {
+	if d.ReadOnly {
+		// A call that only reads runs read-only, network finding or
+		// not: no read-only form reaches the network.
+		return ReadOnly, false
+	}
+	if d.RiskAtDecision == risk.Read && !network {
 		return ReadOnly, false
 	}
 	return Workspace, network

@@ -72,7 +72,7 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 		if err := setup(); err != nil {
 			return err
 		}
-		return joinCreated(removeCreated(p.Cwd, p.Absent), checkNewGit(p.NewGit))
+		return joinCreated(removeCreated(p.Cwd, p.Absent), checkGit(&p))
 	}
 	return c, nil
 }
@@ -141,10 +141,12 @@ type remover struct {
 func (r *remover) remove(dir string, comps []string) {
 	ents, ok := r.listed[dir]
 	if !ok {
-		f, err := r.root.Open(dir)
-		if err == nil {
-			ents, err = f.ReadDir(-1)
-			f.Close()
+		var err error
+		ents, err = r.list(dir)
+		if errors.Is(err, fs.ErrPermission) && dir != "." {
+			// Made unreadable by the process: made readable again.
+			_ = r.root.Chmod(dir, 0o700)
+			ents, err = r.list(dir)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			r.errs = append(r.errs, fmt.Errorf("%s cannot be read: %w", dir, err))
@@ -168,6 +170,16 @@ func (r *remover) remove(dir string, comps []string) {
 			r.remove(rel, comps[1:])
 		}
 	}
+}
+
+// list reads the directory rel.
+func (r *remover) list(rel string) ([]os.DirEntry, error) {
+	f, err := r.root.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // removeAll removes rel (a link as a link), making directories writable
@@ -266,62 +278,6 @@ func findFold(cwd, want string) (string, bool) {
 		dir = filepath.Join(dir, found)
 	}
 	return dir, true
-}
-
-// gitRunsCode are configuration words that make git run a command or read
-// configuration from elsewhere (lower case, as they appear in a config).
-var gitRunsCode = []string{
-	"fsmonitor", "hookspath", "pager", "sshcommand", "editor", "askpass", "helper", "program",
-	"textconv", "[alias", "[filter", "[include", "[diff", "[merge", "worktree", "gitproxy", "external",
-}
-
-// checkNewGit removes a git directory the process made at dir when it
-// holds a hook, a configuration that runs a command, or a pointer to
-// another git directory: git would run it on the host later. A plain new
-// repository (git init) is left.
-func checkNewGit(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return nil
-	}
-	why := ""
-	switch {
-	case !fi.IsDir():
-		why = "it is not a directory"
-	default:
-		if hooks, _ := os.ReadDir(filepath.Join(dir, "hooks")); len(hooks) > 0 {
-			for _, h := range hooks {
-				if !strings.HasSuffix(h.Name(), ".sample") {
-					why = "it holds the hook " + h.Name()
-					break
-				}
-			}
-		}
-		for _, f := range []string{"commondir", "gitdir", "config.worktree", "objects/info/alternates"} {
-			if _, err := os.Lstat(filepath.Join(dir, f)); err == nil && why == "" {
-				why = "it holds " + f
-			}
-		}
-		if b, err := os.ReadFile(filepath.Join(dir, "config")); err == nil && why == "" {
-			low := strings.ToLower(string(b))
-			for _, w := range gitRunsCode {
-				if strings.Contains(low, w) {
-					why = "its configuration names " + strings.Trim(w, "[")
-					break
-				}
-			}
-		}
-	}
-	if why == "" {
-		return nil
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return &CreatedError{msg: fmt.Sprintf("NOT removed: the new git directory %s (%s): %v", dir, why, err)}
-	}
-	return &CreatedError{msg: fmt.Sprintf("removed the new git directory %s: %s, which git would run on the host", dir, why)}
 }
 
 // joinCreated joins two results of the checks after a call into one note.

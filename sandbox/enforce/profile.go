@@ -51,10 +51,17 @@ type Profile struct {
 	// so whatever the process creates there is removed when it ends
 	// (Confined.Done), and the call fails saying so.
 	Absent []string `json:"absent,omitempty"`
-	// NewGit is the working directory's .git when it did not exist when
-	// the call started (workspace): a repository the process makes there
-	// is removed if it holds a hook or a configuration that runs code.
-	NewGit string `json:"newGit,omitempty"`
+	// GitDirs are the git directories the plan found in the working
+	// directory (workspace): after the call, a git directory not among
+	// them is put aside if it could run code (checkGit).
+	GitDirs []string `json:"gitDirs,omitempty"`
+	// GitHeads are their HEAD files' contents, put back if the process
+	// removes one (which makes git look elsewhere for the repository).
+	GitHeads map[string]string `json:"gitHeads,omitempty"`
+	// CwdGit and CwdHead say whether the working directory itself was a
+	// git directory, and had a HEAD, when the call started.
+	CwdGit  bool `json:"cwdGit,omitempty"`
+	CwdHead bool `json:"cwdHead,omitempty"`
 	// Hidden are secrets whose content is replaced by an empty,
 	// unreadable mask: credential files and directories, custom-agent's
 	// own data and configuration, and files that are hard links to them.
@@ -71,7 +78,7 @@ type Profile struct {
 // profiles with the same digest enforce the same thing.
 func (p Profile) Digest() string {
 	c := p
-	for _, s := range []*[]string{&c.Writable, &c.Caches, &c.Protected, &c.Pinned, &c.Absent, &c.Hidden, &c.Keep} {
+	for _, s := range []*[]string{&c.Writable, &c.Caches, &c.Protected, &c.Pinned, &c.Absent, &c.GitDirs, &c.Hidden, &c.Keep} {
 		*s = slices.Clone(*s)
 		slices.Sort(*s)
 		*s = slices.Compact(*s)
@@ -98,7 +105,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q := p
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
-		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.NewGit, q.Network = nil, nil, nil, nil, nil, "", false
+		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.GitDirs, q.GitHeads, q.Network = nil, nil, nil, nil, nil, nil, nil, false
 	}
 	return q
 }

@@ -1,0 +1,267 @@
+package enforce
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// A command in the workspace profile may write git's own files (objects,
+// refs, the index), so that git add and git commit work. What git would
+// run later on the host is guarded by mounts in the git directories the
+// plan knew, and by checkGit after the call for the rest: a git directory
+// made during the call, at any depth or as the working directory itself,
+// and a known one whose HEAD went missing.
+
+// maxGitConfig bounds the configuration read of a new repository.
+const maxGitConfig = 1 << 20
+
+// checkGit looks, after the call, for git directories the plan did not
+// know. A new one that could run code on the host (a hook, a configuration
+// key outside a short list of plain ones, a pointer elsewhere, anything
+// that cannot be read as a plain file) is put aside under a name git does
+// not look for. The working directory turned into a bare repository loses
+// the HEAD that made it one. A known repository whose HEAD is gone gets it
+// back as it was.
+func checkGit(p *Profile) error {
+	if len(p.Writable) == 0 {
+		return nil
+	}
+	var notes, errs []string
+	known := map[string]bool{}
+	for _, g := range p.GitDirs {
+		known[g] = true
+	}
+	for dir, head := range p.GitHeads {
+		hp := filepath.Join(dir, "HEAD")
+		if fi, err := os.Lstat(hp); err == nil && fi.Mode().IsRegular() {
+			continue
+		}
+		_ = os.RemoveAll(hp)
+		if err := os.WriteFile(hp, []byte(head), 0o644); err != nil {
+			errs = append(errs, fmt.Sprintf("%s could not be put back: %v", quote(hp), err))
+			continue
+		}
+		notes = append(notes, "put back "+quote(hp)+", which the command removed or replaced")
+	}
+	if !p.CwdGit && looksLikeGit(p.Cwd) {
+		head := filepath.Join(p.Cwd, "HEAD")
+		if p.CwdHead {
+			errs = append(errs, "the working directory now looks like a git repository (HEAD, objects, refs); its HEAD was there before, so it is left: check "+quote(p.Cwd))
+		} else if err := os.Remove(head); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", quote(head), err))
+		} else {
+			notes = append(notes, "removed "+quote(head)+", which made the working directory a git repository")
+		}
+	}
+	_ = filepath.WalkDir(p.Cwd, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == p.Cwd {
+			return nil
+		}
+		if d.IsDir() && d.Name() == "node_modules" {
+			return fs.SkipDir
+		}
+		isGit := d.Name() == ".git" || d.IsDir() && looksLikeGit(path)
+		if !isGit {
+			return nil
+		}
+		if known[path] {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		why := vetGit(path, d)
+		if why == "" {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		aside := path + ".put-aside-by-custom-agent-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		if err := os.Rename(path, aside); err != nil {
+			errs = append(errs, fmt.Sprintf("the new git directory %s (%s): %v", quote(path), why, err))
+		} else {
+			notes = append(notes, fmt.Sprintf("put the new git directory %s aside as %s: %s, which git would run on the host", quote(path), quote(filepath.Base(aside)), why))
+		}
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if len(notes) == 0 && len(errs) == 0 {
+		return nil
+	}
+	msg := strings.Join(notes, "; ")
+	if len(errs) > 0 {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += "NOT fixed: " + strings.Join(errs, "; ")
+	}
+	return &CreatedError{msg: msg}
+}
+
+// looksLikeGit reports whether git would open dir as a git directory.
+func looksLikeGit(dir string) bool {
+	if fi, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// vetGit says why a git directory made during the call could run code
+// later, or "" when it is a plain repository (git init, commits, a remote
+// over http or ssh).
+func vetGit(path string, d fs.DirEntry) string {
+	if !d.IsDir() {
+		return "it is a " + map[bool]string{true: "link", false: "file"}[d.Type()&fs.ModeSymlink != 0] + ", which can point git at another directory"
+	}
+	for _, name := range []string{"HEAD", "config", "hooks", "info", "objects", "refs"} {
+		if fi, err := os.Lstat(filepath.Join(path, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return name + " is a symbolic link"
+		}
+	}
+	for _, name := range []string{"commondir", "gitdir", "config.worktree", "objects/info/alternates", "modules", "worktrees"} {
+		if _, err := os.Lstat(filepath.Join(path, name)); err == nil {
+			return "it holds " + name
+		}
+	}
+	if why := vetHooks(filepath.Join(path, "hooks")); why != "" {
+		return why
+	}
+	return vetConfig(filepath.Join(path, "config"))
+}
+
+// vetHooks says why a hooks directory could run something: a hook that is
+// not a sample, or a directory that cannot be listed (git needs only to
+// search it to run a hook).
+func vetHooks(dir string) string {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		return "its hooks cannot be listed"
+	}
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".sample") || !e.Type().IsRegular() {
+			return "it holds the hook " + quote(e.Name())
+		}
+	}
+	return ""
+}
+
+// plainGitKeys are the configuration keys a new repository may hold: what
+// git init, git clone and git config user.* write. Any other key may name
+// a command git runs (core.fsmonitor, gpg.*.program, remote.*.uploadpack,
+// filter drivers, aliases …), so it is not kept.
+var plainGitKeys = map[string]bool{
+	"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true,
+	"core.logallrefupdates": true, "core.ignorecase": true, "core.precomposeunicode": true,
+	"core.symlinks": true, "init.defaultbranch": true, "user.name": true, "user.email": true,
+	"branch.*.remote": true, "branch.*.merge": true, "branch.*.rebase": true,
+	"remote.*.url": true, "remote.*.fetch": true,
+}
+
+// vetConfig reads a new repository's configuration as git's syntax has
+// it, and says why it could run something: a key outside plainGitKeys, a
+// remote whose URL is not http(s), ssh or git, or a file that is not a
+// plain, readable, single-linked file of at most maxGitConfig bytes.
+func vetConfig(path string) string {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	switch {
+	case err != nil:
+		return "its configuration cannot be checked"
+	case !fi.Mode().IsRegular():
+		return "its configuration is not a plain file"
+	case fi.Size() > maxGitConfig:
+		return "its configuration is too large to check"
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		return "its configuration has another name (a hard link), through which it could change later"
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "its configuration cannot be read"
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxGitConfig+1))
+	if err != nil || len(b) > maxGitConfig {
+		return "its configuration cannot be read"
+	}
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), maxGitConfig)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if strings.HasSuffix(line, "\\") {
+			return "its configuration continues a line"
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				return "its configuration has a section it cannot read"
+			}
+			section = sectionKey(line[1:end])
+			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
+				line = rest
+			} else {
+				continue
+			}
+		}
+		name, value, _ := strings.Cut(line, "=")
+		key := section + "." + strings.ToLower(strings.TrimSpace(name))
+		if !plainGitKeys[key] {
+			return "its configuration sets " + quote(key)
+		}
+		if key == "remote.*.url" {
+			v := strings.Trim(strings.TrimSpace(value), `"`)
+			if !(strings.HasPrefix(v, "https://") || strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "ssh://") || strings.HasPrefix(v, "git://") || strings.HasPrefix(v, "git@")) {
+				return "its configuration has a remote URL git would hand to a helper: " + quote(v)
+			}
+		}
+	}
+	if sc.Err() != nil {
+		return "its configuration cannot be read"
+	}
+	return ""
+}
+
+// sectionKey turns a section header's inside ("core", `remote "origin"`,
+// "branch.main") into the key prefix plainGitKeys uses: the section lower
+// case, and "*" for any subsection.
+func sectionKey(h string) string {
+	h = strings.TrimSpace(h)
+	if i := strings.IndexAny(h, " \t\""); i >= 0 {
+		return strings.ToLower(h[:i]) + ".*"
+	}
+	if i := strings.IndexByte(h, '.'); i >= 0 {
+		return strings.ToLower(h[:i]) + ".*"
+	}
+	return strings.ToLower(h)
+}
+
+// quote quotes a name for a note: control characters and escapes cannot
+// reach a terminal or forge a line.
+func quote(s string) string { return strconv.Quote(s) }
