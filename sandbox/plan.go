@@ -375,7 +375,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 				// lead to a hidden file are pinned.
 				return fs.SkipDir
 			}
-			if name == ".git" || looksLikeGitDir(path) {
+			if name == ".git" || enforce.LooksLikeGit(path) {
 				if name != ".git" && writable {
 					gitDirs = append(gitDirs, path)
 				}
@@ -408,12 +408,14 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		p.Absent = append(p.Absent, absentProtected(p.Cwd)...)
 		p.GitDirs = gitDirs
 		p.GitHeads = map[string]string{}
+		p.GitIndexes = map[string]string{}
 		for _, g := range gitDirs {
 			if b, err := os.ReadFile(filepath.Join(g, "HEAD")); err == nil && len(b) <= 256 {
 				p.GitHeads[g] = string(b)
 			}
+			p.GitIndexes[g] = enforce.IndexStamp(g)
 		}
-		p.CwdGit = looksLikeGitDir(p.Cwd)
+		p.CwdGit = enforce.LooksLikeGit(p.Cwd)
 		_, err := os.Lstat(filepath.Join(p.Cwd, "HEAD"))
 		p.CwdHead = err == nil
 		// The parents of hidden paths too: a secret is a mount point, but
@@ -555,21 +557,6 @@ func gitIncludes(config, home string) []string {
 	return out
 }
 
-// looksLikeGitDir reports whether dir is a git directory by its content,
-// whatever its name (a bare repository, a separate git directory): git
-// opens any directory holding HEAD, objects and refs as one.
-func looksLikeGitDir(dir string) bool {
-	if fi, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
-}
-
 // walkGitDir protects what git runs or reads configuration from in a git
 // directory, without reading its objects: the hooks, the configuration,
 // attributes, alternates, and the same for each submodule and worktree.
@@ -607,6 +594,13 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 				return err
 			}
 		}
+		// A rebase or a cherry-pick in progress runs the exec lines of
+		// its todo on --continue: one the process starts is removed.
+		for _, rel := range []string{"rebase-merge", "rebase-apply", "sequencer"} {
+			if _, err := os.Lstat(filepath.Join(dir, rel)); err != nil {
+				p.Absent = append(p.Absent, filepath.Join(dir, rel))
+			}
+		}
 		if depth > 4 {
 			return nil
 		}
@@ -616,8 +610,10 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 				continue
 			}
 			for _, e := range ents {
+				child := filepath.Join(dir, sub, e.Name())
+				p.GitSubs = append(p.GitSubs, child)
 				if e.IsDir() {
-					if err := visit(filepath.Join(dir, sub, e.Name()), depth+1); err != nil {
+					if err := visit(child, depth+1); err != nil {
 						return err
 					}
 				}

@@ -351,3 +351,93 @@ func TestNewGitRepository(t *testing.T) {
 	})
 	reset()
 }
+
+// TestFifthReview: git directories git would open that the first check
+// after the call did not see.
+func TestFifthReview(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	w := newWorld(t)
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + w.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"}
+	pl := NewPlanner(Env{Home: w.home})
+	run := func(t *testing.T, dir, script string) error {
+		t.Helper()
+		p, err := pl.Plan(Workspace, false, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Dir: dir, Stdout: &out, Stderr: &out, Env: env}
+		c, err := Confine(p, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Run()
+		return c.Done()
+	}
+	host := func(t *testing.T, dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	t.Run("the working directory made a repository by a linked HEAD", func(t *testing.T) {
+		dir := filepath.Join(w.root, "b")
+		must(t, os.MkdirAll(dir, 0o755))
+		err := run(t, dir, "mkdir -p objects refs/heads && ln -s refs/heads/main HEAD && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > config")
+		if !errors.Is(err, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", err)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err == nil {
+			t.Fatal("the HEAD that makes the directory a repository is still there")
+		}
+	})
+	t.Run("a submodule git directory planted in the known one", func(t *testing.T) {
+		dir := filepath.Join(w.root, "a")
+		must(t, os.MkdirAll(dir, 0o755))
+		host(t, dir, "init", "-q", ".")
+		host(t, dir, "commit", "-q", "--allow-empty", "-m", "x")
+		err := run(t, dir, "git init -q --bare .git/modules/lib && printf '#!/bin/sh\\ntouch pwned\\n' > .git/modules/lib/hooks/post-checkout && chmod +x .git/modules/lib/hooks/post-checkout")
+		if !errors.Is(err, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git", "modules", "lib")); err == nil {
+			t.Fatal("the planted submodule git directory is still there")
+		}
+	})
+	t.Run("a rebase started by the command", func(t *testing.T) {
+		dir := filepath.Join(w.root, "a")
+		err := run(t, dir, "mkdir .git/rebase-merge && echo 'exec touch pwned' > .git/rebase-merge/git-rebase-todo")
+		if !errors.Is(err, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git", "rebase-merge")); err == nil {
+			t.Fatal("the planted rebase is still there")
+		}
+	})
+	t.Run("a repository in node_modules added as a gitlink", func(t *testing.T) {
+		dir := filepath.Join(w.root, "a")
+		err := run(t, dir, "mkdir -p node_modules/evil && cd node_modules/evil && git init -q && git commit -q --allow-empty -m a && git config core.fsmonitor 'touch pwned' && sha=$(git rev-parse HEAD) && cd ../.. && git update-index --add --cacheinfo 160000,$sha,node_modules/evil")
+		if !errors.Is(err, ErrProtectedCreated) {
+			t.Fatalf("Done = %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "evil", ".git")); err == nil {
+			t.Fatal("the nested repository is still there")
+		}
+	})
+	t.Run("a repository behind a secret's mask is left alone", func(t *testing.T) {
+		dir := filepath.Join(w.root, "fp")
+		must(t, os.MkdirAll(filepath.Join(dir, ".ssh"), 0o755))
+		host(t, filepath.Join(dir, ".ssh"), "init", "-q", "cfgrepo")
+		must(t, os.WriteFile(filepath.Join(dir, ".ssh", "cfgrepo", ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\n"), 0o755))
+		if err := run(t, dir, "true"); err != nil {
+			t.Fatalf("Done = %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".ssh", "cfgrepo", ".git")); err != nil {
+			t.Fatal("a repository the call never touched was put aside")
+		}
+	})
+}

@@ -41,9 +41,13 @@ func checkGit(p *Profile) error {
 	for _, g := range p.GitDirs {
 		known[g] = true
 	}
+	p.knownSub = map[string]bool{}
+	for _, g := range p.GitSubs {
+		p.knownSub[g] = true
+	}
 	for dir, head := range p.GitHeads {
 		hp := filepath.Join(dir, "HEAD")
-		if fi, err := os.Lstat(hp); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Lstat(hp); err == nil && (fi.Mode().IsRegular() || fi.Mode()&fs.ModeSymlink != 0) {
 			continue
 		}
 		_ = os.RemoveAll(hp)
@@ -53,7 +57,7 @@ func checkGit(p *Profile) error {
 		}
 		notes = append(notes, "put back "+quote(hp)+", which the command removed or replaced")
 	}
-	if !p.CwdGit && looksLikeGit(p.Cwd) {
+	if !p.CwdGit && LooksLikeGit(p.Cwd) {
 		head := filepath.Join(p.Cwd, "HEAD")
 		if p.CwdHead {
 			errs = append(errs, "the working directory now looks like a git repository (HEAD, objects, refs); its HEAD was there before, so it is left: check "+quote(p.Cwd))
@@ -62,15 +66,56 @@ func checkGit(p *Profile) error {
 		} else {
 			notes = append(notes, "removed "+quote(head)+", which made the working directory a git repository")
 		}
+		if c := filepath.Join(p.Cwd, "commondir"); !p.CwdGit {
+			if _, err := os.Lstat(c); err == nil && os.Remove(c) == nil {
+				notes = append(notes, "removed "+quote(c))
+			}
+		}
 	}
+	// New submodule and worktree git directories inside a known one:
+	// git opens them (git submodule update, a status that recurses).
+	for _, g := range p.GitDirs {
+		for _, sub := range []string{"modules", "worktrees"} {
+			ents, err := os.ReadDir(filepath.Join(g, sub))
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				path := filepath.Join(g, sub, e.Name())
+				if known[path] || p.knownSub[path] {
+					continue
+				}
+				why := vetGit(path, e)
+				if why == "" {
+					continue
+				}
+				aside := filepath.Join(g, "put-aside-by-custom-agent-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+				if err := os.Rename(path, aside); err != nil {
+					errs = append(errs, fmt.Sprintf("the new git directory %s (%s): %v", quote(path), why, err))
+				} else {
+					notes = append(notes, fmt.Sprintf("put the new git directory %s aside as %s: %s, which git would run on the host", quote(path), quote(aside), why))
+				}
+			}
+		}
+	}
+	hidden := map[string]bool{}
+	for _, h := range p.Hidden {
+		hidden[h] = true
+	}
+	// node_modules is walked only when a git index changed: git enters a
+	// nested repository there only through a gitlink the index holds.
+	walkModules := p.indexChanged()
 	_ = filepath.WalkDir(p.Cwd, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == p.Cwd {
 			return nil
 		}
-		if d.IsDir() && d.Name() == "node_modules" {
+		if hidden[path] {
+			return skip(d) // behind a mask: not the process's to change
+		}
+		if d.IsDir() && d.Name() == "node_modules" && !walkModules {
 			return fs.SkipDir
 		}
-		isGit := d.Name() == ".git" || d.IsDir() && looksLikeGit(path)
+		isGit := d.Name() == ".git" || d.IsDir() && LooksLikeGit(path)
 		if !isGit {
 			return nil
 		}
@@ -111,10 +156,25 @@ func checkGit(p *Profile) error {
 	return &CreatedError{msg: msg}
 }
 
-// looksLikeGit reports whether git would open dir as a git directory.
-func looksLikeGit(dir string) bool {
-	if fi, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+// LooksLikeGit reports whether git would open dir as a git directory, as
+// git's is_git_directory has it: a HEAD that is a file or a link into
+// refs/, and objects and refs there or in the directory a commondir file
+// names. The plan and the check after the call use this one test.
+func LooksLikeGit(dir string) bool {
+	head := filepath.Join(dir, "HEAD")
+	fi, err := os.Lstat(head)
+	switch {
+	case err != nil:
 		return false
+	case fi.Mode()&fs.ModeSymlink != 0:
+		if t, err := os.Readlink(head); err != nil || !strings.HasPrefix(t, "refs/") {
+			return false
+		}
+	case !fi.Mode().IsRegular():
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "commondir")); err == nil {
+		return true // objects and refs are wherever it points
 	}
 	for _, sub := range []string{"objects", "refs"} {
 		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
@@ -265,3 +325,35 @@ func sectionKey(h string) string {
 // quote quotes a name for a note: control characters and escapes cannot
 // reach a terminal or forge a line.
 func quote(s string) string { return strconv.Quote(s) }
+
+// skip is SkipDir for a directory and nil for a file, as WalkDir wants.
+func skip(d fs.DirEntry) error {
+	if d.IsDir() {
+		return fs.SkipDir
+	}
+	return nil
+}
+
+// indexChanged reports whether a known git directory's index is not as
+// the plan saw it.
+func (p *Profile) indexChanged() bool {
+	for g, stamp := range p.GitIndexes {
+		if indexStamp(g) != stamp {
+			return true
+		}
+	}
+	return false
+}
+
+// indexStamp is the size and modification time of a git directory's index,
+// "" when it has none.
+func indexStamp(gitDir string) string {
+	fi, err := os.Lstat(filepath.Join(gitDir, "index"))
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(fi.Size(), 10) + "@" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+}
+
+// IndexStamp is indexStamp for the plan.
+func IndexStamp(gitDir string) string { return indexStamp(gitDir) }

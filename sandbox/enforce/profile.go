@@ -62,6 +62,14 @@ type Profile struct {
 	// git directory, and had a HEAD, when the call started.
 	CwdGit  bool `json:"cwdGit,omitempty"`
 	CwdHead bool `json:"cwdHead,omitempty"`
+	// GitSubs are the submodule and worktree git directories (modules/*,
+	// worktrees/*) the known ones held: a new one is vetted after the call.
+	GitSubs []string `json:"gitSubs,omitempty"`
+	// GitIndexes are the known git directories' index stamps: when one
+	// changed, the check after the call looks in node_modules too.
+	GitIndexes map[string]string `json:"gitIndexes,omitempty"`
+
+	knownSub map[string]bool // GitSubs as a set, made by checkGit
 	// Hidden are secrets whose content is replaced by an empty,
 	// unreadable mask: credential files and directories, custom-agent's
 	// own data and configuration, and files that are hard links to them.
@@ -105,7 +113,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q := p
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
-		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.GitDirs, q.GitHeads, q.Network = nil, nil, nil, nil, nil, nil, nil, false
+		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.GitDirs, q.GitHeads, q.GitSubs, q.GitIndexes, q.Network = nil, nil, nil, nil, nil, nil, nil, nil, nil, false
 	}
 	return q
 }
