@@ -405,7 +405,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 	}
 	if writable {
-		p.Absent = append(p.Absent, absentProtected(p.Cwd)...)
+		absent, keep := absentProtected(p.Cwd)
+		p.Absent = append(p.Absent, absent...)
+		p.AbsentKeep = keep
 		p.GitDirs = gitDirs
 		p.GitHeads = map[string]string{}
 		p.GitIndexes = map[string]string{}
@@ -442,50 +444,68 @@ var notGuardedAbsent = map[string]bool{
 }
 
 // absentProtected returns the protected paths of the working directory
-// (pathrisk.ProtectedNames) that do not exist, in any letter case, when
-// the call starts: a mount cannot guard them, so Confined.Done removes any
-// the process created. Each directory is read once.
-func absentProtected(cwd string) []string {
-	listed := map[string]map[string]string{} // dir -> lower-case name -> name
-	list := func(dir string) map[string]string {
-		if m, ok := listed[dir]; ok {
-			return m
+// (pathrisk.ProtectedNames, ProtectedFileNames) that do not exist in their
+// own spelling when the call starts: a mount cannot guard them, so
+// Confined.Done removes any the process created, in any letter case. It
+// also returns the entries of another letter case that do exist (.Claude
+// for .claude), which the removal leaves alone. A directory on the way
+// that is a link into the working directory is followed there. Each
+// directory is read once.
+func absentProtected(cwd string) (absent, keep []string) {
+	listed := map[string][]os.DirEntry{}
+	list := func(dir string) []os.DirEntry {
+		if ents, ok := listed[dir]; ok {
+			return ents
 		}
-		m := map[string]string{}
-		if ents, err := os.ReadDir(dir); err == nil {
-			for _, e := range ents {
-				m[strings.ToLower(e.Name())] = e.Name()
-			}
-		}
-		listed[dir] = m
-		return m
+		ents, _ := os.ReadDir(dir)
+		listed[dir] = ents
+		return ents
 	}
-	var out []string
+	var walk func(dir string, comps []string)
+	walk = func(dir string, comps []string) {
+		exact := false
+		for _, e := range list(dir) {
+			if !strings.EqualFold(e.Name(), comps[0]) {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			if len(comps) == 1 {
+				if e.Name() == comps[0] {
+					exact = true
+				} else {
+					keep = append(keep, path)
+				}
+				continue
+			}
+			if e.Name() == comps[0] {
+				exact = true
+			}
+			next := path
+			if e.Type()&fs.ModeSymlink != 0 {
+				// The name's directory is elsewhere: where the
+				// link leads, if that is in the working directory
+				// (anything outside it is read-only already).
+				r, err := filepath.EvalSymlinks(path)
+				if err != nil || !pathrisk.Within(r, cwd) {
+					continue
+				}
+				next = r
+			} else if !e.IsDir() {
+				continue
+			}
+			walk(next, comps[1:])
+		}
+		if !exact {
+			absent = append(absent, filepath.Join(append([]string{dir}, comps...)...))
+		}
+	}
 	for _, name := range slices.Concat(pathrisk.ProtectedNames(), pathrisk.ProtectedFileNames()) {
 		if notGuardedAbsent[name] || strings.HasPrefix(name, "bin/") || strings.HasPrefix(name, "scripts/") {
 			continue
 		}
-		dir, found, linked := cwd, true, false
-		comps := strings.Split(name, "/")
-		for i, comp := range comps {
-			real, ok := list(dir)[comp]
-			if !ok {
-				found = false
-				break
-			}
-			dir = filepath.Join(dir, real)
-			if i < len(comps)-1 {
-				if fi, err := os.Lstat(dir); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-					linked = true // the walk judges where the link leads
-					break
-				}
-			}
-		}
-		if !found && !linked {
-			out = append(out, filepath.Join(cwd, name))
-		}
+		walk(cwd, strings.Split(name, "/"))
 	}
-	return out
+	return absent, keep
 }
 
 // underProtected reports whether path lies beneath the last protected

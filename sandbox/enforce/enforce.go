@@ -72,7 +72,7 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 		if err := setup(); err != nil {
 			return err
 		}
-		return joinCreated(removeCreated(p.Cwd, p.Absent), checkGit(&p))
+		return joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), checkGit(&p))
 	}
 	return c, nil
 }
@@ -83,7 +83,7 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 // process made where a directory of the path should be is removed as a
 // link, and what it points to is left alone. It tries every path, and
 // names what it could not remove or check.
-func removeCreated(cwd string, paths []string) error {
+func removeCreated(cwd string, paths, keep []string) error {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -92,7 +92,12 @@ func removeCreated(cwd string, paths []string) error {
 		return fmt.Errorf("%w: the working directory cannot be checked: %w", ErrProtectedCreated, err)
 	}
 	defer root.Close()
-	r := remover{root: root, listed: map[string][]os.DirEntry{}}
+	r := remover{root: root, listed: map[string][]os.DirEntry{}, keep: map[string]bool{}}
+	for _, k := range keep {
+		if rel, err := filepath.Rel(cwd, k); err == nil {
+			r.keep[rel] = true
+		}
+	}
 	for _, p := range paths {
 		rel, err := filepath.Rel(cwd, p)
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
@@ -132,6 +137,7 @@ func (e *CreatedError) Unwrap() error { return ErrProtectedCreated }
 // remover removes entries beneath a root, reading each directory once.
 type remover struct {
 	root    *os.Root
+	keep    map[string]bool // entries that existed, in another case
 	listed  map[string][]os.DirEntry
 	removed []string
 	errs    []error
@@ -159,6 +165,8 @@ func (r *remover) remove(dir string, comps []string) {
 		}
 		rel := filepath.Join(dir, e.Name())
 		switch {
+		case r.keep[rel]:
+			// There when the call started (another letter case).
 		case len(comps) == 1:
 			r.removeAll(rel)
 		case e.Type()&fs.ModeSymlink != 0:
@@ -209,7 +217,7 @@ func (r *remover) removeAll(rel string) {
 func (p Profile) Refreshed() Profile {
 	var absent, made []string
 	for _, a := range p.Absent {
-		if real, ok := findFold(p.Cwd, a); ok {
+		if real, ok := findFold(p.Cwd, a); ok && !slices.Contains(p.AbsentKeep, real) {
 			made = append(made, real)
 		} else {
 			absent = append(absent, a)

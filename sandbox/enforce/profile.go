@@ -51,6 +51,10 @@ type Profile struct {
 	// so whatever the process creates there is removed when it ends
 	// (Confined.Done), and the call fails saying so.
 	Absent []string `json:"absent,omitempty"`
+	// AbsentKeep are the entries, in another letter case than an absent
+	// path's (.Claude for .claude), that existed when the call started:
+	// the removal leaves them.
+	AbsentKeep []string `json:"absentKeep,omitempty"`
 	// GitDirs are the git directories the plan found in the working
 	// directory (workspace): after the call, a git directory not among
 	// them is put aside if it could run code (checkGit).
@@ -86,7 +90,7 @@ type Profile struct {
 // profiles with the same digest enforce the same thing.
 func (p Profile) Digest() string {
 	c := p
-	for _, s := range []*[]string{&c.Writable, &c.Caches, &c.Protected, &c.Pinned, &c.Absent, &c.GitDirs, &c.Hidden, &c.Keep} {
+	for _, s := range []*[]string{&c.Writable, &c.Caches, &c.Protected, &c.Pinned, &c.Absent, &c.AbsentKeep, &c.GitDirs, &c.Hidden, &c.Keep} {
 		*s = slices.Clone(*s)
 		slices.Sort(*s)
 		*s = slices.Compact(*s)
@@ -113,7 +117,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q := p
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
-		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.GitDirs, q.GitHeads, q.GitSubs, q.GitIndexes, q.Network = nil, nil, nil, nil, nil, nil, nil, nil, nil, false
+		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.AbsentKeep, q.GitDirs, q.GitHeads, q.GitSubs, q.GitIndexes, q.Network = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, false
 	}
 	return q
 }
