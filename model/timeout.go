@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -92,6 +93,7 @@ type watchdog struct {
 	after     time.Duration
 	firstByte bool // nothing has been received yet
 	fired     bool
+	attempts  atomic.Int32 // HTTP requests made (retries included)
 }
 
 func (w *watchdog) touch() {
@@ -148,6 +150,9 @@ type watched struct{ base http.RoundTripper }
 
 func (t watched) RoundTrip(req *http.Request) (*http.Response, error) {
 	w, _ := req.Context().Value(watchKey{}).(*watchdog)
+	if w != nil {
+		w.attempts.Add(1)
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || w == nil {
 		return resp, err
@@ -191,4 +196,23 @@ func WatchedClient(c *http.Client) *http.Client {
 	}
 	out.Transport = WatchedTransport(out.Transport)
 	return out
+}
+
+// Attempts returns how many HTTP requests the call under Watch (ctx) has
+// made so far: more than one when the SDK retried. 0 when ctx is not
+// watched.
+func Attempts(ctx context.Context) int {
+	if w, ok := ctx.Value(watchKey{}).(*watchdog); ok {
+		return int(w.attempts.Load())
+	}
+	return 0
+}
+
+// RetriedNote is " (after N attempts)" when the call was retried, for the
+// end of an error message; "" otherwise.
+func RetriedNote(ctx context.Context) string {
+	if n := Attempts(ctx); n > 1 {
+		return fmt.Sprintf(" (after %d attempts)", n)
+	}
+	return ""
 }

@@ -181,7 +181,7 @@ func streamError(ctx context.Context, baseURL string, err error) error {
 	}
 	var apiErr *anthropic.Error
 	if errors.As(err, &apiErr) {
-		return apiError(apiErr)
+		return apiError(apiErr, model.RetriedNote(ctx))
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -196,7 +196,7 @@ func streamError(ctx context.Context, baseURL string, err error) error {
 
 // apiError names the HTTP status or the in-stream error type, the API's
 // message, and for the usual configuration mistakes what to check.
-func apiError(e *anthropic.Error) error {
+func apiError(e *anthropic.Error, retried string) error {
 	var msg string
 	if e.StatusCode >= 400 {
 		msg = fmt.Sprintf("anthropic: the API answered %d %s", e.StatusCode, http.StatusText(e.StatusCode))
@@ -219,7 +219,7 @@ func apiError(e *anthropic.Error) error {
 	if e.RequestID != "" {
 		msg += " (request-id " + e.RequestID + ")"
 	}
-	return &statusError{msg: msg, err: e}
+	return &statusError{msg: msg + retried, err: e}
 }
 
 // statusError keeps the SDK's *anthropic.Error reachable through errors.As

@@ -196,7 +196,7 @@ func streamError(ctx context.Context, baseURL string, err error) error {
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
-		return apiError(apiErr)
+		return apiError(apiErr, model.RetriedNote(ctx))
 	}
 	var sErr *ssestream.StreamError
 	if errors.As(err, &sErr) {
@@ -212,7 +212,7 @@ func streamError(ctx context.Context, baseURL string, err error) error {
 
 // apiError names the HTTP status, the server's message, and for the usual
 // configuration mistakes what to check.
-func apiError(e *openai.Error) error {
+func apiError(e *openai.Error, retried string) error {
 	msg := fmt.Sprintf("openai: the server answered %d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Message != "" {
 		msg += ": " + e.Message
@@ -223,7 +223,7 @@ func apiError(e *openai.Error) error {
 	case http.StatusNotFound:
 		msg += " (check the model name and OPENAI_BASE_URL, which should end in /v1)"
 	}
-	return &statusError{msg: msg, err: e}
+	return &statusError{msg: msg + retried, err: e}
 }
 
 // statusError keeps the SDK's *openai.Error reachable through errors.As

@@ -426,3 +426,25 @@ func record(t *testing.T, r *http.Request) recordedRequest {
 func golden(t *testing.T, path string, got recordedRequest) {
 	streamtest.Golden(t, path, got, *update)
 }
+
+// TestStreamRetriesAreCounted: an error after retries says how many
+// attempts were made (issue 24 item 8: a 500 retried without saying so).
+func TestStreamRetriesAreCounted(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After-Ms", "1")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"error":{"message":"boom","type":"server_error"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	p := newProvider(t, openai.Options{BaseURL: srv.URL + "/v1", MaxRetries: 2})
+	_, err := collect(p.Stream(t.Context(), sampleRequest()))
+	if err == nil || !strings.Contains(err.Error(), "500 Internal Server Error") || !strings.Contains(err.Error(), "(after 3 attempts)") {
+		t.Fatalf("err = %v; want the status and (after 3 attempts)", err)
+	}
+	p1 := newProvider(t, openai.Options{BaseURL: srv.URL + "/v1"})
+	if _, err := collect(p1.Stream(t.Context(), sampleRequest())); err == nil || strings.Contains(err.Error(), "attempts") {
+		t.Fatalf("no retry, err = %v; want no count", err)
+	}
+}
