@@ -253,7 +253,9 @@ func Pins(cwd string, protected []string) []string {
 	return slices.Compact(out)
 }
 
-// within reports whether p is dir or lies beneath it (both clean).
+// within reports whether p is dir or lies beneath it (both clean). It is
+// pathrisk.Within, not imported: enforce links no package of ours, so that
+// the helper starts before the rest of the binary's packages initialise.
 func within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }

@@ -338,22 +338,19 @@ func skip(d fs.DirEntry) error {
 // the plan saw it.
 func (p *Profile) indexChanged() bool {
 	for g, stamp := range p.GitIndexes {
-		if indexStamp(g) != stamp {
+		if IndexStamp(g) != stamp {
 			return true
 		}
 	}
 	return false
 }
 
-// indexStamp is the size and modification time of a git directory's index,
+// IndexStamp is the size and modification time of a git directory's index,
 // "" when it has none.
-func indexStamp(gitDir string) string {
+func IndexStamp(gitDir string) string {
 	fi, err := os.Lstat(filepath.Join(gitDir, "index"))
 	if err != nil {
 		return ""
 	}
 	return strconv.FormatInt(fi.Size(), 10) + "@" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 }
-
-// IndexStamp is indexStamp for the plan.
-func IndexStamp(gitDir string) string { return indexStamp(gitDir) }

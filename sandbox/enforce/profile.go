@@ -100,16 +100,6 @@ func (p Profile) Digest() string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// Summary names the profile in a few words, as the terminal, ACP and log
-// show it: "read-only sandbox", "workspace sandbox with network".
-func (p Profile) Summary() string {
-	s := string(p.Kind) + " sandbox"
-	if p.Network {
-		s += " with network"
-	}
-	return s
-}
-
 // As returns the profile of kind, with the network or not, planned from p,
 // a workspace profile: read-only keeps its hidden secrets and drops what
 // it may write.
