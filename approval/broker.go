@@ -294,7 +294,8 @@ func (b *Broker) Ask(ctx context.Context, q executor.Question) (executor.Answer,
 
 // offered returns the ask's options: the question's, or the default set
 // for its decision, with deny always present and, for a destructive (or
-// unknown-risk) call, nothing but allow once and deny.
+// unknown-risk) call, nothing but allow once (with or without the sandbox)
+// and deny.
 func offered(p Pending) []string {
 	opts := p.Question.Options
 	if opts == nil {
@@ -305,7 +306,7 @@ func offered(p Pending) []string {
 		if slices.Contains(out, o) {
 			continue
 		}
-		if p.Destructive() && o != executor.OptionAllowOnce && o != executor.OptionDeny {
+		if p.Destructive() && o != executor.OptionAllowOnce && o != executor.OptionAllowUnsandboxed && o != executor.OptionDeny {
 			continue
 		}
 		out = append(out, o)

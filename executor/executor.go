@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -98,6 +99,11 @@ const (
 	OptionAllowSession = "allow_session"
 	OptionAllowProject = "allow_project"
 	OptionDeny         = "deny"
+	// OptionAllowUnsandboxed runs this one call outside the sandbox. It
+	// is offered only when the call would otherwise be confined, is never
+	// remembered (no rule, no prior approval) and is recorded as the
+	// option of permission.resolved and in tool.started's sandbox.
+	OptionAllowUnsandboxed = "allow_unsandboxed"
 )
 
 // OfferedOptions returns the answers offered for a decision: a destructive
@@ -293,7 +299,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		resolved = x.resolvedBy(c, shown, true, event.ActorPolicy, shown.Reason, "", sec)
 	case permission.Ask:
 		p := x.proposals(s, info, args, d, sec)
-		ans, err := x.ask(ctx, s, c, info, masked, shown, p)
+		ans, err := x.ask(ctx, s, c, info, masked, shown, p, plan != nil && confined(plan, d))
 		if err != nil {
 			return out, err
 		}
@@ -328,7 +334,10 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	var confine tool.ConfineFunc
 	if starts {
 		var sb *event.SandboxInfo
-		if plan != nil {
+		switch {
+		case plan != nil && out.Answer != nil && out.Answer.Option == OptionAllowUnsandboxed:
+			sb = &event.SandboxInfo{Profile: "none", Why: "a person chose to run this one call without the sandbox"}
+		case plan != nil:
 			confine, sb = confinement(plan, d)
 		}
 		gate = append(gate, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked, Sandbox: sb})
@@ -350,7 +359,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		}
 		return out, nil
 	}
-	if out.Answer != nil && out.Answer.Actor == event.ActorUser && d.RiskAtDecision < risk.Destructive {
+	if out.Answer != nil && out.Answer.Actor == event.ActorUser && d.RiskAtDecision < risk.Destructive && out.Answer.Option != OptionAllowUnsandboxed {
 		if canon, err := permission.CanonicalArgs(args); err == nil {
 			out.Prior = &permission.Prior{Tool: info.Name, Args: canon, Risk: d.RiskAtDecision, Decision: permission.Allow, ByUser: true}
 		}
@@ -368,6 +377,9 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 // engine then asked, and a person allowed it), unconfined, saying why.
 func confinement(plan *SandboxPlan, d permission.Decision) (tool.ConfineFunc, *event.SandboxInfo) {
 	switch {
+	case confined(plan, d):
+		f, info := plan.For(d)
+		return f, &info
 	case plan.Facts.Off:
 		return nil, &event.SandboxInfo{Profile: "none", Why: "the sandbox is turned off"}
 	case plan.Facts.Unavailable != "" || plan.For == nil:
@@ -375,8 +387,13 @@ func confinement(plan *SandboxPlan, d permission.Decision) (tool.ConfineFunc, *e
 	case plan.Facts.WritesUnavailable != "" && !d.ReadOnly:
 		return nil, &event.SandboxInfo{Profile: "none", Why: "the sandbox cannot confine writes here (" + plan.Facts.WritesUnavailable + "); a person allowed the call to run unconfined"}
 	}
-	f, info := plan.For(d)
-	return f, &info
+	return nil, &event.SandboxInfo{Profile: "none", Why: "the sandbox has no profile for this call"}
+}
+
+// confined reports whether an allowed call would run in the sandbox: only
+// then does a question offer to run it without.
+func confined(plan *SandboxPlan, d permission.Decision) bool {
+	return plan.Facts.Enforced() && plan.For != nil && (plan.Facts.WritesUnavailable == "" || d.ReadOnly)
 }
 
 // resolvedBy builds permission.resolved from a masked decision; the reason
@@ -445,8 +462,13 @@ func ruleJSON(r *permission.Rule) json.RawMessage {
 
 // ask records permission.requested and waits for the Approver. d is the
 // masked decision.
-func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.ToolInfo, masked json.RawMessage, d permission.Decision, p proposal) (Answer, error) {
+//
+// unsandboxed offers OptionAllowUnsandboxed, before deny.
+func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.ToolInfo, masked json.RawMessage, d permission.Decision, p proposal, unsandboxed bool) (Answer, error) {
 	opts := OfferedOptions(d, p.session != nil, p.project != nil)
+	if unsandboxed {
+		opts = slices.Insert(opts, len(opts)-1, OptionAllowUnsandboxed)
+	}
 	if err := x.append(ctx, s, event.PermissionRequestedPayload{
 		ToolCallID: c.ID, Tool: info.Name, Args: masked, RiskAtDecision: riskOf(d), SourcedFrom: sourceOf(d),
 		SuggestedDecision: "ask", Reason: d.Reason, Findings: d.Findings, Options: opts,

@@ -245,9 +245,10 @@ func (s *Session) Moved() *Moved {
 	return &m
 }
 
-// priorOf turns a person's approval into a prior approval.
+// priorOf turns a person's approval into a prior approval. An answer to
+// run one call without the sandbox is never one.
 func priorOf(c *event.ModelToolCallRequestedPayload, r *event.PermissionResolvedPayload) (permission.Prior, bool) {
-	if r.Decision != "allow" || r.Actor != event.ActorUser || r.RiskAtDecision >= risk.Destructive {
+	if r.Decision != "allow" || r.Actor != event.ActorUser || r.RiskAtDecision >= risk.Destructive || r.Option == executor.OptionAllowUnsandboxed {
 		return permission.Prior{}, false
 	}
 	var args map[string]any

@@ -90,6 +90,8 @@ const (
 	optAllowSession = executor.OptionAllowSession
 	optAllowProject = executor.OptionAllowProject
 	optDeny         = executor.OptionDeny
+
+	optAllowUnsandboxed = executor.OptionAllowUnsandboxed
 	// optDenySession is "deny for this session": a session deny rule, so
 	// the same call is refused without asking (DESIGN.md §6).
 	optDenySession = "deny_session"

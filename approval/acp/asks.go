@@ -134,6 +134,9 @@ func options(p approval.Pending) []permOption {
 				name += ": " + ruleText(*r)
 			}
 			out = append(out, permOption{acpsdk.PermissionOption{OptionId: optAllowProject, Kind: acpsdk.PermissionOptionKindAllowAlways, Name: name}, o})
+		case optAllowUnsandboxed:
+			name := "Run once without the sandbox (your secrets, any file and the network are reachable; never remembered)"
+			out = append(out, permOption{acpsdk.PermissionOption{OptionId: optAllowUnsandboxed, Kind: acpsdk.PermissionOptionKindAllowOnce, Name: name}, o})
 		case optDeny:
 			out = append(out, permOption{acpsdk.PermissionOption{OptionId: optDeny, Kind: acpsdk.PermissionOptionKindRejectOnce, Name: "Deny"}, o})
 		}

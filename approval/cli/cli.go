@@ -267,7 +267,8 @@ type run struct {
 type prompt struct {
 	approval.Pending
 	answered   bool   // this UI answered; waiting for the broker's notice
-	confirming bool   // allow once was chosen for a destructive call
+	confirming bool   // allow once (or without the sandbox) was chosen for a destructive call
+	confirmed  string // the option the confirmation answers
 	typed      []rune // the confirmation typed so far
 	message    string // a one-off hint shown in the status line
 
@@ -434,7 +435,7 @@ func (r *run) line(word string) {
 	p := r.cur
 	if p.confirming {
 		if word == ConfirmWord {
-			r.answer(executor.OptionAllowOnce)
+			r.answer(p.confirmed)
 		} else {
 			r.deny(event.ActorUser, ReasonNotConfirmed)
 		}
@@ -442,8 +443,8 @@ func (r *run) line(word string) {
 	}
 	switch {
 	case slices.Contains(p.Options, word):
-		if word == executor.OptionAllowOnce && p.Destructive() {
-			p.confirming = true
+		if needsConfirm(word) && p.Destructive() {
+			p.confirming, p.confirmed = true, word
 			r.write("this call is destructive: type " + ConfirmWord + " to allow it; any other line denies\n")
 			return
 		}
@@ -455,7 +456,16 @@ func (r *run) line(word string) {
 	}
 }
 
-var allOptions = []string{executor.OptionAllowOnce, executor.OptionAllowSession, executor.OptionAllowProject, executor.OptionDeny}
+var allOptions = []string{executor.OptionAllowOnce, executor.OptionAllowSession, executor.OptionAllowProject, executor.OptionAllowUnsandboxed, executor.OptionDeny}
+
+// needsConfirm reports whether an option allows a destructive call, which
+// then needs ConfirmWord typed.
+func needsConfirm(option string) bool {
+	return option == executor.OptionAllowOnce || option == executor.OptionAllowUnsandboxed
+}
+
+// unsandboxedHelp says what running a call without the sandbox means.
+const unsandboxedHelp = "runs this one call outside the sandbox, with every right you have (your secrets, any file, the network); it is never remembered"
 
 func (r *run) renderPlain() string {
 	p := r.cur
@@ -488,9 +498,15 @@ func (r *run) renderPlain() string {
 	if slices.Contains(p.Options, executor.OptionAllowOnce) {
 		fmt.Fprintf(&b, "  %s %s\n", executor.OptionAllowOnce, allowOnceHelp(p))
 	}
+	if slices.Contains(p.Options, executor.OptionAllowUnsandboxed) {
+		fmt.Fprintf(&b, "  %s %s\n", executor.OptionAllowUnsandboxed, unsandboxedHelp)
+	}
 	confirm := ""
 	if p.Destructive() {
 		confirm = " (allow_once then needs a line " + ConfirmWord + ")"
+		if slices.Contains(p.Options, executor.OptionAllowUnsandboxed) {
+			confirm = " (allow_once and allow_unsandboxed then need a line " + ConfirmWord + ")"
+		}
 	}
 	limit := "; there is no time limit"
 	if !p.Deadline.IsZero() {

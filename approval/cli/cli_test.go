@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,6 +101,13 @@ var (
 	inputClosed  = executor.Answer{Option: "deny", Actor: event.ActorSystem, Reason: cli.ReasonInputClosed}
 )
 
+// unsandboxed offers allow_unsandboxed as the executor does when the
+// call would run in the sandbox.
+func unsandboxed(q executor.Question) executor.Question {
+	q.Options = slices.Insert(slices.Clone(q.Options), len(q.Options)-1, executor.OptionAllowUnsandboxed)
+	return q
+}
+
 func TestLines(t *testing.T) {
 	t.Parallel()
 	exec := question("tc_1", risk.Execute, "npm test")
@@ -120,6 +128,10 @@ func TestLines(t *testing.T) {
 		{"destructive not confirmed", "allow_once\nyes\n", []executor.Question{rm}, []executor.Answer{notConfirmed}},
 		{"destructive eof before confirm", "allow_once\n", []executor.Question{rm}, []executor.Answer{inputClosed}},
 		{"destructive deny", "deny\n", []executor.Question{rm}, []executor.Answer{userDeny}},
+		{"allow_unsandboxed", "allow_unsandboxed\n", []executor.Question{unsandboxed(exec)}, []executor.Answer{allow("allow_unsandboxed")}},
+		{"allow_unsandboxed not offered", "allow_unsandboxed\ndeny\n", []executor.Question{exec}, []executor.Answer{userDeny}},
+		{"destructive allow_unsandboxed confirmed", "allow_unsandboxed\nconfirm\n", []executor.Question{unsandboxed(rm)}, []executor.Answer{allow("allow_unsandboxed")}},
+		{"destructive allow_unsandboxed not confirmed", "allow_unsandboxed\nyes\n", []executor.Question{unsandboxed(rm)}, []executor.Answer{notConfirmed}},
 		{"destructive allow_session not offered", "allow_session\nallow_project\ndeny\n", []executor.Question{rm}, []executor.Answer{userDeny}},
 		{"garbage then answer", "yes please\n\nALLOW_ONCE\nallow_once\n", []executor.Question{exec}, []executor.Answer{allow("allow_once")}},
 		{"eof", "", []executor.Question{exec}, []executor.Answer{inputClosed}},
@@ -232,6 +244,10 @@ func TestTerminal(t *testing.T) {
 		{name: "destructive command name is not the word", q: rm, steps: []step{{0, "o"}, {time.Second, "rm\r"}}, want: notConfirmed},
 		{name: "destructive confirm with backspace", q: rm, steps: []step{{0, "o"}, {time.Second, "confirn\x7fm\r"}}, want: allow("allow_once")},
 		{name: "destructive not confirmed", q: rm, steps: []step{{0, "o"}, {time.Second, "no\r"}}, want: notConfirmed},
+		{name: "u runs without the sandbox", q: unsandboxed(exec), steps: []step{{time.Second, "u"}}, want: allow("allow_unsandboxed")},
+		{name: "u not offered", q: exec, steps: []step{{time.Second, "u"}, {0, "d"}}, want: userDeny},
+		{name: "destructive u needs the word", q: unsandboxed(rm), steps: []step{{0, "u"}, {time.Second, "confirm\r"}}, want: allow("allow_unsandboxed")},
+		{name: "destructive u not confirmed", q: unsandboxed(rm), steps: []step{{0, "u"}, {time.Second, "u\r"}}, want: notConfirmed},
 		{name: "destructive o o is not a confirmation", q: rm, steps: []step{{0, "o"}, {0, "o\r"}}, want: notConfirmed},
 		{name: "type-ahead in the key guard does not answer", q: exec, early: "s", steps: []step{{0, "d"}}, want: userDeny},
 		{name: "ctrl-c in the key guard denies", q: exec, early: "\x03", wantInterrupt: true,

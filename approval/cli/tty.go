@@ -52,6 +52,7 @@ var keys = []struct {
 	{'o', executor.OptionAllowOnce, "allow once"},
 	{'s', executor.OptionAllowSession, "allow for this session"},
 	{'p', executor.OptionAllowProject, "always allow in this project"},
+	{'u', executor.OptionAllowUnsandboxed, "run once without the sandbox"},
 	{'d', executor.OptionDeny, "deny"},
 }
 
@@ -286,8 +287,12 @@ func (r *run) optionsLines() []string {
 		}
 	}
 	if p.Destructive() {
-		note := "(o then needs typing " + quoteText(ConfirmWord) + ")"
-		opts = append(opts, entry{"(" + r.paint(bold, "o") + " then needs typing " + quoteText(ConfirmWord) + ")", note})
+		keys, verb := "o", " then needs typing "
+		if slices.Contains(p.Options, executor.OptionAllowUnsandboxed) {
+			keys, verb = "o and u", " then need typing "
+		}
+		note := "(" + keys + verb + quoteText(ConfirmWord) + ")"
+		opts = append(opts, entry{"(" + r.paint(bold, keys) + verb + quoteText(ConfirmWord) + ")", note})
 	}
 	w, _ := r.screen()
 	const first, indent, gap = "╰─ ", "   ", "  "
@@ -649,8 +654,8 @@ func (r *run) key(b byte) {
 		switch {
 		case !slices.Contains(p.Options, kk.option):
 			p.message = fmt.Sprintf("%q (%s) is not offered for this call", string(k), kk.label)
-		case kk.option == executor.OptionAllowOnce && p.Destructive():
-			p.confirming = true
+		case needsConfirm(kk.option) && p.Destructive():
+			p.confirming, p.confirmed = true, kk.option
 		default:
 			r.answer(kk.option)
 			return
@@ -667,7 +672,7 @@ func (r *run) confirmKey(b byte) {
 	switch {
 	case b == '\r' || b == '\n':
 		if strings.TrimSpace(string(p.typed)) == ConfirmWord {
-			r.answer(executor.OptionAllowOnce)
+			r.answer(p.confirmed)
 		} else {
 			r.deny(event.ActorUser, ReasonNotConfirmed)
 		}

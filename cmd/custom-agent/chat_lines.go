@@ -154,7 +154,7 @@ type answerGate struct {
 	// Used by Read only.
 	buf        []byte          // the rest of the line being read
 	fed        map[string]bool // asks given every line they take
-	confirming map[string]bool // destructive asks given allow_once
+	confirming map[string]bool // destructive asks given allow_once or allow_unsandboxed
 }
 
 func newAnswerGate(ctx context.Context, lines <-chan string, b *approval.Broker) *answerGate {
@@ -231,7 +231,7 @@ func (g *answerGate) Read(p []byte) (int, error) {
 	switch {
 	case g.confirming[ask.ID]:
 		g.fed[ask.ID] = true
-	case slices.Contains(ask.Options, word) && word == executor.OptionAllowOnce && ask.Destructive():
+	case slices.Contains(ask.Options, word) && (word == executor.OptionAllowOnce || word == executor.OptionAllowUnsandboxed) && ask.Destructive():
 		g.confirming[ask.ID] = true
 	case slices.Contains(ask.Options, word):
 		g.fed[ask.ID] = true

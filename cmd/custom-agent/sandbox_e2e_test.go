@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,5 +86,80 @@ func TestSandboxedTurn(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cwd, ".git", "hooks", "pre-commit")); err == nil {
 		t.Fatal("the allowed command wrote .git/hooks/pre-commit")
+	}
+}
+
+// TestRunWithoutTheSandbox: a question about a call that would be confined
+// offers allow_unsandboxed; that answer runs the one call outside the
+// sandbox, is recorded, and is not remembered: the same call is asked
+// again, and allowed once it runs confined.
+func TestRunWithoutTheSandbox(t *testing.T) {
+	if s := sandbox.Probe(); !s.Available() {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the sandbox must run under CI=true: %s", s.Unavailable)
+		}
+		t.Skipf("the sandbox is unavailable here: %s", s.Unavailable)
+	}
+	root := t.TempDir()
+	home, cwd, data := filepath.Join(root, "home"), filepath.Join(root, "proj"), filepath.Join(root, "data")
+	for _, d := range []string{home, cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("CUSTOM_AGENT_SANDBOX", "")
+	outside := filepath.Join(root, "outside.txt")
+	script := filepath.Join(root, "m.jsonl")
+	call := `{"name":"shell","args":{"command":"echo unconfined >> ../outside.txt"}}`
+	os.WriteFile(script, []byte(`{"toolCalls":[`+strings.Replace(call, "{", `{"id":"t1",`, 1)+`]}
+{"toolCalls":[`+strings.Replace(call, "{", `{"id":"t2",`, 1)+`]}
+{"text":"done"}
+`), 0o644)
+	out, errOut, err := runWithInput(t, "allow_unsandboxed\nallow_once\n", "--data-dir", data, "run", "--model", "script:"+script, "--cwd", cwd, "--json", "go")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	requested := map[string][]string{}
+	resolved := map[string]event.PermissionResolvedPayload{}
+	started := map[string]*event.SandboxInfo{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e event.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not an event: %q", line)
+		}
+		switch e.Type {
+		case event.PermissionRequested:
+			var p event.PermissionRequestedPayload
+			json.Unmarshal(e.Payload, &p)
+			requested[p.ToolCallID] = p.Options
+		case event.PermissionResolved:
+			var p event.PermissionResolvedPayload
+			json.Unmarshal(e.Payload, &p)
+			resolved[p.ToolCallID] = p
+		case event.ToolStarted:
+			var p event.ToolStartedPayload
+			json.Unmarshal(e.Payload, &p)
+			started[p.ToolCallID] = p.Sandbox
+		}
+	}
+	for _, id := range []string{"t1", "t2"} {
+		if !slices.Contains(requested[id], "allow_unsandboxed") {
+			t.Errorf("%s: options %v; want allow_unsandboxed offered (the second time too: it is never remembered)", id, requested[id])
+		}
+	}
+	if r := resolved["t1"]; r.Decision != "allow" || r.Option != "allow_unsandboxed" {
+		t.Errorf("t1 resolved %+v", r)
+	}
+	if sb := started["t1"]; sb == nil || sb.Profile != "none" || !strings.Contains(sb.Why, "without the sandbox") {
+		t.Errorf("t1 started with sandbox %+v; want none, saying a person chose it", sb)
+	}
+	if sb := started["t2"]; sb == nil || sb.Profile != "workspace" {
+		t.Errorf("t2 started with sandbox %+v; want workspace", sb)
+	}
+	// One line: the unconfined call wrote outside, the confined one could not.
+	if b, err := os.ReadFile(outside); err != nil || string(b) != "unconfined\n" {
+		t.Errorf("outside.txt = %q, %v; want one line, from the unconfined call only", b, err)
 	}
 }

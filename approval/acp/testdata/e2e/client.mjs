@@ -318,8 +318,11 @@ await run("destructive_both_turns", {
     await prompt(ctx, sessionId, "clean again");
     check("destructive_both_turns", asked.length === 2, `asked ${asked.length} times, want twice`);
     for (const a of asked) {
-      const kinds = a.options.map((o) => o.kind).join(",");
-      check("destructive_both_turns", kinds === "allow_once,reject_once", `destructive options ${kinds}`);
+      // Only one-time answers: allow once (with or without the sandbox,
+      // when it would confine the call) and reject once; never "always".
+      const kinds = a.options.map((o) => o.kind);
+      const once = kinds.every((k) => k === "allow_once" || k === "reject_once");
+      check("destructive_both_turns", once && kinds[0] === "allow_once" && kinds.at(-1) === "reject_once", `destructive options ${kinds.join(",")}`);
     }
   },
 });
