@@ -4,6 +4,7 @@
 package sandbox
 
 import (
+	"os"
 	"os/exec"
 
 	"github.com/custom-agent/custom-agent/permission"
@@ -34,8 +35,22 @@ var (
 // Probe reports what this machine supports (enforce.Probe).
 func Probe() Support { return enforce.Probe() }
 
-// Confine prepares cmd to run under p (enforce.Confine).
-func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) { return enforce.Confine(p, cmd) }
+// Confine prepares cmd to run under p (enforce.Confine). For a workspace
+// profile, the refs, reflogs and index of its known git directories are
+// read first, and followed when the command ends (checkGitRefs).
+func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
+	if p.Kind != Workspace || len(p.GitDirs) == 0 {
+		return enforce.Confine(p, cmd)
+	}
+	states, err := snapshotGit(p)
+	if err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	return enforce.ConfineThen(p, cmd, func() (notes, errs []string) {
+		return checkGitRefs(states, protectedIn(p, home))
+	})
+}
 
 // KindFor returns the profile an allowed decision implies: read-only for a
 // call that only reads (Decision.ReadOnly: judged read, or a command of

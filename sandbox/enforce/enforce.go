@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ErrProtectedCreated is returned by Confined.Done when the process created
@@ -59,10 +60,19 @@ func (c *Confined) Done() error {
 // cmd then starts the helper, which sets the sandbox up and starts the
 // program.
 func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
+	return ConfineThen(p, cmd, nil)
+}
+
+// ConfineThen is Confine with a check of the caller's run after the
+// command ended and after the profile's own: the notes it returns join
+// the CreatedError Done returns, and its errors are named in it as not
+// fixed.
+func ConfineThen(p Profile, cmd *exec.Cmd, after func() (notes, errs []string)) (*Confined, error) {
 	if !p.Kind.Valid() {
 		return nil, fmt.Errorf("%w: no profile", ErrSetup)
 	}
 	p = p.Refreshed()
+	p.started = time.Now()
 	c, err := confine(p, cmd, false)
 	if err != nil {
 		return nil, err
@@ -72,7 +82,11 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 		if err := setup(); err != nil {
 			return err
 		}
-		return joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), checkGit(&p))
+		err := joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), checkGit(&p))
+		if after != nil {
+			err = joinCreated(err, created(after()))
+		}
+		return err
 	}
 	return c, nil
 }
@@ -117,6 +131,22 @@ func removeCreated(cwd string, paths, keep []string) error {
 			msg += "; "
 		}
 		msg += "NOT removed: " + errors.Join(r.errs...).Error()
+	}
+	return &CreatedError{msg: msg}
+}
+
+// created makes the CreatedError of notes and of what could not be fixed,
+// nil when there is neither.
+func created(notes, errs []string) error {
+	if len(notes) == 0 && len(errs) == 0 {
+		return nil
+	}
+	msg := strings.Join(notes, "; ")
+	if len(errs) > 0 {
+		if msg != "" {
+			msg += "; "
+		}
+		msg += "NOT fixed: " + strings.Join(errs, "; ")
 	}
 	return &CreatedError{msg: msg}
 }

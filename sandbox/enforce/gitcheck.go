@@ -47,7 +47,7 @@ func checkGit(p *Profile) error {
 	}
 	for dir, head := range p.GitHeads {
 		hp := filepath.Join(dir, "HEAD")
-		if fi, err := os.Lstat(hp); err == nil && (fi.Mode().IsRegular() || fi.Mode()&fs.ModeSymlink != 0) {
+		if validHead(hp) {
 			continue
 		}
 		_ = os.RemoveAll(hp)
@@ -55,7 +55,7 @@ func checkGit(p *Profile) error {
 			errs = append(errs, fmt.Sprintf("%s could not be put back: %v", quote(hp), err))
 			continue
 		}
-		notes = append(notes, "put back "+quote(hp)+", which the command removed or replaced")
+		notes = append(notes, "put back "+quote(hp)+", which the command removed or made unreadable to git (git then looks for the repository elsewhere)")
 	}
 	if !p.CwdGit && LooksLikeGit(p.Cwd) {
 		head := filepath.Join(p.Cwd, "HEAD")
@@ -105,8 +105,48 @@ func checkGit(p *Profile) error {
 	// node_modules is walked only when a git index changed: git enters a
 	// nested repository there only through a gitlink the index holds.
 	walkModules := p.indexChanged()
-	_ = filepath.WalkDir(p.Cwd, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || path == p.Cwd {
+	var visit fs.WalkDirFunc
+	var walk func(root string)
+	walk = func(root string) {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			return visit(path, d, err)
+		})
+	}
+	retried := map[string]bool{}
+	visit = func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			// A directory the command made unreadable: git may still
+			// reach a repository inside by its path. It is made
+			// readable and walked; one that stays closed is put aside.
+			if d == nil || !d.IsDir() || retried[path] || hidden[path] {
+				return nil
+			}
+			retried[path] = true
+			fi, serr := os.Lstat(path)
+			if serr != nil {
+				return nil // gone
+			}
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && (int(st.Uid) != os.Getuid() || time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(p.started.Add(-time.Second))) {
+				// Not the command's doing: another user's directory, or
+				// one nothing changed during the call.
+				return nil
+			}
+			if os.Chmod(path, fi.Mode().Perm()|0o700) == nil {
+				if _, rerr := os.ReadDir(path); rerr == nil {
+					notes = append(notes, "made "+quote(path)+" readable again to check it")
+					walk(path)
+					return nil
+				}
+			}
+			aside := path + ".put-aside-by-custom-agent-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+			if rerr := os.Rename(path, aside); rerr != nil {
+				errs = append(errs, fmt.Sprintf("%s cannot be read to check it: %v", quote(path), rerr))
+			} else {
+				notes = append(notes, fmt.Sprintf("put %s aside as %s: it cannot be read to check it for a git repository", quote(path), quote(filepath.Base(aside))))
+			}
+			return nil
+		}
+		if path == p.Cwd {
 			return nil
 		}
 		if hidden[path] {
@@ -142,7 +182,8 @@ func checkGit(p *Profile) error {
 			return fs.SkipDir
 		}
 		return nil
-	})
+	}
+	walk(p.Cwd)
 	if len(notes) == 0 && len(errs) == 0 {
 		return nil
 	}
@@ -176,12 +217,45 @@ func LooksLikeGit(dir string) bool {
 	if _, err := os.Lstat(filepath.Join(dir, "commondir")); err == nil {
 		return true // objects and refs are wherever it points
 	}
+	// git asks only that objects and refs can be searched (access X_OK):
+	// a plain file with an execute bit will do, so any type counts.
 	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(dir, sub)); err != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// validHead reports whether git reads path as a HEAD (validate_headref):
+// a link into refs/, or a file holding "ref: refs/…" or an object id.
+// git passes over a git directory whose HEAD is anything else, and looks
+// for the repository in the directory above.
+func validHead(path string) bool {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return false
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := os.Readlink(path)
+		return err == nil && strings.HasPrefix(t, "refs/")
+	case !fi.Mode().IsRegular():
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 255))
+	if ref, ok := strings.CutPrefix(string(b), "ref:"); ok {
+		return strings.HasPrefix(strings.TrimLeft(ref, " \t\n\v\f\r"), "refs/")
+	}
+	n := 0
+	for n < len(b) && strings.IndexByte("0123456789abcdefABCDEF", b[n]) >= 0 {
+		n++
+	}
+	return n >= 40
 }
 
 // vetGit says why a git directory made during the call could run code
@@ -345,12 +419,18 @@ func (p *Profile) indexChanged() bool {
 	return false
 }
 
-// IndexStamp is the size and modification time of a git directory's index,
-// "" when it has none.
+// IndexStamp is the identity, size and times of a git directory's index,
+// "" when it has none. The change time is in it: a command can set the
+// modification time back (touch -d) and pad the index to its old size,
+// but not the change time.
 func IndexStamp(gitDir string) string {
 	fi, err := os.Lstat(filepath.Join(gitDir, "index"))
 	if err != nil {
 		return ""
 	}
-	return strconv.FormatInt(fi.Size(), 10) + "@" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+	stamp := strconv.FormatInt(fi.Size(), 10) + "@" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		stamp += fmt.Sprintf(" %d:%d ctime %d.%09d", st.Dev, st.Ino, st.Ctim.Sec, st.Ctim.Nsec)
+	}
+	return stamp
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"slices"
+	"time"
 )
 
 // Kind names a profile.
@@ -74,6 +75,7 @@ type Profile struct {
 	GitIndexes map[string]string `json:"gitIndexes,omitempty"`
 
 	knownSub map[string]bool // GitSubs as a set, made by checkGit
+	started  time.Time       // when Confine was called, for checkGit
 	// Hidden are secrets whose content is replaced by an empty,
 	// unreadable mask: credential files and directories, custom-agent's
 	// own data and configuration, and files that are hard links to them.
