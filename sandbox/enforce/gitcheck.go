@@ -106,8 +106,7 @@ func checkGit(p *Profile) error {
 	// nested repository there only through a gitlink the index holds.
 	walkModules := p.indexChanged()
 	var visit fs.WalkDirFunc
-	var walk func(root string)
-	walk = func(root string) {
+	walk := func(root string) {
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			return visit(path, d, err)
 		})
