@@ -577,6 +577,102 @@ func gitIncludes(config, home string) []string {
 	return out
 }
 
+// programKeys are the configuration keys whose value git runs as a
+// command or a hooks directory ("*" for any subsection).
+var programKeys = map[string]bool{
+	"core.hookspath": true, "core.fsmonitor": true, "core.sshcommand": true, "core.editor": true,
+	"core.pager": true, "core.askpass": true, "sequence.editor": true, "gpg.program": true,
+	"gpg.*.program": true, "diff.*.textconv": true, "diff.*.command": true, "diff.external": true,
+	"merge.*.driver": true, "filter.*.clean": true, "filter.*.smudge": true, "filter.*.process": true,
+	"credential.helper": true, "credential.*.helper": true, "alias.*": true, "pager.*": true,
+	"interactive.difffilter": true, "uploadpack.packobjectshook": true,
+	"remote.*.uploadpack": true, "remote.*.receivepack": true, "remote.*.vcs": true,
+}
+
+// gitProgramPaths returns the paths that the configuration files of the
+// git directory dir name to run (programKeys): each word of such a value
+// that names a path (it holds a slash), absolute and clean. A relative
+// one is taken from the working tree, where git runs it: core.worktree,
+// else the directory above a .git, else dir itself.
+func gitProgramPaths(dir string, files []string) []string {
+	root := dir
+	if filepath.Base(dir) == ".git" {
+		root = filepath.Dir(dir)
+	}
+	var words []string
+	for _, f := range files {
+		for _, kv := range gitConfigValues(f) {
+			switch {
+			case kv[0] == "core.worktree" && kv[1] != "":
+				if filepath.IsAbs(kv[1]) {
+					root = filepath.Clean(kv[1])
+				} else {
+					root = filepath.Join(dir, kv[1])
+				}
+			case kv[0] == "core.hookspath" && kv[1] != "":
+				// A directory, slash or not.
+				words = append(words, "./"+strings.Trim(kv[1], `"`))
+			case programKeys[kv[0]]:
+				words = append(words, strings.Fields(strings.NewReplacer(`"`, " ", "'", " ", "!", " ", ";", " ", "&", " ", "|", " ", "(", " ", ")", " ", "`", " ", "$", " ").Replace(kv[1]))...)
+			}
+		}
+	}
+	var out []string
+	for _, w := range words {
+		if !strings.Contains(w, "/") {
+			continue
+		}
+		if !filepath.IsAbs(w) {
+			w = filepath.Join(root, w)
+		}
+		out = append(out, filepath.Clean(w))
+	}
+	return out
+}
+
+// gitConfigValues reads a git configuration file's keys (section, "*"
+// for a subsection, and name, lower case) and their values, as far as a
+// line-by-line reading gets them: the file is the user's own (the plan
+// keeps it read-only), so this only has to find what it names.
+func gitConfigValues(path string) [][2]string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > 1<<20 {
+		return nil
+	}
+	var out [][2]string
+	section := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			h := strings.TrimSpace(line[1:end])
+			switch i := strings.IndexAny(h, " \t\"."); {
+			case i >= 0:
+				section = strings.ToLower(h[:i]) + ".*"
+			default:
+				section = strings.ToLower(h)
+			}
+			line = strings.TrimSpace(line[end+1:])
+			if line == "" {
+				continue
+			}
+		}
+		k, v, _ := strings.Cut(line, "=")
+		key := section + "." + strings.ToLower(strings.TrimSpace(k))
+		if programKeys[strings.SplitN(section, ".", 2)[0]+".*"] && !strings.HasSuffix(section, ".*") {
+			key = section + ".*" // [alias] x = …
+		}
+		out = append(out, [2]string{key, strings.TrimSpace(v)})
+	}
+	return out
+}
+
 // walkGitDir protects what git runs or reads configuration from in a git
 // directory, without reading its objects: the hooks, the configuration,
 // attributes, alternates, and the same for each submodule and worktree.
@@ -611,6 +707,22 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 				continue
 			}
 			if err := protect(p, inc, fs.FileInfoToDirEntry(fi)); err != nil {
+				return err
+			}
+		}
+		// What the configuration names to run, by a path in the tree:
+		// a hooks directory of any name (core.hooksPath), a script as
+		// fsmonitor, filter, diff or merge driver, editor or pager.
+		for _, q := range gitProgramPaths(dir, slices.Concat([]string{filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree")}, gitIncludes(filepath.Join(dir, "config"), pl.env.Home))) {
+			if !pathrisk.Within(q, p.Cwd) || q == p.Cwd || underProtected(p.Protected, q) {
+				continue
+			}
+			fi, err := os.Lstat(q)
+			if err != nil {
+				p.Absent = append(p.Absent, q)
+				continue
+			}
+			if err := protect(p, q, fs.FileInfoToDirEntry(fi)); err != nil {
 				return err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -254,5 +255,67 @@ func TestIndexStampSeesForgedTimes(t *testing.T) {
 	must(t, os.Chtimes(index, fi.ModTime(), fi.ModTime()))
 	if after := enforce.IndexStamp(dir); after == before {
 		t.Fatalf("the stamp did not change: %s", after)
+	}
+}
+
+// TestGitProgramPathsProtected: what the repository's configuration names
+// to run by a path in the tree is read-only in the workspace profile, or
+// removed if the call makes it (sixth review, F6): a hooks directory of
+// any name, and a script as fsmonitor or filter.
+func TestGitProgramPathsProtected(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git must be installed under CI=true")
+		}
+		t.Skip("git is not installed")
+	}
+	w := newWorld(t)
+	dir := filepath.Join(w.root, "f6")
+	must(t, os.MkdirAll(filepath.Join(dir, "tools"), 0o755))
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + w.home, "GIT_CONFIG_NOSYSTEM=1"}
+	for _, args := range [][]string{
+		{"init", "-q", "."},
+		{"config", "core.hooksPath", "hooks"},
+		{"config", "core.fsmonitor", "./tools/fsmon.sh"},
+		{"config", "filter.x.clean", "sh scripts/clean.sh --quiet"},
+		{"config", "alias.go", "!./tools/go.sh run"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "tools", "fsmon.sh"), []byte("#!/bin/sh\n"), 0o755))
+	p, err := NewPlanner(Env{Home: w.home}).Plan(Workspace, false, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"tools/fsmon.sh"} {
+		if !slices.Contains(p.Protected, filepath.Join(dir, want)) {
+			t.Errorf("%s is not protected: %v", want, p.Protected)
+		}
+	}
+	for _, want := range []string{"hooks", "scripts/clean.sh", "tools/go.sh"} {
+		if !slices.Contains(p.Absent, filepath.Join(dir, want)) {
+			t.Errorf("%s is not guarded while absent: %v", want, p.Absent)
+		}
+	}
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", `mkdir -p hooks scripts && printf '#!/bin/sh\ntouch pwned\n' > hooks/post-checkout && chmod +x hooks/post-checkout; echo evil > scripts/clean.sh; echo evil > tools/fsmon.sh`}, Dir: dir, Env: env}
+	c, err := Confine(p, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.CombinedOutput()
+	if err := c.Done(); !errors.Is(err, ErrProtectedCreated) {
+		t.Fatalf("Done = %v\n%s", err, out)
+	}
+	for _, gone := range []string{"hooks/post-checkout", "scripts/clean.sh"} {
+		if _, err := os.Lstat(filepath.Join(dir, gone)); err == nil {
+			t.Errorf("%s is still there", gone)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "tools", "fsmon.sh")); string(b) != "#!/bin/sh\n" {
+		t.Errorf("tools/fsmon.sh = %q; want it unchanged", b)
 	}
 }
