@@ -1,6 +1,10 @@
 package executor
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/custom-agent/custom-agent/secrets"
+)
 
 // secretEnvSuffixes and secretEnvWords decide which environment variables a
 // tool's process must not inherit: a model that can run `env` would read
@@ -36,12 +40,14 @@ func SecretEnvName(name string) bool {
 }
 
 // ScrubEnv returns env without the variables SecretEnvName marks, or whose
-// value is a URL with a password in it (DATABASE_URL=postgres://u:pw@…),
-// and the names it removed.
+// value is a URL with a password in it (DATABASE_URL=postgres://u:pw@…) or
+// holds what looks like a secret whatever its name (STRIPE_SK=sk_live_…,
+// GIT_CONFIG_PARAMETERS carrying an Authorization header), and the names
+// it removed.
 func ScrubEnv(env []string) (kept []string, removed []string) {
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if SecretEnvName(name) || urlWithPassword(value) {
+		if SecretEnvName(name) || urlWithPassword(value) || len(secrets.Find(value)) > 0 {
 			removed = append(removed, name)
 			continue
 		}

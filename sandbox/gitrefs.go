@@ -151,7 +151,7 @@ func walkPointers(dir, sub string, add func(rel string, log bool) error) error {
 			}
 		}
 	}
-	for _, tree := range []string{"refs", "logs"} {
+	for _, tree := range []string{"refs", "logs", "reftable"} {
 		root := filepath.Join(dir, sub, tree)
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			switch {
@@ -256,6 +256,11 @@ func (s *gitState) check(protected func(string) bool) (notes, errs []string) {
 	}
 	for rel, b := range now.files {
 		if old, ok := s.files[rel]; !ok || !bytes.Equal(old, b) {
+			if strings.HasPrefix(rel, "reftable"+string(filepath.Separator)) {
+				// Binary tables: what they point at cannot be followed
+				// here yet, so a change to them is undone.
+				return s.rollback(now, "git's reftable changed, which custom-agent cannot follow yet")
+			}
 			collect(b)
 		}
 	}
