@@ -18,7 +18,7 @@ type Engine struct{}
 // and Check never blocks, panics on any input, or keeps anything of req.
 // A Decision is never unset.
 //
-// The steps, in order (spec §3 with DESIGN.md §4):
+// The steps, in order (spec §3, with what it leaves open settled here):
 //  1. Risk: the tool's base risk, raised by its arguments (shell commands,
 //     paths in both their forms, patch targets, URLs and headers).
 //  2. Skill: with a skill active, a tool not in its allowed tools is denied.
