@@ -137,7 +137,7 @@ func parseInput(line string) (prompt, bool) {
 // beyond what the renderer printed.
 func (c *chat) turnEnded(last event.TurnCompletedPayload) {
 	if last.StopReason == event.StopCancelled {
-		fmt.Fprintln(c.info, "turn cancelled; the conversation goes on (Ctrl-D or /exit ends it)")
+		fmt.Fprint(c.info, fitLine("turn cancelled; the conversation goes on (Ctrl-D or /exit ends it)", c.width(), "  "))
 	}
 }
 
