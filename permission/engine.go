@@ -344,11 +344,11 @@ func (j *judge) foundWords() string {
 }
 
 // relatedMore is how many findings after the first a reason counts. A
-// finding below credential risk about words that a higher finding of the
-// same argument already covers is left out: it does not bear on the
-// decision (`rm -rf node_modules` deletes the packages, so that their code
-// would run later is beside the point). A credential finding always
-// counts, as it alone can deny the call.
+// write or execute finding about words that a deletion in the same
+// argument spans is left out: it does not bear on the decision (`rm -rf
+// node_modules` deletes the packages, so that their code would run later
+// is beside the point). Network and credential findings always count: the
+// one decides the sandbox's network, the other alone can deny the call.
 func (j *judge) relatedMore() int {
 	n := 0
 	for i := 1; i < len(j.findings); i++ {
@@ -359,16 +359,16 @@ func (j *judge) relatedMore() int {
 	return n
 }
 
-// covered reports whether the i-th finding is about words that a finding
-// of higher risk, in the same argument, spans too.
+// covered reports whether the i-th finding, of write or execute risk, is
+// about words that a destructive finding in the same argument spans too.
 func (j *judge) covered(i int) bool {
 	f := &j.findings[i]
-	if f.Risk >= risk.Credential || f.Span.End <= f.Span.Start {
+	if f.Risk >= risk.Network || f.Span.End <= f.Span.Start {
 		return false
 	}
 	for k := range j.findings {
 		g := &j.findings[k]
-		if g.Risk > f.Risk && g.Arg == f.Arg && g.Span.Start <= f.Span.Start && f.Span.End <= g.Span.End {
+		if g.Risk == risk.Destructive && g.Arg == f.Arg && g.Span.Start <= f.Span.Start && f.Span.End <= g.Span.End {
 			return true
 		}
 	}
