@@ -383,8 +383,10 @@ func (p *Policy) builtinWhy(j *judge) string {
 const BuiltinReasonPrefix = "Read-only command inside the project"
 
 // builtinReason is the reason of a decision a built-in rule made.
-func builtinReason(r *Rule, j *judge) string {
-	return BuiltinReasonPrefix + ": the built-in rule " + quoteText(r.ID) + " allows it" + riskClause(j) + "."
+func builtinReason(r *Rule) string {
+	// No finding is possible here (builtinFit), so the judged risk is the
+	// tool's own: saying "judged execute" of a read would mislead.
+	return BuiltinReasonPrefix + ": it only reads, so the built-in rule " + quoteText(r.ID) + " allows it."
 }
 
 // globsWithin reports whether every unquoted glob of every command lists

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +18,7 @@ type Engine struct{}
 // and Check never blocks, panics on any input, or keeps anything of req.
 // A Decision is never unset.
 //
-// The steps, in order (spec §3 with DESIGN.md §4):
+// The steps, in order (spec §3, with what it leaves open settled here):
 //  1. Risk: the tool's base risk, raised by its arguments (shell commands,
 //     paths in both their forms, patch targets, URLs and headers).
 //  2. Skill: with a skill active, a tool not in its allowed tools is denied.
@@ -128,7 +129,7 @@ func decideMatched(req *Request, j *judge, d Decision, m matched) Decision {
 			d.Decision = Ask
 			d.Reason = subject(req, j) + "; " + ruleName(r) + " allows it, but destructive calls are asked every time."
 		case r.Decision == Allow && r.Level == LevelBuiltin:
-			d.Reason = builtinReason(r, j)
+			d.Reason = builtinReason(r)
 		case r.Decision == Allow:
 			d.Reason = ruleName(r) + " allows this call" + riskClause(j) + "."
 		case r.Decision == Ask:
@@ -263,12 +264,19 @@ func subject(req *Request, j *judge) string { return subjectThen(req, j, "") }
 // reasons are a subject and a clause.
 func subjectThen(req *Request, j *judge, tail string) string {
 	if len(j.findings) == 0 {
+		// Nothing raised the risk, but what the analyser found still
+		// tells the person what the call does: the files it writes, or
+		// that it only reads.
+		if w := j.foundWords(); w != "" {
+			return req.Tool.Name + " " + w + ", and nothing in its arguments raised its base risk, " + j.level.String() + tail
+		}
 		return req.Tool.Name + " has base risk " + j.level.String() + " and nothing in its arguments raised it" + tail
 	}
 	f := &j.findings[0]
 	quoted := f.Text != "" && !strings.Contains(f.Why, f.Text)
+	n := j.relatedMore()
 	var num [20]byte
-	more := strconv.AppendInt(num[:0], int64(len(j.findings)-1), 10)
+	more := strconv.AppendInt(num[:0], int64(n), 10)
 	var b strings.Builder
 	b.Grow(len(req.Tool.Name) + len(f.Text) + len(f.Why) + len(more) + len(tail) + 32)
 	b.WriteString(req.Tool.Name)
@@ -279,7 +287,7 @@ func subjectThen(req *Request, j *judge, tail string) string {
 		b.WriteString("` ")
 	}
 	b.WriteString(f.Why)
-	if n := len(j.findings) - 1; n > 0 {
+	if n > 0 {
 		b.WriteString(" (and ")
 		b.Write(more)
 		b.WriteString(" more finding")
@@ -290,9 +298,89 @@ func subjectThen(req *Request, j *judge, tail string) string {
 	return b.String()
 }
 
+// reasonNames is how many written files a reason names before it counts
+// the rest.
+const reasonNames = 3
+
+// foundWords says what the analyser found in a call none of whose
+// arguments raised its risk: "writes `x.go`" (the files it writes, by
+// the names the call gives them), "only reads" (a shell command every
+// part of which has a read-only form), or "" when it found neither.
+func (j *judge) foundWords() string {
+	var written []string
+	extra := 0
+	for i := range j.paths {
+		p := &j.paths[i]
+		switch {
+		case !p.write || p.raw == "" || slices.Contains(written, p.raw):
+		case len(written) == reasonNames:
+			extra++
+		default:
+			written = append(written, p.raw)
+		}
+	}
+	if len(written) == 0 {
+		if j.shell && j.readsOnly() {
+			return "only reads"
+		}
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("writes ")
+	for i, w := range written {
+		switch {
+		case i == 0:
+		case i == len(written)-1 && extra == 0:
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteText(w))
+	}
+	if extra > 0 {
+		b.WriteString(" and " + strconv.Itoa(extra) + " more file" + plural(extra))
+	}
+	return b.String()
+}
+
+// relatedMore is how many findings after the first a reason counts. A
+// write or execute finding about words that a deletion in the same
+// argument spans is left out: it does not bear on the decision (`rm -rf
+// node_modules` deletes the packages, so that their code would run later
+// is beside the point). Network and credential findings always count: the
+// one decides the sandbox's network, the other alone can deny the call.
+func (j *judge) relatedMore() int {
+	n := 0
+	for i := 1; i < len(j.findings); i++ {
+		if !j.covered(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// covered reports whether the i-th finding, of write or execute risk, is
+// about words that a destructive finding in the same argument spans too.
+func (j *judge) covered(i int) bool {
+	f := &j.findings[i]
+	if f.Risk >= risk.Network || f.Span.End <= f.Span.Start {
+		return false
+	}
+	for k := range j.findings {
+		g := &j.findings[k]
+		if g.Risk == risk.Destructive && g.Arg == f.Arg && g.Span.Start <= f.Span.Start && f.Span.End <= g.Span.End {
+			return true
+		}
+	}
+	return false
+}
+
 // riskClause adds the judged risk and top finding to a rule's reason.
 func riskClause(j *judge) string {
 	if len(j.findings) == 0 {
+		if w := j.foundWords(); w != "" {
+			return " (judged " + j.level.String() + "; it " + w + ")"
+		}
 		return " (judged " + j.level.String() + ")"
 	}
 	return " (judged " + j.level.String() + ": " + j.findings[0].Why + ")"

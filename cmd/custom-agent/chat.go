@@ -88,12 +88,25 @@ type chat struct {
 	out  io.Writer // the turns, as run prints them (or their events, with json)
 	info io.Writer // what chat itself says: slash commands, notes
 	json bool
+	// cols is the width of the terminal info writes to, 0 (or nil) when
+	// it is none: what the slash commands print is wrapped to it.
+	cols func() int
+}
+
+// width is the terminal's width for the slash commands' lines, 0 when
+// unknown.
+func (c *chat) width() int {
+	if c.cols == nil {
+		return 0
+	}
+	return c.cols()
 }
 
 // ended says which session the conversation was, as run does.
 func (c *chat) ended() {
 	if c.r.s != nil && c.r.s.Started() {
-		fmt.Fprintf(c.r.cmd.ErrOrStderr(), "session %s (custom-agent log %s)\n", c.r.s.ID(), c.r.s.ID())
+		errOut := c.r.cmd.ErrOrStderr()
+		fmt.Fprint(errOut, fitLine(fmt.Sprintf("session %s (custom-agent log %s)", c.r.s.ID(), c.r.s.ID()), columns(errOut), "  "))
 	}
 }
 
@@ -124,7 +137,7 @@ func parseInput(line string) (prompt, bool) {
 // beyond what the renderer printed.
 func (c *chat) turnEnded(last event.TurnCompletedPayload) {
 	if last.StopReason == event.StopCancelled {
-		fmt.Fprintln(c.info, "turn cancelled; the conversation goes on (Ctrl-D or /exit ends it)")
+		fmt.Fprint(c.info, fitLine("turn cancelled; the conversation goes on (Ctrl-D or /exit ends it)", c.width(), "  "))
 	}
 }
 

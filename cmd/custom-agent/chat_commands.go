@@ -41,7 +41,16 @@ func init() {
 // command runs a slash command's line (without its slash). errExit ends
 // the conversation; other errors are shown and the conversation goes on,
 // except a failure of the event log.
-func (c *chat) command(ctx context.Context, line string) error {
+func (c *chat) command(ctx context.Context, line string) (err error) {
+	// What a command prints fits the terminal: each line is wrapped at
+	// words, lined up with its second column (/help, /permissions, /log).
+	info := c.info
+	fw := &fitWriter{w: info, cols: c.width()}
+	c.info = fw
+	defer func() {
+		c.info = info
+		err = errors.Join(err, fw.Flush())
+	}()
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
 		fmt.Fprintln(c.info, "a lone / is no command; /help lists them (a line starting with // is sent as a prompt)")
@@ -56,7 +65,7 @@ func (c *chat) command(ctx context.Context, line string) error {
 		fmt.Fprintln(c.info, unknownSlash(name))
 		return nil
 	}
-	err := slashCommands[i].run(c, ctx, args)
+	err = slashCommands[i].run(c, ctx, args)
 	if err == nil || errors.Is(err, errExit) {
 		return err
 	}

@@ -122,6 +122,7 @@ func (c *chat) terminal(ctx context.Context) error {
 		}
 		return w
 	}
+	c.cols = width
 	ed := lineedit.New(keys, tty, &lineedit.Options{Width: width, History: hist})
 	c.greet(tty)
 
@@ -224,8 +225,9 @@ func (c *chat) greet(w io.Writer) {
 	if mode == "" {
 		mode = "default"
 	}
-	fmt.Fprintf(w, "custom-agent chat · %s · %s · model %s · mode %s\n/help lists the commands; Ctrl-D or /exit ends chat\n",
-		what, c.r.cwd, c.r.m.Name(), mode)
+	line := fmt.Sprintf("custom-agent chat · %s · %s · model %s · mode %s", what, c.r.cwd, c.r.m.Name(), mode)
+	fmt.Fprint(w, fitLine(line, c.width(), "  "))
+	fmt.Fprint(w, fitLine("/help lists the commands; Ctrl-D or /exit ends chat", c.width(), "  "))
 }
 
 // turnInput is the approval UI's input during one turn: the keys, until

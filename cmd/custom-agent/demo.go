@@ -84,7 +84,7 @@ goes there. --mode dont-ask shows the call denied at once instead of asked;
 				return err
 			}
 			errOut := cmd.ErrOrStderr()
-			fmt.Fprintf(errOut, "demo project: %s\n\n", dir)
+			fmt.Fprint(errOut, fitLine("demo project: "+dir, columns(errOut), "  ")+"\n")
 			newUI := uiFor(cmd)
 			if yes {
 				newUI = func(b *approval.Broker, _ context.CancelFunc) approvalUI { return autoApprover{b: b, out: errOut} }
@@ -119,7 +119,11 @@ func printAudit(cmd *cobra.Command, g *globalFlags, id string) error {
 		return err
 	}
 	defer s.Close()
-	out := cmd.OutOrStdout()
+	// At a terminal each event's line is wrapped at words to its width,
+	// the summary under the time; to a file or a pipe it stays whole.
+	fw := &fitWriter{w: cmd.OutOrStdout(), cols: columns(cmd.OutOrStdout())}
+	defer fw.Flush()
+	out := io.Writer(fw)
 	fmt.Fprintf(out, "\naudit trail of session %s:\n", id)
 	n := 0
 	for e, err := range s.Read(ctx, id, 1) {
@@ -151,7 +155,9 @@ func (a autoApprover) Run(ctx context.Context) error {
 			continue
 		}
 		q := n.Pending.Question
-		fmt.Fprintf(a.out, "? %s wants to run %s (risk %s): %s\n  answered allow once automatically (--yes)\n", q.Tool.Name, termtext.Line(string(q.Args)), q.Decision.RiskAtDecision, termtext.Line(q.Decision.Reason))
+		line := fmt.Sprintf("? %s wants to run %s (risk %s): %s", q.Tool.Name, termtext.Line(string(q.Args)), q.Decision.RiskAtDecision, termtext.Line(q.Decision.Reason))
+		fmt.Fprint(a.out, fitLine(line, columns(a.out), "  "))
+		fmt.Fprint(a.out, fitLine("  answered allow once automatically (--yes)", columns(a.out), "    "))
 		if err := a.b.Answer(n.Pending.ID, executor.OptionAllowOnce, event.ActorAuto); err != nil {
 			fmt.Fprintf(a.out, "  could not answer: %v\n", err)
 		}

@@ -251,6 +251,13 @@ or inserted), the events are still shown and a warning says so on stderr.`,
 			}
 			defer s.Close()
 			out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if !asJSON {
+				// At a terminal each line is wrapped at words to its
+				// width; to a file or a pipe it stays whole.
+				fw := &fitWriter{w: out, cols: columns(out)}
+				defer fw.Flush()
+				out = fw
+			}
 			print := func(e event.Event) error {
 				if asJSON {
 					b, err := json.Marshal(e)

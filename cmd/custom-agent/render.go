@@ -35,7 +35,24 @@ type renderer struct {
 	// onTerminal: the output is the person's screen (as when status is
 	// set).
 	onTerminal bool
+	// cols is the terminal's width, nil or 0 when unknown or not a
+	// terminal: every line but the model's streamed text is wrapped to it
+	// at words (fitLine).
+	cols func() int
 }
+
+// fitTo writes line to w wrapped as println does.
+func (r *renderer) fitTo(w io.Writer, line, indent string) {
+	cols := 0
+	if r.cols != nil {
+		cols = r.cols()
+	}
+	fmt.Fprint(w, fitLine(line, cols, indent))
+}
+
+// println prints one line, wrapped to the terminal's width at words, the
+// lines after the first starting with indent.
+func (r *renderer) println(line, indent string) { r.fitTo(r.w, line, indent) }
 
 // Text from the model and the tools is printed with control characters
 // escaped (termtext): it can neither set the title nor rewrite a line.
@@ -84,7 +101,7 @@ func (r *renderer) event(e event.Event) {
 			r.calls, r.callsDone = map[string]string{}, false
 		}
 		r.calls[p.ToolCallID] = p.Tool
-		fmt.Fprintf(r.w, "→ %s %s %s\n", termtext.Line(p.Tool), shortID(p.ToolCallID), clip(string(p.Args), 200))
+		r.println(fmt.Sprintf("→ %s %s %s", termtext.Line(p.Tool), shortID(p.ToolCallID), clip(string(p.Args), 200)), "  ")
 	case *event.ToolStartedPayload:
 		if p.Sandbox != nil {
 			if r.sandboxes == nil {
@@ -104,19 +121,26 @@ func (r *renderer) event(e event.Event) {
 		l := r.label(p.ToolCallID)
 		switch {
 		case p.Decision == "allow" && p.Actor == event.ActorUser:
-			fmt.Fprintf(r.w, "  %sallowed by you (%s) · risk %s\n", l, p.Option, p.RiskAtDecision)
+			r.println(fmt.Sprintf("  %sallowed by you (%s) · risk %s", l, p.Option, p.RiskAtDecision), "    ")
 		case p.Decision == "allow" && p.SourcedFrom == string(permission.FromOverride) && strings.HasPrefix(p.Reason, permission.BuiltinReasonPrefix):
 			// A read-only command the built-in rules allowed: shown, so
 			// the person sees what ran, but muted on a terminal.
 			line := fmt.Sprintf("  %sallowed by the built-in rule · %s", l, termtext.Line(p.Reason))
 			if r.onTerminal && os.Getenv("NO_COLOR") == "" {
-				line = "\x1b[2m" + line + "\x1b[0m"
+				// Wrapped first, then each line muted: the colour
+				// codes take no columns.
+				var b strings.Builder
+				r.fitTo(&b, line, "    ")
+				for l := range strings.Lines(b.String()) {
+					fmt.Fprint(r.w, "\x1b[2m"+strings.TrimSuffix(l, "\n")+"\x1b[0m\n")
+				}
+				break
 			}
-			fmt.Fprintln(r.w, line)
+			r.println(line, "    ")
 		case p.Decision == "allow":
-			fmt.Fprintf(r.w, "  %sallowed by %s · risk %s · %s\n", l, p.SourcedFrom, p.RiskAtDecision, termtext.Line(p.Reason))
+			r.println(fmt.Sprintf("  %sallowed by %s · risk %s · %s", l, p.SourcedFrom, p.RiskAtDecision, termtext.Line(p.Reason)), "    ")
 		default:
-			fmt.Fprintf(r.w, "  %sDENIED (%s) · risk %s · %s\n", l, p.Actor, p.RiskAtDecision, termtext.Line(p.Reason))
+			r.println(fmt.Sprintf("  %sDENIED (%s) · risk %s · %s", l, p.Actor, p.RiskAtDecision, termtext.Line(p.Reason)), "    ")
 		}
 	case *event.ToolCompletedPayload:
 		exit := ""
@@ -127,12 +151,12 @@ func (r *renderer) event(e event.Event) {
 		if w := r.sandboxes[p.ToolCallID]; w != "" {
 			confined = " · " + w
 		}
-		fmt.Fprintf(r.w, "  %s%s%d bytes of output · %dms%s\n", r.label(p.ToolCallID), exit, p.StdoutBytes+p.StderrBytes, p.DurationMs, confined)
+		r.println(fmt.Sprintf("  %s%s%d bytes of output · %dms%s", r.label(p.ToolCallID), exit, p.StdoutBytes+p.StderrBytes, p.DurationMs, confined), "    ")
 		if p.SandboxHint != "" {
-			fmt.Fprintf(r.w, "  ! it failed on what may be the sandbox's refusal (custom-agent sandbox run -- … shows why; docs/sandbox.md)\n")
+			r.println("  ! it failed on what may be the sandbox's refusal (custom-agent sandbox run -- … shows why; docs/sandbox.md)", "    ")
 		}
 		if t := p.Truncated; t != nil {
-			fmt.Fprintf(r.w, "  ! %d bytes of stdout and %d of stderr were not stored: over the output cap (--max-output-bytes)\n", t.Stdout, t.Stderr)
+			r.println(fmt.Sprintf("  ! %d bytes of stdout and %d of stderr were not stored: over the output cap (--max-output-bytes)", t.Stdout, t.Stderr), "    ")
 		}
 		lines := outputLines(p.StdoutPreview, p.StdoutTail, 6, 8)
 		if p.StderrPreview != "" || p.StderrTail != nil {
@@ -142,10 +166,10 @@ func (r *renderer) event(e event.Event) {
 			lines = append(lines, outputLines(p.StderrPreview, p.StderrTail, 6, 8)...)
 		}
 		for _, line := range lines {
-			fmt.Fprintf(r.w, "  │ %s\n", termtext.Line(line))
+			r.println("  │ "+termtext.Line(line), "  │ ")
 		}
 	case *event.ToolFailedPayload:
-		fmt.Fprintf(r.w, "  %sfailed at %s: %s\n", r.label(p.ToolCallID), p.Stage, clip(p.Error, 400))
+		r.println(fmt.Sprintf("  %sfailed at %s: %s", r.label(p.ToolCallID), p.Stage, clip(p.Error, 400)), "    ")
 	case *event.SkillActivatedPayload:
 		r.newline()
 		narrows := "it narrows nothing: every tool is decided as before"
@@ -155,10 +179,10 @@ func (r *renderer) event(e event.Event) {
 		case !slices.Contains(p.AllowedTools, "*"):
 			narrows = "only " + strings.Join(p.AllowedTools, ", ") + " may run until the turn ends, each still decided as before"
 		}
-		fmt.Fprintf(r.w, "◆ skill %s (%s) is active: %s\n", termtext.Line(p.Name), p.Source, termtext.Line(narrows))
+		r.println(fmt.Sprintf("◆ skill %s (%s) is active: %s", termtext.Line(p.Name), p.Source, termtext.Line(narrows)), "  ")
 	case *event.SkillEndedPayload:
 		r.newline()
-		fmt.Fprintf(r.w, "◆ skill %s ended: %s\n", termtext.Line(p.Name), termtext.Line(p.Reason))
+		r.println(fmt.Sprintf("◆ skill %s ended: %s", termtext.Line(p.Name), termtext.Line(p.Reason)), "  ")
 	case *event.ModeChangedPayload:
 		r.newline()
 		fmt.Fprintf(r.w, "◆ mode %s → %s\n", p.From, p.To)
@@ -169,7 +193,7 @@ func (r *renderer) event(e event.Event) {
 			if p.Error != "" {
 				msg += ": " + termtext.Line(p.Error)
 			}
-			fmt.Fprintln(r.w, msg)
+			r.println(msg, "  ")
 		}
 	}
 }

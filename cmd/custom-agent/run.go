@@ -244,7 +244,8 @@ func runTurn(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, p
 	if err != nil {
 		return r.s.ID(), err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "session %s (custom-agent log %s)\n", r.s.ID(), r.s.ID())
+	errOut := cmd.ErrOrStderr()
+	fmt.Fprint(errOut, fitLine(fmt.Sprintf("session %s (custom-agent log %s)", r.s.ID(), r.s.ID()), columns(errOut), "  "))
 	switch last.StopReason {
 	case event.StopFinal:
 		return r.s.ID(), nil

@@ -222,7 +222,7 @@ func (r *sessionRunner) turn(ctx context.Context, prompt string, o turnOptions) 
 	defer func() { stopUI(); <-uiDone }()
 
 	out := o.out
-	rd := &renderer{w: out, model: r.m.Name()}
+	rd := &renderer{w: out, model: r.m.Name(), cols: func() int { return columns(out) }}
 	// A status line with the time elapsed, on a terminal only.
 	if fo, ok := out.(*os.File); ok && !o.json && term.IsTerminal(int(fo.Fd())) {
 		rd.status = newStatusLine(out)

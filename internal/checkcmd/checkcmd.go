@@ -333,14 +333,24 @@ func IgnoredNote(ids []string, root string) string {
 func writeDecision(w io.Writer, req *permission.Request, d *permission.Decision) error {
 	var b strings.Builder
 	from := string(d.SourcedFrom)
-	if d.Rule != nil {
+	switch {
+	case d.Rule != nil && d.Rule.Level == permission.LevelBuiltin:
+		from = "the built-in rule " + strconv.Quote(d.Rule.ID)
+	case d.Rule != nil:
 		from += ", rule " + strconv.Quote(d.Rule.ID) + " (" + string(d.Rule.Level)
 		if d.Rule.Source != "" {
 			from += ", " + d.Rule.Source
 		}
 		from += ")"
 	}
-	fmt.Fprintf(&b, "%s  %s, risk %s, from %s\n", strings.ToUpper(string(d.Decision)), req.Tool.Name, d.RiskAtDecision, termtext.Line(from))
+	// The judged risk of a read-only shell command is the shell tool's own
+	// (execute); the header says that it only reads, lest it read as a
+	// command that runs something.
+	level := "risk " + d.RiskAtDecision.String()
+	if d.ReadOnly && d.RiskAtDecision > risk.Read {
+		level = "read-only (the tool's own risk is " + d.RiskAtDecision.String() + ")"
+	}
+	fmt.Fprintf(&b, "%s  %s, %s, from %s\n", strings.ToUpper(string(d.Decision)), req.Tool.Name, level, termtext.Line(from))
 	fmt.Fprintf(&b, "reason: %s\n", termtext.Line(d.Reason))
 	if len(d.Findings) > 0 {
 		b.WriteString("findings:\n")
