@@ -48,14 +48,22 @@ const (
 )
 
 // gitState is what a known git directory's pointers held when a call
-// started.
+// started, or after it ended.
 type gitState struct {
 	dir      string            // the git directory
 	worktree string            // its working tree; "" for a bare repository
-	files    map[string][]byte // refs/**, packed-refs, *HEAD, by path relative to dir
+	files    map[string][]byte // pointers: top-level files, refs/**, reftable/**, by path relative to dir
 	logs     map[string]logState
-	head     string // HEAD's commit, "" when unborn or unreadable
-	index    string // enforce.IndexStamp
+	// odd are entries of those places that are not regular files (a
+	// symbolic link, a device, a pipe …), with what they are; git may
+	// read a ref through a link, so one is never let through unread.
+	odd map[string]string
+	// unread are regular files past the bounds, read neither before nor
+	// after: any of them new or changed is undone.
+	unread map[string]bool
+	head   string    // HEAD's commit, "" when unborn or unreadable
+	index  string    // enforce.IndexStamp
+	taken  time.Time // when it was read
 }
 
 // logState is a reflog's length and the hash of its content: reflogs
@@ -76,100 +84,152 @@ func snapshotGit(p Profile) ([]*gitState, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: reading the refs of %s: %w", ErrSetup, g, err)
 		}
+		if len(s.unread) > 0 {
+			return nil, fmt.Errorf("%w: the refs of %s are past what can be checked (%d files, %d MB of refs)", ErrSetup, g, maxRefFiles, maxRefBytes>>20)
+		}
 		out = append(out, s)
 	}
 	return out, nil
 }
 
-// pointerName reports whether a file at the top of a git directory is one
-// of git's pointers (HEAD, ORIG_HEAD, FETCH_HEAD …) or packed-refs.
-func pointerName(name string) bool {
-	if name == "packed-refs" {
-		return true
-	}
-	if !strings.HasSuffix(name, "HEAD") {
-		return false
-	}
-	for _, r := range name {
-		if (r < 'A' || r > 'Z') && r != '_' {
-			return false
-		}
-	}
-	return true
-}
+// notPointers are the top-level files of a git directory that name no
+// commit to check out: the index (checked on its own), the configuration
+// (read-only in the sandbox) and plain text git writes for a person.
+var notPointers = map[string]bool{"index": true, "config": true, "description": true, "COMMIT_EDITMSG": true, "gc.log": true}
 
+// readGitState lists the pointers of the git directory dir and reads them
+// within the bounds. It fails only when dir itself cannot be read.
 func readGitState(dir string) (*gitState, error) {
-	s := &gitState{dir: dir, files: map[string][]byte{}, logs: map[string]logState{}, index: enforce.IndexStamp(dir)}
+	s := &gitState{dir: dir, files: map[string][]byte{}, logs: map[string]logState{}, odd: map[string]string{}, unread: map[string]bool{}, index: enforce.IndexStamp(dir), taken: time.Now()}
 	if filepath.Base(dir) == ".git" {
 		s.worktree = filepath.Dir(dir)
 	}
-	total, count := int64(0), 0
-	add := func(rel string, log bool) error {
+	budget, count := int64(maxRefBytes), 0
+	add := func(rel string, d fs.DirEntry, log bool) {
 		count++
+		path := filepath.Join(dir, rel)
+		if !d.Type().IsRegular() {
+			s.odd[rel] = describeOdd(path, d)
+			return
+		}
 		if count > maxRefFiles {
-			return fmt.Errorf("more than %d ref files", maxRefFiles)
+			s.unread[rel] = true
+			return
 		}
-		b, err := readPlain(filepath.Join(dir, rel), maxRefBytes-total)
-		if err != nil {
-			return err
-		}
-		total += int64(len(b))
 		if log {
-			s.logs[rel] = logState{size: int64(len(b)), sum: sha256.Sum256(b)}
-		} else {
-			s.files[rel] = b
+			l, err := hashFile(path)
+			if err != nil {
+				s.unread[rel] = true
+				return
+			}
+			s.logs[rel] = l
+			return
 		}
-		return nil
+		b, err := readPlain(path, budget)
+		if err != nil {
+			s.unread[rel] = true
+			return
+		}
+		budget -= int64(len(b))
+		s.files[rel] = b
 	}
-	if err := walkPointers(dir, "", add); err != nil {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
 		return nil, err
 	}
-	ents, _ := os.ReadDir(filepath.Join(dir, "worktrees"))
 	for _, e := range ents {
-		if e.IsDir() {
-			if err := walkPointers(dir, filepath.Join("worktrees", e.Name()), add); err != nil {
-				return nil, err
+		if !e.IsDir() && !notPointers[e.Name()] {
+			add(e.Name(), e, false)
+		}
+	}
+	walkPointers(dir, "", add)
+	wts, _ := os.ReadDir(filepath.Join(dir, "worktrees"))
+	for _, e := range wts {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join("worktrees", e.Name())
+		inner, _ := os.ReadDir(filepath.Join(dir, sub))
+		for _, f := range inner {
+			if !f.IsDir() && !notPointers[f.Name()] && f.Name() != "gitdir" && f.Name() != "commondir" {
+				add(filepath.Join(sub, f.Name()), f, false)
 			}
 		}
+		walkPointers(dir, sub, add)
 	}
 	s.head = resolveHead(s.files, "HEAD")
 	return s, nil
 }
 
-// walkPointers calls add for each pointer file of the git directory dir
-// (or of one of its worktrees, sub): the top-level pointers, and the
-// files under refs/ and logs/. Lock files are skipped.
-func walkPointers(dir, sub string, add func(rel string, log bool) error) error {
-	ents, err := os.ReadDir(filepath.Join(dir, sub))
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if e.Type().IsRegular() && pointerName(e.Name()) {
-			if err := add(filepath.Join(sub, e.Name()), false); err != nil {
-				return err
-			}
-		}
-	}
+// walkPointers calls add for each entry under refs/, logs/ and reftable/
+// of the git directory dir (or of one of its worktrees, sub), without
+// following a link. Lock files are skipped; what cannot be listed is
+// added as odd.
+func walkPointers(dir, sub string, add func(rel string, d fs.DirEntry, log bool)) {
 	for _, tree := range []string{"refs", "logs", "reftable"} {
 		root := filepath.Join(dir, sub, tree)
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			rel, _ := filepath.Rel(dir, path)
 			switch {
-			case errors.Is(err, fs.ErrNotExist) && path == root:
+			case err != nil && errors.Is(err, fs.ErrNotExist) && path == root:
 				return nil
 			case err != nil:
-				return err
-			case !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".lock"):
+				if d != nil {
+					add(rel, d, false) // unlistable: odd
+				}
+				return nil
+			case d.IsDir():
+				if path != root && d.Type()&fs.ModeSymlink != 0 {
+					add(rel, d, false)
+				}
+				return nil
+			case strings.HasSuffix(d.Name(), ".lock"):
 				return nil
 			}
-			rel, _ := filepath.Rel(dir, path)
-			return add(rel, tree == "logs")
+			add(rel, d, tree == "logs")
+			return nil
 		})
-		if err != nil {
-			return err
-		}
 	}
-	return nil
+}
+
+// describeOdd says what a non-regular entry is, with a link's target and,
+// when it leads to a small file, that file's content: a ref git reads
+// through a link moves when the file it points at changes.
+func describeOdd(path string, d fs.DirEntry) string {
+	if d.Type()&fs.ModeSymlink == 0 {
+		return d.Type().String()
+	}
+	t, err := os.Readlink(path)
+	if err != nil {
+		return "link"
+	}
+	desc := "link to " + t
+	if b, err := readPlain(path, 4096); err == nil {
+		desc += " holding " + string(b)
+	} else if f, err := os.Open(path); err == nil {
+		b, _ := io.ReadAll(io.LimitReader(f, 4096))
+		f.Close()
+		desc += " holding " + string(b)
+	}
+	return desc
+}
+
+// hashFile reads a reflog's length and hash.
+func hashFile(path string) (logState, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return logState{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return logState{}, err
+	}
+	var l logState
+	l.size = n
+	copy(l.sum[:], h.Sum(nil))
+	return l, nil
 }
 
 // readPlain reads a regular file without following a link, up to limit
@@ -190,7 +250,21 @@ func readPlain(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-var oidPattern = regexp.MustCompile(`\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b`)
+// oidPattern finds object ids as git reads them: 40 or 64 hex digits, in
+// either case (git's parse_oid_hex takes upper case too).
+var oidPattern = regexp.MustCompile(`(?i)\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b`)
+
+// ids returns the object ids in b, lower case.
+func ids(b []byte) []string {
+	found := oidPattern.FindAllString(string(b), -1)
+	out := found[:0]
+	for _, id := range found {
+		if strings.Trim(id, "0") != "" { // the null id: no object (a ref made or deleted)
+			out = append(out, strings.ToLower(id))
+		}
+	}
+	return out
+}
 
 // resolveHead follows a symbolic ref through the loose refs and
 // packed-refs to a commit id, "" when it cannot.
@@ -203,7 +277,10 @@ func resolveHead(files map[string][]byte, name string) string {
 		line := strings.TrimSpace(string(b))
 		target, sym := strings.CutPrefix(line, "ref:")
 		if !sym {
-			return oidPattern.FindString(line)
+			if found := ids([]byte(line)); len(found) > 0 {
+				return found[0]
+			}
+			return ""
 		}
 		name = filepath.FromSlash(strings.TrimSpace(target))
 	}
@@ -214,7 +291,7 @@ func packedRef(packed []byte, name string) string {
 	for line := range strings.SplitSeq(string(packed), "\n") {
 		id, ref, ok := strings.Cut(strings.TrimSpace(line), " ")
 		if ok && filepath.FromSlash(ref) == name {
-			return id
+			return strings.ToLower(id)
 		}
 	}
 	return ""
@@ -222,7 +299,7 @@ func packedRef(packed []byte, name string) string {
 
 // checkGitRefs follows what changed in each git directory since its
 // snapshot, puts the refs back where a change would check a protected path
-// out, and says what it did ("" when nothing).
+// out, and says what it did.
 func checkGitRefs(states []*gitState, protected func(string) bool) (notes, errs []string) {
 	for _, s := range states {
 		n, e := s.check(protected)
@@ -232,22 +309,34 @@ func checkGitRefs(states []*gitState, protected func(string) bool) (notes, errs 
 }
 
 func (s *gitState) check(protected func(string) bool) (notes, errs []string) {
+	notes, errs = s.checkObjects()
+	n, e := s.checkPointers(protected)
+	return append(notes, n...), append(errs, e...)
+}
+
+func (s *gitState) checkPointers(protected func(string) bool) (notes, errs []string) {
 	now, err := readGitState(s.dir)
 	if err != nil {
-		// Unreadable after the call: nothing can be followed, so the
-		// refs the snapshot holds are put back.
-		return s.rollback(now, "its refs could not be read after the call: "+err.Error())
+		return nil, []string{"the git directory " + quote(s.dir) + " could not be read after the call to check its refs: " + err.Error()}
+	}
+	for rel := range now.unread {
+		return s.rollback(now, quote(filepath.ToSlash(rel))+" is past what can be checked")
+	}
+	for rel, d := range now.odd {
+		if s.odd[rel] != d {
+			return s.rollback(now, quote(filepath.ToSlash(rel))+" is not a plain file ("+d+"), which git may read a ref through")
+		}
 	}
 	known := map[string]bool{}
 	for _, b := range s.files {
-		for _, id := range oidPattern.FindAllString(string(b), -1) {
+		for _, id := range ids(b) {
 			known[id] = true
 		}
 	}
 	var fresh []string
 	seen := map[string]bool{}
 	collect := func(b []byte) {
-		for _, id := range oidPattern.FindAllString(string(b), -1) {
+		for _, id := range ids(b) {
 			if !known[id] && !seen[id] {
 				seen[id] = true
 				fresh = append(fresh, id)
@@ -255,14 +344,21 @@ func (s *gitState) check(protected func(string) bool) (notes, errs []string) {
 		}
 	}
 	for rel, b := range now.files {
-		if old, ok := s.files[rel]; !ok || !bytes.Equal(old, b) {
-			if strings.HasPrefix(rel, "reftable"+string(filepath.Separator)) {
-				// Binary tables: what they point at cannot be followed
-				// here yet, so a change to them is undone.
-				return s.rollback(now, "git's reftable changed, which custom-agent cannot follow yet")
-			}
-			collect(b)
+		if old, ok := s.files[rel]; ok && bytes.Equal(old, b) {
+			continue
 		}
+		slash := filepath.ToSlash(rel)
+		switch {
+		case strings.HasPrefix(slash, "reftable/"):
+			// Binary tables: what they point at cannot be followed
+			// here yet, so a change to them is undone.
+			return s.rollback(now, "git's reftable changed, which custom-agent cannot follow yet")
+		case strings.HasPrefix(slash, "refs/replace/"):
+			// git substitutes the object a replace ref names for
+			// another, anywhere in a tree: not a commit to diff.
+			return s.rollback(now, quote(slash)+" replaces an object, which git would substitute in every checkout")
+		}
+		collect(b)
 	}
 	for rel, l := range now.logs {
 		if old, ok := s.logs[rel]; ok && old == l {
@@ -270,7 +366,7 @@ func (s *gitState) check(protected func(string) bool) (notes, errs []string) {
 		}
 		b, err := readPlain(filepath.Join(s.dir, rel), maxRefBytes)
 		if err != nil {
-			return s.rollback(now, "its reflog "+rel+" could not be read: "+err.Error())
+			return s.rollback(now, "its reflog "+quote(filepath.ToSlash(rel))+" could not be read: "+err.Error())
 		}
 		if old, ok := s.logs[rel]; ok && int64(len(b)) >= old.size && sha256.Sum256(b[:old.size]) == old.sum {
 			b = b[old.size:] // appended to: only the new entries
@@ -300,10 +396,13 @@ func (s *gitState) follow(ids []string, protected func(string) bool) string {
 	for _, id := range ids {
 		t, err := s.tree(st, id)
 		switch {
-		case errors.Is(err, plumbing.ErrObjectNotFound), errors.Is(err, errNotATree):
-			continue // nothing there to check out
+		case errors.Is(err, errBlob):
+			continue // a file, not something to check out
+		case errors.Is(err, plumbing.ErrObjectNotFound):
+			// Made later, it would be checked out unchecked.
+			return fmt.Sprintf("%s points at %s, which is not in the repository", s.namesOf(id), id[:12])
 		case err != nil:
-			return fmt.Sprintf("the commit %s could not be read: %v", id, err)
+			return fmt.Sprintf("%s points at %s, which could not be read: %v", s.namesOf(id), id[:12], err)
 		}
 		changes, err := object.DiffTree(base, t)
 		if err != nil {
@@ -321,7 +420,7 @@ func (s *gitState) follow(ids []string, protected func(string) bool) string {
 	return ""
 }
 
-var errNotATree = errors.New("not a commit or tree")
+var errBlob = errors.New("a blob")
 
 // tree returns the tree a commit, tag or tree id names; nil for "".
 func (s *gitState) tree(st *filesystem.Storage, id string) (*object.Tree, error) {
@@ -349,11 +448,13 @@ func (s *gitState) tree(st *filesystem.Storage, id string) (*object.Tree, error)
 				return nil, err
 			}
 			h = t.Target
+		case plumbing.BlobObject:
+			return nil, errBlob
 		default:
-			return nil, errNotATree
+			return nil, fmt.Errorf("an object of type %s", o.Type())
 		}
 	}
-	return nil, errNotATree
+	return nil, errors.New("a chain of more than 10 tags")
 }
 
 // namesOf names the pointers that hold id, for the note.
@@ -429,54 +530,101 @@ func onDisk(path string, mode filemode.FileMode, h plumbing.Hash) bool {
 
 // rollback puts the pointers back as the snapshot had them: the refs and
 // HEADs written back, the new ones removed, the reflogs cut to their old
-// length. now is what the call left (nil when it could not be read).
+// length, now being what the call left. Every change is made beneath the
+// git directory (os.Root) and without following a link: a link the
+// command put where a directory of refs/ was is removed as a link, and
+// what it points at is left alone.
 func (s *gitState) rollback(now *gitState, why string) (notes, errs []string) {
+	msg := fmt.Sprintf("put the refs of %s back as they were before the call: %s", quote(s.dir), why)
+	root, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return nil, []string{msg + "; but " + err.Error()}
+	}
+	defer root.Close()
 	var failed []string
-	for rel, b := range s.files {
-		path := filepath.Join(s.dir, rel)
-		if now != nil {
-			if cur, ok := now.files[rel]; ok && bytes.Equal(cur, b) {
-				continue
-			}
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	fail := func(err error) {
+		if err != nil {
 			failed = append(failed, err.Error())
+		}
+	}
+	// What the call made: removed first, links and odd entries included.
+	for rel := range now.odd {
+		if s.odd[rel] != now.odd[rel] {
+			fail(root.Remove(rel))
+		}
+	}
+	for rel := range now.unread {
+		fail(root.Remove(rel))
+	}
+	for rel := range now.files {
+		if _, ok := s.files[rel]; !ok {
+			fail(root.Remove(rel))
+		}
+	}
+	for rel, l := range now.logs {
+		old, ok := s.logs[rel]
+		switch {
+		case ok && old == l:
+		case ok && l.size >= old.size:
+			fail(truncateIn(root, rel, old.size))
+		default: // new, or rewritten: what it held cannot be told apart
+			fail(root.Remove(rel))
+		}
+	}
+	// What the snapshot held, written back where it changed.
+	for rel, b := range s.files {
+		if cur, ok := now.files[rel]; ok && bytes.Equal(cur, b) {
 			continue
 		}
-		_ = os.RemoveAll(path)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			failed = append(failed, err.Error())
-		}
+		fail(writeIn(root, rel, b))
 	}
-	if now != nil {
-		for rel := range now.files {
-			if _, ok := s.files[rel]; !ok {
-				if err := os.Remove(filepath.Join(s.dir, rel)); err != nil {
-					failed = append(failed, err.Error())
-				}
-			}
-		}
-		for rel, l := range now.logs {
-			old, ok := s.logs[rel]
-			path := filepath.Join(s.dir, rel)
-			switch {
-			case ok && old == l:
-			case ok && l.size >= old.size:
-				if err := os.Truncate(path, old.size); err != nil {
-					failed = append(failed, err.Error())
-				}
-			default: // new, or rewritten: what it held cannot be told apart
-				if err := os.Remove(path); err != nil {
-					failed = append(failed, err.Error())
-				}
-			}
-		}
-	}
-	msg := fmt.Sprintf("put the refs of %s back as they were before the call: %s", quote(s.dir), why)
 	if len(failed) > 0 {
 		return nil, []string{msg + "; but " + strings.Join(failed, "; ")}
 	}
 	return []string{msg}, nil
+}
+
+// writeIn writes a file beneath root, making each directory on the way a
+// real one: a link or a file where a directory should be is removed
+// first, and so is whatever stands at the file's own name.
+func writeIn(root *os.Root, rel string, b []byte) error {
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := 1; i < len(parts); i++ {
+		dir := filepath.Join(parts[:i]...)
+		fi, err := root.Lstat(dir)
+		switch {
+		case err == nil && fi.IsDir():
+			continue
+		case err == nil:
+			if err := root.Remove(dir); err != nil {
+				return err
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
+		if err := root.Mkdir(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if fi, err := root.Lstat(rel); err == nil && !fi.Mode().IsRegular() {
+		if err := root.RemoveAll(rel); err != nil {
+			return err
+		}
+	}
+	return root.WriteFile(rel, b, 0o644)
+}
+
+// truncateIn cuts a regular file beneath root to size.
+func truncateIn(root *os.Root, rel string, size int64) error {
+	if fi, err := root.Lstat(rel); err != nil || !fi.Mode().IsRegular() {
+		return root.Remove(rel)
+	}
+	f, err := root.OpenFile(rel, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Truncate(size)
 }
 
 // checkIndex reads the index the call changed: an entry at a protected
@@ -545,7 +693,7 @@ func (s *gitState) putIndexAside(path, why string) (notes, errs []string) {
 	if err := os.Rename(path, aside); err != nil {
 		return nil, []string{"the index of " + quote(s.dir) + " could not be checked (" + why + ") nor put aside: " + err.Error()}
 	}
-	return []string{"put the index of " + quote(s.dir) + " aside as " + quote(filepath.Base(aside)) + ": " + why + " (git now sees every file as untracked; move it back once you have looked)"}, nil
+	return []string{"put the index of " + quote(s.dir) + " aside as " + quote(filepath.Base(aside)) + ": " + why + " (git now sees every file as untracked; rebuild it with git reset, which reads HEAD: moving the old one back would stage what it held)"}, nil
 }
 
 // protectedIn returns the test of a protected path for a profile: a path
