@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The sixth attacker review's findings on the tables and the filter, each
+// a test: run-code configuration a workspace command made where none was
+// (finding 7), a set-user-ID file made by open or mknod rather than chmod
+// (finding 8), and histories and other agents' transcripts a read could
+// reach (finding 9).
+
+func init() {
+	// The attacks of finding 8: each asks for a set-user-ID and
+	// set-group-ID file (mode 06755), with the umask cleared so that the
+	// kernel keeps the bits it was asked for.
+	const setID = 0o6755
+	moreAttacks["open-setuid"] = func(arg string) error {
+		unix.Umask(0)
+		p, err := unix.BytePtrFromString(arg)
+		if err != nil {
+			return err
+		}
+		fd, _, e := unix.Syscall(unix.SYS_OPEN, uintptr(unsafe.Pointer(p)), unix.O_CREAT|unix.O_WRONLY, setID)
+		return closeOr(int(fd), e)
+	}
+	moreAttacks["openat-setuid"] = func(arg string) error {
+		unix.Umask(0)
+		fd, err := unix.Openat(unix.AT_FDCWD, arg, unix.O_CREAT|unix.O_WRONLY, setID)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	}
+	moreAttacks["creat-setuid"] = func(arg string) error {
+		unix.Umask(0)
+		p, err := unix.BytePtrFromString(arg)
+		if err != nil {
+			return err
+		}
+		fd, _, e := unix.Syscall(unix.SYS_CREAT, uintptr(unsafe.Pointer(p)), setID, 0)
+		return closeOr(int(fd), e)
+	}
+	moreAttacks["mknod-setuid"] = func(arg string) error {
+		unix.Umask(0)
+		p, err := unix.BytePtrFromString(arg)
+		if err != nil {
+			return err
+		}
+		_, _, e := unix.Syscall(unix.SYS_MKNOD, uintptr(unsafe.Pointer(p)), unix.S_IFREG|setID, 0)
+		return errnoErr(e)
+	}
+	moreAttacks["mknodat-setuid"] = func(arg string) error {
+		unix.Umask(0)
+		return unix.Mknodat(unix.AT_FDCWD, arg, unix.S_IFREG|setID, 0)
+	}
+	moreAttacks["tmpfile-setuid"] = func(arg string) error {
+		// An unnamed file made with the bits, then given a name.
+		unix.Umask(0)
+		fd, err := unix.Openat(unix.AT_FDCWD, filepath.Dir(arg), unix.O_TMPFILE|unix.O_WRONLY, setID)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+itoa(fd), unix.AT_FDCWD, arg, unix.AT_SYMLINK_FOLLOW)
+	}
+	moreAttacks["openat2-setuid"] = func(arg string) error {
+		unix.Umask(0)
+		fd, err := unix.Openat2(unix.AT_FDCWD, arg, &unix.OpenHow{Flags: unix.O_CREAT | unix.O_WRONLY, Mode: setID})
+		if err == nil {
+			unix.Close(fd)
+		}
+		return err
+	}
+}
+
+func closeOr(fd int, e unix.Errno) error {
+	if e != 0 {
+		return e
+	}
+	unix.Close(fd)
+	return nil
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		if n /= 10; n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// TestSixthReviewSetIDFileMade (finding 8): a file cannot be made with the
+// set-user-ID or set-group-ID bit by open, openat, creat, mknod, mknodat or
+// O_TMPFILE; openat2, whose mode the filter cannot read, fails with ENOSYS
+// (the C library and Go fall back to openat).
+func TestSixthReviewSetIDFileMade(t *testing.T) {
+	w := newWorld(t)
+	eperm := []string{"operation not permitted"}
+	cases := []escape{
+		{name: "openat", attack: "openat-setuid", want: eperm},
+		{name: "mknodat", attack: "mknodat-setuid", want: eperm},
+		{name: "O_TMPFILE and linkat", attack: "tmpfile-setuid", want: eperm},
+		{name: "openat2", attack: "openat2-setuid", want: []string{"function not implemented"}},
+	}
+	if runtime.GOARCH == "amd64" {
+		cases = append(cases,
+			escape{name: "open", attack: "open-setuid", want: eperm},
+			escape{name: "creat", attack: "creat-setuid", want: eperm},
+			escape{name: "mknod", attack: "mknod-setuid", want: eperm})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			target := filepath.Join(w.proj, "setid-"+c.attack)
+			r := w.attack(t, Workspace, false, c.attack, target)
+			if r.code != 0 {
+				t.Errorf("exit %d:\n%s", r.code, r.out)
+			}
+			check(t, c, r)
+			if fi, err := os.Lstat(target); err == nil {
+				if fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+					t.Errorf("%s is %v on the host", target, fi.Mode())
+				}
+				os.Remove(target)
+			}
+		})
+	}
+	t.Run("a plain file is still made", func(t *testing.T) {
+		r := w.sh(t, Workspace, "umask 0 && echo x > plain.sh && chmod 755 plain.sh && mknod fifo p && ls -l plain.sh")
+		if r.code != 0 {
+			t.Fatalf("exit %d:\n%s", r.code, r.out)
+		}
+		unchanged("proj/plain.sh", "x\n")(t, w)
+	})
+}
