@@ -207,8 +207,11 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 	}
 	h.homes = homeDirs(pl.env.Home)
 	for _, home := range h.homes {
+		ls := lister{}
 		for _, rel := range pathrisk.HomeCredentials() {
-			add(filepath.Join(home, rel))
+			for _, m := range ls.fold(home, rel) {
+				add(m)
+			}
 		}
 	}
 	cfg := pl.env.ConfigHome
@@ -231,6 +234,45 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 	}
 	pl.homes, pl.homesAt, pl.homesErr = h, time.Now(), nil
 	return h, nil
+}
+
+// lister reads directories once for fold.
+type lister map[string][]os.DirEntry
+
+// fold returns the paths beneath dir that match rel (lower case, as
+// pathrisk's tables are; "*" stands for any one name) in any letter case:
+// the tables say ".config/bravesoftware" and ".config/code/user/…", the
+// disk has BraveSoftware and Code/User.
+func (ls lister) fold(dir, rel string) []string {
+	var exact []string
+	if !strings.Contains(rel, "*") {
+		// A directory that can be entered but not listed.
+		if _, err := os.Lstat(filepath.Join(dir, rel)); err == nil {
+			exact = append(exact, filepath.Join(dir, rel))
+		}
+	}
+	dirs := []string{dir}
+	for _, comp := range strings.Split(rel, "/") {
+		var next []string
+		for _, d := range dirs {
+			ents, ok := ls[d]
+			if !ok {
+				ents, _ = os.ReadDir(d)
+				ls[d] = ents
+			}
+			for _, e := range ents {
+				if comp == "*" || strings.EqualFold(e.Name(), comp) {
+					next = append(next, filepath.Join(d, e.Name()))
+				}
+			}
+		}
+		if dirs = next; len(dirs) == 0 {
+			break
+		}
+	}
+	out := append(exact, dirs...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // homeDirs returns the user's home and every other home on this machine

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -141,5 +142,37 @@ func TestSixthReviewSetIDFileMade(t *testing.T) {
 			t.Fatalf("exit %d:\n%s", r.code, r.out)
 		}
 		unchanged("proj/plain.sh", "x\n")(t, w)
+	})
+}
+
+// TestSixthReviewHistoriesHidden (finding 9): shell and REPL histories,
+// editor state and other agents' transcripts (which hold the output of an
+// earlier `cat .env`) are hidden like the other secrets of a home.
+func TestSixthReviewHistoriesHidden(t *testing.T) {
+	w := newWorld(t)
+	files := []string{
+		".zhistory", ".histfile", ".sh_history", ".config/zsh/.zsh_history", ".local/share/zsh/history",
+		".ipython/profile_default/history.sqlite", ".ipython/profile_work/history.sqlite", ".sqlite_history",
+		".rediscli_history", ".viminfo", ".lesshst", ".python_history", ".node_repl_history", ".psql_history",
+		".mysql_history", ".claude/projects/-work-proj/0b1c.jsonl", ".claude/history.jsonl",
+		".codex/sessions/2026/11/30/rollout-1.jsonl", ".codex/history.jsonl", ".gemini/tmp/ab12/logs.json",
+		".config/Code/User/globalStorage/state.vscdb", ".irb_history", ".local/state/nvim/shada/main.shada",
+	}
+	for _, f := range files {
+		p := filepath.Join(w.home, f)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(canary), 0o600))
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			r := w.sh(t, ReadOnly, "cat ~/"+f)
+			check(t, escape{want: denied}, r)
+		})
+	}
+	t.Run("a search of the home finds none", func(t *testing.T) {
+		r := w.sh(t, ReadOnly, "grep -rs CANARY ~ | grep -v '^Binary'; true")
+		if strings.Contains(r.out, canary) {
+			t.Fatalf("the canary reached the output:\n%s", r.out)
+		}
 	})
 }

@@ -45,6 +45,10 @@ var secretNames = map[string]string{
 	"secrets.toml":                         "a secrets file",
 	"secring.gpg":                          "a GPG secret key ring",
 	"identity":                             "a private key",
+	// aider keeps its transcripts in the project it runs in: what its
+	// tools printed (an earlier `cat .env`) and what was typed.
+	".aider.chat.history.md": "aider's transcript, which holds what its tools read and printed",
+	".aider.input.history":   "aider's prompt history, where typed secrets remain",
 }
 
 // The filters of the name tables byName looks names up in.

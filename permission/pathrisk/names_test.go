@@ -1,6 +1,7 @@
 package pathrisk_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,5 +196,47 @@ func TestSensitiveNamesWhatARuleMustName(t *testing.T) {
 	}
 	if s := pathrisk.Sensitive("/home/u/proj/src/main.go", env, true); s != nil {
 		t.Errorf("Sensitive(src/main.go) = %q, want nil", s)
+	}
+}
+
+// TestHistoriesAndTranscripts (sixth review, finding 9): shell and REPL
+// histories, editor state and other agents' transcripts in a home are
+// credential for reads, so the engine asks and the sandbox hides them
+// (HomeCredentials); names that merely resemble them are not.
+func TestHistoriesAndTranscripts(t *testing.T) {
+	t.Parallel()
+	secret := []string{
+		"~/.zhistory", "~/.histfile", "~/.sh_history", "~/.config/zsh/.zsh_history", "~/.local/share/zsh/history",
+		"~/.ipython/profile_default/history.sqlite", "~/.ipython/profile_work/history.sqlite", "~/.sqlite_history",
+		"~/.rediscli_history", "~/.viminfo", "~/.lesshst", "~/.python_history", "~/.node_repl_history",
+		"~/.psql_history", "~/.mysql_history", "~/.irb_history", "~/.zsh_sessions/abc.history",
+		"~/.claude/projects/-work-proj/0b1c.jsonl", "~/.claude/history.jsonl", "~/.codex/sessions/2026/11/30/rollout-1.jsonl",
+		"~/.codex/history.jsonl", "~/.gemini/tmp/ab12/logs.json", "~/.config/Code/User/globalStorage/state.vscdb",
+		"~/.local/state/nvim/shada/main.shada", "/root/.zhistory", "/home/other/.claude/projects/x/y.jsonl",
+		".aider.chat.history.md", "sub/.aider.input.history",
+	}
+	for _, p := range secret {
+		if got, why := pathrisk.Classify(pathrisk.PathFacts{Raw: p}, env); got != risk.Credential || why == "" {
+			t.Errorf("Classify(read %q) = %v (%q), want credential with a reason", p, got, why)
+		}
+	}
+	homes := pathrisk.HomeCredentials()
+	for _, rel := range []string{".zhistory", ".ipython/*/history.sqlite", ".claude/projects", ".codex/sessions", ".gemini/tmp", ".config/code/user/globalstorage/state.vscdb", ".viminfo", ".lesshst"} {
+		if !slices.Contains(homes, rel) {
+			t.Errorf("HomeCredentials() lacks %q", rel)
+		}
+	}
+	// Look-alikes: a project's own files of these names, the agents'
+	// settings (judged for writes, not hidden), and IPython's
+	// configuration are read like any file.
+	plain := []string{
+		"docs/history.md", "src/history.go", "zhistory.txt", "~/.claude/settings.json", "~/.codex/config.toml",
+		"~/.gemini/settings.json", "~/.ipython/profile_default/ipython_config.py", "~/.config/Code/User/settings.json",
+		"~/.config/zsh/.zshrc", "history.sqlite", "projects/a.jsonl", "sessions/x.jsonl", "aider.chat.history.md.bak",
+	}
+	for _, p := range plain {
+		if got, why := pathrisk.Classify(pathrisk.PathFacts{Raw: p}, env); got == risk.Credential {
+			t.Errorf("Classify(read %q) = %v (%q), want no credential", p, got, why)
+		}
 	}
 }
