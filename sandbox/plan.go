@@ -345,6 +345,10 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	}
 	linked := map[fileID][]string{} // files with more than one link
 	var gitDirs []string
+	// The directories whose new protected names are removed after the
+	// call (Profile.GuardDirs), and the protected names already there.
+	guardDirs := []string{p.Cwd}
+	var guardKeep []string
 	err := filepath.WalkDir(p.Cwd, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == p.Cwd {
@@ -364,6 +368,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 		name := d.Name()
 		isDir := d.IsDir()
+		if writable && guardedName(name) {
+			guardKeep = append(guardKeep, path)
+		}
 		if name == ".git" && !isDir {
 			gitDirs = append(gitDirs, path) // known: not put aside after the call
 		}
@@ -423,6 +430,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 				}
 				return pl.walkGitDir(p, path)
 			}
+			if writable {
+				guardDirs = append(guardDirs, path) // filtered below
+			}
 			return nil
 		}
 		if d.Type().IsRegular() {
@@ -450,6 +460,8 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		absent, keep := absentProtected(p.Cwd)
 		p.Absent = append(p.Absent, absent...)
 		p.AbsentKeep = keep
+		p.GuardDirs = guardable(guardDirs, p)
+		p.GuardKeep = guardKeep
 		p.GitDirs = gitDirs
 		p.GitHeads = map[string]string{}
 		p.GitIndexes = map[string]string{}
@@ -483,6 +495,51 @@ var notGuardedAbsent = map[string]bool{
 	// The manifests a scaffolding step makes (npm init, cargo new …).
 	"package.json": true, "composer.json": true, "gemfile": true, "pyproject.toml": true,
 	"setup.py": true, "setup.cfg": true, "build.rs": true, "pyvenv.cfg": true,
+}
+
+// guardedName reports whether an entry named name that a workspace process
+// makes in a directory of the tree (Profile.GuardDirs) is removed after
+// the call: a name pathrisk protects wherever it is (.npmrc, .yarnrc,
+// bunfig.toml, conftest.py, eslint.config.js, x.code-workspace, .vscode
+// …), which a tool run in that directory reads. Not the dependency trees
+// and manifests a step makes (notGuardedAbsent), and not .pth files,
+// inert outside a site directory (PyTorch names its weights so).
+func guardedName(name string) bool {
+	n := strings.ToLower(name)
+	return pathrisk.ProtectedName(n) && !notGuardedAbsent[n] && !dependencyTrees[n] && !strings.HasSuffix(n, ".pth")
+}
+
+// guardable returns the directories of dirs whose new protected names the
+// check after the call removes: those a process may write, that is, not
+// in a dependency tree (installing one is allowed), and not hidden or
+// protected (read-only already, or behind a mask).
+func guardable(dirs []string, p *Profile) []string {
+	var out, blockers []string
+	for _, q := range slices.Concat(p.Protected, p.Hidden) {
+		if pathrisk.Within(q, p.Cwd) {
+			blockers = append(blockers, q) // the home's secrets are not
+		}
+	}
+	for _, d := range dirs {
+		rel, _ := filepath.Rel(p.Cwd, d)
+		skip := false
+		for _, c := range strings.Split(rel, string(filepath.Separator)) {
+			if dependencyTrees[strings.ToLower(c)] {
+				skip = true
+				break
+			}
+		}
+		for _, q := range blockers {
+			if skip {
+				break
+			}
+			skip = pathrisk.Within(d, q)
+		}
+		if !skip {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // absentProtected returns the protected paths of the working directory

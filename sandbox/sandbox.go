@@ -34,8 +34,11 @@ var (
 // Probe reports what this machine supports (enforce.Probe).
 func Probe() Support { return enforce.Probe() }
 
-// Confine prepares cmd to run under p (enforce.Confine).
-func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) { return enforce.Confine(p, cmd) }
+// Confine prepares cmd to run under p (enforce.Confine), with the names
+// made in p.GuardDirs judged by pathrisk's tables (guardedName).
+func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
+	return enforce.Confine(p, cmd, guardedName)
+}
 
 // KindFor returns the profile an allowed decision implies: read-only for a
 // call that only reads (Decision.ReadOnly: judged read, or a command of

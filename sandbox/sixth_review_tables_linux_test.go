@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -99,6 +100,68 @@ func itoa(n int) string {
 			return string(b[i:])
 		}
 	}
+}
+
+// TestSixthReviewRunConfigMade (finding 7): a workspace command that makes
+// configuration a tool runs code from (.npmrc's node-options, a
+// kubeconfig's exec plugin, an editor workspace's tasks), at the top of
+// the project or in a directory of it where a tool run there reads it,
+// has it removed when it ends, and the call says so.
+func TestSixthReviewRunConfigMade(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct{ name, script, path string }{
+		{"npmrc with node-options", "mkdir -p lib && echo 'require(\"fs\")' > lib/setup.js && echo \"node-options=--require=$PWD/lib/setup.js\" > .npmrc", ".npmrc"},
+		{"npmrc in letter case", "echo 'node-options=--require=./x.js' > .NPMRC", ".NPMRC"},
+		{"code-workspace", "echo '{\"tasks\":{}}' > proj.code-workspace", "proj.code-workspace"},
+		{"kubeconfig with an exec plugin", "printf 'users:\\n- user:\\n    exec:\\n      command: ./x\\n' > kubeconfig", "kubeconfig"},
+		{"pypirc", "printf '[pypi]\\nrepository = http://evil.invalid\\n' > .pypirc", ".pypirc"},
+		{"npmrc in a directory", "echo 'node-options=--require=./x.js' > src/.npmrc", "src/.npmrc"},
+		{"yarnrc in a directory", "echo 'yarn-path \"./x.js\"' > src/.yarnrc", "src/.yarnrc"},
+		{"irbrc in a directory", "echo 'system(\"id\")' > src/.irbrc", "src/.irbrc"},
+		{"bunfig in a directory", "echo 'preload = [\"./x.ts\"]' > src/bunfig.toml", "src/bunfig.toml"},
+		{"code-workspace in a directory", "echo '{}' > deep/er/x.code-workspace", "deep/er/x.code-workspace"},
+		{"eslint config in a directory", "echo 'module.exports = {}' > src/eslint.config.js", "src/eslint.config.js"},
+		{"conftest in a directory", "echo 'import os' > deep/conftest.py", "deep/conftest.py"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := w.sh(t, Workspace, c.script)
+			if r.code != 0 {
+				t.Fatalf("exit %d:\n%s", r.code, r.out)
+			}
+			if !errors.Is(r.done, ErrProtectedCreated) || !strings.Contains(r.done.Error(), filepath.Base(c.path)) {
+				t.Errorf("Done = %v; want ErrProtectedCreated naming %s", r.done, c.path)
+			}
+			absent("proj/"+c.path)(t, w)
+		})
+	}
+	t.Run("look-alikes are kept", func(t *testing.T) {
+		// Names that only resemble run-code configuration, and
+		// PyTorch weights (.pth, inert outside a site directory), stay.
+		// Dependency trees stay writable: installing into one is
+		// allowed, and its packages carry such files.
+		must(t, os.MkdirAll(filepath.Join(w.proj, "node_modules", "pkg"), 0o755))
+		must(t, os.MkdirAll(filepath.Join(w.proj, ".venv", "lib"), 0o755))
+		made := []string{"npmrc.txt", "src/yarnrc.go", "model.pth", "src/kubeconfig.go", "notes.code-workspace.md", "src/tsconfig.go", "src/conftest_test.go",
+			"node_modules/pkg/.npmrc", ".venv/conftest.py"}
+		script := ""
+		for _, m := range made {
+			script += "echo x > " + m + " && "
+		}
+		r := w.sh(t, Workspace, script+"mkdir -p newpkg && echo x > newpkg/.npmrc.example")
+		if r.code != 0 || r.done != nil {
+			t.Fatalf("exit %d, Done = %v:\n%s", r.code, r.done, r.out)
+		}
+		for _, m := range append(made, "newpkg/.npmrc.example") {
+			unchanged("proj/"+m, "x\n")(t, w)
+		}
+	})
+	t.Run("an existing npmrc stays hidden and read-only", func(t *testing.T) {
+		must(t, os.WriteFile(filepath.Join(w.proj, "src", ".npmrc"), []byte(canary), 0o600))
+		defer os.Remove(filepath.Join(w.proj, "src", ".npmrc"))
+		r := w.sh(t, Workspace, "cat src/.npmrc; echo 'node-options=x' >> src/.npmrc")
+		check(t, escape{want: denied}, r)
+		unchanged("proj/src/.npmrc", canary)(t, w)
+	})
 }
 
 // TestSixthReviewSetIDFileMade (finding 8): a file cannot be made with the

@@ -240,3 +240,54 @@ func TestHistoriesAndTranscripts(t *testing.T) {
 		}
 	}
 }
+
+// TestRunConfigNames (sixth review, finding 7): .npmrc (node-options),
+// .pypirc and kubeconfigs (exec plugins) are protected names as well as
+// credential ones, so a sandbox removes one a command made; ProtectedName
+// answers for one component, as a sandbox asks for a name no file holds
+// yet. Look-alikes stay plain.
+func TestRunConfigNames(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{".npmrc", "web/.npmrc", ".pypirc", "kubeconfig", "ops/kubeconfig.yaml", "ops/prod.kubeconfig"} {
+		f := pathrisk.PathFacts{Raw: p, Write: true}
+		got, why := pathrisk.Classify(f, env)
+		if got != risk.Credential || why == "" {
+			t.Errorf("Classify(write %q) = %v (%q), want credential with a reason", p, got, why)
+		}
+		if !pathrisk.Protected(f, env) {
+			t.Errorf("Protected(write %q) = false", p)
+		}
+	}
+	if why := mustWhy(t, ".npmrc"); !strings.Contains(why, "node-options") {
+		t.Errorf("the reason for writing .npmrc does not say what runs: %q", why)
+	}
+	names := pathrisk.ProtectedFileNames()
+	for _, n := range []string{".npmrc", ".pypirc", "kubeconfig", ".yarnrc", ".irbrc", "bunfig.toml"} {
+		if !slices.Contains(names, n) {
+			t.Errorf("ProtectedFileNames() lacks %q", n)
+		}
+	}
+	for _, n := range []string{
+		".npmrc", ".NPMRC", ".yarnrc", ".irbrc", "bunfig.toml", "kubeconfig", "prod.kubeconfig", ".pypirc",
+		"proj.code-workspace", "X.Code-Workspace", "eslint.config.js", "tsconfig.build.json", "conftest.py",
+		".vscode", ".claude", "AGENTS.md", ".envrc", ".custom-agent", "package.json", "node_modules", "x.pth",
+	} {
+		if !pathrisk.ProtectedName(n) {
+			t.Errorf("ProtectedName(%q) = false", n)
+		}
+	}
+	for _, n := range []string{
+		"npmrc", "npmrc.txt", ".npmrc.example", "src", "main.go", "kubeconfig.go", "yarnrc.go", "notes.code-workspace.md",
+		"tsconfig.go", "conftest_test.go", "eslint.md", ".github", "workflows", ".git-credentials", ".ssh", ".env", "model.pt",
+	} {
+		if pathrisk.ProtectedName(n) {
+			t.Errorf("ProtectedName(%q) = true", n)
+		}
+	}
+}
+
+func mustWhy(t *testing.T, p string) string {
+	t.Helper()
+	_, why := pathrisk.Classify(pathrisk.PathFacts{Raw: p, Write: true}, env)
+	return why
+}

@@ -57,10 +57,14 @@ func (c *Confined) Done() error {
 // Confine prepares cmd, not yet started, to run under p: its Path must be
 // absolute, and its Env, Dir and SysProcAttr are kept (Setpgid included).
 // cmd then starts the helper, which sets the sandbox up and starts the
-// program.
-func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
+// program. guarded judges the names made in p.GuardDirs during the call
+// (removed when it reports true); it may be nil only when there are none.
+func Confine(p Profile, cmd *exec.Cmd, guarded func(name string) bool) (*Confined, error) {
 	if !p.Kind.Valid() {
 		return nil, fmt.Errorf("%w: no profile", ErrSetup)
+	}
+	if guarded == nil && len(p.GuardDirs) > 0 {
+		return nil, fmt.Errorf("%w: no judge of the names made in the guarded directories", ErrSetup)
 	}
 	p = p.Refreshed()
 	c, err := confine(p, cmd, false)
@@ -72,7 +76,7 @@ func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 		if err := setup(); err != nil {
 			return err
 		}
-		return joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), checkGit(&p))
+		return joinCreated(joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), removeGuarded(p, guarded)), checkGit(&p))
 	}
 	return c, nil
 }
