@@ -368,7 +368,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 		name := d.Name()
 		isDir := d.IsDir()
-		if writable && guardedName(name) {
+		if writable && (guardedName(name) || guardFirst()[strings.ToLower(name)]) {
 			guardKeep = append(guardKeep, path)
 		}
 		if name == ".git" && !isDir {
@@ -462,6 +462,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		p.AbsentKeep = keep
 		p.GuardDirs = guardable(guardDirs, p)
 		p.GuardKeep = guardKeep
+		p.GuardPaths = guardPaths()
 		p.GitDirs = gitDirs
 		p.GitHeads = map[string]string{}
 		p.GitIndexes = map[string]string{}
@@ -508,6 +509,35 @@ func guardedName(name string) bool {
 	n := strings.ToLower(name)
 	return pathrisk.ProtectedName(n) && !notGuardedAbsent[n] && !dependencyTrees[n] && !strings.HasSuffix(n, ".pth")
 }
+
+// guardPaths are the protected paths of several components that the check
+// after the call looks for below each guarded directory, as tools read
+// them from where they run (cargo's .cargo/config.toml, Maven's .mvn,
+// CI directories): pathrisk.ProtectedNames less git's own (the git checks'
+// business) and a virtualenv's activate scripts (a virtualenv is made by
+// steps a person allowed), as at the top of the working directory.
+var guardPaths = sync.OnceValue(func() []string {
+	var out []string
+	for _, n := range pathrisk.ProtectedNames() {
+		if strings.Contains(n, "/") && !notGuardedAbsent[n] && !strings.HasPrefix(n, ".git/") &&
+			!strings.HasPrefix(n, "bin/") && !strings.HasPrefix(n, "scripts/") {
+			out = append(out, n)
+		}
+	}
+	return out
+})
+
+// guardFirst are the first components of guardPaths (.cargo, .github …):
+// the plan records those that exist, so that only one the process made
+// is removed when it is a link.
+var guardFirst = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range guardPaths() {
+		first, _, _ := strings.Cut(n, "/")
+		m[first] = true
+	}
+	return m
+})
 
 // guardable returns the directories of dirs whose new protected names the
 // check after the call removes: those a process may write, that is, not

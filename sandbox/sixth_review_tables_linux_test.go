@@ -109,6 +109,8 @@ func itoa(n int) string {
 // has it removed when it ends, and the call says so.
 func TestSixthReviewRunConfigMade(t *testing.T) {
 	w := newWorld(t)
+	must(t, os.MkdirAll(filepath.Join(w.proj, "deep", ".github", "ISSUE_TEMPLATE"), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.proj, "deep", ".github", "ISSUE_TEMPLATE", "bug.md"), []byte("bug\n"), 0o644))
 	for _, c := range []struct{ name, script, path string }{
 		{"npmrc with node-options", "mkdir -p lib && echo 'require(\"fs\")' > lib/setup.js && echo \"node-options=--require=$PWD/lib/setup.js\" > .npmrc", ".npmrc"},
 		{"npmrc in letter case", "echo 'node-options=--require=./x.js' > .NPMRC", ".NPMRC"},
@@ -122,6 +124,11 @@ func TestSixthReviewRunConfigMade(t *testing.T) {
 		{"code-workspace in a directory", "echo '{}' > deep/er/x.code-workspace", "deep/er/x.code-workspace"},
 		{"eslint config in a directory", "echo 'module.exports = {}' > src/eslint.config.js", "src/eslint.config.js"},
 		{"conftest in a directory", "echo 'import os' > deep/conftest.py", "deep/conftest.py"},
+		// Paths of several components a tool reads from where it runs
+		// (cargo from the directory and its parents).
+		{"cargo config in a directory", "mkdir -p src/.cargo && printf '[build]\\nrustc-wrapper = \"./x\"\\n' > src/.cargo/config.toml", "src/.cargo/config.toml"},
+		{"workflow in an existing .github of a directory", "mkdir -p deep/.github/workflows && echo 'on: push' > deep/.github/workflows/ci.yml", "deep/.github/workflows"},
+		{"a link where .mvn goes", "mkdir -p evil && echo '-Dx=y' > evil/jvm.config && ln -s ../evil src/.mvn", "src/.mvn"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := w.sh(t, Workspace, c.script)
@@ -134,6 +141,8 @@ func TestSixthReviewRunConfigMade(t *testing.T) {
 			absent("proj/"+c.path)(t, w)
 		})
 	}
+	unchanged("proj/deep/.github/ISSUE_TEMPLATE/bug.md", "bug\n")(t, w)
+	unchanged("proj/evil/jvm.config", "-Dx=y\n")(t, w)
 	t.Run("look-alikes are kept", func(t *testing.T) {
 		// Names that only resemble run-code configuration, and
 		// PyTorch weights (.pth, inert outside a site directory), stay.
@@ -142,16 +151,16 @@ func TestSixthReviewRunConfigMade(t *testing.T) {
 		must(t, os.MkdirAll(filepath.Join(w.proj, "node_modules", "pkg"), 0o755))
 		must(t, os.MkdirAll(filepath.Join(w.proj, ".venv", "lib"), 0o755))
 		made := []string{"npmrc.txt", "src/yarnrc.go", "model.pth", "src/kubeconfig.go", "notes.code-workspace.md", "src/tsconfig.go", "src/conftest_test.go",
-			"node_modules/pkg/.npmrc", ".venv/conftest.py"}
+			"node_modules/pkg/.npmrc", ".venv/conftest.py", "deep/.github/FUNDING.yml"}
 		script := ""
 		for _, m := range made {
 			script += "echo x > " + m + " && "
 		}
-		r := w.sh(t, Workspace, script+"mkdir -p newpkg && echo x > newpkg/.npmrc.example")
+		r := w.sh(t, Workspace, script+"mkdir -p newpkg src/.cargo/registry && echo x > newpkg/.npmrc.example && echo x > src/.cargo/registry/index")
 		if r.code != 0 || r.done != nil {
 			t.Fatalf("exit %d, Done = %v:\n%s", r.code, r.done, r.out)
 		}
-		for _, m := range append(made, "newpkg/.npmrc.example") {
+		for _, m := range append(made, "newpkg/.npmrc.example", "src/.cargo/registry/index") {
 			unchanged("proj/"+m, "x\n")(t, w)
 		}
 	})

@@ -10,8 +10,8 @@ import (
 )
 
 // removeGuarded removes, in each directory of p.GuardDirs, the entries
-// whose name guarded reports protected and that were not there when the
-// call started (p.GuardKeep; the protected and hidden paths, whose mounts
+// whose name guarded reports protected, and the paths of p.GuardPaths
+// below it, that were not there when the call started (p.GuardKeep; the protected and hidden paths, whose mounts
 // kept them; AbsentKeep). Each directory is read once, beneath the
 // working directory only (os.Root), and one the process replaced by a
 // link is not followed: a guarded directory is reached through plain
@@ -27,10 +27,50 @@ func removeGuarded(p Profile, guarded func(string) bool) error {
 	}
 	defer root.Close()
 	r := remover{root: root, listed: map[string][]os.DirEntry{}, keep: map[string]bool{}}
-	for _, k := range [][]string{p.GuardKeep, p.Protected, p.Hidden, p.AbsentKeep} {
+	// mounted are the read-only and masked paths: nothing is made in
+	// them, so they are not read.
+	mounted := map[string]bool{}
+	for i, k := range [][]string{p.Protected, p.Hidden, p.GuardKeep, p.AbsentKeep} {
 		for _, q := range k {
 			if rel, err := filepath.Rel(p.Cwd, q); err == nil {
 				r.keep[rel] = true
+				mounted[rel] = mounted[rel] || i < 2
+			}
+		}
+	}
+	// The paths of several components, by their first.
+	below := map[string][][]string{}
+	for _, g := range p.GuardPaths {
+		comps := strings.Split(g, "/")
+		below[comps[0]] = append(below[comps[0]], comps[1:])
+	}
+	// descend removes what matches comps beneath the directory rel (one
+	// the process made, or one that was there), following no link.
+	var descend func(rel string, comps []string)
+	// step handles the entry e at q, which matched the component before
+	// rest (none: q is a protected path itself). It reports whether q
+	// was removed.
+	step := func(q string, e fs.DirEntry, rest []string) bool {
+		switch {
+		case r.keep[q]:
+			if len(rest) > 0 && e.IsDir() {
+				descend(q, rest)
+			}
+		case len(rest) == 0 || e.Type()&fs.ModeSymlink != 0:
+			r.removeAll(q) // made, or a link made where a directory of it goes
+			return true
+		case e.IsDir():
+			descend(q, rest)
+		}
+		return false
+	}
+	descend = func(rel string, comps []string) {
+		if mounted[rel] {
+			return
+		}
+		for _, e := range r.entries(rel) {
+			if strings.EqualFold(e.Name(), comps[0]) {
+				step(filepath.Join(rel, e.Name()), e, comps[1:])
 			}
 		}
 	}
@@ -58,10 +98,19 @@ func removeGuarded(p Profile, guarded func(string) bool) error {
 		if err != nil || strings.HasPrefix(rel, "..") || !isPlain(rel) {
 			continue
 		}
+		if mounted[rel] {
+			continue
+		}
 		for _, e := range r.entries(rel) {
 			q := filepath.Join(rel, e.Name())
 			if guarded(e.Name()) && !r.keep[q] {
 				r.removeAll(q)
+				continue
+			}
+			for _, rest := range below[strings.ToLower(e.Name())] {
+				if step(q, e, rest) {
+					break // a link, removed
+				}
 			}
 		}
 	}
