@@ -145,13 +145,14 @@ func TestSixthReviewRunConfigMade(t *testing.T) {
 	unchanged("proj/evil/jvm.config", "-Dx=y\n")(t, w)
 	t.Run("look-alikes are kept", func(t *testing.T) {
 		// Names that only resemble run-code configuration, and
-		// PyTorch weights (.pth, inert outside a site directory), stay.
+		// PyTorch weights (.pth, inert outside a site directory), and the
+		// manifests a scaffolding step makes, stay.
 		// Dependency trees stay writable: installing into one is
 		// allowed, and its packages carry such files.
 		must(t, os.MkdirAll(filepath.Join(w.proj, "node_modules", "pkg"), 0o755))
 		must(t, os.MkdirAll(filepath.Join(w.proj, ".venv", "lib"), 0o755))
 		made := []string{"npmrc.txt", "src/yarnrc.go", "model.pth", "src/kubeconfig.go", "notes.code-workspace.md", "src/tsconfig.go", "src/conftest_test.go",
-			"node_modules/pkg/.npmrc", ".venv/conftest.py", "deep/.github/FUNDING.yml"}
+			"node_modules/pkg/.npmrc", ".venv/conftest.py", "deep/.github/FUNDING.yml", "src/package.json", "deep/pyproject.toml"}
 		script := ""
 		for _, m := range made {
 			script += "echo x > " + m + " && "
