@@ -207,8 +207,11 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 	}
 	h.homes = homeDirs(pl.env.Home)
 	for _, home := range h.homes {
+		ls := lister{}
 		for _, rel := range pathrisk.HomeCredentials() {
-			add(filepath.Join(home, rel))
+			for _, m := range ls.fold(home, rel) {
+				add(m)
+			}
 		}
 	}
 	cfg := pl.env.ConfigHome
@@ -231,6 +234,45 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 	}
 	pl.homes, pl.homesAt, pl.homesErr = h, time.Now(), nil
 	return h, nil
+}
+
+// lister reads directories once for fold.
+type lister map[string][]os.DirEntry
+
+// fold returns the paths beneath dir that match rel (lower case, as
+// pathrisk's tables are; "*" stands for any one name) in any letter case:
+// the tables say ".config/bravesoftware" and ".config/code/user/…", the
+// disk has BraveSoftware and Code/User.
+func (ls lister) fold(dir, rel string) []string {
+	var exact []string
+	if !strings.Contains(rel, "*") {
+		// A directory that can be entered but not listed.
+		if _, err := os.Lstat(filepath.Join(dir, rel)); err == nil {
+			exact = append(exact, filepath.Join(dir, rel))
+		}
+	}
+	dirs := []string{dir}
+	for _, comp := range strings.Split(rel, "/") {
+		var next []string
+		for _, d := range dirs {
+			ents, ok := ls[d]
+			if !ok {
+				ents, _ = os.ReadDir(d)
+				ls[d] = ents
+			}
+			for _, e := range ents {
+				if comp == "*" || strings.EqualFold(e.Name(), comp) {
+					next = append(next, filepath.Join(d, e.Name()))
+				}
+			}
+		}
+		if dirs = next; len(dirs) == 0 {
+			break
+		}
+	}
+	out := append(exact, dirs...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // homeDirs returns the user's home and every other home on this machine
@@ -303,6 +345,10 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	}
 	linked := map[fileID][]string{} // files with more than one link
 	var gitDirs []string
+	// The directories whose new protected names are removed after the
+	// call (Profile.GuardDirs), and the protected names already there.
+	guardDirs := []string{p.Cwd}
+	var guardKeep []string
 	err := filepath.WalkDir(p.Cwd, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == p.Cwd {
@@ -322,6 +368,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		}
 		name := d.Name()
 		isDir := d.IsDir()
+		if writable && (guardedName(name) || guardFirst()[strings.ToLower(name)]) {
+			guardKeep = append(guardKeep, path)
+		}
 		if name == ".git" && !isDir {
 			gitDirs = append(gitDirs, path) // known: not put aside after the call
 		}
@@ -381,6 +430,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 				}
 				return pl.walkGitDir(p, path)
 			}
+			if writable {
+				guardDirs = append(guardDirs, path) // filtered below
+			}
 			return nil
 		}
 		if d.Type().IsRegular() {
@@ -408,6 +460,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		absent, keep := absentProtected(p.Cwd)
 		p.Absent = append(p.Absent, absent...)
 		p.AbsentKeep = keep
+		p.GuardDirs = guardable(guardDirs, p)
+		p.GuardKeep = guardKeep
+		p.GuardPaths = guardPaths()
 		p.GitDirs = gitDirs
 		p.GitHeads = map[string]string{}
 		p.GitIndexes = map[string]string{}
@@ -441,6 +496,80 @@ var notGuardedAbsent = map[string]bool{
 	// The manifests a scaffolding step makes (npm init, cargo new …).
 	"package.json": true, "composer.json": true, "gemfile": true, "pyproject.toml": true,
 	"setup.py": true, "setup.cfg": true, "build.rs": true, "pyvenv.cfg": true,
+}
+
+// guardedName reports whether an entry named name that a workspace process
+// makes in a directory of the tree (Profile.GuardDirs) is removed after
+// the call: a name pathrisk protects wherever it is (.npmrc, .yarnrc,
+// bunfig.toml, conftest.py, eslint.config.js, x.code-workspace, .vscode
+// …), which a tool run in that directory reads. Not the dependency trees
+// and manifests a step makes (notGuardedAbsent), and not .pth files,
+// inert outside a site directory (PyTorch names its weights so).
+func guardedName(name string) bool {
+	n := strings.ToLower(name)
+	return pathrisk.ProtectedName(n) && !notGuardedAbsent[n] && !dependencyTrees[n] && !strings.HasSuffix(n, ".pth")
+}
+
+// guardPaths are the protected paths of several components that the check
+// after the call looks for below each guarded directory, as tools read
+// them from where they run (cargo's .cargo/config.toml, Maven's .mvn,
+// CI directories): pathrisk.ProtectedNames less git's own (the git checks'
+// business) and a virtualenv's activate scripts (a virtualenv is made by
+// steps a person allowed), as at the top of the working directory.
+var guardPaths = sync.OnceValue(func() []string {
+	var out []string
+	for _, n := range pathrisk.ProtectedNames() {
+		if strings.Contains(n, "/") && !notGuardedAbsent[n] && !strings.HasPrefix(n, ".git/") &&
+			!strings.HasPrefix(n, "bin/") && !strings.HasPrefix(n, "scripts/") {
+			out = append(out, n)
+		}
+	}
+	return out
+})
+
+// guardFirst are the first components of guardPaths (.cargo, .github …):
+// the plan records those that exist, so that only one the process made
+// is removed when it is a link.
+var guardFirst = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range guardPaths() {
+		first, _, _ := strings.Cut(n, "/")
+		m[first] = true
+	}
+	return m
+})
+
+// guardable returns the directories of dirs whose new protected names the
+// check after the call removes: those a process may write, that is, not
+// in a dependency tree (installing one is allowed), and not hidden or
+// protected (read-only already, or behind a mask).
+func guardable(dirs []string, p *Profile) []string {
+	var out, blockers []string
+	for _, q := range slices.Concat(p.Protected, p.Hidden) {
+		if pathrisk.Within(q, p.Cwd) {
+			blockers = append(blockers, q) // the home's secrets are not
+		}
+	}
+	for _, d := range dirs {
+		rel, _ := filepath.Rel(p.Cwd, d)
+		skip := false
+		for _, c := range strings.Split(rel, string(filepath.Separator)) {
+			if dependencyTrees[strings.ToLower(c)] {
+				skip = true
+				break
+			}
+		}
+		for _, q := range blockers {
+			if skip {
+				break
+			}
+			skip = pathrisk.Within(d, q)
+		}
+		if !skip {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // absentProtected returns the protected paths of the working directory

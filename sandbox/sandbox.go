@@ -35,19 +35,20 @@ var (
 // Probe reports what this machine supports (enforce.Probe).
 func Probe() Support { return enforce.Probe() }
 
-// Confine prepares cmd to run under p (enforce.Confine). For a workspace
+// Confine prepares cmd to run under p (enforce.Confine), with the names
+// made in p.GuardDirs judged by pathrisk's tables (guardedName). For a workspace
 // profile, the refs, reflogs and index of its known git directories are
 // read first, and followed when the command ends (checkGitRefs).
 func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
 	if p.Kind != Workspace || len(p.GitDirs) == 0 {
-		return enforce.Confine(p, cmd)
+		return enforce.Confine(p, cmd, guardedName)
 	}
 	states, err := snapshotGit(p)
 	if err != nil {
 		return nil, err
 	}
 	home, _ := os.UserHomeDir()
-	return enforce.ConfineThen(p, cmd, func() (notes, errs []string) {
+	return enforce.ConfineThen(p, cmd, guardedName, func() (notes, errs []string) {
 		return checkGitRefs(states, protectedIn(p, home))
 	})
 }

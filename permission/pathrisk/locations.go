@@ -133,6 +133,42 @@ var homeLocations = index([]location{
 	loc(".nuget/nuget/nuget.config", false, cred, false, "the NuGet configuration, which holds feed passwords"),
 	loc(".oci", true, cred, false, "in ~/.oci, where Oracle Cloud keys live"),
 	loc(".zsh_history", false, cred, false, "a shell history, where typed secrets remain"),
+	// The other names shells, REPLs and editors keep their histories
+	// under, and other agents' transcripts, which hold what their tools
+	// printed (an earlier `cat .env`) and what was typed.
+	loc(".zhistory", false, cred, false, "a shell history, where typed secrets remain"),
+	loc(".histfile", false, cred, false, "a shell history, where typed secrets remain"),
+	loc(".sh_history", false, cred, false, "a shell history, where typed secrets remain"),
+	loc(".zsh_sessions", true, cred, false, "zsh's per-session histories, where typed secrets remain"),
+	loc(".config/zsh/.zsh_history", false, cred, false, "a shell history, where typed secrets remain"),
+	loc(".local/share/zsh/history", false, cred, false, "a shell history, where typed secrets remain"),
+	loc(".local/state/zsh/history", false, cred, false, "a shell history, where typed secrets remain"),
+	loc(".ipython/*/history.sqlite", false, cred, false, "an IPython history, where typed secrets remain"),
+	loc(".sqlite_history", false, cred, false, "an SQLite shell history, where typed secrets remain"),
+	loc(".rediscli_history", false, cred, false, "a redis-cli history, where typed passwords remain"),
+	loc(".irb_history", false, cred, false, "an irb history, where typed secrets remain"),
+	loc(".pry_history", false, cred, false, "a pry history, where typed secrets remain"),
+	loc(".dbshell", false, cred, false, "a mongo shell history, where typed passwords remain"),
+	loc(".mongodb/mongosh/mongosh_repl_history", false, cred, false, "a mongosh history, where typed passwords remain"),
+	loc(".viminfo", false, cred, false, "vim's history of commands, searches and registers, where typed and yanked secrets remain"),
+	loc(".local/state/nvim/shada", true, cred, false, "Neovim's history of commands, searches and registers, where typed and yanked secrets remain"),
+	loc(".local/share/nvim/shada", true, cred, false, "Neovim's history of commands, searches and registers, where typed and yanked secrets remain"),
+	loc(".lesshst", false, cred, false, "less's history of searches, where typed secrets remain"),
+	loc(".local/state/lesshst", false, cred, false, "less's history of searches, where typed secrets remain"),
+	loc(".claude/projects", true, cred, false, "Claude Code's transcripts, which hold what its tools read and printed"),
+	loc(".claude/history.jsonl", false, cred, false, "Claude Code's prompt history, where typed secrets remain"),
+	loc(".claude/shell-snapshots", true, cred, false, "Claude Code's shell snapshots, which hold a shell's functions and settings"),
+	loc(".codex/sessions", true, cred, false, "Codex CLI's transcripts, which hold what its tools read and printed"),
+	loc(".codex/archived_sessions", true, cred, false, "Codex CLI's transcripts, which hold what its tools read and printed"),
+	loc(".codex/history.jsonl", false, cred, false, "Codex CLI's prompt history, where typed secrets remain"),
+	loc(".gemini/tmp", true, cred, false, "Gemini CLI's chat logs and checkpoints, which hold what its tools read and printed"),
+	loc(".local/share/opencode", true, cred, false, "opencode's sessions and credentials"),
+	loc(".config/code/user/globalstorage/state.vscdb", false, cred, false, "VS Code's state database, which holds extensions' tokens and chat history"),
+	loc(".config/code/user/globalstorage/state.vscdb.backup", false, cred, false, "VS Code's state database, which holds extensions' tokens and chat history"),
+	loc(".config/cursor/user/globalstorage/state.vscdb", false, cred, false, "Cursor's state database, which holds its tokens and chat history"),
+	loc(".config/cursor/user/globalstorage/state.vscdb.backup", false, cred, false, "Cursor's state database, which holds its tokens and chat history"),
+	loc("library/application support/code/user/globalstorage/state.vscdb", false, cred, false, "VS Code's state database, which holds extensions' tokens and chat history"),
+	loc("library/application support/cursor/user/globalstorage/state.vscdb", false, cred, false, "Cursor's state database, which holds its tokens and chat history"),
 	loc(".mozilla", true, cred, false, "a Firefox profile, with cookies and saved passwords"),
 	loc(".config/google-chrome", true, cred, false, "a Chrome profile, with cookies and saved passwords"),
 	loc(".config/chromium", true, cred, false, "a Chromium profile, with cookies and saved passwords"),
@@ -353,7 +389,9 @@ var cookieNames = map[string]bool{
 
 // HomeCredentials returns the credential locations of a home directory,
 // relative to it and sorted (".aws", ".ssh", ".config/gh" …), custom-agent's
-// own data and configuration among them: the places a sandbox hides. They
+// own data and configuration among them: the places a sandbox hides. A
+// component "*" stands for any one name (".ipython/*/history.sqlite"): the
+// caller expands it as a glob. They
 // are the entries of the table Classify judges by, so the analyser and the
 // sandbox never disagree about what a secret is.
 func HomeCredentials() []string {

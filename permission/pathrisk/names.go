@@ -15,9 +15,9 @@ import (
 
 // secretNames are file names that hold credentials wherever they are.
 var secretNames = map[string]string{
-	".npmrc":                               "an .npmrc, which holds registry tokens",
+	".npmrc":                               "an .npmrc, which holds registry tokens and names programs npm runs (node-options, script-shell)",
 	".yarnrc.yml":                          "a Yarn configuration, which holds registry tokens (npmAuthToken)",
-	".pypirc":                              "a .pypirc file, which holds registry passwords",
+	".pypirc":                              "a .pypirc file, which holds registry passwords and names the repositories uploads go to",
 	".netrc":                               "a .netrc file, which holds passwords",
 	"_netrc":                               "a _netrc file, which holds passwords",
 	".git-credentials":                     "a git credential file",
@@ -32,9 +32,9 @@ var secretNames = map[string]string{
 	".boto":                                "a .boto file, which holds cloud storage keys",
 	".terraformrc":                         "a Terraform CLI configuration, which holds tokens",
 	"terraform.rc":                         "a Terraform CLI configuration, which holds tokens",
-	"kubeconfig":                           "a kubeconfig, which holds cluster credentials",
-	"kubeconfig.yaml":                      "a kubeconfig, which holds cluster credentials",
-	"kubeconfig.yml":                       "a kubeconfig, which holds cluster credentials",
+	"kubeconfig":                           "a kubeconfig, which holds cluster credentials and names exec plugins kubectl runs",
+	"kubeconfig.yaml":                      "a kubeconfig, which holds cluster credentials and names exec plugins kubectl runs",
+	"kubeconfig.yml":                       "a kubeconfig, which holds cluster credentials and names exec plugins kubectl runs",
 	"credentials.json":                     "a credential file (Google API and gcloud credentials)",
 	"application_default_credentials.json": "the Google application default credentials",
 	"key.json":                             "a service-account key (the name gcloud's own examples give it)",
@@ -45,6 +45,10 @@ var secretNames = map[string]string{
 	"secrets.toml":                         "a secrets file",
 	"secring.gpg":                          "a GPG secret key ring",
 	"identity":                             "a private key",
+	// aider keeps its transcripts in the project it runs in: what its
+	// tools printed (an earlier `cat .env`) and what was typed.
+	".aider.chat.history.md": "aider's transcript, which holds what its tools read and printed",
+	".aider.input.history":   "aider's prompt history, where typed secrets remain",
 }
 
 // The filters of the name tables byName looks names up in.
@@ -71,7 +75,7 @@ var secretExts = map[string]string{
 	".kdbx":        "a KeePass password database",
 	".ppk":         "a PuTTY private key",
 	".tfstate":     "a Terraform state file, which holds secrets in plain text",
-	".kubeconfig":  "a kubeconfig, which holds cluster credentials",
+	".kubeconfig":  "a kubeconfig, which holds cluster credentials and names exec plugins kubectl runs",
 	".env":         "an environment file, which holds secrets",
 }
 
@@ -267,6 +271,15 @@ var protectedNames = map[string]string{
 	".yarnrc":           "a Yarn 1 configuration, whose yarn-path names the program Yarn runs",
 	"bunfig.toml":       "a Bun configuration, whose preload scripts Bun runs",
 	".mypy.ini":         "a mypy configuration, which can load plugins",
+	// Credential files that also name programs to run or places to send
+	// to: protected as well, so that one a command makes where none was
+	// is removed like the other run-code configurations (the credential
+	// level, higher, still decides reads and writes).
+	".npmrc":          "an .npmrc, whose node-options and script-shell name programs npm runs",
+	".pypirc":         "a .pypirc, which names the repositories twine and setuptools upload to, with their passwords",
+	"kubeconfig":      "a kubeconfig, whose exec plugins kubectl runs",
+	"kubeconfig.yaml": "a kubeconfig, whose exec plugins kubectl runs",
+	"kubeconfig.yml":  "a kubeconfig, whose exec plugins kubectl runs",
 }
 
 // protectedStems are names of configuration files that run code, in every
@@ -299,6 +312,9 @@ func protectedName(name string) (risk.Level, string) {
 	if strings.HasSuffix(name, ".code-workspace") {
 		return risk.Execute, "an editor workspace file, whose tasks and settings run code"
 	}
+	if strings.HasSuffix(name, ".kubeconfig") {
+		return risk.Execute, "a kubeconfig, whose exec plugins kubectl runs"
+	}
 	if strings.HasSuffix(name, ".pth") {
 		// Python runs lines starting with "import" in .pth files of its
 		// site directories at every start; elsewhere they are inert, but
@@ -329,3 +345,32 @@ func ProtectedFileNames() []string {
 	slices.Sort(out)
 	return out
 }
+
+// ProtectedName reports whether a file or directory named name (one
+// component, any letter case) is protected by its name alone, wherever it
+// is: a write that makes it plants code a tool run in that directory
+// reads (.npmrc, .yarnrc, bunfig.toml, conftest.py, eslint.config.js,
+// x.code-workspace, .vscode, .claude, AGENTS.md …). It is the by-name
+// part of Protected, for a sandbox that must guard names no file holds
+// yet.
+func ProtectedName(name string) bool {
+	n := strings.ToLower(name)
+	if l, _ := protectedName(n); l >= risk.Execute {
+		return true
+	}
+	return singleProtected[n]
+}
+
+// singleProtected are the one-component protected locations that match at
+// any depth (.vscode, .claude, .envrc, agents.md …).
+var singleProtected = func() map[string]bool {
+	m := map[string]bool{}
+	for _, ls := range anyLocations.byFirst {
+		for _, l := range ls {
+			if len(l.comps) == 1 && l.writeOnly && l.level >= risk.Execute {
+				m[l.comps[0]] = true
+			}
+		}
+	}
+	return m
+}()

@@ -1,6 +1,7 @@
 package pathrisk_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,4 +197,97 @@ func TestSensitiveNamesWhatARuleMustName(t *testing.T) {
 	if s := pathrisk.Sensitive("/home/u/proj/src/main.go", env, true); s != nil {
 		t.Errorf("Sensitive(src/main.go) = %q, want nil", s)
 	}
+}
+
+// TestHistoriesAndTranscripts (sixth review, finding 9): shell and REPL
+// histories, editor state and other agents' transcripts in a home are
+// credential for reads, so the engine asks and the sandbox hides them
+// (HomeCredentials); names that merely resemble them are not.
+func TestHistoriesAndTranscripts(t *testing.T) {
+	t.Parallel()
+	secret := []string{
+		"~/.zhistory", "~/.histfile", "~/.sh_history", "~/.config/zsh/.zsh_history", "~/.local/share/zsh/history",
+		"~/.ipython/profile_default/history.sqlite", "~/.ipython/profile_work/history.sqlite", "~/.sqlite_history",
+		"~/.rediscli_history", "~/.viminfo", "~/.lesshst", "~/.python_history", "~/.node_repl_history",
+		"~/.psql_history", "~/.mysql_history", "~/.irb_history", "~/.zsh_sessions/abc.history",
+		"~/.claude/projects/-work-proj/0b1c.jsonl", "~/.claude/history.jsonl", "~/.codex/sessions/2026/11/30/rollout-1.jsonl",
+		"~/.codex/history.jsonl", "~/.gemini/tmp/ab12/logs.json", "~/.config/Code/User/globalStorage/state.vscdb",
+		"~/.local/state/nvim/shada/main.shada", "/root/.zhistory", "/home/other/.claude/projects/x/y.jsonl",
+		".aider.chat.history.md", "sub/.aider.input.history",
+	}
+	for _, p := range secret {
+		if got, why := pathrisk.Classify(pathrisk.PathFacts{Raw: p}, env); got != risk.Credential || why == "" {
+			t.Errorf("Classify(read %q) = %v (%q), want credential with a reason", p, got, why)
+		}
+	}
+	homes := pathrisk.HomeCredentials()
+	for _, rel := range []string{".zhistory", ".ipython/*/history.sqlite", ".claude/projects", ".codex/sessions", ".gemini/tmp", ".config/code/user/globalstorage/state.vscdb", ".viminfo", ".lesshst"} {
+		if !slices.Contains(homes, rel) {
+			t.Errorf("HomeCredentials() lacks %q", rel)
+		}
+	}
+	// Look-alikes: a project's own files of these names, the agents'
+	// settings (judged for writes, not hidden), and IPython's
+	// configuration are read like any file.
+	plain := []string{
+		"docs/history.md", "src/history.go", "zhistory.txt", "~/.claude/settings.json", "~/.codex/config.toml",
+		"~/.gemini/settings.json", "~/.ipython/profile_default/ipython_config.py", "~/.config/Code/User/settings.json",
+		"~/.config/zsh/.zshrc", "history.sqlite", "projects/a.jsonl", "sessions/x.jsonl", "aider.chat.history.md.bak",
+	}
+	for _, p := range plain {
+		if got, why := pathrisk.Classify(pathrisk.PathFacts{Raw: p}, env); got == risk.Credential {
+			t.Errorf("Classify(read %q) = %v (%q), want no credential", p, got, why)
+		}
+	}
+}
+
+// TestRunConfigNames (sixth review, finding 7): .npmrc (node-options),
+// .pypirc and kubeconfigs (exec plugins) are protected names as well as
+// credential ones, so a sandbox removes one a command made; ProtectedName
+// answers for one component, as a sandbox asks for a name no file holds
+// yet. Look-alikes stay plain.
+func TestRunConfigNames(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{".npmrc", "web/.npmrc", ".pypirc", "kubeconfig", "ops/kubeconfig.yaml", "ops/prod.kubeconfig"} {
+		f := pathrisk.PathFacts{Raw: p, Write: true}
+		got, why := pathrisk.Classify(f, env)
+		if got != risk.Credential || why == "" {
+			t.Errorf("Classify(write %q) = %v (%q), want credential with a reason", p, got, why)
+		}
+		if !pathrisk.Protected(f, env) {
+			t.Errorf("Protected(write %q) = false", p)
+		}
+	}
+	if why := mustWhy(t, ".npmrc"); !strings.Contains(why, "node-options") {
+		t.Errorf("the reason for writing .npmrc does not say what runs: %q", why)
+	}
+	names := pathrisk.ProtectedFileNames()
+	for _, n := range []string{".npmrc", ".pypirc", "kubeconfig", ".yarnrc", ".irbrc", "bunfig.toml"} {
+		if !slices.Contains(names, n) {
+			t.Errorf("ProtectedFileNames() lacks %q", n)
+		}
+	}
+	for _, n := range []string{
+		".npmrc", ".NPMRC", ".yarnrc", ".irbrc", "bunfig.toml", "kubeconfig", "prod.kubeconfig", ".pypirc",
+		"proj.code-workspace", "X.Code-Workspace", "eslint.config.js", "tsconfig.build.json", "conftest.py",
+		".vscode", ".claude", "AGENTS.md", ".envrc", ".custom-agent", "package.json", "node_modules", "x.pth",
+	} {
+		if !pathrisk.ProtectedName(n) {
+			t.Errorf("ProtectedName(%q) = false", n)
+		}
+	}
+	for _, n := range []string{
+		"npmrc", "npmrc.txt", ".npmrc.example", "src", "main.go", "kubeconfig.go", "yarnrc.go", "notes.code-workspace.md",
+		"tsconfig.go", "conftest_test.go", "eslint.md", ".github", "workflows", ".git-credentials", ".ssh", ".env", "model.pt",
+	} {
+		if pathrisk.ProtectedName(n) {
+			t.Errorf("ProtectedName(%q) = true", n)
+		}
+	}
+}
+
+func mustWhy(t *testing.T, p string) string {
+	t.Helper()
+	_, why := pathrisk.Classify(pathrisk.PathFacts{Raw: p, Write: true}, env)
+	return why
 }

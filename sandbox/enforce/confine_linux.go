@@ -3,6 +3,7 @@ package enforce
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -88,8 +89,9 @@ var seccompDenied = []string{
 
 // loadSeccomp installs the filter on every thread of the helper (no_new_privs
 // is set on all of them before): the calls above fail with EPERM; ioctl TIOCSTI and
-// TIOCLINUX (pushing keys into a terminal) too, and a chmod that sets
-// the set-user-ID or set-group-ID bit; system calls of another
+// TIOCLINUX (pushing keys into a terminal) too, and a chmod, open or
+// mknod that sets the set-user-ID or set-group-ID bit (openat2 with
+// ENOSYS); system calls of another
 // architecture kill the process; clone with CLONE_NEWUSER
 // too, and clone3, whose flags a filter cannot read, with ENOSYS so that
 // the C library falls back to clone. Without the network, sockets of the
@@ -108,7 +110,11 @@ func loadSeccomp(network bool) error {
 		},
 		// No set-user-ID or set-group-ID file is made: the mounts ignore
 		// the bits, but the file stays on the host.
-		{NamesWithCondtions: append(setID("chmod", 1), append(setID("fchmod", 1), setID("fchmodat", 2)...)...), Action: seccomp.ActionErrno},
+		{NamesWithCondtions: setIDCalls(), Action: seccomp.ActionErrno},
+		// openat2 takes its mode in a structure a filter cannot read:
+		// ENOSYS, on which the C library, Go and the tools that use it
+		// fall back to openat, whose mode the rule above reads.
+		{Names: []string{"openat2"}, Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)},
 	}
 	if !network {
 		var socks []seccomp.NameWithConditions
@@ -171,10 +177,38 @@ var auditArch = map[string]uint32{
 }
 
 // setID returns the conditions that match name with the set-user-ID or
-// set-group-ID bit in argument arg (a mode).
-func setID(name string, arg uint32) []seccomp.NameWithConditions {
-	return []seccomp.NameWithConditions{
-		{Name: name, Conditions: seccomp.ArgumentConditions{{Argument: arg, Operation: seccomp.BitsSet, Value: unix.S_ISUID}}},
-		{Name: name, Conditions: seccomp.ArgumentConditions{{Argument: arg, Operation: seccomp.BitsSet, Value: unix.S_ISGID}}},
+// set-group-ID bit in argument arg (a mode), and the further conditions
+// also.
+func setID(name string, arg uint32, also ...seccomp.Condition) []seccomp.NameWithConditions {
+	var out []seccomp.NameWithConditions
+	for _, bit := range []uint64{unix.S_ISUID, unix.S_ISGID} {
+		conds := append(seccomp.ArgumentConditions{{Argument: arg, Operation: seccomp.BitsSet, Value: bit}}, also...)
+		out = append(out, seccomp.NameWithConditions{Name: name, Conditions: conds})
 	}
+	return out
+}
+
+// creating is the condition that the flags in argument arg of an open make
+// a file: O_CREAT, or O_TMPFILE (an unnamed file linkat names later).
+// Without them the kernel ignores the mode, and callers pass 0 or
+// anything.
+func creating(arg uint32) seccomp.Condition {
+	return seccomp.Condition{Argument: arg, Operation: seccomp.BitsSet, Value: unix.O_CREAT | (unix.O_TMPFILE &^ unix.O_DIRECTORY)}
+}
+
+// setIDCalls are the calls that would give a file the set-user-ID or
+// set-group-ID bit: chmod and its kin by their mode, and the calls that
+// make a file with a mode (open, openat and creat when they create, mknod,
+// mknodat). The umask cannot be relied on to clear the bits (the process
+// may set it to 0), so the mode asked for is what is judged. open, creat
+// and mknod exist on amd64 only; arm64 has the *at forms.
+func setIDCalls() []seccomp.NameWithConditions {
+	out := slices.Concat(
+		setID("chmod", 1), setID("fchmod", 1), setID("fchmodat", 2),
+		setID("openat", 3, creating(2)), setID("mknodat", 2),
+	)
+	if runtime.GOARCH == "amd64" {
+		out = slices.Concat(out, setID("open", 2, creating(1)), setID("creat", 1), setID("mknod", 1))
+	}
+	return out
 }

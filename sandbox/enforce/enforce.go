@@ -58,18 +58,22 @@ func (c *Confined) Done() error {
 // Confine prepares cmd, not yet started, to run under p: its Path must be
 // absolute, and its Env, Dir and SysProcAttr are kept (Setpgid included).
 // cmd then starts the helper, which sets the sandbox up and starts the
-// program.
-func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
-	return ConfineThen(p, cmd, nil)
+// program. guarded judges the names made in p.GuardDirs during the call
+// (removed when it reports true); it may be nil only when there are none.
+func Confine(p Profile, cmd *exec.Cmd, guarded func(name string) bool) (*Confined, error) {
+	return ConfineThen(p, cmd, guarded, nil)
 }
 
 // ConfineThen is Confine with a check of the caller's run after the
 // command ended and after the profile's own: the notes it returns join
 // the CreatedError Done returns, and its errors are named in it as not
 // fixed.
-func ConfineThen(p Profile, cmd *exec.Cmd, after func() (notes, errs []string)) (*Confined, error) {
+func ConfineThen(p Profile, cmd *exec.Cmd, guarded func(name string) bool, after func() (notes, errs []string)) (*Confined, error) {
 	if !p.Kind.Valid() {
 		return nil, fmt.Errorf("%w: no profile", ErrSetup)
+	}
+	if guarded == nil && len(p.GuardDirs) > 0 {
+		return nil, fmt.Errorf("%w: no judge of the names made in the guarded directories", ErrSetup)
 	}
 	p = p.Refreshed()
 	p.started = time.Now()
@@ -82,7 +86,7 @@ func ConfineThen(p Profile, cmd *exec.Cmd, after func() (notes, errs []string)) 
 		if err := setup(); err != nil {
 			return err
 		}
-		err := joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), checkGit(&p))
+		err := joinCreated(joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), removeGuarded(p, guarded)), checkGit(&p))
 		if after != nil {
 			err = joinCreated(err, created(after()))
 		}

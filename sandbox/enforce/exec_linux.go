@@ -26,6 +26,9 @@ func confine(p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
 	if env == nil {
 		env = []string{}
 	}
+	// The helper builds mounts; what is checked after the call stays
+	// here (a large tree has many guarded directories).
+	p.GuardDirs, p.GuardPaths, p.GuardKeep = nil, nil, nil
 	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI()}
 	body, err := json.Marshal(s)
 	if err != nil {

@@ -56,6 +56,20 @@ type Profile struct {
 	// path's (.Claude for .claude), that existed when the call started:
 	// the removal leaves them.
 	AbsentKeep []string `json:"absentKeep,omitempty"`
+	// GuardDirs are the directories of the working directory, as the
+	// plan found them (workspace), in each of which a protected name made
+	// during the call (.npmrc, .yarnrc, conftest.py, x.code-workspace …:
+	// what a tool run there reads) is removed when it ends. Which names
+	// are protected is the caller's judgement (Confine's guarded).
+	GuardDirs []string `json:"guardDirs,omitempty"`
+	// GuardPaths are protected paths of several components (lower case,
+	// relative: .cargo/config.toml, .github/workflows …) removed below
+	// each of GuardDirs as well when the call made them.
+	GuardPaths []string `json:"guardPaths,omitempty"`
+	// GuardKeep are the entries of protected names, and of the first
+	// components of GuardPaths, that were in them when the call started:
+	// the removal leaves them.
+	GuardKeep []string `json:"guardKeep,omitempty"`
 	// GitDirs are the git directories the plan found in the working
 	// directory (workspace): after the call, a git directory not among
 	// them is put aside if it could run code (checkGit).
@@ -92,7 +106,7 @@ type Profile struct {
 // profiles with the same digest enforce the same thing.
 func (p Profile) Digest() string {
 	c := p
-	for _, s := range []*[]string{&c.Writable, &c.Caches, &c.Protected, &c.Pinned, &c.Absent, &c.AbsentKeep, &c.GitDirs, &c.Hidden, &c.Keep} {
+	for _, s := range []*[]string{&c.Writable, &c.Caches, &c.Protected, &c.Pinned, &c.Absent, &c.AbsentKeep, &c.GuardDirs, &c.GuardPaths, &c.GuardKeep, &c.GitDirs, &c.Hidden, &c.Keep} {
 		*s = slices.Clone(*s)
 		slices.Sort(*s)
 		*s = slices.Compact(*s)
@@ -110,6 +124,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
 		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.AbsentKeep, q.GitDirs, q.GitHeads, q.GitSubs, q.GitIndexes, q.Network = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, false
+		q.GuardDirs, q.GuardPaths, q.GuardKeep = nil, nil, nil
 	}
 	return q
 }
