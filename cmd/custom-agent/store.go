@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/hook/ingest"
+	"github.com/custom-agent/custom-agent/hook/journal"
 	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/internal/termtext"
 )
 
 // dataDir resolves the data directory for this invocation.
@@ -24,7 +28,33 @@ func (g *globalFlags) openLog(ctx context.Context, readOnly bool) (*sqlitestore.
 	if err != nil {
 		return nil, err
 	}
+	if err := foldHookJournal(ctx, dir, os.Stderr); err != nil {
+		return nil, err
+	}
 	return sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: readOnly})
+}
+
+// foldHookJournal appends to the log the hook decisions recorded in the
+// data directory dir since it was last opened (package hook/ingest), so
+// that every command that reads the log shows them. A broken record is set
+// aside with a warning.
+func foldHookJournal(ctx context.Context, dir string, warn io.Writer) error {
+	jd := filepath.Join(dir, journal.Dir)
+	if !ingest.Pending(jd) {
+		return nil
+	}
+	s, err := sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), nil)
+	if err != nil {
+		return err
+	}
+	res, err := ingest.Ingest(ctx, s, jd)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	for _, b := range res.Broken {
+		fmt.Fprintf(warn, "custom-agent: warning: %s (set aside in %s)\n", termtext.Line(b.Error()), jd)
+	}
+	return err
 }
 
 // LastSession is the word that names the most recently updated session
@@ -80,6 +110,9 @@ func unknownSession(dataDir, id string) error {
 func (g *globalFlags) openLogForSession(ctx context.Context, arg string) (*sqlitestore.Store, string, error) {
 	dir, err := g.resolveDataDir()
 	if err != nil {
+		return nil, "", err
+	}
+	if err := foldHookJournal(ctx, dir, os.Stderr); err != nil {
 		return nil, "", err
 	}
 	s, err := sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: true})
