@@ -10,7 +10,7 @@ import (
 
 // newHookCmd is the hook command of internal/hookcmd, the one
 // custom-agent-gate offers too, with its exit statuses carried as
-// exitError.
+// exitError, and install and uninstall, which edit the agents' settings.
 func newHookCmd(_ *globalFlags) *cobra.Command {
 	cmd := hookcmd.New()
 	for _, sub := range cmd.Commands() {
@@ -23,5 +23,6 @@ func newHookCmd(_ *globalFlags) *cobra.Command {
 			return err
 		}
 	}
+	cmd.AddCommand(newHookInstallCmd(true), newHookInstallCmd(false))
 	return cmd
 }
