@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/custom-agent/custom-agent/hook"
+	"github.com/custom-agent/custom-agent/hook/ruleimport"
+	"github.com/custom-agent/custom-agent/hook/settings"
+	"github.com/custom-agent/custom-agent/internal/termtext"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/policy"
+)
+
+func newPolicyImportCmd(cwd *string) *cobra.Command {
+	var level string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "import claude-code|gemini-cli [FILE]",
+		Short: "Translate Claude Code's or Gemini CLI's permission rules into custom-agent rules",
+		Long: `import reads the permission rules of Claude Code (permissions.allow, ask and
+deny of a settings.json) or Gemini CLI (tools.allowed and tools.exclude) and
+adds them, translated, to the project policy (--level project, the default)
+or the user policy (--level user). FILE defaults to the project's
+.claude/settings.json or .gemini/settings.json.
+
+An allow is never widened: one custom-agent cannot express exactly or more
+narrowly is left out. A deny or ask that can only be expressed more broadly
+is translated broadly, with a note. Every rule left out is listed with why.
+--dry-run prints the rules that would be added, as a policy file, and the
+rules left out, and writes nothing. Each rule's id names its origin, so
+importing again adds nothing twice.`,
+		Example: `  custom-agent policy import claude-code --dry-run
+  custom-agent policy import claude-code ~/.claude/settings.json --level user
+  custom-agent policy import gemini-cli`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := hook.ParseAgent(args[0])
+			if err != nil {
+				return err
+			}
+			lv, err := parseLevel(level, permission.LevelProject, permission.LevelUser)
+			if err != nil {
+				return err
+			}
+			dir := *cwd
+			if dir == "" {
+				if dir, err = os.Getwd(); err != nil {
+					return err
+				}
+			}
+			file := settings.Path(a, settings.Project, repoRoot(dir), "")
+			if len(args) == 2 {
+				file = args[1]
+			}
+			abs, err := filepath.Abs(file)
+			if err != nil {
+				return err
+			}
+			b, err := os.ReadFile(abs)
+			if err != nil {
+				return fmt.Errorf("reading %s's settings: %w", a, err)
+			}
+			res, err := ruleimport.Translate(a, b, ruleimport.Options{SettingsDir: filepath.Dir(abs)})
+			if err != nil {
+				return fmt.Errorf("%s: %w", abs, err)
+			}
+			return runPolicyImport(cmd.OutOrStdout(), *cwd, lv, res, dryRun)
+		},
+	}
+	cmd.Flags().StringVar(&level, "level", string(permission.LevelProject), "project or user")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the rules and write nothing")
+	return cmd
+}
+
+func runPolicyImport(out io.Writer, cwd string, lv permission.RuleLevel, res *ruleimport.Result, dryRun bool) error {
+	if dryRun {
+		rules := make([]policy.Rule, 0, len(res.Rules))
+		for _, r := range res.Rules {
+			rules = append(rules, r.Rule)
+		}
+		b, err := json.MarshalIndent(struct {
+			Version int           `json:"version"`
+			Rules   []policy.Rule `json:"rules"`
+		}{1, rules}, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s\n", b)
+	} else {
+		s, err := openPolicy(cwd, nil)
+		if err != nil {
+			return err
+		}
+		file := policy.UserFile(s.Env().ConfigHome)
+		if proj, _ := s.Project(); lv == permission.LevelProject {
+			file = proj.File
+		}
+		for _, r := range res.Rules {
+			if err := s.Add(lv, r.Rule); err != nil {
+				if errors.Is(err, policy.ErrExists) {
+					return fmt.Errorf("%w (the %s policy has a rule %q that matches differently; remove it to import this one)", err, lv, r.Rule.ID)
+				}
+				return fmt.Errorf("adding %s: %w", r.From, err)
+			}
+		}
+		fmt.Fprintf(out, "%d rules added to %s (rules already there unchanged).\n", len(res.Rules), termtext.Line(file))
+	}
+	for _, r := range res.Rules {
+		if r.Note != "" {
+			fmt.Fprintf(out, "note: %s: %s\n", termtext.Line(r.From), termtext.Line(r.Note))
+		}
+	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(out, "%d rules not imported:\n", len(res.Skipped))
+	}
+	for _, r := range res.Skipped {
+		fmt.Fprintf(out, "  %s: %s\n", termtext.Line(r.From), termtext.Line(r.Why))
+	}
+	return nil
+}

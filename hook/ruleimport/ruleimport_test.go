@@ -1,0 +1,100 @@
+package ruleimport
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/custom-agent/custom-agent/hook"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/policy"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestTranslate translates a real-looking settings file of each agent
+// (Claude Code's with 20 rules, some of which have no exact counterpart)
+// and compares the result, rules and rules left out with why, with a
+// golden file. Every rule it makes is then added to a policy, which checks
+// it as a policy file's rule is checked.
+func TestTranslate(t *testing.T) {
+	for _, tc := range []struct {
+		agent          hook.Agent
+		file, golden   string
+		rules, skipped int
+	}{
+		{hook.ClaudeCode, "proj/.claude/settings.json", "claude-code.golden.json", 16, 4},
+		{hook.GeminiCLI, "gemini-settings.json", "gemini-cli.golden.json", 8, 3},
+	} {
+		t.Run(string(tc.agent), func(t *testing.T) {
+			path := filepath.Join("testdata", tc.file)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Translate(tc.agent, b, Options{SettingsDir: "/home/user/proj/.claude"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.MarshalIndent(res, "", "  ")
+			got = append(got, '\n')
+			golden := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("translation differs from %s (%v):\n%s", golden, err, got)
+			}
+			if len(res.Rules) != tc.rules || len(res.Skipped) != tc.skipped {
+				t.Errorf("%d rules and %d left out, want %d and %d", len(res.Rules), len(res.Skipped), tc.rules, tc.skipped)
+			}
+			s, err := policy.Open(policy.Options{Cwd: t.TempDir(), ConfigHome: t.TempDir(), Home: "/home/user", NoBuiltin: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Rules {
+				if err := s.Add(permission.LevelUser, r.Rule); err != nil {
+					t.Errorf("%s: %v", r.From, err)
+				}
+			}
+			for _, r := range res.Skipped {
+				if r.Why == "" {
+					t.Errorf("%s left out without a reason", r.From)
+				}
+			}
+		})
+	}
+}
+
+// TestNeverWidensAllow: no allow rule is made from a rule that the
+// translation could only cover more broadly.
+func TestNeverWidensAllow(t *testing.T) {
+	for _, from := range []string{"Bash(docker compose * up)", "Glob", "LS", "Read(!x)", "Bash(a?b)", "WebFetch(https://x.example/)"} {
+		res, err := Translate(hook.ClaudeCode, []byte(`{"permissions":{"allow":[`+string(mustJSON(from))+`]}}`), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rules) != 0 || len(res.Skipped) != 1 {
+			t.Errorf("%s: %+v", from, res)
+		}
+	}
+	for _, from := range []string{"glob", "replace", "run_shell_command(rm *)"} {
+		res, err := Translate(hook.GeminiCLI, []byte(`{"tools":{"allowed":[`+string(mustJSON(from))+`]}}`), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rules) != 0 {
+			t.Errorf("%s: %+v", from, res)
+		}
+	}
+}
+
+func mustJSON(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
