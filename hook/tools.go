@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -46,13 +47,19 @@ var (
 
 // mcpName is an MCP tool's name as both agents write it; a name with
 // other characters (a glob, a space) is not taken for one.
-var mcpName = regexp.MustCompile(`^mcp__([A-Za-z0-9_.-]+?)__([A-Za-z0-9_.-]+)$`)
+// It is compiled on first use: a hook process pays for what it uses only.
+var mcpName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^mcp__([A-Za-z0-9_.-]+?)__([A-Za-z0-9_.-]+)$`)
+})
 
 // mcpTool is an MCP tool of the agent: its server and schema are unknown
 // here, so it is judged at execute, as custom-agent judges an MCP tool
 // whose annotations say nothing, and runs in no plan mode.
 func mcpTool(name string) (permission.ToolInfo, bool) {
-	m := mcpName.FindStringSubmatch(name)
+	if !strings.HasPrefix(name, "mcp__") {
+		return permission.ToolInfo{}, false
+	}
+	m := mcpName().FindStringSubmatch(name)
 	if m == nil {
 		return permission.ToolInfo{}, false
 	}
@@ -380,7 +387,9 @@ func (m *mapper) readMany() []Call {
 }
 
 // urlIn finds what look like URLs in a web_fetch prompt.
-var urlIn = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'` + "`" + `]+`)
+var urlIn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'` + "`" + `]+`)
+})
 
 // webFetch judges each URL Gemini CLI's web_fetch prompt names as an
 // http_get. A prompt that names none (or more than maxURLs, which are not
@@ -390,7 +399,7 @@ func (m *mapper) webFetch(prompt string) []Call {
 		return nil
 	}
 	var c []Call
-	urls := urlIn.FindAllString(prompt, maxURLs+1)
+	urls := urlIn().FindAllString(prompt, maxURLs+1)
 	if len(urls) == 0 || len(urls) > maxURLs {
 		c = append(c, Call{Tool: webFetchPrompt, Args: map[string]any{"prompt": prompt}})
 		urls = urls[:min(len(urls), maxURLs)]
