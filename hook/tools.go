@@ -329,13 +329,19 @@ func (m *mapper) search(pattern, dir, glob string) []Call {
 }
 
 // splitGlob splits a glob pattern into the directory its fixed leading
-// elements name (against dir, default the cwd) and the rest.
+// elements name (against dir, default the cwd) and the rest. A pattern
+// under "~/" stays under the home, which the engine knows. A rest that
+// could lead elsewhere (a ".." after a wildcard, a brace group holding a
+// "/") is judged from the root, so the engine sees it may reach outside.
 func (m *mapper) splitGlob(pattern, dir string) (base, rest string) {
 	if dir == "" {
 		dir = m.in.Cwd
 	}
-	full := pattern
-	if !filepath.IsAbs(pattern) {
+	full, root := pattern, "/"
+	switch {
+	case strings.HasPrefix(pattern, "~/"):
+		full, root = pattern[2:], "~/"
+	case !filepath.IsAbs(pattern):
 		full = dir + "/" + pattern
 	}
 	parts := strings.Split(full, "/")
@@ -344,7 +350,38 @@ func (m *mapper) splitGlob(pattern, dir string) (base, rest string) {
 		i++
 	}
 	base = filepath.Clean("/" + strings.Join(parts[:i], "/"))
-	return base, strings.Join(parts[i:], "/")
+	if root == "~/" {
+		base = "~" + strings.TrimSuffix(base, "/")
+	}
+	rest = strings.Join(parts[i:], "/")
+	if escapes(rest) {
+		return "/", strings.TrimPrefix(filepath.Clean("/"+strings.Join(parts, "/")), "/")
+	}
+	return base, rest
+}
+
+// escapes reports whether the wildcard part of a glob may name a path
+// outside the directory it is under.
+func escapes(rest string) bool {
+	for _, el := range strings.Split(rest, "/") {
+		if el == ".." {
+			return true
+		}
+	}
+	depth := 0
+	for _, c := range rest {
+		switch c {
+		case '{':
+			depth++
+		case '}':
+			depth = max(depth-1, 0)
+		case '/':
+			if depth > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readMany reads each path or glob of Gemini CLI's read_many_files, a
