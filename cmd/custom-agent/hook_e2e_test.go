@@ -156,3 +156,28 @@ func TestHookEndToEnd(t *testing.T) {
 		t.Errorf("the journal still holds %d records", len(left))
 	}
 }
+
+// TestFoldFailureWarns: a journal that cannot be folded (here the log is
+// a directory) is left for the next command, with a warning; the command
+// goes on.
+func TestFoldFailureWarns(t *testing.T) {
+	data := t.TempDir()
+	jd := filepath.Join(data, "hook-journal")
+	if err := os.MkdirAll(jd, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(jd, "00000000000000000001-1-aa.json"), []byte(`{"v":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(data, "events.db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var warn strings.Builder
+	foldHookJournalOrWarn(t.Context(), data, &warn)
+	if !strings.Contains(warn.String(), "are not in it yet") {
+		t.Errorf("warning: %q", warn.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(jd, "*.json")); len(left) != 1 {
+		t.Errorf("the journal holds %v", left)
+	}
+}

@@ -99,8 +99,14 @@ func runPolicyImport(out io.Writer, cwd string, lv permission.RuleLevel, res *ru
 			return err
 		}
 		file := policy.UserFile(s.Env().ConfigHome)
-		if proj, _ := s.Project(); lv == permission.LevelProject {
+		proj, trusted := s.Project()
+		if lv == permission.LevelProject {
 			file = proj.File
+		}
+		if allows := countAllows(res); allows > 0 && lv == permission.LevelProject && !trusted {
+			// The agent's project settings come with the repository, as ours
+			// do: an imported allow rule is trusted on its own.
+			fmt.Fprintf(out, "note: %d allow rules are imported and trusted as you add them, though this project is not trusted: see them first with --dry-run, and remove any with custom-agent policy rm.\n", allows)
 		}
 		for _, r := range res.Rules {
 			if err := s.Add(lv, r.Rule); err != nil {
@@ -124,4 +130,14 @@ func runPolicyImport(out io.Writer, cwd string, lv permission.RuleLevel, res *ru
 		fmt.Fprintf(out, "  %s: %s\n", termtext.Line(r.From), termtext.Line(r.Why))
 	}
 	return nil
+}
+
+func countAllows(res *ruleimport.Result) int {
+	n := 0
+	for _, r := range res.Rules {
+		if r.Rule.Decision == permission.Allow {
+			n++
+		}
+	}
+	return n
 }

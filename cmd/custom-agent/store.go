@@ -28,10 +28,19 @@ func (g *globalFlags) openLog(ctx context.Context, readOnly bool) (*sqlitestore.
 	if err != nil {
 		return nil, err
 	}
-	if err := foldHookJournal(ctx, dir, os.Stderr); err != nil {
-		return nil, err
-	}
+	foldHookJournalOrWarn(ctx, dir, os.Stderr)
 	return sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: readOnly})
+}
+
+// foldHookJournalOrWarn folds the hook journal (foldHookJournal); when
+// that fails (the log is locked, the disk is full) it says so on warn and
+// the command goes on with the log as it is: the records stay in the
+// journal for the next command.
+func foldHookJournalOrWarn(ctx context.Context, dir string, warn io.Writer) {
+	if err := foldHookJournal(ctx, dir, warn); err != nil {
+		fmt.Fprintf(warn, "custom-agent: warning: the hook decisions recorded since the log was last opened are not in it yet (they stay in %s for the next command): %s\n",
+			filepath.Join(dir, journal.Dir), termtext.Line(err.Error()))
+	}
 }
 
 // foldHookJournal appends to the log the hook decisions recorded in the
@@ -112,9 +121,7 @@ func (g *globalFlags) openLogForSession(ctx context.Context, arg string) (*sqlit
 	if err != nil {
 		return nil, "", err
 	}
-	if err := foldHookJournal(ctx, dir, os.Stderr); err != nil {
-		return nil, "", err
-	}
+	foldHookJournalOrWarn(ctx, dir, os.Stderr)
 	s, err := sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: true})
 	if errors.Is(err, sqlitestore.ErrNoLog) {
 		_, rerr := resolveSessionID(ctx, nil, dir, arg)
