@@ -17,9 +17,10 @@ import (
 // hello-world, custom-agent-gate hook claude-code with its durable record
 // (the journal file synced before the answer), and the same hook with
 // --no-record, each as a new process fed one PreToolUse event on stdin, as
-// Claude Code runs a hook. It reports each one's median (p50) and 90th
-// percentile wall time, and the hook's medians over hello-world's (the
-// issue's target: the recorded hook under 2.5 times hello-world):
+// Claude Code runs a hook, and custom-agent-gate version (the gate's start
+// alone). It reports each one's median (p50) and 90th percentile wall
+// time, and the hook's medians over hello-world's (the target: the
+// recorded hook under 2.5 times hello-world):
 //
 //	go test ./cmd/custom-agent-gate -run '^$' -bench HookCold -benchtime 200x
 func BenchmarkHookCold(b *testing.B) {
@@ -60,15 +61,17 @@ func BenchmarkHookCold(b *testing.B) {
 		}
 		return d
 	}
-	var helloT, recT, noRecT []time.Duration
+	var helloT, versionT, recT, noRecT []time.Duration
 	for b.Loop() {
 		helloT = append(helloT, run(hello))
+		versionT = append(versionT, run(gate, "version"))
 		recT = append(recT, run(gate, "hook", "claude-code"))
 		noRecT = append(noRecT, run(gate, "hook", "claude-code", "--no-record"))
 	}
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	h, r, n := pct(helloT, 50), pct(recT, 50), pct(noRecT, 50)
 	b.ReportMetric(ms(h), "hello-p50-ms")
+	b.ReportMetric(ms(pct(versionT, 50)), "version-p50-ms")
 	b.ReportMetric(ms(r), "hook-p50-ms")
 	b.ReportMetric(ms(n), "norecord-p50-ms")
 	b.ReportMetric(ms(pct(helloT, 90)), "hello-p90-ms")
