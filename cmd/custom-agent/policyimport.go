@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +29,11 @@ func newPolicyImportCmd(cwd *string) *cobra.Command {
 deny of a settings.json) or Gemini CLI (tools.allowed and tools.exclude) and
 adds them, translated, to the project policy (--level project, the default)
 or the user policy (--level user). FILE defaults to the project's
-.claude/settings.json or .gemini/settings.json.
+.claude/settings.json, or .gemini/settings.json and the policy-engine files
+in .gemini/policies/*.toml; a FILE ending in .toml is read as a Gemini CLI
+policy-engine file ([[rule]] tables: toolName, mcpName, commandPrefix,
+decision; priorities are dropped, since among custom-agent's rules the
+strictest decides).
 
 An allow is never widened: one custom-agent cannot express exactly or more
 narrowly is left out. A deny or ask that can only be expressed more broadly
@@ -55,21 +60,22 @@ importing again adds nothing twice.`,
 					return err
 				}
 			}
-			file := settings.Path(a, settings.Project, repoRoot(dir), "")
+			root := repoRoot(dir)
+			files := []string{settings.Path(a, settings.Project, root, "")}
 			if len(args) == 2 {
-				file = args[1]
+				files = []string{args[1]}
+			} else if a == hook.GeminiCLI {
+				// The project's policy-engine files, beside its settings.
+				tomls, _ := filepath.Glob(filepath.Join(root, ".gemini", "policies", "*.toml"))
+				files = append(files, tomls...)
 			}
-			abs, err := filepath.Abs(file)
-			if err != nil {
-				return err
-			}
-			b, err := os.ReadFile(abs)
-			if err != nil {
-				return fmt.Errorf("reading %s's settings: %w", a, err)
-			}
-			res, err := ruleimport.Translate(a, b, ruleimport.Options{SettingsDir: filepath.Dir(abs)})
-			if err != nil {
-				return fmt.Errorf("%s: %w", abs, err)
+			res := &ruleimport.Result{}
+			for _, file := range files {
+				r, err := translateFile(a, file)
+				if err != nil {
+					return err
+				}
+				res.Merge(r)
 			}
 			return runPolicyImport(cmd.OutOrStdout(), *cwd, lv, res, dryRun)
 		},
@@ -77,6 +83,37 @@ importing again adds nothing twice.`,
 	cmd.Flags().StringVar(&level, "level", string(permission.LevelProject), "project or user")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the rules and write nothing")
 	return cmd
+}
+
+// translateFile translates one file of the agent's rules: a settings.json,
+// or for Gemini CLI a policy-engine file (.toml).
+func translateFile(a hook.Agent, file string) (*ruleimport.Result, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s's rules: %w", a, err)
+	}
+	var res *ruleimport.Result
+	if a == hook.GeminiCLI && strings.HasSuffix(abs, ".toml") {
+		if res, err = ruleimport.TranslateGeminiPolicy(b); err == nil {
+			// Its rules are named by line: say which file's.
+			for i := range res.Rules {
+				res.Rules[i].From = filepath.Base(abs) + " " + res.Rules[i].From
+			}
+			for i := range res.Skipped {
+				res.Skipped[i].From = filepath.Base(abs) + " " + res.Skipped[i].From
+			}
+		}
+	} else {
+		res, err = ruleimport.Translate(a, b, ruleimport.Options{SettingsDir: filepath.Dir(abs)})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", abs, err)
+	}
+	return res, nil
 }
 
 func runPolicyImport(out io.Writer, cwd string, lv permission.RuleLevel, res *ruleimport.Result, dryRun bool) error {

@@ -55,3 +55,40 @@ func TestPolicyImport(t *testing.T) {
 		t.Errorf("%d rules written, want 16:\n%s", n, written)
 	}
 }
+
+// TestPolicyImportGemini: with no FILE, gemini-cli's import reads the
+// project's settings and its policy-engine files.
+func TestPolicyImportGemini(t *testing.T) {
+	proj := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for src, dst := range map[string]string{
+		"gemini-settings.json": filepath.Join(proj, ".gemini", "settings.json"),
+		"gemini-policy.toml":   filepath.Join(proj, ".gemini", "policies", "team.toml"),
+	} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "hook", "ruleimport", "testdata", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(proj, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := newPolicyCmd(nil)
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"import", "gemini-cli", "--dry-run", "--cwd", proj})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"id": "gemini-cli allow run_shell_command(git status)"`, `"id": "gemini-cli deny policy shell rm -rf"`, "team.toml [[rule]] at line 48: argsPattern"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

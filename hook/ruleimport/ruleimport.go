@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/hook"
@@ -99,9 +100,34 @@ func Translate(a hook.Agent, settings []byte, o Options) (*Result, error) {
 	return res, nil
 }
 
+// Merge adds o's rules (those not already in r) and what o left out.
+func (r *Result) Merge(o *Result) {
+	if r.Rules == nil {
+		r.Rules, r.Skipped = []Translated{}, []Skipped{}
+	}
+	for _, t := range o.Rules {
+		if !slices.ContainsFunc(r.Rules, func(x Translated) bool { return x.Rule.ID == t.Rule.ID }) {
+			r.Rules = append(r.Rules, t)
+		}
+	}
+	r.Skipped = append(r.Skipped, o.Skipped...)
+}
+
 func (r *Result) add(a hook.Agent, v permission.Verdict, from string, rule policy.Rule, note string) {
+	r.addAs(a, v, from, from, rule, note)
+}
+
+// addAs adds a rule shown as from whose id is made from key: what it
+// matches, not where it was found, so that importing an edited file again
+// finds the rules already there.
+func (r *Result) addAs(a hook.Agent, v permission.Verdict, from, key string, rule policy.Rule, note string) {
 	rule.Decision = v
-	rule.ID = ruleID(a, v, from)
+	rule.ID = ruleID(a, v, key)
+	for _, t := range r.Rules {
+		if t.Rule.ID == rule.ID {
+			return // the same rule from another of the agent's rules
+		}
+	}
 	rule.Comment = "imported from " + string(a) + ": " + from
 	r.Rules = append(r.Rules, Translated{From: string(v) + " " + from, Rule: rule, Note: note})
 }
@@ -238,7 +264,7 @@ func (c claude) bash(v permission.Verdict, from, spec string) {
 			return
 		}
 		add(policy.Rule{Tool: "shell", Command: strings.Join(words, " ")},
-			"a wildcard inside the command: this "+string(v)+" covers every command that starts with "+strconv(strings.Join(words, " ")))
+			"a wildcard inside the command: this "+string(v)+" covers every command that starts with "+code(strings.Join(words, " ")))
 		return
 	}
 	if open {
@@ -249,7 +275,7 @@ func (c claude) bash(v permission.Verdict, from, spec string) {
 	add(policy.Rule{Tool: "shell", Command: prefix, Args: map[string]string{"command": globEscape(prefix)}}, "")
 }
 
-func strconv(s string) string { return "`" + s + "`" }
+func code(s string) string { return "`" + s + "`" }
 
 // path translates a gitignore-style path of Read and Edit rules:
 // "//abs" is /abs, "~/p" is under the home, "/p" is under the project

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/custom-agent/custom-agent/hook"
@@ -97,4 +99,63 @@ func TestNeverWidensAllow(t *testing.T) {
 func mustJSON(s string) []byte {
 	b, _ := json.Marshal(s)
 	return b
+}
+
+// TestTranslateGeminiPolicy: a Gemini CLI policy-engine file, against a
+// golden file; every rule made is one a policy file may hold.
+func TestTranslateGeminiPolicy(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "gemini-policy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := TranslateGeminiPolicy(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.MarshalIndent(res, "", "  ")
+	got = append(got, '\n')
+	golden := filepath.Join("testdata", "gemini-policy.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("translation differs from %s (%v):\n%s", golden, err, got)
+	}
+	s, err := policy.Open(policy.Options{Cwd: t.TempDir(), ConfigHome: t.TempDir(), Home: "/home/user", NoBuiltin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rules {
+		if err := s.Add(permission.LevelUser, r.Rule); err != nil {
+			t.Errorf("%s: %v", r.From, err)
+		}
+		if r.Rule.Decision == permission.Allow && r.Note != "" && !strings.Contains(r.Note, "whole words") {
+			t.Errorf("%s: an allow with a note that it is broader: %s", r.From, r.Note)
+		}
+	}
+}
+
+func TestParseRulesErrors(t *testing.T) {
+	for name, src := range map[string]string{
+		"a table":         "[rules]\nx = 1",
+		"outside a rule":  "decision = \"allow\"",
+		"an inline table": "[[rule]]\nx = {a = 1}",
+		"twice":           "[[rule]]\ndecision = \"allow\"\ndecision = \"deny\"",
+		"unterminated":    "[[rule]]\nx = [\"a\",",
+		"multi-line":      "[[rule]]\nx = \"\"\"a\"\"\"",
+		"dotted key":      "[[rule]]\na.b = 1",
+	} {
+		if _, err := parseRules([]byte(src)); err == nil {
+			t.Errorf("%s: read %q", name, src)
+		}
+	}
+	rs, err := parseRules([]byte("[[rule]]\nx = [\n  \"a # not a comment\",\n  'b',\n] # c\ny = -3\nz = true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rs[0].keys); got != "map[x:[a # not a comment b] y:-3 z:true]" {
+		t.Errorf("keys %s", got)
+	}
 }
