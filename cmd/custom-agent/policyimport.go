@@ -98,15 +98,7 @@ func translateFile(a hook.Agent, file string) (*ruleimport.Result, error) {
 	}
 	var res *ruleimport.Result
 	if a == hook.GeminiCLI && strings.HasSuffix(abs, ".toml") {
-		if res, err = ruleimport.TranslateGeminiPolicy(b); err == nil {
-			// Its rules are named by line: say which file's.
-			for i := range res.Rules {
-				res.Rules[i].From = filepath.Base(abs) + " " + res.Rules[i].From
-			}
-			for i := range res.Skipped {
-				res.Skipped[i].From = filepath.Base(abs) + " " + res.Skipped[i].From
-			}
-		}
+		res, err = ruleimport.TranslateGeminiPolicy(b, filepath.Base(abs))
 	} else {
 		res, err = ruleimport.Translate(a, b, ruleimport.Options{SettingsDir: filepath.Dir(abs)})
 	}

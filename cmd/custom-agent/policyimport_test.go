@@ -86,7 +86,7 @@ func TestPolicyImportGemini(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"id": "gemini-cli allow run_shell_command(git status)"`, `"id": "gemini-cli deny policy shell rm -rf"`, "team.toml [[rule]] at line 48: argsPattern"} {
+	for _, want := range []string{`"id": "gemini-cli allow run_shell_command(git status)"`, `"id": "gemini-cli deny policy shell rm -rf"`, "deny team.toml [[rule]] at line 48: argsPattern"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the output lacks %q:\n%s", want, out.String())
 		}

@@ -23,14 +23,16 @@ import (
 // every call of the tool it would go far beyond its author's meaning); a
 // rule for some modes is left out when it allows, and kept for every mode,
 // with a note, when it denies or asks.
-func TranslateGeminiPolicy(src []byte) (*Result, error) {
+//
+// file names the file in what is shown ("" for none).
+func TranslateGeminiPolicy(src []byte, file string) (*Result, error) {
 	rules, err := parseRules(src)
 	if err != nil {
 		return nil, fmt.Errorf("reading the Gemini CLI policy: %w", err)
 	}
 	res := &Result{Rules: []Translated{}, Skipped: []Skipped{}}
 	for _, r := range rules {
-		policyRule(res, r)
+		policyRule(res, r, file)
 	}
 	return res, nil
 }
@@ -38,8 +40,11 @@ func TranslateGeminiPolicy(src []byte) (*Result, error) {
 // harmless are keys that change nothing a rule matches.
 var harmless = []string{"priority", "name", "denyMessage", "description", "source", "toolName", "mcpName", "commandPrefix", "decision", "modes", "argsPattern", "commandRegex"}
 
-func policyRule(res *Result, r tomlRule) {
+func policyRule(res *Result, r tomlRule, file string) {
 	from := fmt.Sprintf("[[rule]] at line %d", r.line)
+	if file != "" {
+		from = file + " " + from
+	}
 	skip := func(v permission.Verdict, why string) { res.skip(v, from, why) }
 	var v permission.Verdict
 	switch d, _ := r.keys["decision"].(string); d {

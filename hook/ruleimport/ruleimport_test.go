@@ -108,7 +108,7 @@ func TestTranslateGeminiPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := TranslateGeminiPolicy(b)
+	res, err := TranslateGeminiPolicy(b, "")
 	if err != nil {
 		t.Fatal(err)
 	}
