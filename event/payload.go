@@ -101,6 +101,10 @@ type (
 		// "unavailable: why" when it cannot be enforced here (calls that
 		// start processes are then asked); empty when it is on.
 		Sandbox string `json:"sandbox,omitempty"`
+		// SessionSource names the agent whose hook decisions the session
+		// records (claude-code, gemini-cli); empty for custom-agent's own
+		// sessions.
+		SessionSource string `json:"sessionSource,omitempty"`
 	}
 	// TurnStartedPayload opens a turn and says where and how it runs: a
 	// session may be resumed in another directory, with another model or

@@ -16,6 +16,9 @@ func (e Event) Summary() string {
 	}
 	switch p := p.(type) {
 	case *SessionStartedPayload:
+		if p.SessionSource != "" {
+			return fmt.Sprintf("cwd=%s mode=%s source=%s", p.Cwd, p.Mode, p.SessionSource)
+		}
 		return fmt.Sprintf("cwd=%s mode=%s model=%s", p.Cwd, p.Mode, p.Model)
 	case *TurnStartedPayload:
 		return ""

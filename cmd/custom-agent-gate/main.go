@@ -1,7 +1,8 @@
 // Command custom-agent-gate is the permission gate of custom-agent alone,
 // for hooks that ask it about every tool call of another agent: `check`
 // (the same command, flags, output and exit statuses as custom-agent
-// check, from internal/checkcmd) and `version`. It links no model SDK, no
+// check, from internal/checkcmd), `hook claude-code|gemini-cli` (those
+// agents' hook formats, from internal/hookcmd) and `version`. It links no model SDK, no
 // MCP or ACP SDK and no event store, so it starts in a few milliseconds;
 // deps_test.go keeps it so.
 package main
@@ -19,6 +20,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/internal/buildinfo"
 	"github.com/custom-agent/custom-agent/internal/checkcmd"
+	"github.com/custom-agent/custom-agent/internal/hookcmd"
 )
 
 func main() {
@@ -60,13 +62,17 @@ another agent.
 
   custom-agent-gate check …   is custom-agent check …: the same flags, the same
                               output byte for byte, the same exit statuses
+  custom-agent-gate hook claude-code|gemini-cli
+                              answers one Claude Code or Gemini CLI hook
+                              event on standard input in that agent's format,
+                              and records the decision (see docs/hooks.md)
   custom-agent-gate version   prints its version`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return cmd.Help()
 			}
-			return fmt.Errorf("unknown command %q for %q (its commands are check and version; the others are custom-agent's)", args[0], cmd.CommandPath())
+			return fmt.Errorf("unknown command %q for %q (its commands are check, hook and version; the others are custom-agent's)", args[0], cmd.CommandPath())
 		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -78,8 +84,8 @@ another agent.
 	// for custom-agent check runs here unchanged; check keeps no data.
 	var dataDir string
 	root.PersistentFlags().StringVar(&dataDir, "data-dir", "",
-		"accepted for custom-agent's command lines; check reads and writes no data directory")
-	root.AddCommand(checkcmd.New(), newVersionCmd())
+		"where hook records its decisions (the hook journal); check reads and writes no data directory")
+	root.AddCommand(checkcmd.New(), hookcmd.New(), newVersionCmd())
 	root.Version = buildinfo.Version()
 	root.SetVersionTemplate("custom-agent-gate {{.Version}}\n")
 	return root

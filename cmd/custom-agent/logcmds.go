@@ -92,9 +92,12 @@ const (
 // sessionSummary is one session as sessions lists it.
 type sessionSummary struct {
 	eventlog.SessionInfo
-	Cwd         string `json:"cwd"`
-	Model       string `json:"model"`
-	Mode        string `json:"mode"`
+	Cwd   string `json:"cwd"`
+	Model string `json:"model"`
+	Mode  string `json:"mode"`
+	// Source is the agent whose hook decisions the session records
+	// (claude-code, gemini-cli); empty for custom-agent's own.
+	Source      string `json:"source,omitempty"`
 	FirstPrompt string `json:"firstPrompt"`
 	// State is the state of the last turn: open, completed, cancelled or
 	// error; StopReason is that turn's stop reason, when it ended.
@@ -120,7 +123,7 @@ func summarizeSession(ctx context.Context, s *sqlitestore.Store, si eventlog.Ses
 		}
 		switch p := p.(type) {
 		case *event.SessionStartedPayload:
-			sum.Cwd, sum.Model, sum.Mode = p.Cwd, p.Model, p.Mode
+			sum.Cwd, sum.Model, sum.Mode, sum.Source = p.Cwd, p.Model, p.Mode, p.SessionSource
 		case *event.TurnStartedPayload:
 			sum.State, sum.StopReason = StateOpen, ""
 			// Turns record where they ran since sessions can be continued
@@ -181,8 +184,12 @@ func writeSessions(w, warn io.Writer, sums []sessionSummary, home string) error 
 		if !s.Verified {
 			chain = "BROKEN"
 		}
+		model := s.Model
+		if model == "" && s.Source != "" {
+			model = s.Source + " (hook)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(s.ID), stamp(s.UpdatedAt), s.Events, state, chain,
-			cell(s.Model, 30), cell(tildePath(s.Cwd, home), 50), cell(s.FirstPrompt, 50))
+			cell(model, 30), cell(tildePath(s.Cwd, home), 50), cell(s.FirstPrompt, 50))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -59,7 +59,7 @@ then its ask rules count as deny.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.PersistentFlags().StringVar(&cwd, "cwd", "", "working directory whose project policy is used (default the current directory)")
-	cmd.AddCommand(newPolicyListCmd(&cwd), newPolicyAddCmd(&cwd), newPolicyRmCmd(&cwd), newPolicyTestCmd(&cwd), newPolicyExplainCmd(&cwd))
+	cmd.AddCommand(newPolicyListCmd(&cwd), newPolicyAddCmd(&cwd), newPolicyRmCmd(&cwd), newPolicyTestCmd(&cwd), newPolicyExplainCmd(&cwd), newPolicyImportCmd(&cwd))
 	return cmd
 }
 

@@ -38,6 +38,7 @@ directory (custom-agent chat).`,
 	root.AddCommand(
 		newVersionCmd(),
 		newCheckCmd(g),
+		newHookCmd(g),
 		newSessionsCmd(g),
 		newLogCmd(g),
 		newAuditCmd(g),

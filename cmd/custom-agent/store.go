@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/hook/ingest"
+	"github.com/custom-agent/custom-agent/hook/journal"
 	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/internal/termtext"
 )
 
 // dataDir resolves the data directory for this invocation.
@@ -24,7 +28,42 @@ func (g *globalFlags) openLog(ctx context.Context, readOnly bool) (*sqlitestore.
 	if err != nil {
 		return nil, err
 	}
+	foldHookJournalOrWarn(ctx, dir, os.Stderr)
 	return sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: readOnly})
+}
+
+// foldHookJournalOrWarn folds the hook journal (foldHookJournal); when
+// that fails (the log is locked, the disk is full) it says so on warn and
+// the command goes on with the log as it is: the records stay in the
+// journal for the next command.
+func foldHookJournalOrWarn(ctx context.Context, dir string, warn io.Writer) {
+	if err := foldHookJournal(ctx, dir, warn); err != nil {
+		fmt.Fprintf(warn, "custom-agent: warning: the hook decisions recorded since the log was last opened are not in it yet (they stay in %s for the next command): %s\n",
+			filepath.Join(dir, journal.Dir), termtext.Line(err.Error()))
+	}
+}
+
+// foldHookJournal appends to the log the hook decisions recorded in the
+// data directory dir since it was last opened (package hook/ingest), so
+// that every command that reads the log shows them. A broken record is set
+// aside with a warning.
+func foldHookJournal(ctx context.Context, dir string, warn io.Writer) error {
+	jd := filepath.Join(dir, journal.Dir)
+	if !ingest.Pending(jd) {
+		return nil
+	}
+	s, err := sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), nil)
+	if err != nil {
+		return err
+	}
+	res, err := ingest.Ingest(ctx, s, jd)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	for _, b := range res.Broken {
+		fmt.Fprintf(warn, "custom-agent: warning: %s (set aside in %s)\n", termtext.Line(b.Error()), jd)
+	}
+	return err
 }
 
 // LastSession is the word that names the most recently updated session
@@ -82,6 +121,7 @@ func (g *globalFlags) openLogForSession(ctx context.Context, arg string) (*sqlit
 	if err != nil {
 		return nil, "", err
 	}
+	foldHookJournalOrWarn(ctx, dir, os.Stderr)
 	s, err := sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: true})
 	if errors.Is(err, sqlitestore.ErrNoLog) {
 		_, rerr := resolveSessionID(ctx, nil, dir, arg)

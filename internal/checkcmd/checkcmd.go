@@ -468,12 +468,8 @@ func (c *Checker) Request(l Line) (permission.Request, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	cwd := c.cwd
-	if l.Cwd != "" {
-		if !filepath.IsAbs(l.Cwd) {
-			return permission.Request{}, fmt.Errorf("cwd %q is not absolute", l.Cwd)
-		}
-		cwd = filepath.Clean(l.Cwd)
+	if l.Cwd != "" && !filepath.IsAbs(l.Cwd) {
+		return permission.Request{}, fmt.Errorf("cwd %q is not absolute", l.Cwd)
 	}
 	mode := c.mode
 	if l.Mode != "" {
@@ -482,13 +478,32 @@ func (c *Checker) Request(l Line) (permission.Request, error) {
 			return permission.Request{}, err
 		}
 	}
+	return c.RequestFor(t, args, l.Cwd, mode), nil
+}
+
+// RequestFor builds the Request a fresh session would give the engine for
+// a call of t, a built-in tool or another (a hook's MCP or web tool), with
+// args, in cwd (absolute; "" is the checker's) and mode. Paths are
+// resolved and the command analysed, as the executor does.
+func (c *Checker) RequestFor(t permission.ToolInfo, args map[string]any, cwd string, mode permission.Mode) permission.Request {
+	if cwd == "" {
+		cwd = c.cwd
+	}
 	req := permission.Request{
-		Tool: t, Args: args, Cwd: cwd, Home: c.home, ConfigHome: c.configHome,
+		Tool: t, Args: args, Cwd: filepath.Clean(cwd), Home: c.home, ConfigHome: c.configHome,
 		Mode: mode, Policy: c.policy,
 	}
 	resolve.Fill(&req) // one analysis of the command, each path resolved once
-	return req, nil
+	return req
 }
+
+// Mode is the mode the checker decides in: --mode, else the
+// configuration's.
+func (c *Checker) Mode() permission.Mode { return c.mode }
+
+// Decide decides req as check does, with the note on an untrusted
+// project's allow rules in the reason.
+func (c *Checker) Decide(req permission.Request) permission.Decision { return c.check(req) }
 
 func builtinNames() string {
 	var b bytes.Buffer

@@ -1,0 +1,154 @@
+package hook
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+func input(t *testing.T, a Agent, tool, toolInput string) *Input {
+	t.Helper()
+	ev, _ := a.EventNames()
+	in, err := Parse(a, strings.NewReader(`{"session_id":"s","cwd":"/p","hook_event_name":"`+ev+`","tool_name":"`+tool+`","tool_input":`+toolInput+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func TestMap(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		agent       Agent
+		tool, input string
+		want        []string // tool name and args of each call
+		wantErr     error
+	}{
+		{"bash", ClaudeCode, "Bash", `{"command":"ls"}`, []string{`shell {"command":"ls","cwd":"/p"}`}, nil},
+		{"relative read", ClaudeCode, "Read", `{"file_path":"a/../../b"}`, []string{`read_file {"path":"/b"}`}, nil},
+		{"edit writes its new string", ClaudeCode, "Edit", `{"file_path":"/p/x","old_string":"a","new_string":"b"}`, []string{`write_file {"content":"b","path":"/p/x"}`}, nil},
+		{"multiedit", ClaudeCode, "MultiEdit", `{"file_path":"/p/x","edits":[{"new_string":"b"},{"new_string":"c"}]}`, []string{`write_file {"content":"b\nc","path":"/p/x"}`}, nil},
+		{"absolute glob", ClaudeCode, "Glob", `{"pattern":"/etc/**/*.conf"}`, []string{`list_files {"glob":"**/*.conf","path":"/etc"}`}, nil},
+		{"dotdot glob", ClaudeCode, "Glob", `{"pattern":"../../home/*/.ssh/*"}`, []string{`list_files {"glob":"*/.ssh/*","path":"/home"}`}, nil},
+		{"braces are not an escape", ClaudeCode, "Glob", `{"pattern":"src/**/*.{ts,tsx}"}`, []string{`list_files {"glob":"**/*.{ts,tsx}","path":"/p/src"}`}, nil},
+		{"a brace holding a slash", ClaudeCode, "Glob", `{"pattern":"{x,/home/u/.ssh}/*"}`, []string{`list_files {"glob":"p/{x,/home/u/.ssh}/*","path":"/"}`}, nil},
+		{"dotdot after a wildcard", ClaudeCode, "Glob", `{"pattern":"*/../../etc/*"}`, []string{`list_files {"glob":"etc/*","path":"/"}`}, nil},
+		{"home glob", ClaudeCode, "Glob", `{"pattern":"~/.ssh/*"}`, []string{`list_files {"glob":"*","path":"~/.ssh"}`}, nil},
+		{"grep", ClaudeCode, "Grep", `{"pattern":"x","glob":"*.go"}`, []string{`search_text {"glob":"*.go","path":"/p","pattern":"x"}`}, nil},
+		{"mcp", ClaudeCode, "mcp__gh__get", `{"a":1}`, []string{`mcp__gh__get {"a":1}`}, nil},
+		{"unknown", ClaudeCode, "Task", `{}`, nil, ErrUnknownTool},
+		{"mcp name with a glob", ClaudeCode, "mcp__a*__b", `{}`, nil, ErrUnknownTool},
+		{"missing command", ClaudeCode, "Bash", `{}`, nil, ErrBadInput},
+		{"NUL path", ClaudeCode, "Write", `{"file_path":"/p/a\u0000b","content":""}`, nil, ErrBadInput},
+		{"gemini shell directory", GeminiCLI, "run_shell_command", `{"command":"make","directory":"sub"}`, []string{`shell {"command":"make","cwd":"/p/sub"}`}, nil},
+		{"gemini read_file path", GeminiCLI, "read_file", `{"path":"/p/a"}`, []string{`read_file {"path":"/p/a"}`}, nil},
+		{"gemini read_file two names", GeminiCLI, "read_file", `{"path":"/p/a","file_path":"/p/b"}`, nil, ErrBadInput},
+		{"gemini read_many_files", GeminiCLI, "read_many_files", `{"paths":["src/*.go"],"include":["/etc/passwd"]}`,
+			[]string{`search_text {"glob":"*.go","path":"/p/src","pattern":""}`, `search_text {"path":"/etc/passwd","pattern":""}`}, nil},
+		{"gemini web_fetch", GeminiCLI, "web_fetch", `{"prompt":"see https://a.example/x."}`, []string{`http_get {"url":"https://a.example/x"}`}, nil},
+		{"gemini web_fetch no url", GeminiCLI, "web_fetch", `{"prompt":"hello"}`, []string{`web_fetch {"prompt":"hello"}`}, nil},
+		{"claude name in gemini", GeminiCLI, "Bash", `{"command":"ls"}`, nil, ErrUnknownTool},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			calls, err := Map(input(t, tc.agent, tc.tool, tc.input))
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("error %v, want %v", err, tc.wantErr)
+			}
+			var got []string
+			for _, c := range calls {
+				b, _ := permission.CanonicalArgs(c.Args)
+				got = append(got, c.Tool.Name+" "+string(b))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCombine(t *testing.T) {
+	t.Parallel()
+	d := func(v permission.Verdict, r risk.Level) permission.Decision {
+		return permission.Decision{Decision: v, RiskAtDecision: r, Reason: string(v)}
+	}
+	tests := []struct {
+		name string
+		in   []permission.Decision
+		want permission.Verdict
+		risk risk.Level
+	}{
+		{"none is unset", nil, permission.Unset, risk.Unknown},
+		{"allow", []permission.Decision{d(permission.Allow, risk.Read)}, permission.Allow, risk.Read},
+		{"ask beats allow", []permission.Decision{d(permission.Allow, risk.Network), d(permission.Ask, risk.Read)}, permission.Ask, risk.Network},
+		{"deny beats ask", []permission.Decision{d(permission.Ask, risk.Write), d(permission.Deny, risk.Credential)}, permission.Deny, risk.Credential},
+		{"unset is deny", []permission.Decision{d(permission.Allow, risk.Read), d(permission.Unset, risk.Read)}, permission.Deny, risk.Read},
+	}
+	for _, tc := range tests {
+		got := Combine(tc.in)
+		if got.Decision != tc.want || got.RiskAtDecision != tc.risk {
+			t.Errorf("%s: %s at %s, want %s at %s", tc.name, got.Decision, got.RiskAtDecision, tc.want, tc.risk)
+		}
+	}
+}
+
+func TestDestructiveNeverAllowed(t *testing.T) {
+	t.Parallel()
+	for _, a := range Agents {
+		in := input(t, a, "x", `{}`)
+		for _, strict := range []bool{false, true} {
+			ans := Decide(in, permission.Allow, "r", risk.Destructive, Options{Strict: strict})
+			if ans.Verdict == permission.Allow || strings.Contains(string(ans.Stdout), `"allow"`) {
+				t.Errorf("%s strict=%v: %s", a, strict, ans.Stdout)
+			}
+		}
+	}
+}
+
+func TestModeFor(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		conf  permission.Mode
+		agent string
+		want  permission.Mode
+	}{
+		{"", "default", permission.ModeDefault},
+		{permission.ModeDefault, "plan", permission.ModePlan},
+		{permission.ModeDefault, "acceptEdits", permission.ModeAcceptEdits},
+		{permission.ModePlan, "acceptEdits", permission.ModePlan},
+		{permission.ModeDefault, "bypassPermissions", permission.ModeDefault},
+		{permission.ModeDefault, "dontAsk", permission.ModeDontAsk},
+		{permission.ModePlan, "dontAsk", permission.ModePlan},
+	}
+	for _, tc := range tests {
+		if got := ModeFor(tc.conf, tc.agent); got != tc.want {
+			t.Errorf("ModeFor(%q, %q) = %q, want %q", tc.conf, tc.agent, got, tc.want)
+		}
+	}
+}
+
+func TestJudgeCwdAndSessionID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ cwd, project, want string }{
+		{"/p/sub", "/p", "/p/sub"}, {"/", "/p", "/p"}, {"/pq", "/p", "/p"}, {"/x", "", "/x"}, {"/x", "rel", "/x"},
+	} {
+		if got := JudgeCwd(tc.cwd, tc.project); got != tc.want {
+			t.Errorf("JudgeCwd(%q, %q) = %q, want %q", tc.cwd, tc.project, got, tc.want)
+		}
+	}
+	if got := SessionID(ClaudeCode, "9f1c-2d"); got != "claude-code-9f1c-2d" {
+		t.Errorf("plain id: %q", got)
+	}
+	for _, id := range []string{"", "../x", "a b", strings.Repeat("a", 129)} {
+		if got := SessionID(GeminiCLI, id); !strings.HasPrefix(got, "gemini-cli-x") || len(got) != len("gemini-cli-x")+16 {
+			t.Errorf("id %q: %q", id, got)
+		}
+	}
+}

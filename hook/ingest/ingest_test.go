@@ -1,0 +1,220 @@
+package ingest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/hook"
+	"github.com/custom-agent/custom-agent/hook/ingest"
+	"github.com/custom-agent/custom-agent/hook/journal"
+	"github.com/custom-agent/custom-agent/internal/hookcmd"
+)
+
+// hookCall runs the hook on one event, recording in data, and returns the
+// answer's verdict.
+func hookCall(t *testing.T, data string, a hook.Agent, stdin string, at time.Time) hook.Answer {
+	t.Helper()
+	ans := hookcmd.Run(a, strings.NewReader(stdin), hookcmd.Options{
+		DataDir: data, Getenv: func(string) string { return "" }, Now: func() time.Time { return at },
+	})
+	if ans.Code != 0 {
+		t.Fatalf("hook: exit %d: %s", ans.Code, ans.Stderr)
+	}
+	return ans
+}
+
+func pre(tool, input, id string) string {
+	return `{"session_id":"s1","cwd":"/home/user/proj","hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + input + `,"tool_use_id":"` + id + `"}`
+}
+
+func post(tool, input, id, response string) string {
+	return `{"session_id":"s1","cwd":"/home/user/proj","hook_event_name":"PostToolUse","tool_name":"` + tool + `","tool_input":` + input + `,"tool_use_id":"` + id + `","tool_response":` + response + `}`
+}
+
+func openLog(t *testing.T, data string) *sqlitestore.Store {
+	t.Helper()
+	s, err := sqlitestore.Open(context.Background(), filepath.Join(data, "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func types(t *testing.T, s *sqlitestore.Store, id string) []string {
+	t.Helper()
+	var out []string
+	for e, err := range s.Read(context.Background(), id, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := e.Decode()
+		if err != nil {
+			t.Fatalf("seq %d: %v", e.Seq, err)
+		}
+		s := string(e.Type)
+		switch p := p.(type) {
+		case *event.PermissionResolvedPayload:
+			s += " " + p.Decision + " " + string(p.Actor)
+		case *event.SessionStartedPayload:
+			s += " " + p.SessionSource
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func setEnv(t *testing.T) {
+	t.Setenv("HOME", "/home/user")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+}
+
+// TestIngest: the hook's records become one session per agent session,
+// opened with its source; an ask followed by the call's completion is
+// resolved by the user; the chain verifies and the journal is emptied.
+func TestIngest(t *testing.T) {
+	setEnv(t)
+	data := t.TempDir()
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	hookCall(t, data, hook.ClaudeCode, pre("Read", `{"file_path":"/home/user/proj/a"}`, "t1"), t0)
+	hookCall(t, data, hook.ClaudeCode, pre("Bash", `{"command":"npm test"}`, "t2"), t0.Add(time.Second))
+	hookCall(t, data, hook.ClaudeCode, pre("Read", `{"file_path":"/home/user/.ssh/id_rsa"}`, "t3"), t0.Add(2*time.Second))
+	hookCall(t, data, hook.ClaudeCode, post("Bash", `{"command":"npm test"}`, "t2", `{"stdout":"ok","stderr":""}`), t0.Add(3*time.Second))
+	hookCall(t, data, hook.ClaudeCode, post("Read", `{"file_path":"/home/user/proj/a"}`, "t1", `{"type":"text","file":{"content":"x"}}`), t0.Add(4*time.Second))
+
+	s := openLog(t, data)
+	dir := filepath.Join(data, journal.Dir)
+	res, err := ingest.Ingest(context.Background(), s, dir)
+	if err != nil || res.Appended != 5 || len(res.Broken) != 0 {
+		t.Fatalf("Ingest: %+v, %v", res, err)
+	}
+	got := strings.Join(types(t, s, "claude-code-s1"), "\n")
+	want := strings.Join([]string{
+		"session.started claude-code",
+		"model.tool_call_requested", "permission.resolved allow policy",
+		"model.tool_call_requested", "permission.requested",
+		"model.tool_call_requested", "permission.resolved deny policy",
+		"permission.resolved allow user", "tool.completed",
+		"tool.completed",
+	}, "\n")
+	if got != want {
+		t.Errorf("events:\n%s\nwant:\n%s", got, want)
+	}
+	if err := s.Verify(context.Background(), "claude-code-s1"); err != nil {
+		t.Error(err)
+	}
+	if ingest.Pending(dir) {
+		t.Error("records left in the journal")
+	}
+}
+
+// TestIngestTwiceAppendsOnce: a record whose events were appended but
+// which was not removed (the process died in between) is not appended
+// again.
+func TestIngestTwiceAppendsOnce(t *testing.T) {
+	setEnv(t)
+	data := t.TempDir()
+	hookCall(t, data, hook.GeminiCLI, `{"session_id":"g","cwd":"/home/user/proj","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"/home/user/proj/a"}}`, time.Now())
+	dir := filepath.Join(data, journal.Dir)
+	paths, _ := journal.List(dir)
+	saved, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openLog(t, data)
+	if _, err := ingest.Ingest(context.Background(), s, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(paths[0], saved, 0o600); err != nil { // as if it had not been removed
+		t.Fatal(err)
+	}
+	res, err := ingest.Ingest(context.Background(), s, dir)
+	if err != nil || res.Appended != 0 {
+		t.Fatalf("second Ingest: %+v, %v", res, err)
+	}
+	if n := len(types(t, s, "gemini-cli-g")); n != 3 {
+		t.Errorf("%d events, want 3", n)
+	}
+}
+
+// TestIngestConcurrent: many hook calls of one session, recorded and
+// folded by several logs at once (as separate processes would), give one
+// chain with no seq reused and every call in it.
+func TestIngestConcurrent(t *testing.T) {
+	setEnv(t)
+	data := t.TempDir()
+	dir := filepath.Join(data, journal.Dir)
+	const calls, folders = 24, 4
+	logs := make([]*sqlitestore.Store, folders)
+	for i := range logs {
+		logs[i] = openLog(t, data)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, calls+folders*3)
+	for i := range calls {
+		wg.Go(func() {
+			ans := hookcmd.Run(hook.ClaudeCode, strings.NewReader(pre("LS", `{"path":"/home/user/proj"}`, fmt.Sprintf("t%d", i))),
+				hookcmd.Options{DataDir: data, Getenv: func(string) string { return "" }})
+			if ans.Code != 0 {
+				errs <- fmt.Errorf("hook: %s", ans.Stderr)
+			}
+		})
+	}
+	for i := range folders {
+		wg.Go(func() {
+			for range 3 {
+				if _, err := ingest.Ingest(context.Background(), logs[i], dir); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := ingest.Ingest(context.Background(), logs[0], dir); err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	ts := types(t, logs[0], "claude-code-s1")
+	if len(ts) != 1+2*calls {
+		t.Errorf("%d events, want %d", len(ts), 1+2*calls)
+	}
+	if err := logs[0].Verify(context.Background(), "claude-code-s1"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestBrokenRecordSetAside: a record that does not decode, or names an
+// event type a hook never records, is set aside and the rest folded.
+func TestBrokenRecordSetAside(t *testing.T) {
+	setEnv(t)
+	data := t.TempDir()
+	dir := filepath.Join(data, journal.Dir)
+	hookCall(t, data, hook.ClaudeCode, pre("LS", `{"path":"/home/user/proj"}`, "t1"), time.Now())
+	if err := os.WriteFile(filepath.Join(dir, "00000000000000000001-1-aa.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := &journal.Record{V: journal.Version, Source: "claude-code", SessionID: "claude-code-s1", TS: time.Now(), Cwd: "/p", Mode: "default",
+		Events: []journal.Entry{{Type: "policy.changed", Payload: []byte(`{"level":"user","op":"add","rule":{}}`)}}}
+	if err := journal.Write(dir, bad); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ingest.Ingest(context.Background(), openLog(t, data), dir)
+	if err != nil || res.Appended != 1 || len(res.Broken) != 2 {
+		t.Fatalf("Ingest: %+v, %v", res, err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*.broken"))
+	if len(left) != 2 {
+		t.Errorf("set aside: %v", left)
+	}
+}

@@ -1,0 +1,138 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxInput bounds the bytes of one event. A Write of a larger file is
+// refused rather than judged on a part of it.
+const MaxInput = 4 << 20
+
+// Errors a caller may branch on; each is wrapped with what was wrong.
+var (
+	ErrEmpty        = errors.New("no hook event on standard input")
+	ErrTooLarge     = fmt.Errorf("hook event larger than %d bytes", MaxInput)
+	ErrMalformed    = errors.New("malformed hook event")
+	ErrUnknownEvent = errors.New("unknown hook event")
+)
+
+// Input is one hook event as the agent sent it, checked. Nothing in it is
+// trusted: it comes from the agent a model drives.
+type Input struct {
+	Agent Agent
+	// Event is hook_event_name; Stage what it means here.
+	Event string
+	Stage Stage
+	// SessionID is the agent's session_id as sent (possibly empty).
+	SessionID string
+	// ToolName is tool_name; ToolInput is tool_input decoded as
+	// encoding/json decodes into any, never nil.
+	ToolName  string
+	ToolInput map[string]any
+	// ToolUseID is Claude Code's tool_use_id ("" from Gemini CLI).
+	ToolUseID string
+	// PermissionMode is Claude Code's permission_mode ("" when absent).
+	PermissionMode string
+	// Cwd is the event's cwd: absolute and clean.
+	Cwd string
+	// ToolResponse is the after event's tool_response, as sent.
+	ToolResponse json.RawMessage
+}
+
+// wire is the JSON of both agents' tool events (Gemini CLI sends a subset
+// of Claude Code's fields, with the same names).
+type wire struct {
+	SessionID      *string         `json:"session_id"`
+	HookEventName  *string         `json:"hook_event_name"`
+	ToolName       *string         `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      *string         `json:"tool_use_id"`
+	PermissionMode *string         `json:"permission_mode"`
+	Cwd            *string         `json:"cwd"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+}
+
+// Parse reads one event of agent a from r: at most MaxInput bytes of
+// valid UTF-8 holding exactly one JSON object, whose hook_event_name is a
+// tool event of a, with a tool_name, an object tool_input and an absolute
+// cwd. An error wraps ErrEmpty, ErrTooLarge, ErrMalformed or
+// ErrUnknownEvent.
+func Parse(a Agent, r io.Reader) (*Input, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the hook event: %w", err)
+	}
+	if len(b) > MaxInput {
+		return nil, ErrTooLarge
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, ErrEmpty
+	}
+	if !utf8.Valid(b) {
+		return nil, fmt.Errorf("%w: not valid UTF-8", ErrMalformed)
+	}
+	if bytes.TrimSpace(b)[0] != '{' {
+		return nil, fmt.Errorf("%w: not a JSON object", ErrMalformed)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var w wire
+	if err := dec.Decode(&w); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: more than one JSON value", ErrMalformed)
+	}
+	if w.HookEventName == nil {
+		return nil, fmt.Errorf("%w: no hook_event_name", ErrMalformed)
+	}
+	in := &Input{Agent: a, Event: *w.HookEventName}
+	var ok bool
+	if in.Stage, ok = StageOf(a, in.Event); !ok {
+		before, after := a.EventNames()
+		return nil, fmt.Errorf("%w %q for %s (this hook answers %s and %s)", ErrUnknownEvent, in.Event, a, before, after)
+	}
+	if w.ToolName == nil || *w.ToolName == "" {
+		return nil, fmt.Errorf("%w: no tool_name", ErrMalformed)
+	}
+	in.ToolName = *w.ToolName
+	if in.ToolInput, err = object(w.ToolInput); err != nil {
+		return nil, fmt.Errorf("%w: tool_input: %v", ErrMalformed, err)
+	}
+	if w.Cwd == nil || !filepath.IsAbs(*w.Cwd) || strings.ContainsRune(*w.Cwd, 0) {
+		return nil, fmt.Errorf("%w: cwd is missing or not an absolute path", ErrMalformed)
+	}
+	in.Cwd = filepath.Clean(*w.Cwd)
+	in.SessionID = deref(w.SessionID)
+	in.ToolUseID = deref(w.ToolUseID)
+	in.PermissionMode = deref(w.PermissionMode)
+	if in.Stage == After && len(w.ToolResponse) > 0 && !bytes.Equal(w.ToolResponse, []byte("null")) {
+		in.ToolResponse = w.ToolResponse
+	}
+	return in, nil
+}
+
+// object decodes raw as a JSON object; absent is an error.
+func object(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("missing")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	return m, nil
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,218 @@
+// Package hookcmd is the hook command: custom-agent's PermissionEngine
+// answering Claude Code's PreToolUse and Gemini CLI's BeforeTool hooks in
+// their own formats, and recording every decision, and the outcome their
+// PostToolUse and AfterTool hooks report, in the hook journal (package
+// hook/journal), which custom-agent folds into its event log. custom-agent
+// and the small custom-agent-gate binary both offer it from here; it links
+// no model, store or protocol SDK.
+//
+// The hook never fails open: an event that cannot be read or judged, a
+// policy that does not load, a record that cannot be written, even a
+// panic, answers exit status 2 with the reason on standard error, which
+// both agents read as "block this call".
+package hookcmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/custom-agent/custom-agent/hook"
+	"github.com/custom-agent/custom-agent/hook/journal"
+	"github.com/custom-agent/custom-agent/internal/checkcmd"
+	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// Options are the hook's flags and what it reads from its environment.
+type Options struct {
+	// Strict answers Gemini CLI's ask as deny (hook.Options).
+	Strict bool
+	// NoRecord leaves the journal alone: nothing is recorded.
+	NoRecord bool
+	// Policies are extra policy files; NoBuiltin leaves the built-in
+	// rules out, as for check.
+	Policies  []string
+	NoBuiltin bool
+	// DataDir is --data-dir ("" is the environment's).
+	DataDir string
+	// Getenv reads the environment; nil is os.Getenv.
+	Getenv func(string) string
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// ExitError carries the answer's exit status to the program's main.
+type ExitError = checkcmd.ExitError
+
+// New returns the hook command with a subcommand per agent; more (install,
+// uninstall) may be added by the caller.
+func New() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "Answer Claude Code's and Gemini CLI's tool hooks with custom-agent's decisions",
+		Long: `hook reads one hook event of Claude Code (PreToolUse, PostToolUse) or Gemini
+CLI (BeforeTool, AfterTool) on standard input, judges the tool call as
+custom-agent judges its own (the same engine, rules and configuration as
+check, found from the event's cwd), and answers in that agent's format:
+
+  claude-code  {"hookSpecificOutput":{"hookEventName":"PreToolUse",
+               "permissionDecision":"allow|deny|ask","permissionDecisionReason":"…"}}
+  gemini-cli   {"decision":"allow|deny","reason":"…"}; Gemini CLI has no ask:
+               an ask defers to Gemini CLI's own confirmation for the tools it
+               confirms (shell, writes, web_fetch, MCP tools) and denies the
+               others; with --strict every ask is denied.
+
+A destructive call is never allowed. An event that cannot be judged is
+blocked: exit status 2, the reason on standard error.
+
+Every decision, and the outcome PostToolUse/AfterTool report, is recorded in
+the data directory's hook journal before the answer is written; custom-agent
+sessions, log and audit verify show it as the session <agent>-<session_id>.
+See docs/hooks.md.`,
+		Args: cobra.NoArgs,
+	}
+	for _, a := range hook.Agents {
+		cmd.AddCommand(newAgentCmd(a))
+	}
+	return cmd
+}
+
+func newAgentCmd(a hook.Agent) *cobra.Command {
+	var o Options
+	cmd := &cobra.Command{
+		Use:   string(a),
+		Short: "Answer one " + string(a) + " hook event read from standard input",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f := cmd.Flag("data-dir"); f != nil {
+				o.DataDir = f.Value.String()
+			}
+			ans := Run(a, cmd.InOrStdin(), o)
+			cmd.OutOrStdout().Write(ans.Stdout)
+			cmd.ErrOrStderr().Write(ans.Stderr)
+			if ans.Code != 0 {
+				return &ExitError{Code: ans.Code}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	if a == hook.GeminiCLI {
+		f.BoolVar(&o.Strict, "strict", false, "deny what custom-agent would ask (Gemini CLI has no ask)")
+	}
+	f.BoolVar(&o.NoRecord, "no-record", false, "record nothing in the hook journal")
+	f.StringArrayVar(&o.Policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
+	f.BoolVar(&o.NoBuiltin, "no-builtin-rules", false, "leave out the built-in rules that allow read-only commands")
+	return cmd
+}
+
+// Run answers one hook event of agent a read from stdin. It never panics
+// and never returns an allow it could not record.
+func Run(a hook.Agent, stdin io.Reader, o Options) (ans hook.Answer) {
+	o.defaults()
+	defer func() {
+		if r := recover(); r != nil {
+			ans = hook.Fail(fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	now := o.Now()
+	in, err := hook.Parse(a, stdin)
+	if err != nil {
+		return hook.Fail(err)
+	}
+	cwd := hook.JudgeCwd(in.Cwd, projectDir(a, o.Getenv))
+	if in.Stage == hook.After {
+		if err := o.record(in, cwd, "", now, outcome(in)); err != nil {
+			return hook.Fail(err)
+		}
+		return hook.Recorded(a)
+	}
+	d, mode, ferr := judge(in, cwd, o)
+	if ferr != nil {
+		ans = hook.Fail(ferr)
+		d = permission.Decision{Decision: permission.Deny, Reason: ferr.Error() + " (the call is blocked)",
+			RiskAtDecision: risk.Execute, SourcedFrom: permission.FromDefault}
+	} else {
+		ans = hook.Decide(in, d.Decision, d.Reason, d.RiskAtDecision, hook.Options{Strict: o.Strict})
+		d.Decision, d.Reason = ans.Verdict, ans.Reason
+	}
+	if err := o.record(in, cwd, mode, now, decision(in, cwd, d)); err != nil {
+		return hook.Fail(err)
+	}
+	return ans
+}
+
+// judge decides in's call with the engine: the strictest decision of the
+// calls it maps onto. An unknown tool is asked; a tool input that is not
+// understood is denied. An error is a policy or configuration that does
+// not load.
+func judge(in *hook.Input, cwd string, o Options) (permission.Decision, permission.Mode, error) {
+	calls, err := hook.Map(in)
+	switch {
+	case errors.Is(err, hook.ErrUnknownTool):
+		return permission.Decision{Decision: permission.Ask, Reason: err.Error(), RiskAtDecision: risk.Execute,
+			SourcedFrom: permission.FromDefault}, "", nil
+	case err != nil:
+		return permission.Decision{Decision: permission.Deny, Reason: err.Error(), RiskAtDecision: risk.Execute,
+			SourcedFrom: permission.FromDefault}, "", nil
+	}
+	c, err := checkcmd.NewChecker(checkcmd.Options{Cwd: cwd, Policies: o.Policies, NoBuiltin: o.NoBuiltin})
+	if err != nil {
+		return permission.Decision{}, "", fmt.Errorf("the policy or configuration does not load: %w", err)
+	}
+	mode := hook.ModeFor(c.Mode(), in.PermissionMode)
+	ds := make([]permission.Decision, 0, len(calls))
+	for _, call := range calls {
+		ds = append(ds, c.Decide(c.RequestFor(call.Tool, call.Args, cwd, mode)))
+	}
+	return hook.Combine(ds), mode, nil
+}
+
+// projectDir is the agent's project directory from the environment it
+// gives its hooks.
+func projectDir(a hook.Agent, getenv func(string) string) string {
+	if a == hook.GeminiCLI {
+		if d := getenv("GEMINI_PROJECT_DIR"); d != "" {
+			return d
+		}
+	}
+	return getenv("CLAUDE_PROJECT_DIR")
+}
+
+// record writes the call's events to the journal, unless NoRecord.
+func (o *Options) record(in *hook.Input, cwd string, mode permission.Mode, now time.Time, es []journal.Entry) error {
+	if o.NoRecord {
+		return nil
+	}
+	dir, err := datadir.Resolve(o.DataDir, o.Getenv, os.UserHomeDir)
+	if err != nil {
+		return fmt.Errorf("recording the decision: %w", err)
+	}
+	if mode == "" {
+		mode = permission.ModeDefault
+	}
+	r := &journal.Record{
+		V: journal.Version, Source: string(in.Agent), SessionID: hook.SessionID(in.Agent, in.SessionID),
+		AgentSessionID: in.SessionID, TS: now, Cwd: cwd, Mode: string(mode), Events: es,
+	}
+	if err := journal.Write(filepath.Join(dir, journal.Dir), r); err != nil {
+		return fmt.Errorf("recording the decision: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package hookcmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/hook"
+	"github.com/custom-agent/custom-agent/hook/journal"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// setEnv gives the engine a fixed home and an empty configuration, so
+// that the decisions do not depend on the machine.
+func setEnv(t *testing.T) {
+	t.Helper()
+	t.Setenv("HOME", "/home/user")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("CUSTOM_AGENT_BUILTIN_RULES", "")
+}
+
+func options(t *testing.T, data string) Options {
+	return Options{
+		DataDir: data,
+		Getenv:  func(string) string { return "" },
+		Now:     func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) },
+	}
+}
+
+// golden is an answer as the golden files hold it.
+func golden(a hook.Answer) []byte {
+	return fmt.Appendf(nil, "exit %d\n-- stdout --\n%s-- stderr --\n%s", a.Code, a.Stdout, a.Stderr)
+}
+
+// TestGolden pipes each testdata/<agent>/<case>.stdin through the hook and
+// compares what it writes and exits with to <case>.golden. A case whose
+// name holds "strict" runs with --strict. Every case but the bad-* ones
+// records one hook call whose events match the answer.
+func TestGolden(t *testing.T) {
+	setEnv(t)
+	for _, a := range hook.Agents {
+		ins, err := filepath.Glob(filepath.Join("testdata", string(a), "*.stdin"))
+		if err != nil || len(ins) == 0 {
+			t.Fatalf("no cases for %s: %v", a, err)
+		}
+		for _, in := range ins {
+			name := strings.TrimSuffix(filepath.Base(in), ".stdin")
+			t.Run(string(a)+"/"+name, func(t *testing.T) {
+				stdin, err := os.ReadFile(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data := t.TempDir()
+				o := options(t, data)
+				o.Strict = strings.Contains(name, "strict")
+				ans := Run(a, bytes.NewReader(stdin), o)
+				got := golden(ans)
+				gf := strings.TrimSuffix(in, ".stdin") + ".golden"
+				if *update {
+					if err := os.WriteFile(gf, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(gf)
+				if err != nil {
+					t.Fatalf("%v (run with -update to write it)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("answer differs from %s:\ngot:\n%s\nwant:\n%s", gf, got, want)
+				}
+				recs := records(t, data)
+				if strings.HasPrefix(name, "bad-") {
+					if ans.Code != 2 || len(ans.Stdout) > 0 || len(ans.Stderr) == 0 {
+						t.Errorf("a bad input must exit 2 with the reason on stderr only: %s", got)
+					}
+					if len(recs) != 0 {
+						t.Errorf("a bad input recorded %d records", len(recs))
+					}
+					return
+				}
+				if ans.Code != 0 || len(recs) != 1 {
+					t.Fatalf("exit %d, %d records; want 0 and 1", ans.Code, len(recs))
+				}
+				checkRecord(t, recs[0], ans)
+			})
+		}
+	}
+}
+
+func records(t *testing.T, data string) []*journal.Record {
+	t.Helper()
+	paths, err := journal.List(filepath.Join(data, journal.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*journal.Record
+	for _, p := range paths {
+		r, err := journal.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// checkRecord: a before event records the call and then its decision as
+// answered; an after event its completion.
+func checkRecord(t *testing.T, r *journal.Record, ans hook.Answer) {
+	t.Helper()
+	var types []string
+	for _, e := range r.Events {
+		types = append(types, e.Type)
+	}
+	got := strings.Join(types, " ")
+	switch ans.Verdict {
+	case "":
+		if got != "tool.completed" {
+			t.Errorf("an after event recorded %s", got)
+		}
+	case "ask":
+		if got != "model.tool_call_requested permission.requested" {
+			t.Errorf("an ask recorded %s", got)
+		}
+	default:
+		if got != "model.tool_call_requested permission.resolved" {
+			t.Fatalf("a %s recorded %s", ans.Verdict, got)
+		}
+		var p struct{ Decision, Actor string }
+		if err := json.Unmarshal(r.Events[1].Payload, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Decision != string(ans.Verdict) || p.Actor != "policy" {
+			t.Errorf("recorded %+v, answered %s", p, ans.Verdict)
+		}
+	}
+	if !strings.HasPrefix(r.SessionID, r.Source+"-") {
+		t.Errorf("session %q is not keyed by the agent %q", r.SessionID, r.Source)
+	}
+}
+
+// TestBadInputNeverAllows: inputs no file holds well (a 10 MB payload,
+// NUL bytes, deep nesting) are blocked.
+func TestBadInputNeverAllows(t *testing.T) {
+	setEnv(t)
+	big := `{"session_id":"s","cwd":"/home/user/proj","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/home/user/proj/a","content":"` +
+		strings.Repeat("a", 10<<20) + `"}}`
+	tests := []struct{ name, stdin, want string }{
+		{"10 MB", big, "larger than"},
+		{"NUL in cwd", `{"cwd":"/home/user/proj\u0000/x","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a"}}`, "cwd"},
+		{"NUL in path", `{"cwd":"/home/user/proj","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"a\u0000b"}}`, ""},
+		{"deep nesting", `{"cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, "malformed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, a := range hook.Agents {
+				stdin := tc.stdin
+				if a == hook.GeminiCLI {
+					stdin = strings.Replace(stdin, "PreToolUse", "BeforeTool", 1)
+				}
+				ans := Run(a, strings.NewReader(stdin), options(t, t.TempDir()))
+				if ans.Verdict == "allow" || bytes.Contains(ans.Stdout, []byte(`"allow"`)) {
+					t.Errorf("%s: allowed: %s", a, golden(ans))
+				}
+				if tc.want != "" && !bytes.Contains(ans.Stderr, []byte(tc.want)) {
+					t.Errorf("%s: stderr %q does not say %q", a, ans.Stderr, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestRecordFailureBlocks: a decision that cannot be recorded is not
+// answered; the call is blocked.
+func TestRecordFailureBlocks(t *testing.T) {
+	setEnv(t)
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdin := `{"session_id":"s","cwd":"/home/user/proj","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/home/user/proj/a"}}`
+	ans := Run(hook.ClaudeCode, strings.NewReader(stdin), options(t, file)) // the data directory is a file
+	if ans.Code != 2 || !bytes.Contains(ans.Stderr, []byte("recording the decision")) {
+		t.Errorf("got %s", golden(ans))
+	}
+}

@@ -1,0 +1,156 @@
+package hookcmd
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/custom-agent/custom-agent/hook"
+	"github.com/custom-agent/custom-agent/hook/journal"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/secrets"
+)
+
+// The payloads the hook records, with the fields and names of
+// docs/reference/event-schema.md. This package does not link the event
+// package (the gate links no store); hook/ingest decodes and validates
+// them with it, and its tests check that they agree.
+type (
+	toolCallRequested struct {
+		ToolCallID string          `json:"toolCallId"`
+		Tool       string          `json:"tool"`
+		Args       json.RawMessage `json:"args"`
+	}
+	permissionRequested struct {
+		ToolCallID        string          `json:"toolCallId"`
+		Tool              string          `json:"tool"`
+		Args              json.RawMessage `json:"args"`
+		RiskAtDecision    risk.Level      `json:"riskAtDecision"`
+		SourcedFrom       string          `json:"sourcedFrom"`
+		SuggestedDecision string          `json:"suggestedDecision"`
+		Reason            string          `json:"reason"`
+		Findings          []risk.Finding  `json:"findings,omitempty"`
+		Options           []string        `json:"options"`
+		TimeoutMs         int64           `json:"timeoutMs"`
+	}
+	permissionResolved struct {
+		ToolCallID     string         `json:"toolCallId"`
+		Decision       string         `json:"decision"`
+		Reason         string         `json:"reason"`
+		Actor          string         `json:"actor"`
+		RiskAtDecision risk.Level     `json:"riskAtDecision"`
+		SourcedFrom    string         `json:"sourcedFrom"`
+		Findings       []risk.Finding `json:"findings,omitempty"`
+		Cwd            string         `json:"cwd,omitempty"`
+	}
+	toolCompleted struct {
+		ToolCallID    string   `json:"toolCallId"`
+		ExitCode      *int     `json:"exitCode,omitempty"`
+		StdoutBytes   int64    `json:"stdoutBytes"`
+		StderrBytes   int64    `json:"stderrBytes"`
+		DurationMs    int64    `json:"durationMs"`
+		StdoutPreview string   `json:"stdoutPreview"`
+		StderrPreview string   `json:"stderrPreview,omitempty"`
+		Artifacts     []string `json:"artifacts"`
+	}
+)
+
+// PreviewBytes bounds an output preview, as the executor's.
+const PreviewBytes = 4096
+
+func entry(typ string, p any) journal.Entry {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic("hookcmd: encoding a payload: " + err.Error()) // plain fields: cannot fail
+	}
+	return journal.Entry{Type: typ, Payload: b}
+}
+
+// maskedArgs is the call's input as recorded: secrets masked.
+func maskedArgs(in *hook.Input) (json.RawMessage, []byte) {
+	canon, err := permission.CanonicalArgs(in.ToolInput)
+	if err != nil {
+		canon = []byte("{}")
+	}
+	return secrets.MaskJSON(canon), canon
+}
+
+// decision is what a before event records: the call, then the decision
+// (permission.resolved by the policy), or the question put to the person
+// by the agent's own prompt (permission.requested) when it was asked.
+func decision(in *hook.Input, cwd string, d permission.Decision) []journal.Entry {
+	args, canon := maskedArgs(in)
+	id := hook.ToolCallID(in, canon)
+	if d.RiskAtDecision == risk.Unknown {
+		d.RiskAtDecision = risk.Execute
+	}
+	if d.SourcedFrom == "" {
+		d.SourcedFrom = permission.FromDefault
+	}
+	es := []journal.Entry{entry("model.tool_call_requested", toolCallRequested{ToolCallID: id, Tool: in.ToolName, Args: args})}
+	if d.Decision == permission.Ask {
+		return append(es, entry("permission.requested", permissionRequested{
+			ToolCallID: id, Tool: in.ToolName, Args: args, RiskAtDecision: d.RiskAtDecision,
+			SourcedFrom: string(d.SourcedFrom), SuggestedDecision: "ask", Reason: d.Reason,
+			Findings: d.Findings, Options: []string{"allow_once", "deny"},
+		}))
+	}
+	v := "deny"
+	if d.Decision == permission.Allow {
+		v = "allow"
+	}
+	return append(es, entry("permission.resolved", permissionResolved{
+		ToolCallID: id, Decision: v, Reason: d.Reason, Actor: "policy", RiskAtDecision: d.RiskAtDecision,
+		SourcedFrom: string(d.SourcedFrom), Findings: d.Findings, Cwd: cwd,
+	}))
+}
+
+// outcome is what an after event records: the call's completion, with
+// its output's size and a masked preview. Claude Code reports a shell
+// call's stdout and stderr; other tools' responses are previewed as the
+// JSON they were sent as. An exit code is recorded when the response has
+// one.
+func outcome(in *hook.Input) []journal.Entry {
+	_, canon := maskedArgs(in)
+	p := toolCompleted{ToolCallID: hook.ToolCallID(in, canon), Artifacts: []string{}}
+	var fields map[string]any
+	_ = json.Unmarshal(in.ToolResponse, &fields)
+	stdout, okOut := fields["stdout"].(string)
+	stderr, _ := fields["stderr"].(string)
+	if !okOut { // Gemini CLI's llmContent, or the response whole
+		if s, ok := fields["llmContent"].(string); ok {
+			stdout = s
+		} else if len(in.ToolResponse) > 0 {
+			stdout = string(in.ToolResponse)
+		}
+		if e, ok := fields["error"]; ok && e != nil {
+			b, _ := json.Marshal(e)
+			stderr = string(b)
+		}
+	}
+	for _, k := range []string{"exitCode", "exit_code", "returnCode"} {
+		if f, ok := fields[k].(float64); ok && f == float64(int(f)) {
+			c := int(f)
+			p.ExitCode = &c
+			break
+		}
+	}
+	p.StdoutBytes, p.StderrBytes = int64(len(stdout)), int64(len(stderr))
+	p.StdoutPreview, p.StderrPreview = preview(stdout), preview(stderr)
+	return []journal.Entry{entry("tool.completed", p)}
+}
+
+// preview is the start of s, secrets masked (before it is cut, so that a
+// secret across the cut is masked too), cut at a rune boundary.
+func preview(s string) string {
+	s = secrets.Mask(s)
+	if len(s) > PreviewBytes {
+		cut := PreviewBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " more bytes)"
+	}
+	return s
+}
