@@ -259,9 +259,10 @@ func TestSlug(t *testing.T) {
 }
 
 // formatNames are Markdown files that pages name as files of a format a
-// user's project holds (a skill's SKILL.md, the project's AGENTS.md), not
+// user's project holds (a skill's SKILL.md, the project's AGENTS.md, aider's
+// transcript), not
 // as pages of this repository.
-var formatNames = map[string]bool{"SKILL.md": true, "AGENTS.md": true}
+var formatNames = map[string]bool{"SKILL.md": true, "AGENTS.md": true, ".aider.chat.history.md": true}
 
 // TestNamedPagesExist fails for a Markdown file named in the text of
 // README.md or docs/ (not in a code block) that the repository does not
