@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission"
@@ -209,13 +210,9 @@ func (r *Resolver) Globs(patterns []string) map[string][]string {
 		if !filepath.IsAbs(p) {
 			continue
 		}
-		matches, err := filepath.Glob(strings.ReplaceAll(p, "[!", "[^"))
-		if err != nil || len(matches) == 0 {
+		matches, cut, err := boundedGlob(strings.ReplaceAll(p, "[!", "[^"), MaxMatches, MaxGlobDirs)
+		if err != nil || len(matches) == 0 && !cut {
 			continue
-		}
-		cut := len(matches) > MaxMatches
-		if cut {
-			matches = matches[:MaxMatches]
 		}
 		out := make([]string, 0, len(matches)+1)
 		for _, f := range matches {
@@ -230,6 +227,81 @@ func (r *Resolver) Globs(patterns []string) map[string][]string {
 		m[p] = out
 	}
 	return m
+}
+
+// MaxGlobDirs bounds the directories one pattern's expansion reads:
+// `ls /*/*/*/*/*/*/*` would read the whole disk (33 s and 700 MB, the
+// hook review found). Past it the expansion stops, and the engine judges
+// the pattern as matching more than was checked.
+const MaxGlobDirs = 4096
+
+// boundedGlob is filepath.Glob that stops after max matches or after
+// reading maxDirs directories, and says whether it stopped (cut). It
+// reads one directory at a time, depth first, and keeps only the
+// matches: no level of the pattern is held whole.
+func boundedGlob(pattern string, max, maxDirs int) (matches []string, cut bool, err error) {
+	if _, err := filepath.Match(pattern, ""); err != nil {
+		return nil, false, err
+	}
+	parts := strings.Split(filepath.Clean(pattern), string(filepath.Separator))
+	dirs := 0
+	var walk func(dir string, rest []string) bool // false: stop
+	walk = func(dir string, rest []string) bool {
+		if len(rest) == 0 {
+			if len(matches) == max {
+				cut = true
+				return false
+			}
+			matches = append(matches, dir)
+			return true
+		}
+		part := rest[0]
+		if !strings.ContainsAny(part, `*?[\`) {
+			next := filepath.Join(dir, part)
+			if len(rest) > 1 {
+				if fi, err := os.Stat(next); err != nil || !fi.IsDir() {
+					return true
+				}
+			} else if _, err := os.Lstat(next); err != nil {
+				return true
+			}
+			return walk(next, rest[1:])
+		}
+		if dirs++; dirs > maxDirs {
+			cut = true
+			return false
+		}
+		f, err := os.Open(dir)
+		if err != nil {
+			return true
+		}
+		names, _ := f.Readdirnames(-1)
+		f.Close()
+		slices.Sort(names)
+		for _, n := range names {
+			if ok, _ := filepath.Match(part, n); !ok {
+				continue
+			}
+			next := filepath.Join(dir, n)
+			if len(rest) > 1 {
+				if fi, err := os.Stat(next); err != nil || !fi.IsDir() {
+					continue
+				}
+			}
+			if !walk(next, rest[1:]) {
+				return false
+			}
+		}
+		return true
+	}
+	root := string(filepath.Separator)
+	if parts[0] != "" { // not absolute: from here
+		root = "."
+	} else {
+		parts = parts[1:]
+	}
+	walk(root, parts)
+	return matches, cut, nil
 }
 
 // MaxTreeEntries bounds the entries Trees looks at under one directory; a
