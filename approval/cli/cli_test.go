@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -245,6 +247,10 @@ func TestTerminal(t *testing.T) {
 		{name: "destructive confirm with backspace", q: rm, steps: []step{{0, "o"}, {time.Second, "confirn\x7fm\r"}}, want: allow("allow_once")},
 		{name: "destructive not confirmed", q: rm, steps: []step{{0, "o"}, {time.Second, "no\r"}}, want: notConfirmed},
 		{name: "u runs without the sandbox", q: unsandboxed(exec), steps: []step{{time.Second, "u"}}, want: allow("allow_unsandboxed")},
+		{name: "a long finding is broken at words", q: question("tc_1", risk.Execute, "echo hello >> ../outside.txt", risk.Finding{
+			Risk: risk.Execute, Arg: "command", Span: risk.Span{Start: 14, End: 28}, Text: "../outside.txt",
+			Why: "`../outside.txt` is outside the working directory, where the sandbox lets no command write"}),
+			steps: []step{{time.Second, "d"}}, want: userDeny},
 		{name: "u not offered", q: exec, steps: []step{{time.Second, "u"}, {0, "d"}}, want: userDeny},
 		{name: "destructive u needs the word", q: unsandboxed(rm), steps: []step{{0, "u"}, {time.Second, "confirm\r"}}, want: allow("allow_unsandboxed")},
 		{name: "destructive u not confirmed", q: unsandboxed(rm), steps: []step{{0, "u"}, {time.Second, "u\r"}}, want: notConfirmed},
@@ -395,8 +401,21 @@ func testTerminal(t *testing.T, tt ttyCase) {
 	if interrupted != tt.wantInterrupt {
 		t.Errorf("Interrupt called: %v, want %v", interrupted, tt.wantInterrupt)
 	}
+	if tt.resizes == nil {
+		// At 80 columns nothing the UI draws is left for the terminal to
+		// break, in the middle of a word or not.
+		for _, l := range strings.Split(ansi.ReplaceAllString(out.String(), ""), "\r\n") {
+			l = strings.TrimPrefix(l[strings.LastIndexByte(l, '\r')+1:], "«raw»")
+			if n := utf8.RuneCountInString(l); n > 80 {
+				t.Errorf("a line of %d columns at 80: %q", n, l)
+			}
+		}
+	}
 	golden(t, "tty/"+strings.ReplaceAll(tt.name, " ", "_"), visible(out.String()))
 }
+
+// ansi matches the escape sequences the UI writes.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[A-Za-z]")
 
 // visible shows a terminal transcript in a golden file: ESC as \e, CR LF as
 // \r\n at the end of a line, and each status redraw (a lone CR) on a line

@@ -222,8 +222,18 @@ func (r *run) renderBlock() string {
 	if len(q.Decision.Findings) > 0 {
 		add("│ findings")
 		for _, f := range q.Decision.Findings {
-			add("│   %s %s %s: %s", r.paint(riskColour[f.Risk], f.Risk.String()), clean(f.Arg),
+			line := fmt.Sprintf("│   %s %s %s: %s", r.paint(riskColour[f.Risk], f.Risk.String()), clean(f.Arg),
 				r.paint(bold, quoteText(f.Text)), clean(f.Why))
+			if visibleCells(line) <= w-1 {
+				lines = append(lines, line)
+				continue
+			}
+			// Too wide: broken at words with an indent, as the reason is,
+			// the risk still in its colour; the terminal never breaks it.
+			plain := fmt.Sprintf("%s %s %s: %s", f.Risk.String(), clean(f.Arg), quoteText(f.Text), clean(f.Why))
+			wrapped := wrapLines("│   ", "│     ", plain, w)
+			wrapped[0] = strings.Replace(wrapped[0], f.Risk.String(), r.paint(riskColour[f.Risk], f.Risk.String()), 1)
+			lines = append(lines, wrapped...)
 		}
 	}
 	var tail []string
