@@ -47,6 +47,15 @@ func TestMap(t *testing.T) {
 		{"missing command", ClaudeCode, "Bash", `{}`, nil, ErrBadInput},
 		{"NUL path", ClaudeCode, "Write", `{"file_path":"/p/a\u0000b","content":""}`, nil, ErrBadInput},
 		{"gemini shell directory", GeminiCLI, "run_shell_command", `{"command":"make","directory":"sub"}`, []string{`shell {"command":"make","cwd":"/p/sub"}`}, nil},
+		{"gemini shell dir_path", GeminiCLI, "run_shell_command", `{"command":"cat credentials","dir_path":"/root/.aws"}`, []string{`shell {"command":"cat credentials","cwd":"/root/.aws"}`}, nil},
+		{"gemini shell two dirs", GeminiCLI, "run_shell_command", `{"command":"ls","dir_path":"a","directory":"b"}`, nil, ErrBadInput},
+		{"gemini grep dir_path", GeminiCLI, "grep_search", `{"pattern":".","dir_path":"/p/.env"}`, []string{`search_text {"path":"/p/.env","pattern":"."}`}, nil},
+		{"gemini grep include_pattern", GeminiCLI, "grep_search", `{"pattern":".","include_pattern":".env"}`, []string{`search_text {"path":"/p/.env","pattern":"."}`}, nil},
+		{"gemini grep include", GeminiCLI, "search_file_content", `{"pattern":".","include":".env"}`, []string{`search_text {"path":"/p/.env","pattern":"."}`}, nil},
+		{"gemini glob dir_path", GeminiCLI, "glob", `{"pattern":"*","dir_path":"/h/.ssh"}`, []string{`list_files {"glob":"*","path":"/h/.ssh"}`}, nil},
+		{"gemini list_directory dir_path", GeminiCLI, "list_directory", `{"dir_path":"sub"}`, []string{`list_files {"path":"/p/sub"}`}, nil},
+		{"gemini list_directory path", GeminiCLI, "list_directory", `{"path":"sub"}`, []string{`list_files {"path":"/p/sub"}`}, nil},
+		{"gemini list_directory none", GeminiCLI, "list_directory", `{}`, nil, ErrBadInput},
 		{"gemini read_file path", GeminiCLI, "read_file", `{"path":"/p/a"}`, []string{`read_file {"path":"/p/a"}`}, nil},
 		{"gemini read_file two names", GeminiCLI, "read_file", `{"path":"/p/a","file_path":"/p/b"}`, nil, ErrBadInput},
 		{"gemini read_many_files", GeminiCLI, "read_many_files", `{"paths":["src/*.go"],"include":["/etc/passwd"]}`,
@@ -71,6 +80,29 @@ func TestMap(t *testing.T) {
 				t.Errorf("calls (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestUnknownKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		agent       Agent
+		tool, input string
+		want        []string
+	}{
+		{GeminiCLI, "run_shell_command", `{"command":"ls","dir_path":"x","description":"d"}`, nil},
+		{GeminiCLI, "run_shell_command", `{"command":"ls","working_dir":"x","cwd":"y"}`, []string{"cwd", "working_dir"}},
+		{GeminiCLI, "grep_search", `{"pattern":".","include_pattern":"*.go","dir_path":"x"}`, nil},
+		{GeminiCLI, "list_directory", `{"dir_path":"x","recursive":true}`, []string{"recursive"}},
+		{ClaudeCode, "Read", `{"file_path":"x","offset":1,"limit":2}`, nil},
+		{ClaudeCode, "Bash", `{"command":"ls","cwd":"/etc"}`, []string{"cwd"}},
+		{ClaudeCode, "mcp__gh__get", `{"anything":1}`, nil},
+	}
+	for _, tc := range tests {
+		got := UnknownKeys(input(t, tc.agent, tc.tool, tc.input))
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s %s: (-want +got):\n%s", tc.tool, tc.input, diff)
+		}
 	}
 }
 

@@ -145,13 +145,13 @@ func (m *mapper) gemini() ([]Call, error) {
 	var c []Call
 	switch in.ToolName {
 	case "run_shell_command":
-		dir := m.path("directory", false)
+		dir := m.anyPath(false, "dir_path", "directory")
 		if dir == "" {
 			dir = in.Cwd
 		}
 		c = m.shell(m.str("command", true), dir)
 	case "read_file":
-		c = m.one("read_file", "path", m.anyPath("file_path", "absolute_path", "path"))
+		c = m.one("read_file", "path", m.anyPath(true, "file_path", "absolute_path", "path"))
 	case "read_many_files":
 		c = m.readMany()
 	case "write_file":
@@ -159,11 +159,11 @@ func (m *mapper) gemini() ([]Call, error) {
 	case "replace":
 		c = m.write(m.path("file_path", true), m.str("new_string", false))
 	case "glob":
-		c = m.glob(m.str("pattern", true), m.path("path", false))
+		c = m.glob(m.str("pattern", true), m.anyPath(false, "dir_path", "path"))
 	case "search_file_content", "grep_search":
-		c = m.search(m.str("pattern", true), m.path("path", false), m.str("include", false))
+		c = m.search(m.str("pattern", true), m.anyPath(false, "dir_path", "path"), m.anyStr("include_pattern", "include"))
 	case "list_directory":
-		c = m.one("list_files", "path", m.path("path", true))
+		c = m.one("list_files", "path", m.anyPath(true, "dir_path", "path"))
 	case "web_fetch":
 		c = m.webFetch(m.str("prompt", true))
 	case "google_web_search":
@@ -234,9 +234,10 @@ func (m *mapper) abs(key, p string) string {
 }
 
 // anyPath returns the one path the tool takes under one of several names
-// (Gemini CLI's read_file has been given each over its versions). Two
+// (Gemini CLI has renamed them over its versions: read_file's path,
+// absolute_path and file_path; directory and path became dir_path). Two
 // names naming different paths is an error: the call is not guessed at.
-func (m *mapper) anyPath(keys ...string) string {
+func (m *mapper) anyPath(required bool, keys ...string) string {
 	var got, from string
 	for _, k := range keys {
 		p := m.path(k, false)
@@ -249,8 +250,26 @@ func (m *mapper) anyPath(keys ...string) string {
 		}
 		got, from = p, k
 	}
-	if got == "" {
+	if got == "" && required {
 		m.fail("no %s", keys[0])
+	}
+	return got
+}
+
+// anyStr is anyPath for an optional string that is not a path (Gemini
+// CLI's include became include_pattern).
+func (m *mapper) anyStr(keys ...string) string {
+	var got, from string
+	for _, k := range keys {
+		s := m.str(k, false)
+		if s == "" {
+			continue
+		}
+		if got != "" && s != got {
+			m.fail("%s and %s differ", from, k)
+			return ""
+		}
+		got, from = s, k
 	}
 	return got
 }

@@ -181,7 +181,18 @@ func judge(in *hook.Input, cwd string, o Options) (permission.Decision, permissi
 	for _, call := range calls {
 		ds = append(ds, c.Decide(c.RequestFor(call.Tool, call.Args, cwd, mode)))
 	}
-	return hook.Combine(ds), mode, nil
+	d := hook.Combine(ds)
+	if keys := hook.UnknownKeys(in); len(keys) > 0 && d.Decision != permission.Deny {
+		// What the call touches may not be what was judged: never allow it,
+		// and judge it at execute at least, so that Gemini CLI's ask is a
+		// deny (its own confirmation would not show the key).
+		why := hook.UnknownKeysReason(in, keys)
+		if d.Decision == permission.Ask {
+			why = d.Reason + "; and " + why
+		}
+		d.Decision, d.Reason, d.RiskAtDecision = permission.Ask, why, max(d.RiskAtDecision, risk.Execute)
+	}
+	return d, mode, nil
 }
 
 // projectDir is the agent's project directory from the environment it
