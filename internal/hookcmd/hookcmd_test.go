@@ -191,3 +191,44 @@ func TestRecordFailureBlocks(t *testing.T) {
 		t.Errorf("got %s", golden(ans))
 	}
 }
+
+// TestWebFetchURLHost: Gemini CLI fetches each whitespace-separated token
+// holding "://" as WHATWG's URL parser reads it. A token whose host a
+// quote, a backslash or an "@" makes ambiguous is never allowed under a
+// rule for the host it seems to name; a clean one is.
+func TestWebFetchURLHost(t *testing.T) {
+	setEnv(t)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(pol, []byte(`{"version":1,"rules":[{"id":"docs","tool":"http_get","url":"docs.example.com","decision":"allow"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		agent  hook.Agent
+		tool   string
+		input  string
+		allows bool
+	}{
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com/x?k=1"}`, true},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com'@evil.com/x?k=1"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com\"@evil.com/x"}`, false},
+		{hook.GeminiCLI, "web_fetch", "{\"prompt\":\"read https://docs.example.com`@evil.com/x\"}", false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://evil.com\\@docs.example.com/x"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://user@docs.example.com/x"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com<x>@evil.com/"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com%2Eevil.com/"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com/x and file:///etc/passwd"}`, false},
+		{hook.ClaudeCode, "WebFetch", `{"url":"https://docs.example.com/x","prompt":"p"}`, true},
+		{hook.ClaudeCode, "WebFetch", `{"url":"https://docs.example.com'@evil.com/x","prompt":"p"}`, false},
+	}
+	for _, tc := range tests {
+		ev, _ := tc.agent.EventNames()
+		stdin := `{"session_id":"s","cwd":"/home/user/proj","hook_event_name":"` + ev + `","tool_name":"` + tc.tool + `","tool_input":` + tc.input + `}`
+		o := options(t, t.TempDir())
+		o.Policies = []string{pol}
+		o.NoRecord = true
+		ans := Run(tc.agent, strings.NewReader(stdin), o)
+		if got := ans.Verdict == "allow"; got != tc.allows {
+			t.Errorf("%s: allowed %v, want %v: %s", tc.input, got, tc.allows, golden(ans))
+		}
+	}
+}
