@@ -192,3 +192,39 @@ func TestJudgeCwdAndSessionID(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiDefersOnlyWrites: without --strict, only an ask at write risk
+// or below of a tool Gemini CLI confirms is left to its confirmation,
+// whose "always allow" would let later calls through unasked.
+func TestGeminiDefersOnlyWrites(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		tool      string
+		r         risk.Level
+		wantDefer bool
+	}{
+		{"write_file", risk.Write, true},
+		{"replace", risk.Write, true},
+		{"write_file", risk.Execute, false}, // a git hook, a shell rc file
+		{"run_shell_command", risk.Execute, false},
+		{"run_shell_command", risk.Network, false},
+		{"web_fetch", risk.Network, false},
+		{"mcp__gh__get", risk.Execute, false},
+		{"write_file", risk.Credential, false},
+		{"read_file", risk.Read, false},
+	}
+	for _, tc := range tests {
+		in := input(t, GeminiCLI, tc.tool, `{}`)
+		ans := Decide(in, permission.Ask, "r", tc.r, Options{})
+		deferred := ans.Verdict == permission.Ask && strings.Contains(string(ans.Stdout), "systemMessage") && !strings.Contains(string(ans.Stdout), "decision")
+		if deferred != tc.wantDefer {
+			t.Errorf("%s at %s: deferred %v, want %v: %s", tc.tool, tc.r, deferred, tc.wantDefer, ans.Stdout)
+		}
+		if !tc.wantDefer && (ans.Verdict != permission.Deny || !strings.Contains(string(ans.Stdout), `"deny"`)) {
+			t.Errorf("%s at %s: not denied: %s", tc.tool, tc.r, ans.Stdout)
+		}
+		if ans := Decide(in, permission.Ask, "r", tc.r, Options{Strict: true}); ans.Verdict != permission.Deny {
+			t.Errorf("%s at %s strict: %s", tc.tool, tc.r, ans.Stdout)
+		}
+	}
+}

@@ -79,7 +79,7 @@ func UnknownKeys(in *Input) []string {
 // UnknownKeysReason says why a call with unknown keys is not allowed.
 func UnknownKeysReason(in *Input, keys []string) string {
 	return in.ToolName + "'s input has " + plural(len(keys), "key") + " custom-agent does not know (" +
-		strings.Join(keys, ", ") + "), which may change what the call touches and is not judged; the call is asked, never allowed"
+		strings.Join(keys, ", ") + "), which may change what the call touches and is not judged, so the call is not allowed unasked"
 }
 
 func plural(n int, word string) string {

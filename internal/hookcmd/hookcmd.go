@@ -103,9 +103,11 @@ check, found from the event's cwd), and answers in that agent's format:
   claude-code  {"hookSpecificOutput":{"hookEventName":"PreToolUse",
                "permissionDecision":"allow|deny|ask","permissionDecisionReason":"…"}}
   gemini-cli   {"decision":"allow|deny","reason":"…"}; Gemini CLI has no ask:
-               an ask defers to Gemini CLI's own confirmation for the tools it
-               confirms (shell, writes, web_fetch, MCP tools) and denies the
-               others; with --strict every ask is denied.
+               an ask at write risk or below of a file write (no protected
+               path, no network or credential finding) defers to Gemini CLI's
+               own confirmation; every other ask is denied, since that
+               confirmation can be answered "always"; with --strict every ask
+               is denied.
 
 A destructive call is never allowed. An event that cannot be judged is
 blocked: exit status 2, the reason on standard error.
@@ -144,7 +146,7 @@ func newAgentCmd(a hook.Agent) *cobra.Command {
 	}
 	f := cmd.Flags()
 	if a == hook.GeminiCLI {
-		f.BoolVar(&o.Strict, "strict", false, "deny what custom-agent would ask (Gemini CLI has no ask)")
+		f.BoolVar(&o.Strict, "strict", false, "deny every ask, writes too (Gemini CLI has no ask)")
 	}
 	f.BoolVar(&o.NoRecord, "no-record", false, "record nothing in the hook journal")
 	f.StringArrayVar(&o.Policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
@@ -252,7 +254,14 @@ func run(a hook.Agent, stdin io.Reader, o Options, g *guard) (ans hook.Answer) {
 		d = permission.Decision{Decision: permission.Deny, Reason: ferr.Error() + " (the call is blocked)",
 			RiskAtDecision: risk.Execute, SourcedFrom: permission.FromDefault}
 	} else {
-		ans = hook.Decide(in, d.Decision, d.Reason, d.RiskAtDecision, hook.Options{Strict: o.Strict})
+		// The answer weighs the findings too: an ask with a network or
+		// credential finding, or one on a protected path, is not left to
+		// Gemini CLI's confirmation.
+		r := d.RiskAtDecision
+		for _, f := range d.Findings {
+			r = max(r, f.Risk)
+		}
+		ans = hook.Decide(in, d.Decision, d.Reason, r, hook.Options{Strict: o.Strict})
 		d.Decision, d.Reason = ans.Verdict, ans.Reason
 	}
 	if err := o.record(g, in, cwd, mode, now, decision(in, cwd, d)); err != nil {
