@@ -110,7 +110,8 @@ check, found from the event's cwd), and answers in that agent's format:
                is denied.
 
 A destructive call is never allowed. An event that cannot be judged is
-blocked: exit status 2, the reason on standard error.
+blocked: exit status 2, the reason on standard error; so is one not decided
+within --deadline (5s), or when the agent sends SIGTERM or SIGINT.
 
 Every decision, and the outcome PostToolUse/AfterTool report, is recorded in
 the data directory's hook journal before the answer is written; custom-agent
