@@ -23,10 +23,13 @@ type Answer struct {
 
 // Options change how a verdict is answered.
 type Options struct {
-	// Strict answers Gemini CLI's ask as deny. Without it an ask defers
-	// to Gemini CLI's own confirmation for the tools Gemini CLI confirms
-	// (shell, writes, web_fetch, MCP tools), and denies the others, which
-	// Gemini CLI would run without asking, and every destructive call.
+	// Strict answers Gemini CLI's ask as deny. Without it an ask at write
+	// risk or below (r, the highest risk of the call and its findings:
+	// no protected path, no network, no credential) of a tool Gemini CLI
+	// confirms itself (write_file, replace) defers to Gemini CLI's own
+	// confirmation; every other ask is denied. Gemini CLI's confirmation
+	// offers "always allow", after which it asks no more, so only what a
+	// person may safely allow for good is left to it.
 	Strict bool
 }
 
@@ -35,14 +38,17 @@ type Options struct {
 const ReasonPrefix = "custom-agent: "
 
 // geminiConfirms are the tools Gemini CLI asks the person about before it
-// runs them, in its default approval mode.
+// runs them, in its default approval mode, and whose ask may be deferred
+// to it (at write risk or below). Its shell, web_fetch and MCP tools are
+// confirmed too, but their asks are at execute risk or above: denied.
 var geminiConfirms = map[string]bool{
 	"run_shell_command": true, "write_file": true, "replace": true, "web_fetch": true,
 }
 
 // Decide answers a before event: v is the engine's verdict for the call
-// (Unset is deny), reason its reason, r the risk it was judged at. A
-// destructive call is never answered allow, whatever v says.
+// (Unset is deny), reason its reason, r the risk it was judged at (with
+// its findings': see Options). A destructive call is never answered
+// allow, whatever v says.
 func Decide(in *Input, v permission.Verdict, reason string, r risk.Level, o Options) Answer {
 	if !v.Valid() {
 		v = permission.Deny
@@ -61,13 +67,14 @@ func Decide(in *Input, v permission.Verdict, reason string, r risk.Level, o Opti
 			switch {
 			case o.Strict:
 				reason += " (asked; gemini-cli has no ask, and the hook runs with --strict, so it is denied)"
-			case r >= risk.Destructive:
-				// Gemini CLI's confirmation offers "always allow", after
-				// which it asks no more: a destructive call would not be
-				// asked every time.
-				reason += " (asked; gemini-cli's own confirmation may have been answered \"always\", so a destructive call is denied)"
 			case !geminiConfirms[in.ToolName] && !mcp:
 				reason += " (asked; gemini-cli would run " + in.ToolName + " without asking, so it is denied)"
+			case r > risk.Write:
+				// Gemini CLI's confirmation offers "always allow", after
+				// which it asks no more: what runs a program, sends data
+				// away, touches a protected path or a credential, or
+				// destroys, would not be asked every time.
+				reason += " (asked at " + r.String() + " risk; gemini-cli's own confirmation can be answered \"always\", after which it asks no more, so only an ask at write risk or below is left to it; this one is denied)"
 			default:
 				return Answer{Stdout: encode(geminiOutput{SystemMessage: ReasonPrefix + "asks: " + reason}), Verdict: v, Reason: reason}
 			}

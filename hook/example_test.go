@@ -30,14 +30,18 @@ func Example() {
 	// claude-code-s1
 }
 
-// Gemini CLI has no ask: one for a tool Gemini CLI confirms itself defers
-// to its confirmation; with Strict it is denied.
+// Gemini CLI has no ask: one at write risk or below for a tool Gemini CLI
+// confirms itself defers to its confirmation; one above is denied, since
+// that confirmation can be answered "always"; with Strict every ask is
+// denied.
 func ExampleDecide_gemini() {
 	in, _ := hook.Parse(hook.GeminiCLI, strings.NewReader(
-		`{"session_id":"g","cwd":"/p","hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"npm test"}}`))
-	fmt.Print(string(hook.Decide(in, permission.Ask, "execute calls are asked by default.", risk.Execute, hook.Options{}).Stdout))
-	fmt.Print(string(hook.Decide(in, permission.Ask, "execute calls are asked by default.", risk.Execute, hook.Options{Strict: true}).Stdout))
+		`{"session_id":"g","cwd":"/p","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":{"file_path":"a","content":"x"}}`))
+	fmt.Print(string(hook.Decide(in, permission.Ask, "write calls are asked by default.", risk.Write, hook.Options{}).Stdout))
+	fmt.Print(string(hook.Decide(in, permission.Ask, "write calls are asked by default.", risk.Write, hook.Options{Strict: true}).Stdout))
+	fmt.Print(string(hook.Decide(in, permission.Ask, "a git hook.", risk.Execute, hook.Options{}).Stdout))
 	// Output:
-	// {"systemMessage":"custom-agent: asks: execute calls are asked by default."}
-	// {"decision":"deny","reason":"custom-agent: execute calls are asked by default. (asked; gemini-cli has no ask, and the hook runs with --strict, so it is denied)"}
+	// {"systemMessage":"custom-agent: asks: write calls are asked by default."}
+	// {"decision":"deny","reason":"custom-agent: write calls are asked by default. (asked; gemini-cli has no ask, and the hook runs with --strict, so it is denied)"}
+	// {"decision":"deny","reason":"custom-agent: a git hook. (asked at execute risk; gemini-cli's own confirmation can be answered \"always\", after which it asks no more, so only an ask at write risk or below is left to it; this one is denied)"}
 }

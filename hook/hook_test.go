@@ -47,11 +47,28 @@ func TestMap(t *testing.T) {
 		{"missing command", ClaudeCode, "Bash", `{}`, nil, ErrBadInput},
 		{"NUL path", ClaudeCode, "Write", `{"file_path":"/p/a\u0000b","content":""}`, nil, ErrBadInput},
 		{"gemini shell directory", GeminiCLI, "run_shell_command", `{"command":"make","directory":"sub"}`, []string{`shell {"command":"make","cwd":"/p/sub"}`}, nil},
+		{"gemini shell dir_path", GeminiCLI, "run_shell_command", `{"command":"cat credentials","dir_path":"/root/.aws"}`, []string{`shell {"command":"cat credentials","cwd":"/root/.aws"}`}, nil},
+		{"gemini shell two dirs", GeminiCLI, "run_shell_command", `{"command":"ls","dir_path":"a","directory":"b"}`, nil, ErrBadInput},
+		{"gemini grep dir_path", GeminiCLI, "grep_search", `{"pattern":".","dir_path":"/p/.env"}`, []string{`search_text {"path":"/p/.env","pattern":"."}`}, nil},
+		{"gemini grep include_pattern", GeminiCLI, "grep_search", `{"pattern":".","include_pattern":".env"}`, []string{`search_text {"path":"/p/.env","pattern":"."}`}, nil},
+		{"gemini grep include", GeminiCLI, "search_file_content", `{"pattern":".","include":".env"}`, []string{`search_text {"path":"/p/.env","pattern":"."}`}, nil},
+		{"gemini glob dir_path", GeminiCLI, "glob", `{"pattern":"*","dir_path":"/h/.ssh"}`, []string{`list_files {"glob":"*","path":"/h/.ssh"}`}, nil},
+		{"gemini list_directory dir_path", GeminiCLI, "list_directory", `{"dir_path":"sub"}`, []string{`list_files {"path":"/p/sub"}`}, nil},
+		{"gemini list_directory path", GeminiCLI, "list_directory", `{"path":"sub"}`, []string{`list_files {"path":"/p/sub"}`}, nil},
+		{"gemini list_directory none", GeminiCLI, "list_directory", `{}`, nil, ErrBadInput},
 		{"gemini read_file path", GeminiCLI, "read_file", `{"path":"/p/a"}`, []string{`read_file {"path":"/p/a"}`}, nil},
 		{"gemini read_file two names", GeminiCLI, "read_file", `{"path":"/p/a","file_path":"/p/b"}`, nil, ErrBadInput},
 		{"gemini read_many_files", GeminiCLI, "read_many_files", `{"paths":["src/*.go"],"include":["/etc/passwd"]}`,
 			[]string{`search_text {"glob":"*.go","path":"/p/src","pattern":""}`, `search_text {"path":"/etc/passwd","pattern":""}`}, nil},
-		{"gemini web_fetch", GeminiCLI, "web_fetch", `{"prompt":"see https://a.example/x."}`, []string{`http_get {"url":"https://a.example/x"}`}, nil},
+		{"gemini web_fetch", GeminiCLI, "web_fetch", `{"prompt":"see https://a.example/x."}`, []string{`http_get {"url":"https://a.example/x."}`}, nil},
+		{"gemini web_fetch quote before @", GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com'@evil.com/x?k=1"}`, nil, ErrBadInput},
+		{"gemini web_fetch backslash", GeminiCLI, "web_fetch", `{"prompt":"read https://evil.com\\@docs.example.com/"}`, nil, ErrBadInput},
+		{"gemini web_fetch numeric host", GeminiCLI, "web_fetch", `{"prompt":"read http://0x7f.1/"}`, nil, ErrBadInput},
+		{"gemini web_fetch ftp", GeminiCLI, "web_fetch", `{"prompt":"read ftp://a.example/"}`, nil, ErrBadInput},
+		{"gemini web_fetch ip", GeminiCLI, "web_fetch", `{"prompt":"read http://10.0.0.1:8080/x"}`, []string{`http_get {"url":"http://10.0.0.1:8080/x"}`}, nil},
+		{"gemini web_fetch github blob", GeminiCLI, "web_fetch", `{"prompt":"read https://github.com/o/r/blob/main/a.md"}`,
+			[]string{`http_get {"url":"https://github.com/o/r/blob/main/a.md"}`, `http_get {"url":"https://raw.githubusercontent.com/o/r/main/a.md"}`}, nil},
+		{"claude webfetch userinfo", ClaudeCode, "WebFetch", `{"url":"https://docs.example.com'@evil.com/x","prompt":"p"}`, nil, ErrBadInput},
 		{"gemini web_fetch no url", GeminiCLI, "web_fetch", `{"prompt":"hello"}`, []string{`web_fetch {"prompt":"hello"}`}, nil},
 		{"claude name in gemini", GeminiCLI, "Bash", `{"command":"ls"}`, nil, ErrUnknownTool},
 	}
@@ -71,6 +88,29 @@ func TestMap(t *testing.T) {
 				t.Errorf("calls (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestUnknownKeys(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		agent       Agent
+		tool, input string
+		want        []string
+	}{
+		{GeminiCLI, "run_shell_command", `{"command":"ls","dir_path":"x","description":"d"}`, nil},
+		{GeminiCLI, "run_shell_command", `{"command":"ls","working_dir":"x","cwd":"y"}`, []string{"cwd", "working_dir"}},
+		{GeminiCLI, "grep_search", `{"pattern":".","include_pattern":"*.go","dir_path":"x"}`, nil},
+		{GeminiCLI, "list_directory", `{"dir_path":"x","recursive":true}`, []string{"recursive"}},
+		{ClaudeCode, "Read", `{"file_path":"x","offset":1,"limit":2}`, nil},
+		{ClaudeCode, "Bash", `{"command":"ls","cwd":"/etc"}`, []string{"cwd"}},
+		{ClaudeCode, "mcp__gh__get", `{"anything":1}`, nil},
+	}
+	for _, tc := range tests {
+		got := UnknownKeys(input(t, tc.agent, tc.tool, tc.input))
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s %s: (-want +got):\n%s", tc.tool, tc.input, diff)
+		}
 	}
 }
 
@@ -149,6 +189,42 @@ func TestJudgeCwdAndSessionID(t *testing.T) {
 	for _, id := range []string{"", "../x", "a b", strings.Repeat("a", 129)} {
 		if got := SessionID(GeminiCLI, id); !strings.HasPrefix(got, "gemini-cli-x") || len(got) != len("gemini-cli-x")+16 {
 			t.Errorf("id %q: %q", id, got)
+		}
+	}
+}
+
+// TestGeminiDefersOnlyWrites: without --strict, only an ask at write risk
+// or below of a tool Gemini CLI confirms is left to its confirmation,
+// whose "always allow" would let later calls through unasked.
+func TestGeminiDefersOnlyWrites(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		tool      string
+		r         risk.Level
+		wantDefer bool
+	}{
+		{"write_file", risk.Write, true},
+		{"replace", risk.Write, true},
+		{"write_file", risk.Execute, false}, // a git hook, a shell rc file
+		{"run_shell_command", risk.Execute, false},
+		{"run_shell_command", risk.Network, false},
+		{"web_fetch", risk.Network, false},
+		{"mcp__gh__get", risk.Execute, false},
+		{"write_file", risk.Credential, false},
+		{"read_file", risk.Read, false},
+	}
+	for _, tc := range tests {
+		in := input(t, GeminiCLI, tc.tool, `{}`)
+		ans := Decide(in, permission.Ask, "r", tc.r, Options{})
+		deferred := ans.Verdict == permission.Ask && strings.Contains(string(ans.Stdout), "systemMessage") && !strings.Contains(string(ans.Stdout), "decision")
+		if deferred != tc.wantDefer {
+			t.Errorf("%s at %s: deferred %v, want %v: %s", tc.tool, tc.r, deferred, tc.wantDefer, ans.Stdout)
+		}
+		if !tc.wantDefer && (ans.Verdict != permission.Deny || !strings.Contains(string(ans.Stdout), `"deny"`)) {
+			t.Errorf("%s at %s: not denied: %s", tc.tool, tc.r, ans.Stdout)
+		}
+		if ans := Decide(in, permission.Ask, "r", tc.r, Options{Strict: true}); ans.Verdict != permission.Deny {
+			t.Errorf("%s at %s strict: %s", tc.tool, tc.r, ans.Stdout)
 		}
 	}
 }

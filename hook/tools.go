@@ -3,6 +3,8 @@ package hook
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -126,7 +128,11 @@ func (m *mapper) claude() ([]Call, error) {
 	case "LS":
 		c = m.one("list_files", "path", m.path("path", true))
 	case "WebFetch":
-		c = []Call{{Tool: builtin("http_get"), Args: map[string]any{"url": m.str("url", true)}}}
+		u := m.str("url", true)
+		if why := cleanURL(u); m.err == nil && why != "" {
+			m.fail("the URL %q %s; Claude Code would fetch what its own URL parser makes of it, which is not judged", u, why)
+		}
+		c = []Call{{Tool: builtin("http_get"), Args: map[string]any{"url": u}}}
 	case "WebSearch":
 		c = []Call{{Tool: webSearch, Args: map[string]any{"query": m.str("query", true)}}}
 	case "TodoWrite":
@@ -145,13 +151,13 @@ func (m *mapper) gemini() ([]Call, error) {
 	var c []Call
 	switch in.ToolName {
 	case "run_shell_command":
-		dir := m.path("directory", false)
+		dir := m.anyPath(false, "dir_path", "directory")
 		if dir == "" {
 			dir = in.Cwd
 		}
 		c = m.shell(m.str("command", true), dir)
 	case "read_file":
-		c = m.one("read_file", "path", m.anyPath("file_path", "absolute_path", "path"))
+		c = m.one("read_file", "path", m.anyPath(true, "file_path", "absolute_path", "path"))
 	case "read_many_files":
 		c = m.readMany()
 	case "write_file":
@@ -159,11 +165,11 @@ func (m *mapper) gemini() ([]Call, error) {
 	case "replace":
 		c = m.write(m.path("file_path", true), m.str("new_string", false))
 	case "glob":
-		c = m.glob(m.str("pattern", true), m.path("path", false))
+		c = m.glob(m.str("pattern", true), m.anyPath(false, "dir_path", "path"))
 	case "search_file_content", "grep_search":
-		c = m.search(m.str("pattern", true), m.path("path", false), m.str("include", false))
+		c = m.search(m.str("pattern", true), m.anyPath(false, "dir_path", "path"), m.anyStr("include_pattern", "include"))
 	case "list_directory":
-		c = m.one("list_files", "path", m.path("path", true))
+		c = m.one("list_files", "path", m.anyPath(true, "dir_path", "path"))
 	case "web_fetch":
 		c = m.webFetch(m.str("prompt", true))
 	case "google_web_search":
@@ -234,9 +240,10 @@ func (m *mapper) abs(key, p string) string {
 }
 
 // anyPath returns the one path the tool takes under one of several names
-// (Gemini CLI's read_file has been given each over its versions). Two
+// (Gemini CLI has renamed them over its versions: read_file's path,
+// absolute_path and file_path; directory and path became dir_path). Two
 // names naming different paths is an error: the call is not guessed at.
-func (m *mapper) anyPath(keys ...string) string {
+func (m *mapper) anyPath(required bool, keys ...string) string {
 	var got, from string
 	for _, k := range keys {
 		p := m.path(k, false)
@@ -249,8 +256,26 @@ func (m *mapper) anyPath(keys ...string) string {
 		}
 		got, from = p, k
 	}
-	if got == "" {
+	if got == "" && required {
 		m.fail("no %s", keys[0])
+	}
+	return got
+}
+
+// anyStr is anyPath for an optional string that is not a path (Gemini
+// CLI's include became include_pattern).
+func (m *mapper) anyStr(keys ...string) string {
+	var got, from string
+	for _, k := range keys {
+		s := m.str(k, false)
+		if s == "" {
+			continue
+		}
+		if got != "" && s != got {
+			m.fail("%s and %s differ", from, k)
+			return ""
+		}
+		got, from = s, k
 	}
 	return got
 }
@@ -423,29 +448,101 @@ func (m *mapper) readMany() []Call {
 	return c
 }
 
-// urlIn finds what look like URLs in a web_fetch prompt.
-var urlIn = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'` + "`" + `]+`)
-})
-
 // webFetch judges each URL Gemini CLI's web_fetch prompt names as an
-// http_get. A prompt that names none (or more than maxURLs, which are not
-// all judged) is judged as data sent away, at network risk.
+// http_get. Gemini CLI takes every whitespace-separated token holding
+// "://" for a URL and parses it with WHATWG's URL parser, so each such
+// token is judged whole, as it is fetched; one whose host that parser
+// could read otherwise than Go does (see cleanURL) makes the call
+// understood no further: it is denied. A prompt that names no URL (or
+// more than maxURLs, which are not all judged) is judged as data sent
+// away, at network risk.
 func (m *mapper) webFetch(prompt string) []Call {
 	if m.err != nil {
 		return nil
 	}
+	var urls []string
+	for _, tok := range strings.Fields(prompt) {
+		if !strings.Contains(tok, "://") {
+			continue
+		}
+		if why := cleanURL(tok); why != "" {
+			m.fail("the prompt's URL %q %s; gemini-cli would fetch what its own URL parser makes of it, which is not judged", tok, why)
+			return nil
+		}
+		urls = append(urls, tok)
+	}
 	var c []Call
-	urls := urlIn().FindAllString(prompt, maxURLs+1)
 	if len(urls) == 0 || len(urls) > maxURLs {
 		c = append(c, Call{Tool: webFetchPrompt, Args: map[string]any{"prompt": prompt}})
 		urls = urls[:min(len(urls), maxURLs)]
 	}
 	for _, u := range urls {
-		u = strings.TrimRight(u, ".,;:!?)]}")
 		c = append(c, Call{Tool: builtin("http_get"), Args: map[string]any{"url": u}})
+		if raw := githubRaw(u); raw != "" {
+			c = append(c, Call{Tool: builtin("http_get"), Args: map[string]any{"url": raw}})
+		}
 	}
 	return c
+}
+
+// githubRaw is the URL Gemini CLI fetches instead of a GitHub blob page:
+// the file on raw.githubusercontent.com, judged too.
+func githubRaw(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || !strings.EqualFold(p.Hostname(), "github.com") || !strings.Contains(p.Path, "/blob/") {
+		return ""
+	}
+	p.Host = "raw.githubusercontent.com"
+	p.Path = strings.Replace(p.Path, "/blob/", "/", 1)
+	p.RawPath = ""
+	return p.String()
+}
+
+// cleanURL returns "" when u is an http or https URL whose host every
+// parser reads alike, else what is wrong with it. Go's net/url and WHATWG's
+// URL parser (what Gemini CLI and Claude Code use) disagree on a
+// backslash (WHATWG reads it as "/"), on quotes and angle brackets before
+// an "@", on percent-escapes and non-ASCII letters in a host (WHATWG
+// decodes and maps them) and on numeric hosts (WHATWG reads "0x7f.1" as
+// 127.0.0.1). So the authority must hold none of those, and no user
+// name or password.
+func cleanURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") {
+		return "is not an http or https URL"
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	if strings.ContainsAny(rest, `\`) {
+		return "holds a backslash, which the agent's URL parser reads as \"/\""
+	}
+	if strings.ContainsAny(authority, "'\"`<>@%") {
+		return "has a host that parsers read differently (a quote, angle bracket, \"@\" or percent-escape before the path)"
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return "does not parse as a URL"
+	}
+	host := p.Hostname()
+	if host == "" || p.User != nil {
+		return "names no plain host"
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == ':') {
+			return "has a host with characters other than ASCII letters, digits, '.' and '-'"
+		}
+	}
+	labels := strings.Split(strings.TrimSuffix(host, "."), ".")
+	if last := labels[len(labels)-1]; last != "" && '0' <= last[0] && last[0] <= '9' {
+		// A numeric host: only a dotted quad as Go writes it reads alike.
+		if ip := net.ParseIP(host); ip == nil || ip.To4() == nil || ip.String() != host {
+			return "has a numeric host that parsers read differently"
+		}
+	}
+	return ""
 }
 
 // maxURLs bounds the URLs of one web_fetch prompt judged one by one.

@@ -383,8 +383,21 @@ var ErrSecret = errors.New("the rule holds what looks like a secret (a key, toke
 
 // Add adds a rule at a level: session (memory), project or user (file).
 // The rule is checked as a file's rule is (id, matchers, examples), and
-// refused with ErrSecret if it holds what looks like a secret.
+// refused with ErrSecret if it holds what looks like a secret. A project
+// rule that is not a deny is recorded as trusted (the user added it).
 func (s *Store) Add(level permission.RuleLevel, r Rule) error {
+	return s.add(level, r, true)
+}
+
+// AddUntrusted is Add that records nothing as trusted: a project rule
+// added so counts as the project file's other rules do, only once the
+// project is trusted (a rule imported from the project's own files,
+// which came with the repository, is not the user's word).
+func (s *Store) AddUntrusted(level permission.RuleLevel, r Rule) error {
+	return s.add(level, r, false)
+}
+
+func (s *Store) add(level permission.RuleLevel, r Rule, trust bool) error {
 	if ruleHoldsSecret(r) {
 		return fmt.Errorf("rule %q: %w", secrets.Mask(r.ID), ErrSecret)
 	}
@@ -433,7 +446,7 @@ func (s *Store) Add(level permission.RuleLevel, r Rule) error {
 	if err != nil {
 		return err
 	}
-	if level == permission.LevelProject && r.Decision != permission.Deny {
+	if trust && level == permission.LevelProject && r.Decision != permission.Deny {
 		if err := trustRule(s.configHome, s.project.Root, &r); err != nil {
 			return fmt.Errorf("the rule was written to %s, but recording it as trusted failed: %w", path, err)
 		}

@@ -138,6 +138,10 @@ func New(cfg Config, info Info) *Session {
 	return &Session{cfg: cfg, id: cfg.NewID(), info: info}
 }
 
+// ErrHookSession: Resume refuses a session recorded by custom-agent hook
+// (its session.started names a sessionSource).
+var ErrHookSession = errors.New("a hook session of another agent is not continued")
+
 // Resume continues a recorded session: its turns so far and the calls a
 // person approved in it (prior approvals, spec §3 step 5) are read from the
 // log. Session rules and prior approvals are restored only when they were
@@ -168,6 +172,12 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 		}
 		switch p := p.(type) {
 		case *event.SessionStartedPayload:
+			if p.SessionSource != "" {
+				// Another agent's calls, recorded by custom-agent hook: their
+				// output was never our model's, and must not become its
+				// history.
+				return nil, fmt.Errorf("session %s is a %s hook session: %w", id, p.SessionSource, ErrHookSession)
+			}
 			s.started = true
 			cur = p.Cwd
 		case *event.TurnStartedPayload:

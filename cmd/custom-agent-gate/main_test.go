@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -27,5 +29,34 @@ func TestUnknownCommand(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), `unknown command "run"`) {
 		t.Errorf("custom-agent-gate run: %q", errOut.String())
+	}
+}
+
+// TestHookSignalAndDeadline: the gate's context (cancelled by SIGTERM or
+// SIGINT) and --deadline both block a hook call whose event never
+// arrives whole: exit 2, the reason on stderr, nothing on stdout.
+func TestHookSignalAndDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cancel bool
+		args   []string
+		want   string
+	}{
+		{"signal", true, []string{"hook", "claude-code", "--no-record"}, "interrupted"},
+		{"deadline", false, []string{"hook", "gemini-cli", "--no-record", "--deadline", "1ms"}, "no decision within"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tc.cancel {
+				cancel()
+			}
+			stdin, w := io.Pipe() // never written: the read waits
+			defer w.Close()
+			var out, errOut bytes.Buffer
+			if code := run(ctx, tc.args, stdin, &out, &errOut); code != 2 || out.Len() > 0 || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
+			}
+		})
 	}
 }

@@ -124,15 +124,46 @@ func runHookInstall(out io.Writer, a hook.Agent, install bool, f hookInstallFlag
 	if reformatted {
 		fmt.Fprintln(out, "(the rest of the file is rewritten with two-space indentation, as the agent writes it; no other value changes)")
 	}
+	var off error
+	if install {
+		off = hooksOff(out, a, path, after, home, f)
+	}
 	if f.dryRun {
-		return nil
+		return off
 	}
 	if err := writeFileAtomic(path, after); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "Wrote %s.\n", termtext.Line(path))
-	if install && a == hook.GeminiCLI {
+	if install && a == hook.GeminiCLI && off == nil {
 		fmt.Fprintln(out, "Gemini CLI runs hooks only where they are enabled; /hooks in Gemini CLI lists the hooks it runs.")
+	}
+	return off
+}
+
+// hooksOff checks the settings just made (and the user's, which apply
+// over a project's) for a key that turns every hook off: then the hook
+// will not run, which is said loudly, and install fails rather than
+// report success.
+func hooksOff(out io.Writer, a hook.Agent, path string, after []byte, home string, f hookInstallFlags) error {
+	command := f.command
+	if command == "" {
+		command, _ = hookCommand(a)
+	}
+	paths, files := []string{path}, [][]byte{after}
+	if home != "" {
+		if user := settings.Path(a, settings.User, "", home); user != path {
+			if b, err := os.ReadFile(user); err == nil {
+				paths, files = append(paths, user), append(files, b)
+			}
+		}
+	}
+	for i, p := range paths {
+		if why := settings.Disabled(a, files[i], command); why != "" {
+			fmt.Fprintf(out, "WARNING: in %s, %s: %s will NOT run custom-agent's hook until that is changed.\n", termtext.Line(p), why, a)
+			return &exitError{code: 1, err: errors.New("hooks are turned off"), msg: fmt.Sprintf(
+				"custom-agent: the hook is in %s but will not run: in %s, %s (change that setting to turn hooks on)", path, p, why)}
+		}
 	}
 	return nil
 }

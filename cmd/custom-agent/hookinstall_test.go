@@ -67,3 +67,43 @@ func TestHookInstallCommand(t *testing.T) {
 		t.Errorf("--user: %v\n%s", err, b)
 	}
 }
+
+// TestHookInstallDisabledHooks: settings (the file or the user's) that
+// turn every hook off make install say loudly that the hook will not run,
+// and fail, rather than report success.
+func TestHookInstallDisabledHooks(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		a         hook.Agent
+		dir, file string // the project's settings
+		user      string // the user's settings ("" none)
+	}{
+		{"claude project", hook.ClaudeCode, ".claude", `{"disableAllHooks": true}`, ""},
+		{"claude user", hook.ClaudeCode, ".claude", `{}`, `{"disableAllHooks": true}`},
+		{"gemini", hook.GeminiCLI, ".gemini", `{"hooksConfig": {"enabled": false}}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			repo, home := t.TempDir(), t.TempDir()
+			t.Setenv("HOME", home)
+			for _, d := range []string{filepath.Join(repo, ".git"), filepath.Join(repo, tc.dir), filepath.Join(home, tc.dir)} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(repo, tc.dir, "settings.json"), []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if tc.user != "" {
+				if err := os.WriteFile(filepath.Join(home, tc.dir, "settings.json"), []byte(tc.user), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Chdir(repo)
+			var out bytes.Buffer
+			err := runHookInstall(&out, tc.a, true, hookInstallFlags{command: "custom-agent-gate hook " + string(tc.a)})
+			if err == nil || !strings.Contains(err.Error(), "will not run") || !strings.Contains(out.String(), "WARNING") {
+				t.Errorf("err %v\n%s", err, out.String())
+			}
+		})
+	}
+}

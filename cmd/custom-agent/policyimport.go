@@ -21,7 +21,7 @@ import (
 
 func newPolicyImportCmd(cwd *string) *cobra.Command {
 	var level string
-	var dryRun bool
+	var dryRun, trust bool
 	cmd := &cobra.Command{
 		Use:   "import claude-code|gemini-cli [FILE]",
 		Short: "Translate Claude Code's or Gemini CLI's permission rules into custom-agent rules",
@@ -40,7 +40,17 @@ narrowly is left out. A deny or ask that can only be expressed more broadly
 is translated broadly, with a note. Every rule left out is listed with why.
 --dry-run prints the rules that would be added, as a policy file, and the
 rules left out, and writes nothing. Each rule's id names its origin, so
-importing again adds nothing twice.`,
+importing again adds nothing twice.
+
+With --level user, FILE must be named and must not lie inside the current
+project (the user's own ~/.claude/settings.json or ~/.gemini/settings.json
+is fine): a repository's settings come with the repository, and importing
+them as user rules would make its allow rules global.
+
+In a project that is not trusted (custom-agent trust), the imported allow
+and ask rules are written to the project policy but not trusted: like the
+file's other rules they count once the project is trusted. --trust trusts
+these rules on their own; they are listed first.`,
 		Example: `  custom-agent policy import claude-code --dry-run
   custom-agent policy import claude-code ~/.claude/settings.json --level user
   custom-agent policy import gemini-cli`,
@@ -62,6 +72,11 @@ importing again adds nothing twice.`,
 			}
 			root := repoRoot(dir)
 			files := []string{settings.Path(a, settings.Project, root, "")}
+			if lv == permission.LevelUser {
+				if err := userImportFile(a, args[1:], root); err != nil {
+					return err
+				}
+			}
 			if len(args) == 2 {
 				files = []string{args[1]}
 			} else if a == hook.GeminiCLI {
@@ -77,12 +92,74 @@ importing again adds nothing twice.`,
 				}
 				res.Merge(r)
 			}
-			return runPolicyImport(cmd.OutOrStdout(), *cwd, lv, res, dryRun)
+			return runPolicyImport(cmd.OutOrStdout(), *cwd, lv, res, importOptions{dryRun: dryRun, trust: trust})
 		},
 	}
 	cmd.Flags().StringVar(&level, "level", string(permission.LevelProject), "project or user")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the rules and write nothing")
+	cmd.Flags().BoolVar(&trust, "trust", false, "trust the imported allow and ask rules of a project that is not trusted")
 	return cmd
+}
+
+// userImportFile checks the FILE of an import at the user level: it must
+// be named, and must not lie inside the project (the repository holding
+// the working directory), whose files come with the repository. The
+// user's own settings file of the agent is always fine.
+func userImportFile(a hook.Agent, args []string, root string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("--level user needs the settings FILE to import (e.g. ~/%s): the default, the project's %s, comes with the repository, and its allow rules would become global",
+			userSettingsName(a), filepath.Join(filepath.Base(filepath.Dir(settings.Path(a, settings.Project, "/", ""))), "settings.json"))
+	}
+	file, err := realPath(args[0])
+	if err != nil {
+		return err
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if own, err := realPath(settings.Path(a, settings.User, "", home)); err == nil && own == file {
+			return nil
+		}
+	}
+	proj, err := realPath(settings.Path(a, settings.Project, root, ""))
+	if err != nil {
+		return err
+	}
+	_, gitErr := os.Lstat(filepath.Join(root, ".git"))
+	r, err := realPath(root)
+	if err != nil {
+		return err
+	}
+	if file == proj || gitErr == nil && (file == r || strings.HasPrefix(file, strings.TrimSuffix(r, "/")+"/")) {
+		return fmt.Errorf("--level user will not import %s: it lies inside the project %s, whose files come with the repository, and its allow rules would become global; import it at --level project, or copy the rules you trust into your own settings", args[0], root)
+	}
+	return nil
+}
+
+func userSettingsName(a hook.Agent) string {
+	return filepath.Join(filepath.Base(filepath.Dir(settings.Path(a, settings.User, "", "/"))), "settings.json")
+}
+
+// realPath is path absolute and with its symbolic links resolved, as far
+// as they exist (a missing file is resolved through its directory).
+func realPath(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r, nil
+	}
+	if d, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(d, filepath.Base(abs)), nil
+	}
+	return abs, nil
+}
+
+// importOptions are import's flags that change what is written.
+type importOptions struct {
+	dryRun bool
+	// trust trusts the imported allow and ask rules of a project that is
+	// not trusted.
+	trust bool
 }
 
 // translateFile translates one file of the agent's rules: a settings.json,
@@ -108,8 +185,23 @@ func translateFile(a hook.Agent, file string) (*ruleimport.Result, error) {
 	return res, nil
 }
 
-func runPolicyImport(out io.Writer, cwd string, lv permission.RuleLevel, res *ruleimport.Result, dryRun bool) error {
-	if dryRun {
+func runPolicyImport(out io.Writer, cwd string, lv permission.RuleLevel, res *ruleimport.Result, o importOptions) error {
+	s, err := openPolicy(cwd, nil)
+	if err != nil {
+		return err
+	}
+	proj, trusted := s.Project()
+	// The rules a project that is not trusted would trust on their own:
+	// allow and ask rules (an ask can turn a deny into a question).
+	var loosening []ruleimport.Translated
+	if lv == permission.LevelProject && !trusted {
+		for _, r := range res.Rules {
+			if r.Rule.Decision != permission.Deny {
+				loosening = append(loosening, r)
+			}
+		}
+	}
+	if o.dryRun {
 		rules := make([]policy.Rule, 0, len(res.Rules))
 		for _, r := range res.Rules {
 			rules = append(rules, r.Rule)
@@ -122,23 +214,31 @@ func runPolicyImport(out io.Writer, cwd string, lv permission.RuleLevel, res *ru
 			return err
 		}
 		fmt.Fprintf(out, "%s\n", b)
-	} else {
-		s, err := openPolicy(cwd, nil)
-		if err != nil {
-			return err
+		if len(loosening) > 0 {
+			how := "would be written untrusted: they count only once you trust the project (custom-agent trust); --trust would trust them on their own"
+			if o.trust {
+				how = "would be trusted on their own (--trust), though this project is not trusted"
+			}
+			listLoosening(out, loosening, how)
 		}
+	} else {
 		file := policy.UserFile(s.Env().ConfigHome)
-		proj, trusted := s.Project()
 		if lv == permission.LevelProject {
 			file = proj.File
 		}
-		if allows := countAllows(res); allows > 0 && lv == permission.LevelProject && !trusted {
-			// The agent's project settings come with the repository, as ours
-			// do: an imported allow rule is trusted on its own.
-			fmt.Fprintf(out, "note: %d allow rules are imported and trusted as you add them, though this project is not trusted: see them first with --dry-run, and remove any with custom-agent policy rm.\n", allows)
+		if len(loosening) > 0 {
+			how := "are written untrusted, since this project is not trusted: they count only once you trust it (custom-agent trust), or import again with --trust to trust them on their own"
+			if o.trust {
+				how = "are trusted on their own (--trust), though this project is not trusted"
+			}
+			listLoosening(out, loosening, how)
 		}
 		for _, r := range res.Rules {
-			if err := s.Add(lv, r.Rule); err != nil {
+			add := s.Add
+			if len(loosening) > 0 && !o.trust {
+				add = s.AddUntrusted
+			}
+			if err := add(lv, r.Rule); err != nil {
 				if errors.Is(err, policy.ErrExists) {
 					return fmt.Errorf("%w (the %s policy has a rule %q that matches differently; remove it to import this one)", err, lv, r.Rule.ID)
 				}
@@ -161,12 +261,11 @@ func runPolicyImport(out io.Writer, cwd string, lv permission.RuleLevel, res *ru
 	return nil
 }
 
-func countAllows(res *ruleimport.Result) int {
-	n := 0
-	for _, r := range res.Rules {
-		if r.Rule.Decision == permission.Allow {
-			n++
-		}
+// listLoosening prints the allow and ask rules of a project that is not
+// trusted, and what becomes of them.
+func listLoosening(out io.Writer, rules []ruleimport.Translated, how string) {
+	fmt.Fprintf(out, "%d allow and ask rules %s:\n", len(rules), how)
+	for _, r := range rules {
+		fmt.Fprintf(out, "  %s %s\n", r.Rule.Decision, termtext.Line(r.From))
 	}
-	return n
 }

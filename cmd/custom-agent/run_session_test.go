@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 
@@ -128,5 +129,38 @@ func TestPromptFromStdinAndFile(t *testing.T) {
 		if !strings.Contains(out, `"payload":{"content":`+string(want)+`}`) {
 			t.Errorf("%v: user.message is not %q:\n%s", tc.args, tc.want, out)
 		}
+	}
+}
+
+// TestRunSessionSkipsHookSessions: a hook session (Claude Code's or Gemini
+// CLI's calls, recorded by custom-agent hook) holds another agent's tool
+// output; "last" skips it, and naming it is refused, so that its output
+// never reaches our model.
+func TestRunSessionSkipsHookSessions(t *testing.T) {
+	withoutBuiltinRules(t)
+	data, a := t.TempDir(), t.TempDir()
+	m := writeScript(t, `{"text":"ok"}
+{"text":"again"}
+`)
+	_, errOut, err := runWithInput(t, "", "--data-dir", data, "run", "--model", "script:"+m, "--cwd", a, "--json", "in A")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, errOut)
+	}
+	id := sessionOf(t, errOut)
+	hookID := "claude-code-9f1c"
+	seedSession(t, data, hookID, time.Now().Add(time.Hour),
+		event.SessionStartedPayload{Cwd: a, Mode: "default", SessionSource: "claude-code"},
+		event.ModelToolCallRequestedPayload{ToolCallID: "toolu_1", Tool: "Bash", Args: json.RawMessage(`{"command":"cat README.md"}`)},
+	)
+	_, errOut, err = runWithInput(t, "", "--data-dir", data, "run", "--model", "script:"+m, "--cwd", a, "--session", "last", "--json", "more")
+	if err != nil {
+		t.Fatalf("run --session last: %v\n%s", err, errOut)
+	}
+	if got := sessionOf(t, errOut); got != id {
+		t.Fatalf("last continued %s, want %s (not the hook session)", got, id)
+	}
+	_, errOut, err = runWithInput(t, "", "--data-dir", data, "run", "--model", "script:"+m, "--cwd", a, "--session", hookID, "more")
+	if err == nil || !strings.Contains(err.Error(), "hook session") {
+		t.Fatalf("the hook session was continued: %v\n%s", err, errOut)
 	}
 }

@@ -154,7 +154,7 @@ func (r *sessionRunner) start(ctx context.Context, id string) error {
 		r.s = session.New(r.cfg, info)
 		return nil
 	}
-	id, err := resolveSessionID(ctx, r.rt.Store, r.dataDir, id)
+	id, err := resolveContinuable(ctx, r.rt.Store, r.dataDir, id)
 	if err != nil {
 		return err
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 
+	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/hook/ingest"
@@ -105,6 +107,77 @@ func resolveSessionID(ctx context.Context, log sessionLister, dataDir, arg strin
 		}
 	}
 	return "", unknownSession(dataDir, arg)
+}
+
+// sessionReader lists sessions and reads their events.
+type sessionReader interface {
+	sessionLister
+	Read(ctx context.Context, sessionID string, fromSeq uint64) iter.Seq2[event.Event, error]
+}
+
+// resolveContinuable is resolveSessionID for a session to continue (run
+// --session, chat --session): a hook session, whose session.started names
+// a sessionSource (claude-code, gemini-cli), holds another agent's calls
+// and their output, written by what that agent's model did; continuing
+// it would feed that output to our model as our own history. "last" is
+// the most recent session that is not one; naming one is refused.
+func resolveContinuable(ctx context.Context, log sessionReader, dataDir, arg string) (string, error) {
+	if arg != LastSession {
+		id, err := resolveSessionID(ctx, log, dataDir, arg)
+		if err != nil {
+			return "", err
+		}
+		src, err := sessionSource(ctx, log, id)
+		if err != nil {
+			return "", err
+		}
+		if src != "" {
+			return "", &exitError{code: 1, err: errHookSession, msg: fmt.Sprintf(
+				"custom-agent: session %s is a %s hook session (another agent's calls, recorded by custom-agent hook), which is not continued: its tool output was never our model's (custom-agent log %s shows it; start a new session instead)", id, src, id)}
+		}
+		return id, nil
+	}
+	if _, err := resolveSessionID(ctx, log, dataDir, arg); err != nil {
+		return "", err // no sessions at all
+	}
+	list, err := log.Sessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, si := range list { // newest first
+		src, err := sessionSource(ctx, log, si.ID)
+		if err != nil {
+			return "", err
+		}
+		if src == "" {
+			return si.ID, nil
+		}
+	}
+	return "", &exitError{code: 1, err: eventlog.ErrNoSession, msg: fmt.Sprintf(
+		"custom-agent: no session of custom-agent's own is recorded in %s, so %q names none (hook sessions of other agents are not continued)", dataDir, LastSession)}
+}
+
+var errHookSession = errors.New("a hook session is not continued")
+
+// sessionSource is the sessionSource of the session's session.started:
+// "" for custom-agent's own sessions. A session whose first event is not
+// a session.started that decodes is taken for a hook session's: it is
+// not known to be ours.
+func sessionSource(ctx context.Context, log sessionReader, id string) (string, error) {
+	for e, err := range log.Read(ctx, id, 1) {
+		if err != nil {
+			return "", err
+		}
+		p, err := e.Decode()
+		if err != nil {
+			return "unknown", nil
+		}
+		if st, ok := p.(*event.SessionStartedPayload); ok {
+			return st.SessionSource, nil
+		}
+		return "unknown", nil
+	}
+	return "", nil
 }
 
 // unknownSession is the one error for a session id that names no recorded

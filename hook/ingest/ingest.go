@@ -24,6 +24,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
+	"github.com/custom-agent/custom-agent/hook"
 	"github.com/custom-agent/custom-agent/hook/journal"
 )
 
@@ -75,11 +76,20 @@ func Ingest(ctx context.Context, log Log, dir string) (Result, error) {
 	for _, si := range list {
 		last[si.ID] = si.Events
 	}
+	sources := map[string]string{} // the sessionSource of known sessions read so far
 	for _, p := range paths {
 		r, err := journal.Read(p)
 		var ds []event.Draft
 		if err == nil {
 			ds, err = drafts(r)
+		}
+		if err == nil {
+			if _, known := last[r.SessionID]; known {
+				var lerr error
+				if err, lerr = sameSource(ctx, log, sources, r); lerr != nil {
+					return res, lerr
+				}
+			}
 		}
 		if err != nil {
 			res.Broken = append(res.Broken, err)
@@ -129,12 +139,27 @@ var recorded = map[event.Type]bool{
 	event.PermissionResolved: true, event.ToolCompleted: true,
 }
 
-// drafts decodes and validates a record's events.
+// drafts decodes and validates a record's events. Nothing in a record is
+// taken on its word (any process of the user's may write the journal):
+// its source must be an agent the hook speaks to, its session id the one
+// the hook makes of that source and the agent's session id, and its
+// events one of the shapes the hook writes - a call and the policy's
+// decision or question, or a call's completion - for one call. A
+// person's decision is never read from a record: ingest infers it
+// (resolveAsk) from a completion that answers an open ask.
 func drafts(r *journal.Record) ([]event.Draft, error) {
 	if r.SessionID == "" || len(r.Events) == 0 {
 		return nil, errors.New("hook record: no session or no events")
 	}
+	a, err := hook.ParseAgent(r.Source)
+	if err != nil {
+		return nil, fmt.Errorf("hook record: source: %w", err)
+	}
+	if want := hook.SessionID(a, r.AgentSessionID); r.SessionID != want {
+		return nil, fmt.Errorf("hook record: session %q is not the one %s's session %q is recorded in (%s)", r.SessionID, r.Source, r.AgentSessionID, want)
+	}
 	ds := make([]event.Draft, 0, len(r.Events))
+	ps := make([]event.Payload, 0, len(r.Events))
 	for i, e := range r.Events {
 		if !recorded[event.Type(e.Type)] {
 			return nil, fmt.Errorf("hook record event %d: a hook records no %q", i+1, e.Type)
@@ -148,8 +173,77 @@ func drafts(r *journal.Record) ([]event.Draft, error) {
 			return nil, fmt.Errorf("hook record event %d: %w", i+1, err)
 		}
 		ds = append(ds, d)
+		ps = append(ps, p)
+	}
+	if err := shape(ps); err != nil {
+		return nil, fmt.Errorf("hook record: %w", err)
 	}
 	return ds, nil
+}
+
+// shape checks that ps is what one hook call records: a call and the
+// policy's decision (actor policy, no option) or question, or a call's
+// completion, all of one tool call.
+func shape(ps []event.Payload) error {
+	var ids []string
+	switch len(ps) {
+	case 1:
+		p, ok := ps[0].(*event.ToolCompletedPayload)
+		if !ok {
+			return fmt.Errorf("a record of one event holds a tool.completed, not %T", ps[0])
+		}
+		ids = append(ids, p.ToolCallID)
+	case 2:
+		c, ok := ps[0].(*event.ModelToolCallRequestedPayload)
+		if !ok {
+			return errors.New("a record of two events begins with model.tool_call_requested")
+		}
+		ids = append(ids, c.ToolCallID)
+		switch p := ps[1].(type) {
+		case *event.PermissionRequestedPayload:
+			ids = append(ids, p.ToolCallID)
+		case *event.PermissionResolvedPayload:
+			if p.Actor != event.ActorPolicy || p.Option != "" {
+				return fmt.Errorf("a hook records the policy's decisions only (actor policy, no option), not actor %q option %q", p.Actor, p.Option)
+			}
+			ids = append(ids, p.ToolCallID)
+		default:
+			return errors.New("a call is followed by permission.resolved or permission.requested")
+		}
+	default:
+		return fmt.Errorf("a hook records one or two events per call, not %d", len(ps))
+	}
+	for _, id := range ids {
+		if id == "" || id != ids[0] {
+			return errors.New("the events are not of one tool call")
+		}
+	}
+	return nil
+}
+
+// sameSource refuses to append r to a session that is not a hook session
+// of r's source (custom-agent's own sessions have no sessionSource). The
+// second error is the log's.
+func sameSource(ctx context.Context, log Log, sources map[string]string, r *journal.Record) (refused, err error) {
+	src, ok := sources[r.SessionID]
+	if !ok {
+		for e, err := range log.Read(ctx, r.SessionID, 1) {
+			if err != nil {
+				return nil, fmt.Errorf("folding the hook journal: %w", err)
+			}
+			if p, err := e.Decode(); err == nil {
+				if st, ok := p.(*event.SessionStartedPayload); ok {
+					src = st.SessionSource
+				}
+			}
+			break
+		}
+		sources[r.SessionID] = src
+	}
+	if src != r.Source {
+		return fmt.Errorf("hook record: session %s is not a %s hook session (its sessionSource is %q), so nothing of a hook is appended to it", r.SessionID, r.Source, src), nil
+	}
+	return nil, nil
 }
 
 func readTail(ctx context.Context, log Log, id string, n uint64) ([]event.Event, error) {

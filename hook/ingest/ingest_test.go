@@ -218,3 +218,64 @@ func TestBrokenRecordSetAside(t *testing.T) {
 		t.Errorf("set aside: %v", left)
 	}
 }
+
+// TestForgedRecordsSetAside: a journal record is another process's file,
+// not trusted: its session id is recomputed from its source and agent
+// session id, its source must be an agent the hook speaks to, its
+// decisions must be the policy's (the person's allow is only ever
+// inferred here), its events must have the shape the hook writes, and it
+// never lands in a session that is not a hook session of that source.
+func TestForgedRecordsSetAside(t *testing.T) {
+	setEnv(t)
+	data := t.TempDir()
+	dir := filepath.Join(data, journal.Dir)
+	log := openLog(t, data)
+	ctx := context.Background()
+	// A session of custom-agent's own whose id looks like a hook session's.
+	d, err := event.NewDraft("claude-code-s9", "", time.Now(), &event.SessionStartedPayload{Cwd: "/p", Mode: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := log.AppendBatch(ctx, []event.Draft{d}); err != nil {
+		t.Fatal(err)
+	}
+	call := journal.Entry{Type: "model.tool_call_requested", Payload: []byte(`{"toolCallId":"t1","tool":"Bash","args":{"command":"ls"}}`)}
+	resolved := func(actor, option string) journal.Entry {
+		p := `{"toolCallId":"t1","decision":"allow","reason":"r","actor":"` + actor + `","riskAtDecision":"read","sourcedFrom":"default"`
+		if option != "" {
+			p += `,"option":"` + option + `"`
+		}
+		return journal.Entry{Type: "permission.resolved", Payload: []byte(p + `}`)}
+	}
+	done := journal.Entry{Type: "tool.completed", Payload: []byte(`{"toolCallId":"t1","stdoutBytes":0,"stderrBytes":0,"durationMs":0,"stdoutPreview":"","artifacts":[]}`)}
+	rec := func(source, sid, agentSID string, es ...journal.Entry) *journal.Record {
+		return &journal.Record{V: journal.Version, Source: source, SessionID: sid, AgentSessionID: agentSID,
+			TS: time.Now(), Cwd: "/p", Mode: "default", Events: es}
+	}
+	forged := map[string]*journal.Record{
+		"session id not its own":    rec("claude-code", "20261201-100000-aaaaaaaa", "s1", call, resolved("policy", "")),
+		"unknown source":            rec("aider", "aider-s1", "s1", call, resolved("policy", "")),
+		"a person's allow":          rec("claude-code", "claude-code-s1", "s1", call, resolved("user", "")),
+		"an option":                 rec("claude-code", "claude-code-s1", "s1", call, resolved("policy", "allow_always")),
+		"a shape the hook never":    rec("claude-code", "claude-code-s1", "s1", done, resolved("policy", "")),
+		"two decisions":             rec("claude-code", "claude-code-s1", "s1", call, resolved("policy", ""), resolved("policy", "")),
+		"into a session not a hook": rec("claude-code", "claude-code-s9", "s9", call, resolved("policy", "")),
+	}
+	for name, r := range forged {
+		if err := journal.Write(dir, r); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	res, err := ingest.Ingest(ctx, log, dir)
+	if err != nil || res.Appended != 0 || len(res.Broken) != len(forged) {
+		t.Fatalf("Ingest: appended %d, broken %d (want 0, %d): %v %v", res.Appended, len(res.Broken), len(forged), res.Broken, err)
+	}
+	if got := types(t, log, "claude-code-s9"); len(got) != 1 {
+		t.Errorf("the own session got events: %v", got)
+	}
+	// The hook's own records still fold.
+	hookCall(t, data, hook.ClaudeCode, pre("LS", `{"path":"/home/user/proj"}`, "t1"), time.Now())
+	if res, err := ingest.Ingest(ctx, log, dir); err != nil || res.Appended != 1 || len(res.Broken) != 0 {
+		t.Fatalf("Ingest of a real record: %+v, %v", res, err)
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
+	"strings"
 
 	"github.com/custom-agent/custom-agent/hook"
 )
@@ -48,15 +48,120 @@ const (
 	geminiTimeout = 30000
 )
 
-// ours matches a hook command that runs custom-agent's hook for an agent:
-// custom-agent or custom-agent-gate (any directory, quoted or not),
-// then "hook" and the agent.
-var ours = regexp.MustCompile(`(?:^|[/\\'"\s])custom-agent(?:-gate)?(?:\.exe)?['"]?\s+hook\s+(claude-code|gemini-cli)(?:\s|$)`)
-
-// IsOurs reports whether command runs custom-agent's hook for a.
+// IsOurs reports whether command runs custom-agent's hook for a and
+// nothing else: its first word is custom-agent or custom-agent-gate (any
+// directory, quoted or not, .exe allowed), then "hook" and the agent, then
+// only the hook's own flags. A command that runs another program too (a
+// logger before ours, a pipe, a list, a substitution) is the user's own,
+// and install and uninstall leave it alone.
 func IsOurs(a hook.Agent, command string) bool {
-	m := ours.FindStringSubmatch(command)
-	return m != nil && m[1] == string(a)
+	w, ok := shellWords(command)
+	if !ok || len(w) < 3 || w[1] != "hook" || w[2] != string(a) {
+		return false
+	}
+	switch name := strings.TrimSuffix(baseName(w[0]), ".exe"); name {
+	case "custom-agent", "custom-agent-gate":
+	default:
+		return false
+	}
+	for i := 3; i < len(w); i++ {
+		f := w[i]
+		name, _, hasValue := strings.Cut(f, "=")
+		switch name {
+		case "--no-record", "--no-builtin-rules":
+			if hasValue {
+				return false
+			}
+		case "--strict":
+			if hasValue || a != hook.GeminiCLI {
+				return false
+			}
+		case "--policy", "--deadline", "--data-dir":
+			if !hasValue {
+				i++
+				if i >= len(w) || strings.HasPrefix(w[i], "-") {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// baseName is the last element of a path written with either separator.
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// shellWords splits a command line into words as a POSIX shell does for a
+// simple command: blanks separate, single quotes keep everything, double
+// quotes keep everything but a backslash before ", \, $ or `, and a
+// backslash outside quotes keeps the next byte. ok is false for anything
+// a simple command of plain words does not hold: an operator (; & | < >
+// ( )), a substitution or expansion ($, `), a comment, a newline, or an
+// unclosed quote.
+func shellWords(s string) (words []string, ok bool) {
+	var cur strings.Builder
+	in := false // a word is under way
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			in = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				switch s[i] {
+				case '$', '`':
+					return nil, false
+				case '\\':
+					if i+1 < len(s) && strings.IndexByte(`"\$`+"`", s[i+1]) >= 0 {
+						i++
+					}
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+			in = true
+		case c == '\\':
+			if i+1 >= len(s) || s[i+1] == '\n' {
+				return nil, false
+			}
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		case strings.IndexByte(";&|<>()$`#\n\r*?[{", c) >= 0:
+			// Operators, expansions, comments, globs: not a plain word.
+			// (A path with a literal one of these can be quoted.)
+			return nil, false
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words, true
 }
 
 // Install returns settings (a JSON object; empty means none yet) with
@@ -315,4 +420,58 @@ func Formatted(settings []byte) ([]byte, bool) {
 		return settings, false
 	}
 	return out, !bytes.Equal(out, settings)
+}
+
+// Disabled returns why the agent would run no hook of the settings file,
+// or "" when nothing in it says so: Claude Code's "disableAllHooks": true;
+// Gemini CLI's "hooksConfig": {"enabled": false} (older versions:
+// "tools": {"enableHooks": false}, "hooks": {"enabled": false}), or its
+// hooksConfig.disabled naming command. Settings that do not parse say
+// nothing.
+func Disabled(a hook.Agent, settings []byte, command string) string {
+	var s struct {
+		DisableAllHooks *bool `json:"disableAllHooks"`
+		HooksConfig     *struct {
+			Enabled  *bool    `json:"enabled"`
+			Disabled []string `json:"disabled"`
+		} `json:"hooksConfig"`
+		Tools *struct {
+			EnableHooks *bool `json:"enableHooks"`
+		} `json:"tools"`
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if json.Unmarshal(settings, &s) != nil {
+		// "hooks" may not be an object of the shape read here: read the rest.
+		var t struct {
+			DisableAllHooks *bool `json:"disableAllHooks"`
+		}
+		if json.Unmarshal(settings, &t) != nil {
+			return ""
+		}
+		s.DisableAllHooks = t.DisableAllHooks
+	}
+	isFalse := func(b *bool) bool { return b != nil && !*b }
+	if a == hook.ClaudeCode {
+		if s.DisableAllHooks != nil && *s.DisableAllHooks {
+			return `"disableAllHooks": true turns every hook off`
+		}
+		return ""
+	}
+	switch {
+	case s.HooksConfig != nil && isFalse(s.HooksConfig.Enabled):
+		return `"hooksConfig": {"enabled": false} turns every hook off`
+	case s.Tools != nil && isFalse(s.Tools.EnableHooks):
+		return `"tools": {"enableHooks": false} turns every hook off`
+	}
+	if raw, ok := s.Hooks["enabled"]; ok && string(bytes.TrimSpace(raw)) == "false" {
+		return `"hooks": {"enabled": false} turns every hook off`
+	}
+	if s.HooksConfig != nil {
+		for _, d := range s.HooksConfig.Disabled {
+			if d == command {
+				return `"hooksConfig": {"disabled": [...]} names this hook`
+			}
+		}
+	}
+	return ""
 }

@@ -145,9 +145,72 @@ func TestIsOurs(t *testing.T) {
 		"my-custom-agent-gate hook claude-code":              false,
 		"echo custom-agent-gate hook claude-codex":           false,
 		"custom-agent-gate check --tool shell":               false,
+		// Another program's hook that runs ours too is not ours: taking it
+		// out would take the user's program out with it.
+		"/usr/local/bin/audit-logger; custom-agent hook claude-code":             false,
+		"audit-logger && custom-agent-gate hook claude-code":                     false,
+		"custom-agent-gate hook claude-code | tee /tmp/log":                      false,
+		"custom-agent-gate hook claude-code; rm -rf ~":                           false,
+		"sh -c 'custom-agent-gate hook claude-code'":                             false,
+		"custom-agent-gate hook claude-code --no-record --deadline 2s":           true,
+		"custom-agent-gate hook claude-code --policy=/p.json --no-builtin-rules": true,
+		"~/bin/custom-agent-gate hook claude-code":                               true,
+		"custom-agent-gate hook claude-code --data-dir /d":                       true,
+		"custom-agent-gate hook claude-code --strict":                            false, // gemini-cli's flag
+		"custom-agent-gate hook claude-code extra":                               false,
+		"custom-agent-gate hook claude-code $(evil)":                             false,
+		`"C:\\tools\\custom-agent-gate.exe" hook claude-code`:                    true,
 	} {
 		if got := IsOurs(hook.ClaudeCode, cmd); got != want {
 			t.Errorf("IsOurs(%q) = %v", cmd, got)
+		}
+	}
+}
+
+// TestInstallKeepsAnotherProgramsHook: a hook whose command runs another
+// program before ours is the user's: install keeps it beside ours, and
+// uninstall leaves it.
+func TestInstallKeepsAnotherProgramsHook(t *testing.T) {
+	t.Parallel()
+	user := `/usr/local/bin/audit-logger; custom-agent hook claude-code --no-record`
+	in := []byte(`{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"` + user + `"}]}]}}`)
+	out, err := Install(in, hook.ClaudeCode, "custom-agent-gate hook claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "audit-logger") {
+		t.Errorf("install removed the user's hook:\n%s", out)
+	}
+	back, n, err := Uninstall(out, hook.ClaudeCode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || !strings.Contains(string(back), "audit-logger") {
+		t.Errorf("uninstall took out %d hooks:\n%s", n, back)
+	}
+}
+
+// TestDisabled: a settings file that turns every hook off is named, so
+// that install does not claim a hook that will not run.
+func TestDisabled(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a        hook.Agent
+		settings string
+		disabled bool
+	}{
+		{hook.ClaudeCode, `{"disableAllHooks":true}`, true},
+		{hook.ClaudeCode, `{"disableAllHooks":false}`, false},
+		{hook.ClaudeCode, `{}`, false},
+		{hook.GeminiCLI, `{"hooksConfig":{"enabled":false}}`, true},
+		{hook.GeminiCLI, `{"tools":{"enableHooks":false}}`, true},
+		{hook.GeminiCLI, `{"hooksConfig":{"enabled":true}}`, false},
+		{hook.GeminiCLI, `{"hooksConfig":{"disabled":["custom-agent-gate hook gemini-cli"]}}`, true},
+		{hook.GeminiCLI, `not json`, false},
+	}
+	for _, tc := range tests {
+		if got := Disabled(tc.a, []byte(tc.settings), "custom-agent-gate hook gemini-cli") != ""; got != tc.disabled {
+			t.Errorf("%s %s: disabled %v, want %v", tc.a, tc.settings, got, tc.disabled)
 		}
 	}
 }

@@ -13,11 +13,13 @@
 package hookcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,7 +48,25 @@ type Options struct {
 	Getenv func(string) string
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// Deadline bounds the whole hook call (reading the event, judging,
+	// recording); past it the call is blocked. Zero is DefaultDeadline.
+	Deadline time.Duration
+	// Ctx ends the hook call early, blocked, when it is done (SIGTERM or
+	// SIGINT from the agent); nil never does.
+	Ctx context.Context
+
+	// judge decides the call; nil is the engine (tests give a slow one).
+	judge func(in *hook.Input, cwd string, o Options) (permission.Decision, permission.Mode, error)
+	// finished, when set, is called when the worker of an abandoned call
+	// returns (tests wait for it).
+	finished func()
 }
+
+// DefaultDeadline is the hook's deadline: well within both agents'
+// timeouts of the hook entry (30 s as hook install writes it), so that the
+// agent gets our block, not its own timeout (after which it goes on as if
+// the hook had said nothing).
+const DefaultDeadline = 5 * time.Second
 
 func (o *Options) defaults() {
 	if o.Getenv == nil {
@@ -54,6 +74,15 @@ func (o *Options) defaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
+	}
+	if o.Ctx == nil {
+		o.Ctx = context.Background()
+	}
+	if o.judge == nil {
+		o.judge = judge
 	}
 }
 
@@ -74,12 +103,15 @@ check, found from the event's cwd), and answers in that agent's format:
   claude-code  {"hookSpecificOutput":{"hookEventName":"PreToolUse",
                "permissionDecision":"allow|deny|ask","permissionDecisionReason":"…"}}
   gemini-cli   {"decision":"allow|deny","reason":"…"}; Gemini CLI has no ask:
-               an ask defers to Gemini CLI's own confirmation for the tools it
-               confirms (shell, writes, web_fetch, MCP tools) and denies the
-               others; with --strict every ask is denied.
+               an ask at write risk or below of a file write (no protected
+               path, no network or credential finding) defers to Gemini CLI's
+               own confirmation; every other ask is denied, since that
+               confirmation can be answered "always"; with --strict every ask
+               is denied.
 
 A destructive call is never allowed. An event that cannot be judged is
-blocked: exit status 2, the reason on standard error.
+blocked: exit status 2, the reason on standard error; so is one not decided
+within --deadline (5s), or when the agent sends SIGTERM or SIGINT.
 
 Every decision, and the outcome PostToolUse/AfterTool report, is recorded in
 the data directory's hook journal before the answer is written; custom-agent
@@ -103,6 +135,7 @@ func newAgentCmd(a hook.Agent) *cobra.Command {
 			if f := cmd.Flag("data-dir"); f != nil {
 				o.DataDir = f.Value.String()
 			}
+			o.Ctx = cmd.Context()
 			ans := Run(a, cmd.InOrStdin(), o)
 			cmd.OutOrStdout().Write(ans.Stdout)
 			cmd.ErrOrStderr().Write(ans.Stderr)
@@ -114,18 +147,91 @@ func newAgentCmd(a hook.Agent) *cobra.Command {
 	}
 	f := cmd.Flags()
 	if a == hook.GeminiCLI {
-		f.BoolVar(&o.Strict, "strict", false, "deny what custom-agent would ask (Gemini CLI has no ask)")
+		f.BoolVar(&o.Strict, "strict", false, "deny every ask, writes too (Gemini CLI has no ask)")
 	}
 	f.BoolVar(&o.NoRecord, "no-record", false, "record nothing in the hook journal")
 	f.StringArrayVar(&o.Policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
 	f.BoolVar(&o.NoBuiltin, "no-builtin-rules", false, "leave out the built-in rules that allow read-only commands")
+	f.DurationVar(&o.Deadline, "deadline", DefaultDeadline, "block the call (exit status 2) when no decision is made within this time")
 	return cmd
 }
 
 // Run answers one hook event of agent a read from stdin. It never panics
-// and never returns an allow it could not record.
-func Run(a hook.Agent, stdin io.Reader, o Options) (ans hook.Answer) {
+// and never returns an allow it could not record. Past o.Deadline, or
+// when o.Ctx is done (the agent sent SIGTERM or SIGINT), it blocks the
+// call at once: exit status 2 with the reason. The work still under way
+// then records nothing: the log never says allowed what was blocked.
+func Run(a hook.Agent, stdin io.Reader, o Options) hook.Answer {
 	o.defaults()
+	g := &guard{}
+	done := make(chan hook.Answer, 1)
+	go func() {
+		done <- run(a, stdin, o, g)
+		if o.finished != nil {
+			o.finished()
+		}
+	}()
+	timer := time.NewTimer(o.Deadline)
+	defer timer.Stop()
+	var why error
+	select {
+	case ans := <-done:
+		return ans
+	case <-timer.C:
+		why = fmt.Errorf("no decision within %s (--deadline)", o.Deadline)
+	case <-o.Ctx.Done():
+		why = errors.New("interrupted before a decision was made")
+	}
+	if !g.abandon() {
+		// The decision is made and being recorded: give the record as
+		// long again, so that the answer is the one the log holds. Past
+		// that (a disk that hangs) the call is blocked all the same, and
+		// the log may show a decision that was not answered.
+		timer.Reset(o.Deadline)
+		select {
+		case ans := <-done:
+			return ans
+		case <-timer.C:
+		case <-o.Ctx.Done():
+		}
+	}
+	return hook.Fail(why)
+}
+
+// guard keeps a call that was abandoned (answered blocked) from recording
+// a decision afterwards.
+type guard struct {
+	mu        sync.Mutex
+	abandoned bool
+	recording bool
+}
+
+// abandon marks the call abandoned unless its record is being written;
+// it reports whether it did.
+func (g *guard) abandon() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.recording {
+		return false
+	}
+	g.abandoned = true
+	return true
+}
+
+// begin reports whether the call may record; once it has, abandon fails.
+func (g *guard) begin() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.abandoned {
+		return false
+	}
+	g.recording = true
+	return true
+}
+
+var errAbandoned = errors.New("the hook call was abandoned")
+
+func run(a hook.Agent, stdin io.Reader, o Options, g *guard) (ans hook.Answer) {
 	defer func() {
 		if r := recover(); r != nil {
 			ans = hook.Fail(fmt.Errorf("internal error: %v", r))
@@ -138,21 +244,28 @@ func Run(a hook.Agent, stdin io.Reader, o Options) (ans hook.Answer) {
 	}
 	cwd := hook.JudgeCwd(in.Cwd, projectDir(a, o.Getenv))
 	if in.Stage == hook.After {
-		if err := o.record(in, cwd, "", now, outcome(in)); err != nil {
+		if err := o.record(g, in, cwd, "", now, outcome(in)); err != nil {
 			return hook.Fail(err)
 		}
 		return hook.Recorded(a)
 	}
-	d, mode, ferr := judge(in, cwd, o)
+	d, mode, ferr := o.judge(in, cwd, o)
 	if ferr != nil {
 		ans = hook.Fail(ferr)
 		d = permission.Decision{Decision: permission.Deny, Reason: ferr.Error() + " (the call is blocked)",
 			RiskAtDecision: risk.Execute, SourcedFrom: permission.FromDefault}
 	} else {
-		ans = hook.Decide(in, d.Decision, d.Reason, d.RiskAtDecision, hook.Options{Strict: o.Strict})
+		// The answer weighs the findings too: an ask with a network or
+		// credential finding, or one on a protected path, is not left to
+		// Gemini CLI's confirmation.
+		r := d.RiskAtDecision
+		for _, f := range d.Findings {
+			r = max(r, f.Risk)
+		}
+		ans = hook.Decide(in, d.Decision, d.Reason, r, hook.Options{Strict: o.Strict})
 		d.Decision, d.Reason = ans.Verdict, ans.Reason
 	}
-	if err := o.record(in, cwd, mode, now, decision(in, cwd, d)); err != nil {
+	if err := o.record(g, in, cwd, mode, now, decision(in, cwd, d)); err != nil {
 		return hook.Fail(err)
 	}
 	return ans
@@ -181,7 +294,18 @@ func judge(in *hook.Input, cwd string, o Options) (permission.Decision, permissi
 	for _, call := range calls {
 		ds = append(ds, c.Decide(c.RequestFor(call.Tool, call.Args, cwd, mode)))
 	}
-	return hook.Combine(ds), mode, nil
+	d := hook.Combine(ds)
+	if keys := hook.UnknownKeys(in); len(keys) > 0 && d.Decision != permission.Deny {
+		// What the call touches may not be what was judged: never allow it,
+		// and judge it at execute at least, so that Gemini CLI's ask is a
+		// deny (its own confirmation would not show the key).
+		why := hook.UnknownKeysReason(in, keys)
+		if d.Decision == permission.Ask {
+			why = d.Reason + "; and " + why
+		}
+		d.Decision, d.Reason, d.RiskAtDecision = permission.Ask, why, max(d.RiskAtDecision, risk.Execute)
+	}
+	return d, mode, nil
 }
 
 // projectDir is the agent's project directory from the environment it
@@ -195,8 +319,12 @@ func projectDir(a hook.Agent, getenv func(string) string) string {
 	return getenv("CLAUDE_PROJECT_DIR")
 }
 
-// record writes the call's events to the journal, unless NoRecord.
-func (o *Options) record(in *hook.Input, cwd string, mode permission.Mode, now time.Time, es []journal.Entry) error {
+// record writes the call's events to the journal, unless NoRecord, or
+// the call was abandoned (an error: nothing is answered from it).
+func (o *Options) record(g *guard, in *hook.Input, cwd string, mode permission.Mode, now time.Time, es []journal.Entry) error {
+	if !g.begin() {
+		return errAbandoned
+	}
 	if o.NoRecord {
 		return nil
 	}

@@ -2,6 +2,7 @@ package hookcmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/custom-agent/custom-agent/hook"
 	"github.com/custom-agent/custom-agent/hook/journal"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -188,6 +191,105 @@ func TestRecordFailureBlocks(t *testing.T) {
 	stdin := `{"session_id":"s","cwd":"/home/user/proj","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/home/user/proj/a"}}`
 	ans := Run(hook.ClaudeCode, strings.NewReader(stdin), options(t, file)) // the data directory is a file
 	if ans.Code != 2 || !bytes.Contains(ans.Stderr, []byte("recording the decision")) {
+		t.Errorf("got %s", golden(ans))
+	}
+}
+
+// TestWebFetchURLHost: Gemini CLI fetches each whitespace-separated token
+// holding "://" as WHATWG's URL parser reads it. A token whose host a
+// quote, a backslash or an "@" makes ambiguous is never allowed under a
+// rule for the host it seems to name; a clean one is.
+func TestWebFetchURLHost(t *testing.T) {
+	setEnv(t)
+	pol := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(pol, []byte(`{"version":1,"rules":[{"id":"docs","tool":"http_get","url":"docs.example.com","decision":"allow"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		agent  hook.Agent
+		tool   string
+		input  string
+		allows bool
+	}{
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com/x?k=1"}`, true},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com'@evil.com/x?k=1"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com\"@evil.com/x"}`, false},
+		{hook.GeminiCLI, "web_fetch", "{\"prompt\":\"read https://docs.example.com`@evil.com/x\"}", false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://evil.com\\@docs.example.com/x"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://user@docs.example.com/x"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com<x>@evil.com/"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com%2Eevil.com/"}`, false},
+		{hook.GeminiCLI, "web_fetch", `{"prompt":"read https://docs.example.com/x and file:///etc/passwd"}`, false},
+		{hook.ClaudeCode, "WebFetch", `{"url":"https://docs.example.com/x","prompt":"p"}`, true},
+		{hook.ClaudeCode, "WebFetch", `{"url":"https://docs.example.com'@evil.com/x","prompt":"p"}`, false},
+	}
+	for _, tc := range tests {
+		ev, _ := tc.agent.EventNames()
+		stdin := `{"session_id":"s","cwd":"/home/user/proj","hook_event_name":"` + ev + `","tool_name":"` + tc.tool + `","tool_input":` + tc.input + `}`
+		o := options(t, t.TempDir())
+		o.Policies = []string{pol}
+		o.NoRecord = true
+		ans := Run(tc.agent, strings.NewReader(stdin), o)
+		if got := ans.Verdict == "allow"; got != tc.allows {
+			t.Errorf("%s: allowed %v, want %v: %s", tc.input, got, tc.allows, golden(ans))
+		}
+	}
+}
+
+// slowJudge is a judge that decides nothing until release is closed.
+func slowJudge(release <-chan struct{}) func(*hook.Input, string, Options) (permission.Decision, permission.Mode, error) {
+	return func(in *hook.Input, cwd string, o Options) (permission.Decision, permission.Mode, error) {
+		<-release
+		return permission.Decision{Decision: permission.Allow, Reason: "slow", RiskAtDecision: risk.Read}, permission.ModeDefault, nil
+	}
+}
+
+// TestDeadlineBlocks: a judge that does not answer within the deadline
+// blocks the call (exit 2, the reason on stderr), and its late allow is
+// never recorded.
+func TestDeadlineBlocks(t *testing.T) {
+	setEnv(t)
+	for _, a := range hook.Agents {
+		ev, _ := a.EventNames()
+		stdin := `{"session_id":"s","cwd":"/home/user/proj","hook_event_name":"` + ev + `","tool_name":"` +
+			map[hook.Agent]string{hook.ClaudeCode: "Read", hook.GeminiCLI: "read_file"}[a] + `","tool_input":{"file_path":"/home/user/proj/a"}}`
+		data := t.TempDir()
+		release := make(chan struct{})
+		finished := make(chan struct{})
+		o := options(t, data)
+		o.Deadline = time.Millisecond
+		o.judge = slowJudge(release)
+		o.finished = func() { close(finished) }
+		ans := Run(a, strings.NewReader(stdin), o)
+		if ans.Code != 2 || len(ans.Stdout) != 0 || !bytes.Contains(ans.Stderr, []byte("no decision within")) {
+			t.Errorf("%s: got %s", a, golden(ans))
+		}
+		close(release)
+		<-finished
+		if recs := records(t, data); len(recs) != 0 {
+			t.Errorf("%s: the abandoned call recorded %d records", a, len(recs))
+		}
+	}
+}
+
+// TestSignalBlocks: SIGTERM or SIGINT (the context done) blocks the call
+// at once.
+func TestSignalBlocks(t *testing.T) {
+	setEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	release := make(chan struct{})
+	defer close(release)
+	o := options(t, t.TempDir())
+	o.Deadline = time.Hour
+	o.Ctx = ctx
+	o.judge = func(in *hook.Input, cwd string, o Options) (permission.Decision, permission.Mode, error) {
+		cancel() // the agent gives up while the call is judged
+		<-release
+		return permission.Decision{Decision: permission.Allow}, permission.ModeDefault, nil
+	}
+	stdin := `{"session_id":"s","cwd":"/home/user/proj","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/home/user/proj/a"}}`
+	ans := Run(hook.ClaudeCode, strings.NewReader(stdin), o)
+	if ans.Code != 2 || len(ans.Stdout) != 0 || !bytes.Contains(ans.Stderr, []byte("interrupted")) {
 		t.Errorf("got %s", golden(ans))
 	}
 }
