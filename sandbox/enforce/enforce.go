@@ -88,7 +88,8 @@ func ConfineThen(p Profile, cmd *exec.Cmd, guarded func(name string) bool, after
 		}
 		err := joinCreated(joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), removeGuarded(p, guarded)), checkGit(&p))
 		if after != nil {
-			err = joinCreated(err, created(after()))
+			notes, errs := after()
+			err = joinCreated(err, created(notes, "NOT fixed", errs))
 		}
 		return err
 	}
@@ -123,25 +124,13 @@ func removeCreated(cwd string, paths, keep []string) error {
 		}
 		r.remove(".", strings.Split(rel, string(filepath.Separator)))
 	}
-	if len(r.removed) == 0 && len(r.errs) == 0 {
-		return nil
-	}
-	msg := ""
-	if len(r.removed) > 0 {
-		msg = "removed " + strings.Join(r.removed, ", ")
-	}
-	if len(r.errs) > 0 {
-		if msg != "" {
-			msg += "; "
-		}
-		msg += "NOT removed: " + errors.Join(r.errs...).Error()
-	}
-	return &CreatedError{msg: msg}
+	return r.note()
 }
 
-// created makes the CreatedError of notes and of what could not be fixed,
-// nil when there is neither.
-func created(notes, errs []string) error {
+// created makes the CreatedError of notes and of what could not be done
+// (errs, after the word failed), nil when there is neither. Every check
+// after the call reports through it.
+func created(notes []string, failed string, errs []string) error {
 	if len(notes) == 0 && len(errs) == 0 {
 		return nil
 	}
@@ -150,7 +139,7 @@ func created(notes, errs []string) error {
 		if msg != "" {
 			msg += "; "
 		}
-		msg += "NOT fixed: " + strings.Join(errs, "; ")
+		msg += failed + ": " + strings.Join(errs, "; ")
 	}
 	return &CreatedError{msg: msg}
 }

@@ -183,17 +183,7 @@ func checkGit(p *Profile) error {
 		return nil
 	}
 	walk(p.Cwd)
-	if len(notes) == 0 && len(errs) == 0 {
-		return nil
-	}
-	msg := strings.Join(notes, "; ")
-	if len(errs) > 0 {
-		if msg != "" {
-			msg += "; "
-		}
-		msg += "NOT fixed: " + strings.Join(errs, "; ")
-	}
-	return &CreatedError{msg: msg}
+	return created(notes, "NOT fixed", errs)
 }
 
 // LooksLikeGit reports whether git would open dir as a git directory, as

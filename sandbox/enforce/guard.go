@@ -137,22 +137,12 @@ func (r *remover) entries(rel string) []os.DirEntry {
 
 // note is what the remover did, as Done reports it: nil when nothing.
 func (r *remover) note() error {
-	if len(r.removed) == 0 && len(r.errs) == 0 {
-		return nil
-	}
-	msg := ""
+	var notes, errs []string
 	if len(r.removed) > 0 {
-		msg = "removed " + strings.Join(r.removed, ", ")
+		notes = []string{"removed " + strings.Join(r.removed, ", ")}
 	}
-	if len(r.errs) > 0 {
-		if msg != "" {
-			msg += "; "
-		}
-		var es []string
-		for _, e := range r.errs {
-			es = append(es, e.Error())
-		}
-		msg += "NOT removed: " + strings.Join(es, "; ")
+	for _, e := range r.errs {
+		errs = append(errs, e.Error())
 	}
-	return &CreatedError{msg: msg}
+	return created(notes, "NOT removed", errs)
 }
