@@ -60,3 +60,17 @@ func TestHookSignalAndDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestHookWithoutAKnownAgent: settings that name no agent, or one this
+// build does not know, block the call (exit 2), never print help and exit
+// 0, which Claude Code reads as "go ahead".
+func TestHookWithoutAKnownAgent(t *testing.T) {
+	for _, args := range [][]string{{"hook"}, {"hook", "claude"}, {"hook", "codex", "--strict"}} {
+		var out, errOut strings.Builder
+		code := run(t.Context(), args, strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`), &out, &errOut)
+		// A flag only an agent takes fails on its own, with exit 2 too.
+		if code != 2 || out.Len() > 0 || errOut.Len() == 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 // exitError, and install and uninstall, which edit the agents' settings.
 func newHookCmd(_ *globalFlags) *cobra.Command {
 	cmd := hookcmd.New()
-	for _, sub := range cmd.Commands() {
+	for _, sub := range append(cmd.Commands(), cmd) {
 		run := sub.RunE
 		sub.RunE = func(cmd *cobra.Command, args []string) error {
 			err := run(cmd, args)

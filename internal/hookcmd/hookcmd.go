@@ -19,6 +19,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -117,7 +119,17 @@ Every decision, and the outcome PostToolUse/AfterTool report, is recorded in
 the data directory's hook journal before the answer is written; custom-agent
 sessions, log and audit verify show it as the session <agent>-<session_id>.
 See docs/hooks.md.`,
-		Args: cobra.NoArgs,
+		// An agent's settings that name no agent, or one this build does
+		// not know, must block the call, not print help and exit 0 (which
+		// Claude Code reads as "go ahead").
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			what := "no agent named"
+			if len(args) > 0 {
+				what = "unknown agent " + strconv.Quote(args[0])
+			}
+			return &ExitError{Code: 2, Msg: "custom-agent: hook: " + what + " (want " + agentNames() + "); the call is blocked"}
+		},
 	}
 	for _, a := range hook.Agents {
 		cmd.AddCommand(newAgentCmd(a))
@@ -343,4 +355,13 @@ func (o *Options) record(g *guard, in *hook.Input, cwd string, mode permission.M
 		return fmt.Errorf("recording the decision: %w", err)
 	}
 	return nil
+}
+
+// agentNames lists the agents hook answers, for a message.
+func agentNames() string {
+	names := make([]string, len(hook.Agents))
+	for i, a := range hook.Agents {
+		names[i] = string(a)
+	}
+	return strings.Join(names, " or ")
 }
