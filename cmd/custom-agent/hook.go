@@ -13,7 +13,11 @@ import (
 // exitError, and install and uninstall, which edit the agents' settings.
 func newHookCmd(_ *globalFlags) *cobra.Command {
 	cmd := hookcmd.New()
-	for _, sub := range append(cmd.Commands(), cmd) {
+	// The group's own answer (exit 2 for no or an unknown agent) is the
+	// gate's; here the root's handling of groups applies (help alone, an
+	// unknown command with a suggestion, exit 2).
+	cmd.RunE, cmd.Args = nil, nil
+	for _, sub := range cmd.Commands() {
 		run := sub.RunE
 		sub.RunE = func(cmd *cobra.Command, args []string) error {
 			err := run(cmd, args)
