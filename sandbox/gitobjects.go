@@ -28,77 +28,128 @@ import (
 // and pack against its name, and the caches that map ids to places
 // (multi-pack-index, commit-graph) are removed when the call changed
 // them; git works without them and writes them again.
+//
+// The check runs on the host, unconfined, so it works beneath the git
+// directory only (os.Root), descends only into plain directories, opens
+// nothing but plain files with one name and never blocks on one (the
+// eighth review: a link in objects/ made it delete files elsewhere, a
+// FIFO hung it, hard links to one zlib bomb kept it busy for hours).
 
-// maxLooseObject bounds the loose object read to check it.
-const maxLooseObject = 1 << 30
+// Bounds of the object check: one loose object inflates to at most
+// looseRatio times its size (zlib cannot do better than about 1032), and
+// all of them together to maxInflated; past that the rest are removed
+// unchecked.
+const (
+	looseRatio  = 1100
+	maxInflated = 8 << 30
+)
 
 // checkObjects checks what changed in the object store since the
 // snapshot was taken (by change time, which a command cannot set back).
 func (s *gitState) checkObjects() (notes, errs []string) {
-	objects := filepath.Join(s.dir, "objects")
+	root, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return nil, []string{"the objects of " + quote(s.dir) + " could not be checked: " + err.Error()}
+	}
+	defer root.Close()
 	since := s.taken.Add(-time.Second)
-	changed := func(path string) bool {
-		fi, err := os.Lstat(path)
+	stat := func(rel string) (fs.FileInfo, bool) {
+		fi, err := root.Lstat(rel)
 		if err != nil {
-			return false
+			return nil, false
 		}
 		st, ok := fi.Sys().(*syscall.Stat_t)
-		return !ok || !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(since)
+		return fi, !ok || !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(since)
 	}
-	remove := func(path, why string) {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, fmt.Sprintf("%s (%s) could not be removed: %v", quote(path), why, err))
+	remove := func(rel, why string) {
+		if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, fmt.Sprintf("%s (%s) could not be removed: %v", quote(filepath.Join(s.dir, rel)), why, err))
 			return
 		}
-		notes = append(notes, fmt.Sprintf("removed %s: %s", quote(path), why))
+		notes = append(notes, fmt.Sprintf("removed %s: %s", quote(filepath.Join(s.dir, rel)), why))
 	}
-	for i := range 256 {
-		dir := filepath.Join(objects, fmt.Sprintf("%02x", i))
-		if !changed(dir) {
-			continue
+	// dir lists a directory the call changed, if it is a plain one; a
+	// link or anything else where git keeps a directory is removed.
+	dir := func(rel string) ([]fs.DirEntry, bool) {
+		fi, changed := stat(rel)
+		switch {
+		case fi == nil:
+			return nil, false
+		case !fi.IsDir():
+			remove(rel, "not a directory where git keeps its objects (git would read objects from wherever it points)")
+			return nil, false
+		case !changed:
+			return nil, false
 		}
-		ents, _ := os.ReadDir(dir)
+		f, err := root.Open(rel)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s could not be read to check it: %v", quote(filepath.Join(s.dir, rel)), err))
+			return nil, false
+		}
+		defer f.Close()
+		ents, err := f.ReadDir(-1)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s could not be read to check it: %v", quote(filepath.Join(s.dir, rel)), err))
+		}
+		return ents, true
+	}
+	if fi, _ := stat("objects"); fi == nil || !fi.IsDir() {
+		if fi != nil {
+			errs = append(errs, quote(filepath.Join(s.dir, "objects"))+" is not a directory; git's objects were not checked")
+		}
+		return notes, errs
+	}
+	budget := int64(maxInflated)
+	for i := range 256 {
+		sub := filepath.Join("objects", fmt.Sprintf("%02x", i))
+		ents, _ := dir(sub)
 		for _, e := range ents {
-			path := filepath.Join(dir, e.Name())
-			if !changed(path) {
+			rel := filepath.Join(sub, e.Name())
+			if _, changed := stat(rel); !changed {
 				continue
 			}
-			if why := verifyLoose(path, filepath.Base(dir)+e.Name()); why != "" {
-				remove(path, why+" (git would read it as that object; run git fsck)")
+			if why := verifyLoose(root, rel, filepath.Base(sub)+e.Name(), &budget); why != "" {
+				remove(rel, why+" (git would read it as that object; run git fsck)")
 			}
 		}
 	}
-	for _, cache := range []string{filepath.Join(objects, "info", "commit-graph"), filepath.Join(objects, "pack", "multi-pack-index")} {
-		if changed(cache) {
+	for _, cache := range []string{filepath.Join("objects", "info", "commit-graph"), filepath.Join("objects", "pack", "multi-pack-index")} {
+		if _, changed := stat(cache); changed {
 			remove(cache, "a cache mapping object ids, which the call changed and git writes again")
 		}
 	}
-	if graphs := filepath.Join(objects, "info", "commit-graphs"); changed(graphs) {
-		ents, _ := os.ReadDir(graphs)
+	info := filepath.Join("objects", "info")
+	if fi, _ := stat(info); fi != nil && !fi.IsDir() {
+		remove(info, "not a directory where git keeps its object caches")
+	}
+	graphs := filepath.Join(info, "commit-graphs")
+	if ents, ok := dir(graphs); ok {
 		for _, e := range ents {
-			if changed(filepath.Join(graphs, e.Name())) {
+			if _, changed := stat(filepath.Join(graphs, e.Name())); changed {
 				remove(filepath.Join(graphs, e.Name()), "a cache mapping object ids, which the call changed and git writes again")
 			}
 		}
 	}
-	pack := filepath.Join(objects, "pack")
-	if !changed(pack) {
-		return notes, errs
-	}
-	ents, _ := os.ReadDir(pack)
+	pack := filepath.Join("objects", "pack")
+	ents, _ := dir(pack)
 	seen := map[string]bool{}
 	for _, e := range ents {
 		base, ok := strings.CutSuffix(e.Name(), ".pack")
 		if !ok {
 			base, ok = strings.CutSuffix(e.Name(), ".idx")
 		}
-		if !ok || seen[base] || !(changed(filepath.Join(pack, base+".pack")) || changed(filepath.Join(pack, base+".idx"))) {
+		if !ok || seen[base] {
+			continue
+		}
+		_, packChanged := stat(filepath.Join(pack, base+".pack"))
+		_, idxChanged := stat(filepath.Join(pack, base+".idx"))
+		if !packChanged && !idxChanged {
 			continue
 		}
 		seen[base] = true
-		if why := verifyPack(filepath.Join(pack, base)); why != "" {
+		if why := verifyPack(root, filepath.Join(pack, base)); why != "" {
 			for _, ext := range []string{".pack", ".idx", ".rev", ".bitmap", ".keep", ".promisor", ".mtimes"} {
-				if _, err := os.Lstat(filepath.Join(pack, base+ext)); err == nil {
+				if _, err := root.Lstat(filepath.Join(pack, base+ext)); err == nil {
 					remove(filepath.Join(pack, base+ext), why)
 				}
 			}
@@ -107,9 +158,29 @@ func (s *gitState) checkObjects() (notes, errs []string) {
 	return notes, errs
 }
 
+// openPlain opens a file beneath root for reading: a plain file with one
+// name, without following a link or blocking on a FIFO.
+func openPlain(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.Mode().IsRegular() || !ok || st.Nlink != 1 {
+		f.Close()
+		return nil, nil, errors.New("not a plain file with one name")
+	}
+	return f, fi, nil
+}
+
 // verifyLoose says why a loose object file does not hold the object its
-// name says, or "".
-func verifyLoose(path, id string) string {
+// name says, or "". budget is what may still be inflated, for all.
+func verifyLoose(root *os.Root, rel, id string, budget *int64) string {
 	var h hash.Hash
 	switch len(id) {
 	case 40:
@@ -117,22 +188,28 @@ func verifyLoose(path, id string) string {
 	case 64:
 		h = sha256.New()
 	default:
-		return "" // not an object file (a temporary, a pack's)
+		return "" // not an object file (a temporary one)
 	}
 	if _, err := hex.DecodeString(id); err != nil {
 		return ""
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, fi, err := openPlain(root, rel)
 	if err != nil {
-		return "it cannot be read to check it"
+		return "it is " + err.Error()
 	}
 	defer f.Close()
+	limit := min(fi.Size()*looseRatio+4096, *budget)
+	if limit <= 0 {
+		return "the check's bound on what it inflates was reached"
+	}
 	z, err := zlib.NewReader(f)
 	if err != nil {
 		return "it is not a git object"
 	}
-	if n, err := io.Copy(h, io.LimitReader(z, maxLooseObject)); err != nil || n == maxLooseObject {
-		return "it cannot be read to check it"
+	n, err := io.Copy(h, io.LimitReader(z, limit))
+	*budget -= n
+	if err != nil || n == limit {
+		return "it inflates to more than a git object can"
 	}
 	if hex.EncodeToString(h.Sum(nil)) != strings.ToLower(id) {
 		return "its content is not the object its name says"
@@ -142,19 +219,19 @@ func verifyLoose(path, id string) string {
 
 // verifyPack says why a pack and its index disagree (an id the index
 // names at an offset where the pack holds another object), or "".
-func verifyPack(base string) string {
-	idxFile, err := os.Open(base + ".idx")
+func verifyPack(root *os.Root, base string) string {
+	idxFile, _, err := openPlain(root, base+".idx")
 	if err != nil {
-		return "its index cannot be read"
+		return "its index is " + err.Error()
 	}
 	defer idxFile.Close()
 	onDisk := idxfile.NewMemoryIndex()
 	if err := idxfile.NewDecoder(idxFile).Decode(onDisk); err != nil {
 		return "its index cannot be read: " + err.Error()
 	}
-	packFile, err := os.Open(base + ".pack")
+	packFile, _, err := openPlain(root, base+".pack")
 	if err != nil {
-		return "the pack cannot be read"
+		return "the pack is " + err.Error()
 	}
 	defer packFile.Close()
 	var w idxfile.Writer

@@ -61,9 +61,12 @@ type gitState struct {
 	// unread are regular files past the bounds, read neither before nor
 	// after: any of them new or changed is undone.
 	unread map[string]bool
-	head   string    // HEAD's commit, "" when unborn or unreadable
-	index  string    // enforce.IndexStamp
-	taken  time.Time // when it was read
+	head   string // HEAD's commit, "" when unborn or unreadable
+	index  string // enforce.IndexStamp
+	// wtIndex are the index stamps of the linked worktrees (worktrees/X),
+	// by name: git checkout -- . in one writes from its own index.
+	wtIndex map[string]string
+	taken   time.Time // when it was read
 }
 
 // logState is a reflog's length and the hash of its content: reflogs
@@ -100,7 +103,7 @@ var notPointers = map[string]bool{"index": true, "config": true, "description": 
 // readGitState lists the pointers of the git directory dir and reads them
 // within the bounds. It fails only when dir itself cannot be read.
 func readGitState(dir string) (*gitState, error) {
-	s := &gitState{dir: dir, files: map[string][]byte{}, logs: map[string]logState{}, odd: map[string]string{}, unread: map[string]bool{}, index: enforce.IndexStamp(dir), taken: time.Now()}
+	s := &gitState{dir: dir, files: map[string][]byte{}, logs: map[string]logState{}, odd: map[string]string{}, unread: map[string]bool{}, index: enforce.IndexStamp(dir), wtIndex: map[string]string{}, taken: time.Now()}
 	if filepath.Base(dir) == ".git" {
 		s.worktree = filepath.Dir(dir)
 	}
@@ -149,6 +152,7 @@ func readGitState(dir string) (*gitState, error) {
 			continue
 		}
 		sub := filepath.Join("worktrees", e.Name())
+		s.wtIndex[e.Name()] = enforce.IndexStamp(filepath.Join(dir, sub))
 		inner, _ := os.ReadDir(filepath.Join(dir, sub))
 		for _, f := range inner {
 			if !f.IsDir() && !notPointers[f.Name()] && f.Name() != "gitdir" && f.Name() != "commondir" {
@@ -380,9 +384,29 @@ func (s *gitState) checkPointers(protected func(string) bool) (notes, errs []str
 		}
 	}
 	if now.index != s.index {
-		return s.checkIndex(protected)
+		n, e := s.checkIndex("index", protected)
+		notes, errs = append(notes, n...), append(errs, e...)
 	}
-	return nil, nil
+	for name, stamp := range now.wtIndex {
+		if s.wtIndex[name] == stamp {
+			continue
+		}
+		// A linked worktree: its own HEAD, and its own working tree,
+		// which its gitdir file names.
+		w := *s
+		w.head = resolveHead(now.files, filepath.Join("worktrees", name, "HEAD"))
+		if old := resolveHead(s.files, filepath.Join("worktrees", name, "HEAD")); old != "" {
+			w.head = old
+		}
+		if b, err := readPlain(filepath.Join(s.dir, "worktrees", name, "gitdir"), 4096); err == nil {
+			if g := strings.TrimSpace(string(b)); filepath.IsAbs(g) {
+				w.worktree = filepath.Dir(g)
+			}
+		}
+		n, e := w.checkIndex(filepath.Join("worktrees", name, "index"), protected)
+		notes, errs = append(notes, n...), append(errs, e...)
+	}
+	return notes, errs
 }
 
 // follow reads each new commit a pointer names, and says why one would
@@ -630,8 +654,8 @@ func truncateIn(root *os.Root, rel string, size int64) error {
 // checkIndex reads the index the call changed: an entry at a protected
 // path that is neither on disk nor in HEAD is set back to HEAD's (or
 // dropped when HEAD has none). An index that cannot be read is put aside.
-func (s *gitState) checkIndex(protected func(string) bool) (notes, errs []string) {
-	path := filepath.Join(s.dir, "index")
+func (s *gitState) checkIndex(rel string, protected func(string) bool) (notes, errs []string) {
+	path := filepath.Join(s.dir, rel)
 	b, err := readPlain(path, 1<<30)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -61,8 +61,11 @@ func TestVerifyPack(t *testing.T) {
 	if len(idx) != 1 {
 		t.Fatalf("packs: %v", idx)
 	}
-	base := strings.TrimSuffix(idx[0], ".idx")
-	if why := verifyPack(base); why != "" {
+	root, err := os.OpenRoot(filepath.Join(dir, ".git"))
+	must(t, err)
+	defer root.Close()
+	base, _ := filepath.Rel(filepath.Join(dir, ".git"), strings.TrimSuffix(idx[0], ".idx"))
+	if why := verifyPack(root, base); why != "" {
 		t.Fatalf("a sound pack: %s", why)
 	}
 	b, err := os.ReadFile(idx[0])
@@ -78,7 +81,7 @@ func TestVerifyPack(t *testing.T) {
 	copy(b[len(b)-20:], sum[:])
 	must(t, os.Chmod(idx[0], 0o644))
 	must(t, os.WriteFile(idx[0], b, 0o644))
-	if why := verifyPack(base); !strings.Contains(why, "where the pack holds another object") {
+	if why := verifyPack(root, base); !strings.Contains(why, "where the pack holds another object") {
 		t.Fatalf("a pack whose index swaps two objects: %q", why)
 	}
 }
