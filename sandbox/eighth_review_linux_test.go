@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,49 +11,12 @@ import (
 // TestEighthReview holds the eighth attacker review's findings against
 // the checks that run on the host after a workspace call.
 func TestEighthReview(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git must be installed under CI=true")
-		}
-		t.Skip("git is not installed")
-	}
-	w := newWorld(t)
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + w.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"}
-	pl := NewPlanner(Env{Home: w.home})
-	git := func(t *testing.T, dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	repo := func(t *testing.T, name string) string {
-		t.Helper()
-		dir := filepath.Join(w.root, name)
-		must(t, os.MkdirAll(dir, 0o755))
-		git(t, dir, "init", "-q", "-b", "main", ".")
-		must(t, os.WriteFile(filepath.Join(dir, "README"), []byte("hi\n"), 0o644))
-		git(t, dir, "add", "README")
-		git(t, dir, "commit", "-q", "-m", "init")
-		return dir
-	}
+	l := newGitLab(t)
+	w, git, repo := l.w, l.git, l.repo
 	run := func(t *testing.T, dir, script string) error {
 		t.Helper()
-		p, err := pl.Plan(Workspace, false, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out strings.Builder
-		cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Dir: dir, Stdout: &out, Stderr: &out, Env: env}
-		c, err := Confine(p, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Run(); err != nil {
-			t.Logf("the command: %v\n%s", err, out.String())
-		}
-		return c.Done()
+		_, err := l.run(t, dir, script)
+		return err
 	}
 
 	t.Run("F1 a link in objects/ does not lead the check to delete files elsewhere", func(t *testing.T) {

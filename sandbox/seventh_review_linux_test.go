@@ -3,9 +3,7 @@ package sandbox
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -14,16 +12,8 @@ import (
 // git command checks out, writing .githooks/post-checkout, or makes the
 // check itself write outside the repository.
 func TestSeventhReview(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git must be installed under CI=true")
-		}
-		t.Skip("git is not installed")
-	}
-	w := newWorld(t)
-	pwned := filepath.Join(w.root, "PWNED")
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + w.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b", "PWNED=" + pwned}
-	pl := NewPlanner(Env{Home: w.home})
+	l := newGitLab(t)
+	w, git, notPwned := l.w, l.try, l.notPwned
 	// evil prints a commit on HEAD whose tree adds .githooks/post-checkout.
 	const evil = `evil() { b=$(printf '#!/bin/sh\ntouch "%s"\n' "$PWNED" | git hash-object -w --stdin)
 h=$(printf '100755 blob %s\tpost-checkout\n' $b | git mktree)
@@ -32,26 +22,8 @@ git commit-tree $t -p HEAD -m evil; }
 `
 	run := func(t *testing.T, dir, script string) error {
 		t.Helper()
-		p, err := pl.Plan(Workspace, false, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out strings.Builder
-		cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", evil + script}, Dir: dir, Stdout: &out, Stderr: &out, Env: env}
-		c, err := Confine(p, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Run(); err != nil {
-			t.Logf("the command: %v\n%s", err, out.String())
-		}
-		return c.Done()
-	}
-	git := func(dir string, args ...string) (string, error) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		return strings.TrimSpace(string(out)), err
+		_, err := l.run(t, dir, evil+script)
+		return err
 	}
 	repo := func(t *testing.T, name string) string {
 		t.Helper()
@@ -71,14 +43,6 @@ git commit-tree $t -p HEAD -m evil; }
 			t.Fatalf("Done = %v; want the change undone, saying so", err)
 		}
 	}
-	notPwned := func(t *testing.T) {
-		t.Helper()
-		if _, err := os.Stat(pwned); err == nil {
-			os.Remove(pwned)
-			t.Fatal("the payload ran on the host")
-		}
-	}
-
 	t.Run("R1 the rollback does not write through a linked refs directory", func(t *testing.T) {
 		dir := repo(t, "r1")
 		victim := filepath.Join(w.root, "victim")

@@ -19,66 +19,9 @@ import (
 // the call, and the payload (a file made outside the project) must not
 // appear.
 func TestSixthReview(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git must be installed under CI=true")
-		}
-		t.Skip("git is not installed")
-	}
-	w := newWorld(t)
-	pwned := filepath.Join(w.root, "PWNED")
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + w.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b"}
-	pl := NewPlanner(Env{Home: w.home})
-	run := func(t *testing.T, dir, script string) (string, error) {
-		t.Helper()
-		p, err := pl.Plan(Workspace, false, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out strings.Builder
-		cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", script}, Dir: dir, Stdout: &out, Stderr: &out, Env: append(env, "PWNED="+pwned)}
-		c, err := Confine(p, cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runErr := cmd.Run()
-		if runErr != nil {
-			t.Logf("the command: %v\n%s", runErr, out.String())
-		}
-		return out.String(), c.Done()
-	}
-	git := func(t *testing.T, dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	hostGit := func(dir string, args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		_ = cmd.Run() // it may fail: what matters is what it ran
-	}
-	repo := func(t *testing.T, name string) string {
-		t.Helper()
-		dir := filepath.Join(w.root, name)
-		must(t, os.MkdirAll(dir, 0o755))
-		git(t, dir, "init", "-q", "-b", "main", ".")
-		must(t, os.WriteFile(filepath.Join(dir, "README"), []byte("hi\n"), 0o644))
-		git(t, dir, "add", "README")
-		git(t, dir, "commit", "-q", "-m", "init")
-		return dir
-	}
-	notPwned := func(t *testing.T) {
-		t.Helper()
-		if _, err := os.Stat(pwned); err == nil {
-			os.Remove(pwned)
-			t.Fatal("the payload ran on the host")
-		}
-	}
+	l := newGitLab(t)
+	run, git, repo, notPwned := l.run, l.git, l.repo, l.notPwned
+	hostGit := func(dir string, args ...string) { _, _ = l.try(dir, args...) }
 	hook := `printf '#!/bin/sh\ntouch "%s"\n' "$PWNED"`
 
 	t.Run("F1 a garbage HEAD in .git makes the working directory a bare repository", func(t *testing.T) {
