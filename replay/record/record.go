@@ -65,10 +65,17 @@ func Snapshot(p *permission.Policy, rules any) event.PolicySnapshotPayload {
 
 // SnapshotDigest is the digest of a snapshot's rules, ignored rules and
 // built-in rules (its Digest field aside).
+// It is computed over the canonical encoding the log stores, so that the
+// digest of a snapshot read back from the log is the digest it was
+// recorded with.
 func SnapshotDigest(s *event.PolicySnapshotPayload) string {
 	c := *s
 	c.Digest = ""
-	return digest(mustJSON(c))
+	b, err := event.Canonical(mustJSON(c))
+	if err != nil {
+		b = mustJSON(c)
+	}
+	return digest(b)
 }
 
 // RulesDigest is the digest of a list of rules, as a snapshot names the
@@ -109,26 +116,14 @@ func Facts(req permission.Request, d permission.Decision, sec *secrets.Set, poli
 	return f
 }
 
-// canonical encodes v as MaskJSON re-encodes a value: numbers kept as
-// written, object keys sorted, no HTML escaping.
+// canonical encodes v as MaskJSON re-encodes a value (the log's
+// canonical form: keys sorted, numbers as written, no HTML escaping).
 func canonical(v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(x); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return event.Canonical(b)
 }
 
 var build = sync.OnceValue(buildinfo.Version)
