@@ -104,16 +104,72 @@ func Facts(req permission.Request, d permission.Decision, sec *secrets.Set, poli
 		Engine: permission.EngineVersion, Build: build(), Policy: policyDigest, History: hist,
 		Decision: string(d.Decision),
 	}
-	// The request is stored as MaskJSON writes it (keys sorted); Masked
-	// says whether masking changed anything.
-	if raw, err := canonical(req); err == nil {
-		f.Request = sec.MaskJSON(raw)
-		f.Masked = !bytes.Equal(raw, f.Request)
+	// The request is stored in the log's canonical form, masked: the
+	// arguments as the call's events mask them, every other string (a
+	// resolved path, a tree's facts) of the secrets the arguments hold
+	// and of anything that looks like one. The names of files a scan
+	// found are not secrets and stay.
+	if raw, masked, err := maskedRequest(req, sec); err == nil {
+		f.Request, f.Masked = raw, masked
 	}
 	if d.Rule != nil {
 		f.Rule = mustJSON(d.Rule)
 	}
 	return f
+}
+
+// maskedRequest returns req in canonical form, masked, and whether
+// masking changed it.
+func maskedRequest(req permission.Request, sec *secrets.Set) (json.RawMessage, bool, error) {
+	args, err := canonical(req.Args)
+	if err != nil {
+		return nil, false, err
+	}
+	req.Args = nil
+	rest, err := canonical(req)
+	if err != nil {
+		return nil, false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false, err
+	}
+	changed := false
+	mv := maskStrings(v, sec, &changed)
+	margs := sec.MaskJSON(args)
+	if !bytes.Equal(margs, args) {
+		changed = true
+	}
+	mv.(map[string]any)["args"] = json.RawMessage(margs)
+	out, err := canonical(mv)
+	return out, changed, err
+}
+
+// maskStrings masks every string and object key in v with sec.Mask,
+// noting in changed whether any changed.
+func maskStrings(v any, sec *secrets.Set, changed *bool) any {
+	switch v := v.(type) {
+	case string:
+		m := sec.Mask(v)
+		if m != v {
+			*changed = true
+		}
+		return m
+	case []any:
+		for i := range v {
+			v[i] = maskStrings(v[i], sec, changed)
+		}
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[maskStrings(k, sec, changed).(string)] = maskStrings(x, sec, changed)
+		}
+		return out
+	}
+	return v
 }
 
 // canonical encodes v as MaskJSON re-encodes a value (the log's
