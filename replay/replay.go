@@ -135,9 +135,13 @@ type Session struct {
 // its events may have been edited, and nothing is decided from them.
 var ErrChain = errors.New("the hash chain does not verify")
 
+// FirstRecorded is the first engine version whose decisions are recorded
+// with their facts.
+const FirstRecorded = 1
+
 // NotRecordedBefore is why a call recorded before decision facts existed
 // is not replayable.
-var NotRecordedBefore = fmt.Sprintf("not replayable: recorded before v%d (the log holds no decision facts for it)", 1)
+var NotRecordedBefore = fmt.Sprintf("not replayable: recorded before v%d (the log holds no decision facts for it)", FirstRecorded)
 
 // prior is a prior approval and where it was made.
 type prior struct {

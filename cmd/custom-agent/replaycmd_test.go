@@ -295,3 +295,51 @@ func TestReplayAllSince(t *testing.T) {
 		t.Fatalf("an unknown session: exit %d (%v), want 2", replayExit(err), err)
 	}
 }
+
+// TestReplayCandidateReplacesUserAndProject pins what --policy replaces:
+// the recorded user and project rules go (a user deny no longer denies),
+// the session's own rules stay (a session allow still allows).
+func TestReplayCandidateReplacesUserAndProject(t *testing.T) {
+	dir := t.TempDir()
+	rules := []permission.Rule{
+		{ID: "no-push", Level: permission.LevelUser, Source: "/home/u/.config/custom-agent/policy.json", Tool: "shell", Command: "git push", Decision: permission.Deny},
+		{ID: "proj-make", Level: permission.LevelProject, Source: "/p/.custom-agent/policy.json", Tool: "shell", Command: "make", Decision: permission.Allow},
+		{ID: "sess-npm", Level: permission.LevelSession, Tool: "shell", Command: "npm test", Decision: permission.Allow},
+	}
+	seedReplay(t, dir, "s1", t0, rules, []seedCall{
+		{id: "tc_1", tool: "shell", args: `{"command":"git push origin main"}`},
+		{id: "tc_2", tool: "shell", args: `{"command":"make"}`},
+		{id: "tc_3", tool: "shell", args: `{"command":"npm test"}`},
+	})
+	if out, _, err := runCLI(t, "--data-dir", dir, "replay", "s1"); replayExit(err) != 0 {
+		t.Fatalf("the recorded policy: exit %d (%v)\n%s", replayExit(err), err, out)
+	}
+	cand := writeCandidate(t, `{"version":1,"rules":[]}`)
+	out, _, err := runCLI(t, "--data-dir", dir, "replay", "s1", "--policy", cand, "--json")
+	if replayExit(err) != 1 {
+		t.Fatalf("exit %d (%v), want 1\n%s", replayExit(err), err, out)
+	}
+	var res struct {
+		Calls []struct {
+			ToolCallID string
+			Recorded   struct{ Decision string }
+			Candidate  struct {
+				Decision string
+				Rule     *struct{ ID string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Calls) != 3 {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := map[string][2]string{"tc_1": {"deny", "ask"}, "tc_2": {"allow", "ask"}, "tc_3": {"allow", "allow"}}
+	for _, c := range res.Calls {
+		w := want[c.ToolCallID]
+		if c.Recorded.Decision != w[0] || c.Candidate.Decision != w[1] {
+			t.Errorf("%s: recorded %s, candidate %s; want %s, %s", c.ToolCallID, c.Recorded.Decision, c.Candidate.Decision, w[0], w[1])
+		}
+	}
+	if r := res.Calls[2].Candidate.Rule; r == nil || r.ID != "sess-npm" {
+		t.Errorf("the session rule does not decide npm test under the candidate: %+v", r)
+	}
+}

@@ -52,3 +52,21 @@ func TestSnapshotDigest(t *testing.T) {
 		t.Fatal("two policies share a digest")
 	}
 }
+
+// BenchmarkFacts is the cost the facts add to each decision: a shell call
+// with a scanned tree and a resolved path, and three prior approvals.
+func BenchmarkFacts(b *testing.B) {
+	shell, _ := permission.Builtin("shell")
+	args := json.RawMessage(`{"command":"grep -rn TODO src && cat notes.txt"}`)
+	req := permission.Request{Tool: shell, Args: map[string]any{"command": "grep -rn TODO src && cat notes.txt"}, Cwd: "/p", Home: "/home/u",
+		Trees:    map[string]permission.Tree{"/p/src": {Complete: true}},
+		Resolved: map[string]string{"/p/notes.txt": "/p/notes.txt"},
+		History:  []permission.Prior{{Tool: "shell", Args: json.RawMessage(`{"command":"npm test"}`), Decision: permission.Allow, ByUser: true}, {Tool: "shell", Args: json.RawMessage(`{"command":"make"}`), Decision: permission.Allow, ByUser: true}, {Tool: "write_file", Args: json.RawMessage(`{"content":"x","path":"a"}`), Decision: permission.Allow, ByUser: true}},
+	}
+	sec := secrets.Collect(args)
+	d := permission.Decision{Decision: permission.Allow}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = record.Facts(req, d, sec, "sha256:x")
+	}
+}
