@@ -28,6 +28,7 @@ import (
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/replay/record"
+	"github.com/custom-agent/custom-agent/sandbox"
 )
 
 // Log is what a replay reads: a session's events, and its chain's check.
@@ -57,6 +58,11 @@ type Outcome struct {
 	Reason      string              `json:"reason,omitempty"`
 	// Finding is the finding that raised the risk most ("" when none).
 	Finding string `json:"finding,omitempty"`
+	// Sandbox is the profile the call's processes ran under
+	// ("read-only", "workspace", "workspace+network"), recorded on its
+	// tool.started, and the one today's decision implies; "" for a call
+	// that ran none in the sandbox.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // same reports whether two outcomes are the same decision: verdict, risk,
@@ -163,6 +169,11 @@ type replayer struct {
 	requested map[string]*event.PermissionRequestedPayload
 	calls     map[string]*event.ModelToolCallRequestedPayload
 	hook      string
+	// listed maps a call's id to its index in out.Calls; today to what
+	// today's engine decided for it under the recorded policy (for the
+	// sandbox profile, recorded after the decision).
+	listed map[string]int
+	today  map[string]permission.Decision
 }
 
 // Replay decides every recorded call of the session again. A chain that
@@ -180,6 +191,8 @@ func Replay(ctx context.Context, log Log, id string, opts Options) (*Session, er
 		opts: opts, out: &Session{ID: id, Calls: []Call{}},
 		requested: map[string]*event.PermissionRequestedPayload{},
 		calls:     map[string]*event.ModelToolCallRequestedPayload{},
+		listed:    map[string]int{},
+		today:     map[string]permission.Decision{},
 	}
 	n := 0
 	for e, err := range log.Read(ctx, id, 1) {
@@ -241,6 +254,8 @@ func (r *replayer) event(e event.Event) error {
 		r.requested[p.ToolCallID] = p
 	case *event.PermissionResolvedPayload:
 		r.resolved(e, p)
+	case *event.ToolStartedPayload:
+		r.started(p)
 	case *event.PolicyChangedPayload:
 		// A revoked session rule takes the prior approvals of its tool
 		// with it, in the directory it was revoked in (session.Revoke).
@@ -341,6 +356,7 @@ func (r *replayer) resolved(e event.Event, res *event.PermissionResolvedPayload)
 		r.decide(&c, facts, request)
 	}
 	if r.opts.Since.IsZero() || !e.TS.Before(r.opts.Since) {
+		r.listed[c.ToolCallID] = len(r.out.Calls)
 		r.out.Calls = append(r.out.Calls, c)
 	}
 	r.remember(res, facts, request)
@@ -370,7 +386,9 @@ func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Re
 	}
 	req.History = hist
 	req.Policy = r.recorded
-	today := outcome(r.engine.Check(req))
+	d := r.engine.Check(req)
+	r.today[c.ToolCallID] = d
+	today := outcome(d)
 	if !today.same(&c.Recorded) {
 		c.Today = &today
 		c.Change = r.change(c, &today)
@@ -384,6 +402,44 @@ func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Re
 			c.Differs = true
 		}
 	}
+}
+
+// started compares the sandbox profile a call ran under with the one
+// today's decision implies (sandbox.KindFor: read-only for a call that
+// only reads, workspace for the rest, with the network only for a call
+// judged network).
+func (r *replayer) started(p *event.ToolStartedPayload) {
+	i, ok := r.listed[p.ToolCallID]
+	if !ok || p.Sandbox == nil || p.Sandbox.Profile == "" || p.Sandbox.Profile == "none" {
+		return
+	}
+	c := &r.out.Calls[i]
+	c.Recorded.Sandbox = profileWords(p.Sandbox.Profile, p.Sandbox.Network)
+	d, ok := r.today[p.ToolCallID]
+	if !ok || c.NotReplayable != "" {
+		return
+	}
+	kind, network := sandbox.KindFor(d)
+	now := profileWords(string(kind), network)
+	if now == c.Recorded.Sandbox {
+		return
+	}
+	if c.Today == nil {
+		t := outcome(d)
+		c.Today = &t
+		c.Change = "the sandbox profile is " + now + " today, " + c.Recorded.Sandbox + " when recorded"
+	} else {
+		c.Change += "; the sandbox profile is " + now + " today, " + c.Recorded.Sandbox + " when recorded"
+	}
+	c.Today.Sandbox = now
+	c.Differs = true
+}
+
+func profileWords(kind string, network bool) string {
+	if network {
+		return kind + "+network"
+	}
+	return kind
 }
 
 // historyIn returns the prior approvals that hold in cwd, oldest first.

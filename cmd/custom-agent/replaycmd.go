@@ -315,6 +315,9 @@ func outcomeWords(o *replay.Outcome) string {
 	} else {
 		s += o.SourcedFrom
 	}
+	if o.Sandbox != "" {
+		s += "; " + o.Sandbox + " sandbox"
+	}
 	return s + ")"
 }
 

@@ -29,6 +29,9 @@ type seedCall struct {
 	// recorded, when set, is the decision the log records instead of
 	// today's engine's (an older engine decided otherwise).
 	recorded *permission.Decision
+	// sandbox, when set, is the profile the call's allowed run records
+	// on its tool.started.
+	sandbox string
 }
 
 // seedReplay records session id in the data directory dir, its clock at
@@ -96,6 +99,9 @@ func seedReplay(t *testing.T, dir, id string, t0 time.Time, rules []permission.R
 		}
 		ps = append(ps, event.PermissionResolvedPayload{ToolCallID: c.id, Decision: decision, Reason: reason, Actor: event.ActorUser,
 			RiskAtDecision: d.RiskAtDecision, SourcedFrom: string(d.SourcedFrom), Option: c.answer, Cwd: cwd})
+		if allow && c.sandbox != "" {
+			ps = append(ps, event.ToolStartedPayload{ToolCallID: c.id, Tool: c.tool, Args: raw, Sandbox: &event.SandboxInfo{Profile: c.sandbox}})
+		}
 	}
 	ps = append(ps, event.TurnCompletedPayload{StopReason: event.StopFinal})
 	for i, p := range ps {
@@ -341,5 +347,22 @@ func TestReplayCandidateReplacesUserAndProject(t *testing.T) {
 	}
 	if r := res.Calls[2].Candidate.Rule; r == nil || r.ID != "sess-npm" {
 		t.Errorf("the session rule does not decide npm test under the candidate: %+v", r)
+	}
+}
+
+// TestReplaySandboxProfile: the profile a call ran under is decided
+// again too: a read-only command recorded as run in the workspace profile
+// is reported (today's engine would confine it read-only), the same
+// command recorded read-only is not.
+func TestReplaySandboxProfile(t *testing.T) {
+	dir := t.TempDir()
+	seedReplay(t, dir, "same", t0, nil, []seedCall{{id: "tc_1", tool: "shell", args: `{"command":"cat README.md"}`, answer: "allow_once", sandbox: "read-only"}})
+	seedReplay(t, dir, "wider", t0, nil, []seedCall{{id: "tc_1", tool: "shell", args: `{"command":"cat README.md"}`, answer: "allow_once", sandbox: "workspace"}})
+	if out, _, err := runCLI(t, "--data-dir", dir, "replay", "same"); replayExit(err) != 0 {
+		t.Fatalf("same profile: exit %d (%v)\n%s", replayExit(err), err, out)
+	}
+	out, _, err := runCLI(t, "--data-dir", dir, "replay", "wider")
+	if replayExit(err) != 1 || !strings.Contains(out, "the engine changed: the sandbox profile is read-only today, workspace when recorded") {
+		t.Fatalf("exit %d (%v)\n%s", replayExit(err), err, out)
 	}
 }
