@@ -195,11 +195,17 @@ func Replay(ctx context.Context, log Log, id string, opts Options) (*Session, er
 		today:     map[string]permission.Decision{},
 	}
 	n := 0
+	// The events read are checked again as they are read: a session still
+	// being written has events past the head Verify checked.
+	chain := eventlog.NewChainChecker(id)
 	for e, err := range log.Read(ctx, id, 1) {
 		if err != nil {
 			return nil, fmt.Errorf("session %s: %w", id, err)
 		}
 		n++
+		if ce := chain.Next(e); ce != nil {
+			return nil, fmt.Errorf("session %s: %w: first bad seq %d: %s: %w", id, ErrChain, ce.Seq, ce.Problem, ce)
+		}
 		if err := r.event(e); err != nil {
 			return nil, fmt.Errorf("session %s: %w", id, err)
 		}
