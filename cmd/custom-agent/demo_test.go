@@ -77,7 +77,7 @@ func TestDemoLeavesNoGlobalState(t *testing.T) {
 			}
 			// The log alone re-derives the decision (custom-agent replay).
 			out, _, err = runCLI(t, "--data-dir", data, "replay", m[1])
-			if err != nil || !strings.Contains(out, "1 calls decided again, 0 differ, 0 not replayable") {
+			if err != nil || !strings.Contains(out, "1 call decided again, 0 differ, 0 not replayable") {
 				t.Fatalf("replay: %v\n%s", err, out)
 			}
 		})

@@ -223,10 +223,10 @@ func (r *replayRun) all(ctx context.Context, g *globalFlags, opts replay.Options
 			return err
 		}
 	} else {
-		fmt.Fprintf(r.out, "%d sessions replayed, %d calls differ\n", len(results), differ)
+		fmt.Fprintf(r.out, "%s replayed, %s\n", count(len(results), "session"), differWords(differ))
 	}
 	if len(errs) > 0 {
-		return &exitError{code: 2, err: errors.Join(errs...), msg: fmt.Sprintf("custom-agent: replay: %d sessions could not be replayed (above)", len(errs))}
+		return &exitError{code: 2, err: errors.Join(errs...), msg: fmt.Sprintf("custom-agent: replay: %s could not be replayed (above)", count(len(errs), "session"))}
 	}
 	return differStatus(differ)
 }
@@ -235,7 +235,26 @@ func differStatus(n int) error {
 	if n == 0 {
 		return nil
 	}
-	return &exitError{code: 1, msg: fmt.Sprintf("custom-agent: replay: %d calls come out otherwise", n)}
+	return &exitError{code: 1, msg: fmt.Sprintf("custom-agent: replay: %s otherwise", count(n, "call")+map[bool]string{true: " comes out", false: " come out"}[n == 1])}
+}
+
+// count is "1 call", "2 calls".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// differWords is "no call differs", "1 call differs", "2 calls differ".
+func differWords(n int) string {
+	switch n {
+	case 0:
+		return "no call differs"
+	case 1:
+		return "1 call differs"
+	}
+	return fmt.Sprintf("%d calls differ", n)
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -257,7 +276,7 @@ func (r *replayRun) write(s *replay.Session) error {
 		_, err := fmt.Fprintf(w, "session %s%s: %s\n", s.ID, where, s.Why)
 		return err
 	}
-	fmt.Fprintf(w, "session %s%s: %d calls decided again, %d differ, %d not replayable\n", s.ID, where, len(s.Calls), s.Differences, s.NotReplayable)
+	fmt.Fprintf(w, "session %s%s: %s decided again, %d differ, %d not replayable\n", s.ID, where, count(len(s.Calls), "call"), s.Differences, s.NotReplayable)
 	if s.BuiltinChanged {
 		fmt.Fprintln(w, "  the built-in rules of this build are not the session's: today's are used")
 	}

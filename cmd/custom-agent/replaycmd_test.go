@@ -287,7 +287,7 @@ func TestReplayAllSince(t *testing.T) {
 	if replayExit(err) != 1 {
 		t.Fatalf("exit %d (%v), want 1:\n%s%s", replayExit(err), err, out, errOut)
 	}
-	if strings.Contains(out, "october") || !strings.Contains(out, "session november in /p: 4 calls decided again, 2 differ") || !strings.Contains(out, "1 sessions replayed, 2 calls differ") {
+	if strings.Contains(out, "october") || !strings.Contains(out, "session november in /p: 4 calls decided again, 2 differ") || !strings.Contains(out, "1 session replayed, 2 calls differ") {
 		t.Fatalf("output:\n%s", out)
 	}
 	out, _, err = runCLI(t, "--data-dir", dir, "replay", "--all", "--policy", cand)
