@@ -466,6 +466,11 @@ func (r *replayer) remember(res *event.PermissionResolvedPayload, facts *event.D
 	if res.Decision != "allow" || res.Actor != event.ActorUser || res.RiskAtDecision >= risk.Destructive || res.Option == "allow_unsandboxed" {
 		return
 	}
+	if facts != nil && facts.Masked {
+		// Its arguments held a secret: the log cannot rebuild the
+		// approval, which the facts' history digest leaves out.
+		return
+	}
 	tool, args := req.Tool.Name, req.Args
 	if facts == nil {
 		mc := r.calls[res.ToolCallID]

@@ -274,6 +274,18 @@ func TestReplaySecretArgs(t *testing.T) {
 	if replayExit(err) != 0 || !strings.Contains(out, "not replayable: its arguments held a secret, which the log does not keep") {
 		t.Fatalf("exit %d (%v):\n%s", replayExit(err), err, out)
 	}
+	// A person's approval of a call with a secret cannot be rebuilt, and
+	// needs not be: the calls after it still replay, a prior approval
+	// included.
+	seedReplay(t, dir, "s2", t0, nil, []seedCall{
+		{id: "tc_1", tool: "write_file", args: `{"path":"notes.txt","content":"token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}`, answer: "allow_once"},
+		{id: "tc_2", tool: "shell", args: `{"command":"npm test"}`, answer: "allow_once"},
+		{id: "tc_3", tool: "shell", args: `{"command":"npm test"}`},
+	})
+	out, _, err = runCLI(t, "--data-dir", dir, "replay", "s2")
+	if replayExit(err) != 0 || !strings.Contains(out, "session s2 in /p: 3 calls decided again, 0 differ, 1 not replayable\n  seq 7 tc_1 write_file") || strings.Contains(out, "tc_3") {
+		t.Fatalf("exit %d (%v):\n%s", replayExit(err), err, out)
+	}
 }
 
 // TestReplayAllSince: --all --since replays only the calls decided since

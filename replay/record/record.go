@@ -85,13 +85,22 @@ func RulesDigest(rules []permission.Rule) string { return digest(mustJSON(rules)
 // BuiltinDigest is RulesDigest of this build's built-in rules.
 var BuiltinDigest = sync.OnceValue(func() string { return RulesDigest(permission.BuiltinRules()) })
 
-// HistoryDigest is the digest of the prior approvals given to the engine;
-// "" for none.
+// HistoryDigest is the digest of the prior approvals given to the engine,
+// those whose arguments hold a secret left out; "" for none. A replay
+// cannot rebuild such an approval (the log keeps its arguments masked),
+// and needs not: it can only match a call with the same secret, whose
+// facts are masked too and which is not replayed.
 func HistoryDigest(h []permission.Prior) string {
-	if len(h) == 0 {
+	var kept []permission.Prior
+	for _, p := range h {
+		if !secrets.Holds(p.Args) {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
 		return ""
 	}
-	return digest(mustJSON(h))
+	return digest(mustJSON(kept))
 }
 
 // Facts returns what the decision d of req was made from, for its event:
