@@ -364,6 +364,7 @@ func runFlow(t *testing.T, f flow) string {
 	if err := store.Verify(context.Background(), "sess-1"); err != nil {
 		t.Fatalf("chain does not verify: %v", err)
 	}
+	checkReplay(t, store, "sess-1")
 	out.WriteString("--- what the model was shown\n")
 	for _, n := range rec.notes {
 		out.WriteString("  " + n + "\n")
@@ -380,6 +381,18 @@ func normalise(t *testing.T, e event.Event, cwd, home string) string {
 	}
 	if _, ok := p["durationMs"]; ok {
 		p["durationMs"] = "<ms>"
+	}
+	// What a decision was made from is pinned by checkReplay
+	// (replay_test.go), which decides every call again from it; digests
+	// cover absolute paths.
+	if _, ok := p["facts"]; ok {
+		p["facts"] = "<facts>"
+	}
+	if e.Type == event.PolicySnapshot {
+		p["digest"] = "<digest>"
+		if b, ok := p["builtin"].(map[string]any); ok {
+			b["digest"] = "<digest>"
+		}
 	}
 	var buf strings.Builder
 	enc := json.NewEncoder(&buf)
