@@ -217,9 +217,20 @@ func (r *relay) names(ctx context.Context, p Pending, a eventlog.Answer) (string
 	if same != 1 {
 		return fmt.Sprintf("%d asks with this tool call id are pending", same), nil
 	}
+	// An answer naming its request is matched from that request on: the
+	// request must be there, with this id, and nothing after it may
+	// have resolved it or asked again with the id. (A request of the id
+	// before it still open would be another pending ask of this
+	// process, refused above, or one a dead process left, which
+	// RecoverPending closed.) One naming none is matched against the
+	// whole session.
+	from := uint64(1)
+	if a.RequestSeq != 0 {
+		from = a.RequestSeq
+	}
 	var open []uint64
 	total := 0
-	for e, err := range r.log.Read(ctx, p.Question.SessionID, 1) {
+	for e, err := range r.log.Read(ctx, p.Question.SessionID, from) {
 		if err != nil {
 			return "", err
 		}
