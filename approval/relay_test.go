@@ -148,6 +148,11 @@ func TestRelayAnswerFromAnotherHandle(t *testing.T) {
 	if err != nil || len(open) != 0 {
 		t.Fatalf("open questions after the answer: %+v, %v", open, err)
 	}
+	// The web UI reads how its question ended.
+	r, ok, err := approval.Resolution(context.Background(), e.web, "s1", seq)
+	if err != nil || !ok || r.UI != "web" || r.Actor != event.ActorUser || r.Decision != "allow" {
+		t.Fatalf("Resolution = %+v, %v, %v; want the web's allow", r, ok, err)
+	}
 }
 
 // TestRelayLateAnswerChangesNothing: an answer offered after the ask timed
@@ -351,7 +356,8 @@ func resolutions(t testing.TB, log *sqlitestore.Store, session string) int {
 
 // TestOpenAsks: the web UI's queue of a session's questions, from the log
 // alone: each request without a resolution after it, with its seq and
-// time, including both requests of a reused id while both are open.
+// time, including both requests of a reused id while both are open; and
+// how a question ended (Resolution).
 func TestOpenAsks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -397,6 +403,25 @@ func TestOpenAsks(t *testing.T) {
 	}
 	if open, err := approval.OpenAsks(ctx, log, "nobody"); err != nil || len(open) != 0 {
 		t.Fatalf("a session without events: %+v, %v", open, err)
+	}
+
+	// Resolution: a's request was allowed; b and both of c's are open;
+	// a resolution of c closes the latest, c2.
+	add(7, resolved("c", "deny"))
+	for _, tc := range []struct {
+		seq      uint64
+		ok       bool
+		decision string
+	}{{1, true, "allow"}, {b, false, ""}, {c1, false, ""}, {c2, true, "deny"}} {
+		r, ok, err := approval.Resolution(ctx, log, "s1", tc.seq)
+		if err != nil || ok != tc.ok || ok && r.Decision != tc.decision {
+			t.Errorf("Resolution(seq %d) = %+v, %v, %v; want ok %v %s", tc.seq, r, ok, err, tc.ok, tc.decision)
+		}
+	}
+	for _, seq := range []uint64{2, 99} { // a resolution; beyond the log
+		if _, _, err := approval.Resolution(ctx, log, "s1", seq); !errors.Is(err, approval.ErrNotARequest) {
+			t.Errorf("Resolution(seq %d): %v, want ErrNotARequest", seq, err)
+		}
 	}
 }
 
