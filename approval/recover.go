@@ -33,9 +33,10 @@ var (
 // riskAtDecision, sourcedFrom and findings, timestamped now. It returns how
 // many it closed; on error, those closed before it.
 //
-// Call it once on start-up, before this process asks anything: an ask that
-// another live process is waiting on in the same log looks exactly like an
-// abandoned one and would be closed too.
+// A session that a live process holds (eventlog.Leases: the store tells)
+// is left alone: its questions are still being asked. A store that cannot
+// tell (no Leases) has every open ask closed, so call it on start-up,
+// before this process asks anything.
 func RecoverPending(ctx context.Context, log Log, now time.Time) (int, error) {
 	sessions, err := log.Sessions(ctx)
 	if err != nil {
@@ -43,28 +44,49 @@ func RecoverPending(ctx context.Context, log Log, now time.Time) (int, error) {
 	}
 	closed := 0
 	for _, s := range sessions {
-		open, err := OpenAsks(ctx, log, s.ID)
-		if err != nil {
+		// Most sessions have nothing open: only those that do are
+		// leased (and looked at again under the lease).
+		if open, err := OpenAsks(ctx, log, s.ID); err != nil {
 			return closed, fmt.Errorf("recovering pending asks: %w", err)
+		} else if len(open) == 0 {
+			continue
 		}
-		for _, o := range open {
-			d, err := event.NewDraft(s.ID, o.TurnID, now, event.PermissionResolvedPayload{
-				ToolCallID:     o.Request.ToolCallID,
-				Decision:       "deny",
-				Reason:         ReasonRestarted,
-				Actor:          event.ActorSystem,
-				RiskAtDecision: o.Request.RiskAtDecision,
-				SourcedFrom:    o.Request.SourcedFrom,
-				Findings:       o.Request.Findings,
-			})
-			if err != nil {
-				return closed, fmt.Errorf("recovering pending asks: session %s, tool call %s: %w", s.ID, o.Request.ToolCallID, err)
-			}
-			if _, err := log.Append(ctx, d); err != nil {
-				return closed, fmt.Errorf("recovering pending asks: session %s, tool call %s: %w", s.ID, o.Request.ToolCallID, err)
-			}
-			closed++
+		_, err := eventlog.IfIdle(ctx, log, s.ID, func() error {
+			n, err := closeOpen(ctx, log, s.ID, now)
+			closed += n
+			return err
+		})
+		if err != nil {
+			return closed, err
 		}
+	}
+	return closed, nil
+}
+
+// closeOpen resolves the open asks of one session to deny.
+func closeOpen(ctx context.Context, log Log, sessionID string, now time.Time) (int, error) {
+	closed := 0
+	open, err := OpenAsks(ctx, log, sessionID)
+	if err != nil {
+		return closed, fmt.Errorf("recovering pending asks: %w", err)
+	}
+	for _, o := range open {
+		d, err := event.NewDraft(sessionID, o.TurnID, now, event.PermissionResolvedPayload{
+			ToolCallID:     o.Request.ToolCallID,
+			Decision:       "deny",
+			Reason:         ReasonRestarted,
+			Actor:          event.ActorSystem,
+			RiskAtDecision: o.Request.RiskAtDecision,
+			SourcedFrom:    o.Request.SourcedFrom,
+			Findings:       o.Request.Findings,
+		})
+		if err != nil {
+			return closed, fmt.Errorf("recovering pending asks: session %s, tool call %s: %w", sessionID, o.Request.ToolCallID, err)
+		}
+		if _, err := log.Append(ctx, d); err != nil {
+			return closed, fmt.Errorf("recovering pending asks: session %s, tool call %s: %w", sessionID, o.Request.ToolCallID, err)
+		}
+		closed++
 	}
 	return closed, nil
 }

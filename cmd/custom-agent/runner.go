@@ -132,6 +132,9 @@ func (r *sessionRunner) close() {
 	if r.servers != nil {
 		r.servers.Close()
 	}
+	if r.s != nil {
+		r.s.Close()
+	}
 	if r.rt != nil {
 		r.rt.Close()
 	}
@@ -143,6 +146,7 @@ func (r *sessionRunner) close() {
 func (r *sessionRunner) start(ctx context.Context, id string) error {
 	rules := r.rules
 	if r.s != nil {
+		r.s.Close() // another process may continue it from here on
 		// The session level of the store belongs to the session that
 		// ends: the next one starts without its rules.
 		var err error
