@@ -113,6 +113,10 @@ type Store struct {
 	listenReconnects atomic.Uint64
 
 	commits, committedEvents, retries, reconnects, notifies atomic.Uint64
+
+	// testLoseConn, when set by a test, is asked before (false) and after
+	// (true) each COMMIT whether to cut the writer's connection there.
+	testLoseConn func(afterCommit bool) bool
 }
 
 var (
@@ -692,8 +696,16 @@ func (s *Store) attempt(batch []*appendReq, lost *outcome) (out *outcome, commit
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		return nil, false, explainInsert(err)
 	}
+	if s.testLoseConn != nil && s.testLoseConn(false) {
+		s.wconn.PgConn().Close(context.Background()) // the COMMIT below is never received
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return out, true, err
+	}
+	if s.testLoseConn != nil && s.testLoseConn(true) {
+		// Committed, but the acknowledgement is lost.
+		s.wconn.PgConn().Close(context.Background())
+		return out, true, errors.New("test: connection lost after COMMIT")
 	}
 	s.notifies.Add(1)
 	return out, true, nil

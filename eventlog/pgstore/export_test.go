@@ -1,0 +1,14 @@
+package pgstore
+
+// LoseConnection makes the store cut its writer connection before
+// (afterCommit false) or after (true) the COMMIT of its next commit.
+func (s *Store) LoseConnection(afterCommit bool) {
+	armed := true
+	s.testLoseConn = func(after bool) bool {
+		if armed && after == afterCommit {
+			armed = false
+			return true
+		}
+		return false
+	}
+}
