@@ -68,7 +68,7 @@ func (s *Store) explain(doing string, err error) error {
 	if errors.As(err, &own) {
 		return err
 	}
-	sentinel, hint := classify(err, s.host)
+	hint, sentinel := classify(err, s.host)
 	if sentinel == nil {
 		return fmt.Errorf("%s %s: %w", doing, s.where, err)
 	}
@@ -77,41 +77,41 @@ func (s *Store) explain(doing string, err error) error {
 
 // classify names the fault behind a driver error and what to do about it;
 // nil when it is none of those.
-func classify(err error, host string) (sentinel error, hint string) {
+func classify(err error, host string) (hint string, sentinel error) {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case "28P01", "28000":
-			return ErrAuth, "check the user and password in the store URL, or in PGPASSWORD or ~/.pgpass, and the server's pg_hba.conf"
+			return "check the user and password in the store URL, or in PGPASSWORD or ~/.pgpass, and the server's pg_hba.conf", ErrAuth
 		case "3D000":
-			return ErrNoDatabase, "create it (createdb NAME, or CREATE DATABASE) or fix the database name in the store URL"
+			return "create it (createdb NAME, or CREATE DATABASE) or fix the database name in the store URL", ErrNoDatabase
 		case "42501":
-			return ErrPermission, "the user needs CREATE on the database (for the custom_agent schema) the first time, then USAGE on that schema and SELECT, INSERT and UPDATE on its tables"
+			return "the user needs CREATE on the database (for the custom_agent schema) the first time, then USAGE on that schema and SELECT, INSERT and UPDATE on its tables", ErrPermission
 		case "25006":
-			return ErrReadOnly, "the server is a read-only standby; point the store URL at the primary"
+			return "the server is a read-only standby; point the store URL at the primary", ErrReadOnly
 		case "53100":
-			return ErrDiskFull, "free disk space on the PostgreSQL server; the events were not written"
+			return "free disk space on the PostgreSQL server; the events were not written", ErrDiskFull
 		case "53300":
-			return ErrUnreachable, "the server has no free connection slots (max_connections); retry later or raise the limit"
+			return "the server has no free connection slots (max_connections); retry later or raise the limit", ErrUnreachable
 		case "57P01", "57P02", "57P03":
-			return ErrConnLost, "the server is shutting down or starting up; retry when it is back"
+			return "the server is shutting down or starting up; retry when it is back", ErrConnLost
 		case "3F000":
-			return ErrNoLog, "the database holds no custom-agent log yet: nothing has been recorded with this store"
+			return "the database holds no custom-agent log yet: nothing has been recorded with this store", ErrNoLog
 		}
-		return nil, ""
+		return "", nil
 	}
 	var ce *pgconn.ConnectError
 	if errors.As(err, &ce) {
-		return ErrUnreachable, fmt.Sprintf("is PostgreSQL running at %s and accepting TCP connections from this host? check the store URL (--store or CUSTOM_AGENT_STORE)", host)
+		return fmt.Sprintf("is PostgreSQL running at %s and accepting TCP connections from this host? check the store URL (--store or CUSTOM_AGENT_STORE)", host), ErrUnreachable
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) {
-		return ErrConnLost, "the server went away or the network failed; retry when it is back"
+		return "the server went away or the network failed; retry when it is back", ErrConnLost
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return ErrConnLost, "the server did not answer in time; check that it is up and not overloaded"
+		return "the server did not answer in time; check that it is up and not overloaded", ErrConnLost
 	}
-	return nil, ""
+	return "", nil
 }
 
 // connLost reports whether err means the connection is gone (as opposed to

@@ -556,7 +556,7 @@ func (s *Store) commit(batch []*appendReq) ([]appendRes, []event.Event) {
 		}
 		lastErr = err
 		switch {
-		case retryable(err) && tries < 10:
+		case (retryable(err) || errors.Is(err, errRetry)) && tries < 10:
 			s.retries.Add(1)
 			continue
 		case s.wconn.IsClosed() || connLost(err):
@@ -610,19 +610,28 @@ func (s *Store) reconnect(deadline time.Time) error {
 
 const eventColumns = `seq, v, turn_id, type, ts, payload, prev_hash, hash`
 
-// attempt is one try at committing the batch. commitSent reports whether
-// COMMIT was sent, after which a lost connection leaves the outcome to be
-// found out.
+// errRetry: the attempt found the log changed under it in a way a fresh
+// attempt handles (a session row this process knew was deleted).
+var errRetry = errors.New("pgstore: retry the commit")
+
+// attempt is one try at committing the batch, in two round trips to the
+// server: BEGIN, the creation of new sessions, the lock of the batch's
+// sessions and the read of their heads go in one pipeline; the events,
+// blobs, heads, the NOTIFY and COMMIT in another. (Retries answered from
+// the store and a lost commit's check add one each.) commitSent reports
+// whether COMMIT was sent, after which a lost connection leaves the
+// outcome to be found out.
 func (s *Store) attempt(batch []*appendReq, lost *outcome) (out *outcome, commitSent bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CommitTimeout)
 	defer cancel()
-	tx, err := s.wconn.Begin(ctx)
-	if err != nil {
-		return nil, false, err
-	}
+	conn := s.wconn
 	defer func() {
-		if !commitSent {
-			tx.Rollback(context.Background())
+		// An error leaves the transaction open (aborted, or not
+		// committed): end it, if the connection is still there.
+		if err != nil && !conn.IsClosed() {
+			rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+			conn.Exec(rctx, "ROLLBACK")
+			rcancel()
 		}
 	}()
 
@@ -638,7 +647,7 @@ func (s *Store) attempt(batch []*appendReq, lost *outcome) (out *outcome, commit
 		}
 	}
 	slices.Sort(ids)
-	heads, err := s.lockHeads(ctx, tx, ids, created)
+	heads, err := s.lockHeads(ctx, conn, ids, created)
 	if err != nil {
 		return nil, false, err
 	}
@@ -647,9 +656,12 @@ func (s *Store) attempt(batch []*appendReq, lost *outcome) (out *outcome, commit
 		// Did the commit whose acknowledgement was lost land? Its
 		// transaction has ended: we hold the locks it held.
 		var hash string
-		err := tx.QueryRow(ctx, `SELECT hash FROM custom_agent.events WHERE sid = $1 AND seq = $2`, lost.landedSID, int64(lost.landed.Seq)).Scan(&hash)
+		err := conn.QueryRow(ctx, `SELECT hash FROM custom_agent.events WHERE sid = $1 AND seq = $2`, lost.landedSID, int64(lost.landed.Seq)).Scan(&hash)
 		switch {
 		case err == nil && hash == lost.landed.Hash:
+			if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+				return nil, false, err
+			}
 			return lost, false, nil
 		case err != nil && !errors.Is(err, pgx.ErrNoRows):
 			return nil, false, err
@@ -663,7 +675,7 @@ func (s *Store) attempt(batch []*appendReq, lost *outcome) (out *outcome, commit
 			d := r.ds[0]
 			h := heads[d.SessionID]
 			if d.Seq <= h.seq {
-				out.results[i] = s.idempotent(ctx, tx, rows, h.sid, r.ps[0])
+				out.results[i] = s.idempotent(ctx, conn, rows, h.sid, r.ps[0])
 				continue
 			}
 			if d.Seq > h.seq+1 {
@@ -683,7 +695,8 @@ func (s *Store) attempt(batch []*appendReq, lost *outcome) (out *outcome, commit
 	}
 	if len(rows) == 0 {
 		// Nothing new (retries answered from the store, refusals).
-		return out, false, tx.Commit(ctx)
+		_, err := conn.Exec(ctx, "COMMIT")
+		return out, false, err
 	}
 	last := rows[len(rows)-1]
 	out.landed, out.landedSID = last.e, last.sid
@@ -693,18 +706,17 @@ func (s *Store) attempt(batch []*appendReq, lost *outcome) (out *outcome, commit
 	queueBlobs(b, batch)
 	notice := queueHeads(b, ids, heads)
 	b.Queue(`SELECT pg_notify($1, $2)`, notifyChannel, notice)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return nil, false, explainInsert(err)
-	}
 	if s.testLoseConn != nil && s.testLoseConn(false) {
-		s.wconn.PgConn().Close(context.Background()) // the COMMIT below is never received
+		conn.PgConn().Close(context.Background()) // the COMMIT below is never received
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return out, true, err
+	b.Queue("COMMIT")
+	commitSent = true
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return out, true, explainInsert(err)
 	}
 	if s.testLoseConn != nil && s.testLoseConn(true) {
 		// Committed, but the acknowledgement is lost.
-		s.wconn.PgConn().Close(context.Background())
+		conn.PgConn().Close(context.Background())
 		return out, true, errors.New("test: connection lost after COMMIT")
 	}
 	s.notifies.Add(1)
@@ -722,88 +734,82 @@ func explainInsert(err error) error {
 	return err
 }
 
-// lockHeads creates the sessions that have no key yet, locks every
-// session's row (in id order) and then reads their heads. The heads are
-// read by a statement after the lock, so that, under READ COMMITTED, they
-// include whatever the transaction that held the lock before committed.
-func (s *Store) lockHeads(ctx context.Context, tx pgx.Tx, ids []string, created map[string]string) (map[string]*head, error) {
-	var fresh []string
+// lockHeads begins the commit's transaction, creates the sessions that
+// have no key yet, locks every session's row (in id order) and then reads
+// their heads, in one pipeline. The heads are read by a statement after the
+// lock, so that, under READ COMMITTED, they include whatever the
+// transaction that held the lock before committed.
+func (s *Store) lockHeads(ctx context.Context, conn *pgx.Conn, ids []string, created map[string]string) (map[string]*head, error) {
+	var fresh, cs []string
 	for _, id := range ids {
 		if _, ok := s.sids.Load(id); !ok {
 			fresh = append(fresh, id)
+			cs = append(cs, created[id])
 		}
 	}
-	heads := make(map[string]*head, len(ids))
-	for pass := 0; pass < 2; pass++ {
-		if len(fresh) > 0 {
-			cs := make([]string, len(fresh))
-			for i, id := range fresh {
-				cs[i] = created[id]
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO custom_agent.sessions (session_id, created_at)
-				SELECT id, c FROM unnest($1::text[], $2::text[]) AS t(id, c) ORDER BY id
-				ON CONFLICT (session_id) DO NOTHING`, fresh, cs); err != nil {
-				return nil, err
-			}
-		}
-		rows, err := tx.Query(ctx, `SELECT session_id, sid FROM custom_agent.sessions WHERE session_id = ANY($1) ORDER BY session_id FOR NO KEY UPDATE`, ids)
-		if err != nil {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	if len(fresh) > 0 {
+		b.Queue(`INSERT INTO custom_agent.sessions (session_id, created_at)
+			SELECT id, c FROM unnest($1::text[], $2::text[]) AS t(id, c) ORDER BY id
+			ON CONFLICT (session_id) DO NOTHING`, fresh, cs)
+	}
+	b.Queue(`SELECT sid FROM custom_agent.sessions WHERE session_id = ANY($1) ORDER BY session_id FOR NO KEY UPDATE`, ids)
+	b.Queue(`SELECT s.session_id, s.sid, h.last_seq, h.head_hash FROM custom_agent.sessions s
+		LEFT JOIN custom_agent.heads h USING (sid) WHERE s.session_id = ANY($1)`, ids)
+	br := conn.SendBatch(ctx, b)
+	defer br.Close()
+	for range b.Len() - 2 { // BEGIN, the insert
+		if _, err := br.Exec(); err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var id string
-			var sid int64
-			if err := rows.Scan(&id, &sid); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			heads[id] = &head{sid: sid, hash: event.GenesisHash}
-			s.rememberSID(id, sid)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-		fresh = fresh[:0]
-		for _, id := range ids {
-			if _, ok := heads[id]; !ok {
-				// Known to this process but gone from the table (a row
-				// deleted behind the store's back): made again.
-				s.sids.Delete(id)
-				fresh = append(fresh, id)
-			}
-		}
-		if len(fresh) == 0 {
-			break
-		}
 	}
-	if len(heads) != len(ids) {
-		return nil, errors.New("sessions could not be created")
+	if _, err := br.Exec(); err != nil { // the lock
+		return nil, err
 	}
-	sids := make([]int64, 0, len(heads))
-	bySID := make(map[int64]*head, len(heads))
-	for _, h := range heads {
-		sids = append(sids, h.sid)
-		bySID[h.sid] = h
-	}
-	rows, err := tx.Query(ctx, `SELECT sid, last_seq, head_hash FROM custom_agent.heads WHERE sid = ANY($1)`, sids)
+	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
+	heads := make(map[string]*head, len(ids))
 	for rows.Next() {
-		var sid, seq int64
-		var hash string
-		if err := rows.Scan(&sid, &seq, &hash); err != nil {
+		var id string
+		var sid int64
+		var seq *int64
+		var hash *string
+		if err := rows.Scan(&id, &sid, &seq, &hash); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		if seq < 0 {
-			return nil, fmt.Errorf("session key %d: head seq %d is negative (edited?)", sid, seq)
+		h := &head{sid: sid, hash: event.GenesisHash}
+		if seq != nil && hash != nil {
+			if *seq < 0 {
+				rows.Close()
+				return nil, fmt.Errorf("session %s: head seq %d is negative (edited?)", id, *seq)
+			}
+			h.seq, h.hash = uint64(*seq), *hash
 		}
-		h := bySID[sid]
-		h.seq, h.hash = uint64(seq), hash
+		heads[id] = h
+		s.rememberSID(id, sid)
 	}
-	return heads, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := br.Close(); err != nil {
+		return nil, err
+	}
+	if len(heads) != len(ids) {
+		// Known to this process but gone from the table (a row deleted
+		// behind the store's back): made again by the next attempt.
+		for _, id := range ids {
+			if _, ok := heads[id]; !ok {
+				s.sids.Delete(id)
+			}
+		}
+		return nil, errRetry
+	}
+	return heads, nil
 }
 
 func (s *Store) rememberSID(id string, sid int64) {
@@ -894,7 +900,7 @@ func queueHeads(b *pgx.Batch, ids []string, heads map[string]*head) string {
 
 // idempotent answers a retried append whose seq is already stored (by an
 // earlier commit, or earlier in this one).
-func (s *Store) idempotent(ctx context.Context, tx pgx.Tx, pending []row, sid int64, p event.Prepared) appendRes {
+func (s *Store) idempotent(ctx context.Context, conn *pgx.Conn, pending []row, sid int64, p event.Prepared) appendRes {
 	d := p.Draft()
 	var stored event.Event
 	found := false
@@ -904,7 +910,7 @@ func (s *Store) idempotent(ctx context.Context, tx pgx.Tx, pending []row, sid in
 		}
 	}
 	if !found {
-		e, err := scanEvent(tx.QueryRow(ctx, `SELECT `+eventColumns+` FROM custom_agent.events WHERE sid = $1 AND seq = $2`, sid, int64(d.Seq)), d.SessionID)
+		e, err := scanEvent(conn.QueryRow(ctx, `SELECT `+eventColumns+` FROM custom_agent.events WHERE sid = $1 AND seq = $2`, sid, int64(d.Seq)), d.SessionID)
 		if err != nil {
 			return appendRes{err: fmt.Errorf("append retry of seq %d to session %s: %w", d.Seq, d.SessionID, err)}
 		}
