@@ -130,16 +130,14 @@ func connLost(err error) bool {
 }
 
 // retryable reports whether a transaction failed only because of another
-// transaction (a deadlock, a serialization failure, a unique key another
-// process took first): it is retried from the start.
+// transaction (a deadlock, a serialization failure): it is retried from the
+// start. A unique violation is not: every commit writes a session's events
+// under its row lock, so a seq already taken means the log was edited
+// (explainInsert), and trying again would not change that.
 func retryable(err error) bool {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return false
 	}
-	switch pe.Code {
-	case "40P01", "40001", "23505":
-		return true
-	}
-	return false
+	return pe.Code == "40P01" || pe.Code == "40001"
 }
