@@ -143,3 +143,20 @@ func TestProjectConfigCannotChooseTheStore(t *testing.T) {
 		t.Fatalf("the project's database was written to: %v", err)
 	}
 }
+
+// TestConfigShowsStoreWithoutPassword: config show says which store the
+// user's file chose, and never its password.
+func TestConfigShowsStoreWithoutPassword(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("CUSTOM_AGENT_STORE", "")
+	os.MkdirAll(filepath.Join(home, "custom-agent"), 0o700)
+	os.WriteFile(filepath.Join(home, "custom-agent", "config.json"), []byte(`{"version":1,"store":"postgres://agent:hunter2@db:5432/agents"}`), 0o600)
+	out, _, err := runCLI(t, "config", "show", "--cwd", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `store = "postgres://agent:xxxxx@db:5432/agents"`) || strings.Contains(out, "hunter2") {
+		t.Fatalf("config show:\n%s", out)
+	}
+}
