@@ -209,9 +209,12 @@ func TestFollowerResumesAfterReconnect(t *testing.T) {
 	if got := <-seen; got != 1 {
 		t.Fatalf("first: %d", got)
 	}
-	// Cut the listener (the only LISTENing backend), and append while it
-	// is away.
-	if err := srv.Exec(ctx, dbName(t, url), `SELECT pg_terminate_backend(l.pid) FROM pg_stat_activity l WHERE l.query LIKE 'LISTEN%' AND l.datname = current_database()`); err != nil {
+	// Cut the listener (the only LISTENing backend) and keep it away
+	// (the database takes no new connection; the writer's stays), and
+	// append while it is away.
+	db := dbName(t, url)
+	if err := srv.Exec(ctx, "postgres", "ALTER DATABASE "+db+" ALLOW_CONNECTIONS false",
+		`SELECT pg_terminate_backend(l.pid) FROM pg_stat_activity l WHERE l.query LIKE 'LISTEN%' AND l.datname = '`+db+`'`); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return !reader.Listening() })
@@ -219,6 +222,14 @@ func TestFollowerResumesAfterReconnect(t *testing.T) {
 		if _, err := writer.Append(ctx, storetest.Draft(t, "s", "while away", i)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	select {
+	case got := <-seen:
+		t.Fatalf("the follower saw seq %d with its listener away and a poll of an hour", got)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := srv.Exec(ctx, "postgres", "ALTER DATABASE "+db+" ALLOW_CONNECTIONS true"); err != nil {
+		t.Fatal(err)
 	}
 	for want := uint64(2); want <= 5; want++ {
 		select {
