@@ -12,3 +12,7 @@ func (s *Store) LoseConnection(afterCommit bool) {
 		return false
 	}
 }
+
+// OnCommit sets the hook asked before and after each COMMIT whether to cut
+// the writer's connection there.
+func (s *Store) OnCommit(f func(afterCommit bool) bool) { s.testLoseConn = f }
