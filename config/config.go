@@ -32,6 +32,9 @@ const FileName = "config.json"
 const (
 	EnvModel          = "CUSTOM_AGENT_MODEL"
 	EnvMaxOutputBytes = "CUSTOM_AGENT_MAX_OUTPUT_BYTES"
+	// EnvStore chooses the event log: "sqlite" (the default, in the data
+	// directory) or a postgres:// URL.
+	EnvStore = "CUSTOM_AGENT_STORE"
 )
 
 // providerEnv names the environment variable that sets each provider's
@@ -104,7 +107,7 @@ type File struct {
 }
 
 // Keys lists the keys of a configuration file, for error messages.
-const Keys = "version, model, providers, approvalTimeout, mode, maxOutputBytes, mcpServers, builtinRules, sandbox"
+const Keys = "version, model, providers, approvalTimeout, mode, maxOutputBytes, mcpServers, builtinRules, sandbox, store"
 
 // Parse reads one configuration file strictly: an unknown key or a value
 // of the wrong type is an *Error naming path:line:col.
@@ -177,6 +180,15 @@ func Parse(path string, src []byte) (*File, error) {
 				return nil, r.errAt(v.off, key, err)
 			}
 			set(key, v.off, n)
+		case "store":
+			s, err := v.string(r, key)
+			if err != nil {
+				return nil, err
+			}
+			if err := CheckStore(s); err != nil {
+				return nil, r.errAt(v.off, key, err)
+			}
+			set(key, v.off, s)
 		case "sandbox":
 			if v.kind != "string" || (v.str != "on" && v.str != "off") {
 				return nil, r.errAt(v.off, key, fmt.Errorf("sandbox is \"on\" or \"off\""))
@@ -375,6 +387,43 @@ func CheckModel(s string) error {
 	return nil
 }
 
+// CheckStore checks an event log choice: "sqlite" or a postgres:// (or
+// postgresql://) URL naming a host and a database.
+func CheckStore(s string) error {
+	if s == "sqlite" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return fmt.Errorf("%q is not \"sqlite\" or a postgres://USER@HOST:PORT/DATABASE URL", RedactStore(s))
+	}
+	if strings.Trim(u.Path, "/") == "" {
+		return fmt.Errorf("%q names no database: postgres://USER@HOST:PORT/DATABASE", RedactStore(s))
+	}
+	return nil
+}
+
+// RedactStore is a store URL with its password, if any, replaced by
+// "xxxxx", for messages and config show.
+func RedactStore(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		if err != nil && strings.Contains(s, "@") {
+			return "(a URL that does not parse)"
+		}
+		return s
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
 // CheckServerName checks an MCP server's name: it becomes part of tool
 // names (mcp__NAME__tool), so letters, digits, '-' and '_' only, and no
 // "__".
@@ -421,6 +470,11 @@ type Config struct {
 	// Sandbox is "off" when the sandbox is turned off on purpose; "" or
 	// "on" leaves it on. A project file can never turn it off.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Store is the event log: "" or "sqlite" for the data directory's
+	// SQLite file, or a postgres:// URL. Only the user's own file, the
+	// environment or a flag choose it: a project file never redirects the
+	// log.
+	Store string `json:"store,omitempty"`
 	// Sources maps each key set ("model", "providers.openai",
 	// "mcpServers.fs", …) to where its value came from.
 	Sources map[string]Source `json:"sources"`
@@ -438,6 +492,8 @@ type Flags struct {
 	NoBuiltinRules  bool
 	// Sandbox is --sandbox: "on", "off" or "" (not given).
 	Sandbox string
+	// Store is --store: "sqlite", a postgres:// URL or "" (not given).
+	Store string
 }
 
 // Inputs are what Merge merges. User and Project may be nil (no file).
@@ -498,6 +554,8 @@ func Merge(in Inputs) (*Config, error) {
 			c.BuiltinRules = &b
 		case key == "sandbox":
 			c.Sandbox = v.(string)
+		case key == "store":
+			c.Store = v.(string)
 		case strings.HasPrefix(key, "providers."):
 			c.Providers[strings.TrimPrefix(key, "providers.")] = v.(Provider)
 		case strings.HasPrefix(key, "mcpServers."):
@@ -516,6 +574,12 @@ func Merge(in Inputs) (*Config, error) {
 				// The repository must not switch off what confines
 				// it, trusted or not.
 				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: ignored sandbox: only your own configuration, an environment variable or a flag can turn the sandbox off or on", f.Path))
+				continue
+			}
+			if k == "store" {
+				// The repository must not send the log of what is
+				// done in it elsewhere, trusted or not.
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: ignored store: a project cannot choose where the event log is written; only your own configuration (%s), %s or --store can", f.Path, FileName, EnvStore))
 				continue
 			}
 			if !in.ProjectTrusted && risky(k, f.Set[k], c) {
@@ -548,6 +612,12 @@ func Merge(in Inputs) (*Config, error) {
 			return nil, fmt.Errorf("%s=%q: want on or off", EnvSandbox, v)
 		}
 		apply("sandbox", v, Source{Level: LevelEnv, From: EnvSandbox})
+	}
+	if v := strings.TrimSpace(getenv(EnvStore)); v != "" {
+		if err := CheckStore(v); err != nil {
+			return nil, fmt.Errorf("%s: %w", EnvStore, err)
+		}
+		apply("store", v, Source{Level: LevelEnv, From: EnvStore})
 	}
 	for _, p := range slices.Sorted(maps.Keys(providerEnv)) {
 		if v := getenv(providerEnv[p]); v != "" {
@@ -582,6 +652,12 @@ func Merge(in Inputs) (*Config, error) {
 	}
 	if fl.NoBuiltinRules {
 		apply("builtinRules", false, Source{Level: LevelFlag, From: "--no-builtin-rules"})
+	}
+	if fl.Store != "" {
+		if err := CheckStore(fl.Store); err != nil {
+			return nil, fmt.Errorf("--store: %w", err)
+		}
+		apply("store", fl.Store, Source{Level: LevelFlag, From: "--store"})
 	}
 	switch fl.Sandbox {
 	case "":

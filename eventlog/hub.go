@@ -128,3 +128,23 @@ func (s *Subscription) Close() {
 	s.hub.mu.Unlock()
 	s.once.Do(func() { close(s.closed) })
 }
+
+// Missed tells the subscribers of sessionID (every subscriber when "")
+// that events were appended which the hub did not carry — by another
+// process sharing the store — so that they read them from the store: their
+// Next returns ErrMissed. A subscriber of every session is told whatever
+// the session.
+func (h *Hub) Missed(sessionID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if sessionID != "" && s.session != "" && s.session != sessionID {
+			continue
+		}
+		s.missed.Store(true)
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}

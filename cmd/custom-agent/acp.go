@@ -104,7 +104,11 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		return err
 	}
 	ctx := cmd.Context()
-	rt, err := app.Open(ctx, dir, timeout)
+	store, err := g.resolveStore()
+	if err != nil {
+		return err
+	}
+	rt, err := app.OpenWith(ctx, dir, store, timeout)
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/internal/logstore"
 )
 
 func newArtifactCmd(g *globalFlags) *cobra.Command {
@@ -65,7 +65,7 @@ how many bytes were dropped; stdout still holds exactly the stored bytes.`,
 			case err == nil:
 				defer log.Close()
 				s = s.WithSource(log)
-			case !errors.Is(err, sqlitestore.ErrNoLog):
+			case !logstore.IsNoLog(err):
 				return err
 			}
 			if err := s.Verify(digest); err != nil {
@@ -191,7 +191,7 @@ func uniqueDigest(ctx context.Context, g *globalFlags, prefix string) (string, e
 // log yet.
 func eachArtifact(ctx context.Context, g *globalFlags, needle []byte, visit func(session string, p *event.ToolCompletedPayload, a event.Artifact) bool) error {
 	log, err := g.openLog(ctx, true)
-	if errors.Is(err, sqlitestore.ErrNoLog) {
+	if logstore.IsNoLog(err) {
 		return nil
 	}
 	if err != nil {

@@ -100,6 +100,8 @@ func configValue(c *config.Config, key string) any {
 		return c.BuiltinRules
 	case key == "sandbox":
 		return c.Sandbox
+	case key == "store":
+		return config.RedactStore(c.Store)
 	case strings.HasPrefix(key, "providers."):
 		return c.Providers[strings.TrimPrefix(key, "providers.")]
 	case strings.HasPrefix(key, "mcpServers."):

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/custom-agent/custom-agent/internal/logstore"
 )
 
 // TestHookEndToEnd pipes a recorded Claude Code session
@@ -173,7 +175,7 @@ func TestFoldFailureWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warn strings.Builder
-	foldHookJournalOrWarn(t.Context(), data, &warn)
+	foldHookJournalOrWarn(t.Context(), logstore.Choice{Spec: "sqlite"}, data, &warn)
 	if !strings.Contains(warn.String(), "are not in it yet") {
 		t.Errorf("warning: %q", warn.String())
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/internal/logstore"
 	"github.com/custom-agent/custom-agent/internal/termtext"
 )
 
@@ -39,7 +39,7 @@ the first session listed here.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			s, err := g.openLog(ctx, true)
-			if errors.Is(err, sqlitestore.ErrNoLog) {
+			if logstore.IsNoLog(err) {
 				if asJSON {
 					_, err := fmt.Fprintln(cmd.OutOrStdout(), "[]")
 					return err
@@ -110,7 +110,7 @@ type sessionSummary struct {
 }
 
 // summarizeSession reads a session's events for sessions.
-func summarizeSession(ctx context.Context, s *sqlitestore.Store, si eventlog.SessionInfo) (sessionSummary, error) {
+func summarizeSession(ctx context.Context, s logstore.Log, si eventlog.SessionInfo) (sessionSummary, error) {
 	sum := sessionSummary{SessionInfo: si, State: StateOpen}
 	prompted := false
 	for e, err := range s.Read(ctx, si.ID, 1) {
@@ -317,7 +317,7 @@ or inserted), the events are still shown and a warning says so on stderr.`,
 
 // warnUnverified says on w when the session's hash chain does not verify:
 // what was printed may have been edited.
-func warnUnverified(ctx context.Context, s *sqlitestore.Store, w io.Writer, id string) error {
+func warnUnverified(ctx context.Context, s logstore.Log, w io.Writer, id string) error {
 	err := s.Verify(ctx, id)
 	var ce *eventlog.ChainError
 	if err == nil || !errors.As(err, &ce) {
@@ -394,12 +394,12 @@ not (an edited, deleted, reordered or inserted event).`,
 				return errors.New("name one SESSION or pass --all")
 			}
 			ctx := cmd.Context()
-			var s *sqlitestore.Store
+			var s logstore.Log
 			var ids []string
 			if all {
 				var err error
 				s, err = g.openLog(ctx, true)
-				if errors.Is(err, sqlitestore.ErrNoLog) {
+				if logstore.IsNoLog(err) {
 					fmt.Fprintln(cmd.ErrOrStderr(), "no sessions to verify:", err)
 					return nil
 				}

@@ -16,6 +16,7 @@ import (
 // globalFlags holds the flags every command accepts.
 type globalFlags struct {
 	dataDir string
+	store   string
 }
 
 func newRootCmd() *cobra.Command {
@@ -35,6 +36,8 @@ directory (custom-agent chat).`,
 	}
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", "",
 		"directory for the event log and artifacts (default $CUSTOM_AGENT_DATA_DIR, else $XDG_DATA_HOME/custom-agent, else ~/.local/share/custom-agent)")
+	root.PersistentFlags().StringVar(&g.store, "store", "",
+		`event log: "sqlite" (the file in the data directory) or postgres://USER@HOST:PORT/DATABASE, a PostgreSQL database shared by several hosts (default $CUSTOM_AGENT_STORE, else "store" in your own config.json, else sqlite)`)
 	root.AddCommand(
 		newVersionCmd(),
 		newCheckCmd(g),

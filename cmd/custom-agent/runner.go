@@ -87,7 +87,11 @@ func openRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway
 	if r.dataDir, err = g.resolveDataDir(); err != nil {
 		return nil, err
 	}
-	if r.rt, err = app.Open(ctx, r.dataDir, approvalTimeout); err != nil {
+	store, err := g.resolveStore()
+	if err != nil {
+		return nil, err
+	}
+	if r.rt, err = app.OpenWith(ctx, r.dataDir, store, approvalTimeout); err != nil {
 		return nil, err
 	}
 	if r.rt.Recovered > 0 {

@@ -11,10 +11,10 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/hook/ingest"
 	"github.com/custom-agent/custom-agent/hook/journal"
 	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/internal/logstore"
 	"github.com/custom-agent/custom-agent/internal/termtext"
 )
 
@@ -23,23 +23,35 @@ func (g *globalFlags) resolveDataDir() (string, error) {
 	return datadir.Resolve(g.dataDir, os.Getenv, os.UserHomeDir)
 }
 
-// openLog opens the event log in the data directory. Commands that only read
-// open it read-only, so that looking never creates or migrates anything.
-func (g *globalFlags) openLog(ctx context.Context, readOnly bool) (*sqlitestore.Store, error) {
+// resolveStore chooses the event log for this invocation: --store, else
+// CUSTOM_AGENT_STORE, else "store" in the user's configuration file, else
+// the SQLite file in the data directory (logstore.Resolve). A project's
+// configuration never chooses it.
+func (g *globalFlags) resolveStore() (logstore.Choice, error) {
+	return logstore.Resolve(g.store, os.Getenv, "")
+}
+
+// openLog opens the event log. Commands that only read open it read-only,
+// so that looking never creates or migrates anything.
+func (g *globalFlags) openLog(ctx context.Context, readOnly bool) (logstore.Log, error) {
 	dir, err := g.resolveDataDir()
 	if err != nil {
 		return nil, err
 	}
-	foldHookJournalOrWarn(ctx, dir, os.Stderr)
-	return sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: readOnly})
+	c, err := g.resolveStore()
+	if err != nil {
+		return nil, err
+	}
+	foldHookJournalOrWarn(ctx, c, dir, os.Stderr)
+	return logstore.Open(ctx, c, dir, readOnly)
 }
 
 // foldHookJournalOrWarn folds the hook journal (foldHookJournal); when
 // that fails (the log is locked, the disk is full) it says so on warn and
 // the command goes on with the log as it is: the records stay in the
 // journal for the next command.
-func foldHookJournalOrWarn(ctx context.Context, dir string, warn io.Writer) {
-	if err := foldHookJournal(ctx, dir, warn); err != nil {
+func foldHookJournalOrWarn(ctx context.Context, c logstore.Choice, dir string, warn io.Writer) {
+	if err := foldHookJournal(ctx, c, dir, warn); err != nil {
 		fmt.Fprintf(warn, "custom-agent: warning: the hook decisions recorded since the log was last opened are not in it yet (they stay in %s for the next command): %s\n",
 			filepath.Join(dir, journal.Dir), termtext.Line(err.Error()))
 	}
@@ -49,12 +61,12 @@ func foldHookJournalOrWarn(ctx context.Context, dir string, warn io.Writer) {
 // data directory dir since it was last opened (package hook/ingest), so
 // that every command that reads the log shows them. A broken record is set
 // aside with a warning.
-func foldHookJournal(ctx context.Context, dir string, warn io.Writer) error {
+func foldHookJournal(ctx context.Context, c logstore.Choice, dir string, warn io.Writer) error {
 	jd := filepath.Join(dir, journal.Dir)
 	if !ingest.Pending(jd) {
 		return nil
 	}
-	s, err := sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), nil)
+	s, err := logstore.Open(ctx, c, dir, false)
 	if err != nil {
 		return err
 	}
@@ -189,21 +201,26 @@ func unknownSession(dataDir, id string) error {
 
 // openLogForSession opens the event log read-only and resolves arg to a
 // recorded session id. A data directory without a log has no sessions.
-func (g *globalFlags) openLogForSession(ctx context.Context, arg string) (*sqlitestore.Store, string, error) {
+func (g *globalFlags) openLogForSession(ctx context.Context, arg string) (logstore.Log, string, error) {
 	dir, err := g.resolveDataDir()
 	if err != nil {
 		return nil, "", err
 	}
-	foldHookJournalOrWarn(ctx, dir, os.Stderr)
-	s, err := sqlitestore.Open(ctx, filepath.Join(dir, datadir.LogFile), &sqlitestore.Options{ReadOnly: true})
-	if errors.Is(err, sqlitestore.ErrNoLog) {
-		_, rerr := resolveSessionID(ctx, nil, dir, arg)
+	c, err := g.resolveStore()
+	if err != nil {
+		return nil, "", err
+	}
+	foldHookJournalOrWarn(ctx, c, dir, os.Stderr)
+	where := logstore.Where(c, dir)
+	s, err := logstore.Open(ctx, c, dir, true)
+	if logstore.IsNoLog(err) {
+		_, rerr := resolveSessionID(ctx, nil, where, arg)
 		return nil, "", rerr
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	id, err := resolveSessionID(ctx, s, dir, arg)
+	id, err := resolveSessionID(ctx, s, where, arg)
 	if err != nil {
 		s.Close()
 		return nil, "", err

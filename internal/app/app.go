@@ -16,8 +16,7 @@ import (
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/eventlog"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
-	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/internal/logstore"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/model/anthropic"
 	"github.com/custom-agent/custom-agent/model/openai"
@@ -30,7 +29,7 @@ import (
 // Runtime is what a process that runs turns holds open.
 type Runtime struct {
 	DataDir   string
-	Store     *sqlitestore.Store
+	Store     logstore.Log
 	Artifacts *artifact.Store
 	Router    *tool.Router
 	Broker    *approval.Broker
@@ -39,11 +38,17 @@ type Runtime struct {
 	Recovered int
 }
 
-// Open opens the runtime in dataDir. Asks left pending by a process that
-// died are resolved to deny ("process restarted") before anything else, so
-// that no chain is left open.
+// Open opens the runtime in dataDir, with the SQLite event log there.
 func Open(ctx context.Context, dataDir string, approvalTimeout time.Duration) (*Runtime, error) {
-	store, err := sqlitestore.Open(ctx, filepath.Join(dataDir, datadir.LogFile), nil)
+	return OpenWith(ctx, dataDir, logstore.Choice{Spec: "sqlite", Source: "default"}, approvalTimeout)
+}
+
+// OpenWith opens the runtime in dataDir with the chosen event log (the
+// artifact store stays in dataDir, on this host, whatever the log). Asks
+// left pending by a process that died are resolved to deny ("process
+// restarted") before anything else, so that no chain is left open.
+func OpenWith(ctx context.Context, dataDir string, log logstore.Choice, approvalTimeout time.Duration) (*Runtime, error) {
+	store, err := logstore.Open(ctx, log, dataDir, false)
 	if err != nil {
 		return nil, err
 	}
@@ -52,14 +57,22 @@ func Open(ctx context.Context, dataDir string, approvalTimeout time.Duration) (*
 		store.Close()
 		return nil, err
 	}
-	n, err := approval.RecoverPending(ctx, store, time.Now())
-	if err != nil {
-		store.Close()
-		return nil, fmt.Errorf("resolving asks left pending by an earlier process: %w", err)
-	}
-	if _, err := session.CloseAbandoned(ctx, store, time.Now()); err != nil {
-		store.Close()
-		return nil, err
+	n := 0
+	// A PostgreSQL log is shared by other hosts' live processes, whose
+	// open asks and turns look exactly like those of a dead one: closing
+	// them would write "process restarted" into sessions that are still
+	// running elsewhere. So nothing is recovered at start-up there; an
+	// ask a dead process left open stays open (its tool never ran, since
+	// a tool runs only after an allow is durable).
+	if !log.IsPostgres() {
+		if n, err = approval.RecoverPending(ctx, store, time.Now()); err != nil {
+			store.Close()
+			return nil, fmt.Errorf("resolving asks left pending by an earlier process: %w", err)
+		}
+		if _, err := session.CloseAbandoned(ctx, store, time.Now()); err != nil {
+			store.Close()
+			return nil, err
+		}
 	}
 	return &Runtime{
 		DataDir: dataDir, Store: store, Artifacts: arts.WithSource(store), Router: tools.NewRouter(),
