@@ -169,6 +169,7 @@ func startWaitingRun(t *testing.T) *waitingRun {
 	}
 	return w
 }
+
 // TestSecondProcessLeavesLiveAskOpen: while `custom-agent run` waits on a
 // question, a second run starts in the same data directory. Its start-up
 // recovery must leave the first run's question and turn alone (the first
