@@ -171,6 +171,8 @@ type scanner struct {
 
 	decodeBudget, regionBudget *int
 	regions                    []region
+	// buf holds what a run decodes to; allocated once, when first needed.
+	buf *[maxDecodeRun]byte
 	// zero-width characters seen, and their spans, reported only when
 	// there are enough of them (a lone U+200B is common in web text).
 	zw      int
@@ -247,23 +249,31 @@ func (s *scanner) run() {
 	encEnd := 0 // end of the last base64/hex run looked at
 	for i := 0; i < n; {
 		c := t[i]
-		switch kind[c] {
-		case kLetter, kDigit:
-			if i >= encEnd && (i == 0 || !b64[t[i-1]]) {
-				encEnd = s.encodedRun(i)
+		k := kind[c]
+		if k == kOther {
+			for i++; i < n && kind[t[i]] == kOther; i++ {
 			}
+			continue
+		}
+		switch k {
+		case kLetter, kDigit:
 			j := i
 			if kind[c] == kLetter {
 				for j < n && kind[t[j]] == kLetter {
 					j++
 				}
-				if j-i >= 2 && j-i < 64 && (j >= n || kind[t[j]] != kDigit) && (i == 0 || kind[t[i-1]] != kDigit) {
+				if l := uint(j - i); lenMask[lower(c)-'a'][lower(t[j-1])-'a']&(1<<l) != 0 && (j >= n || kind[t[j]] != kDigit) && (i == 0 || kind[t[i-1]] != kDigit) {
 					s.word(i, j)
 				}
 			} else {
 				for j < n && kind[t[j]] == kDigit {
 					j++
 				}
+			}
+			// A base64 or hex run: a word that goes on in the alphabet
+			// (digits, + / = - _), or a long one.
+			if i >= encEnd && (j-i >= minEncoded || j < n && b64[t[j]]) && (i == 0 || !b64[t[i-1]]) {
+				encEnd = s.encodedRun(i)
 			}
 			i = j
 		case kLT:
@@ -278,24 +288,27 @@ func (s *scanner) run() {
 		case kBang:
 			s.bang(i)
 			i++
-		case kHigh:
+		default: // kHigh
 			i += s.high(i)
-		default:
-			i++
 		}
-		if s.probe && s.found {
+		if s.found && s.probe {
 			return
 		}
 	}
 }
 
 // lower returns c lower-cased if it is an ASCII letter.
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
+func lower(c byte) byte { return lowerTab[c] }
+
+var lowerTab = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] = byte(i) + 'a' - 'A'
+		}
 	}
-	return c
-}
+	return t
+}()
 
 // eqFold reports whether w equals the lower-case ASCII word lw, ignoring
 // ASCII case.
@@ -327,6 +340,12 @@ func (s *scanner) encodedRun(i int) int {
 		return j
 	}
 	run := t[i:j]
+	// "name=BASE64": padding comes only at the end, so an '=' inside the
+	// run ends a key, and the data starts after it.
+	if k := bytes.LastIndexByte(bytes.TrimRight(run, "="), '='); k >= 0 && len(run)-k-1 >= minEncoded {
+		i += k + 1
+		run = t[i:j]
+	}
 	allHex := true
 	var up, lo, dig, slash, other int
 	for _, c := range run {
@@ -346,7 +365,10 @@ func (s *scanner) encodedRun(i int) int {
 			allHex = false
 		}
 	}
-	var buf [maxDecodeRun]byte
+	if s.buf == nil {
+		s.buf = new([maxDecodeRun]byte)
+	}
+	buf := s.buf
 	var dec []byte
 	switch {
 	case allHex && len(run) >= minEncoded:
@@ -380,6 +402,7 @@ func (s *scanner) encodedRun(i int) int {
 	if !printable(dec) {
 		return j
 	}
+	// The nested scan decodes into a buffer of its own.
 	sub := scanner{t: dec, relaxed: true, depth: s.depth + 1, probe: true, decodeBudget: s.decodeBudget, regionBudget: s.regionBudget}
 	sub.run()
 	if !sub.found {

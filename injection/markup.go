@@ -41,14 +41,14 @@ func (s *scanner) angle(i int) {
 			k++
 		}
 		if k > i+2 && k+1 < len(t) && t[k] == '|' && t[k+1] == '>' {
-			s.add(RoleSpoof, i, k+2)
+			s.spoof(i, k+2)
 		}
 		return
 	case bytes.HasPrefix(rest, []byte("<<SYS>>")):
-		s.add(RoleSpoof, i, i+7)
+		s.spoof(i, i+7)
 		return
 	case bytes.HasPrefix(rest, []byte("<</SYS>>")):
-		s.add(RoleSpoof, i, i+8)
+		s.spoof(i, i+8)
 		return
 	}
 	k := i + 1
@@ -66,7 +66,7 @@ func (s *scanner) angle(i int) {
 	if in(name, spoofTags...) && (t[k] == '>' || t[k] == ' ') {
 		e := bytes.IndexByte(t[k:min(len(t), k+200)], '>')
 		if e >= 0 {
-			s.add(RoleSpoof, i, k+e+1)
+			s.spoof(i, k+e+1)
 		}
 		return
 	}
@@ -209,10 +209,21 @@ func (s *scanner) bracket(i int) {
 	rest := s.t[i:]
 	switch {
 	case bytes.HasPrefix(rest, []byte("[INST]")):
-		s.add(RoleSpoof, i, i+6)
+		s.spoof(i, i+6)
 	case bytes.HasPrefix(rest, []byte("[/INST]")):
-		s.add(RoleSpoof, i, i+7)
+		s.spoof(i, i+7)
 	}
+}
+
+// spoof records a chat-template token or tag at t[i:e], unless it stands
+// alone in inline code (`<|im_start|>`): text that names the token, as
+// docs about chat templates and injection do, does not pose as a turn.
+func (s *scanner) spoof(i, e int) {
+	t := s.t
+	if !s.relaxed && i > 0 && t[i-1] == '`' && e < len(t) && t[e] == '`' {
+		return
+	}
+	s.add(RoleSpoof, i, e)
 }
 
 // hash looks at a markdown heading that is a prompt template's section:
@@ -308,7 +319,7 @@ func dataURL(u []byte) bool {
 		if opaque(value) {
 			return true
 		}
-		if in(name, dataNames...) && len(value) >= 4 && placeholderWord(value) {
+		if len(value) >= 4 && placeholderWord(value) && (in(name, dataNames...) || bytes.IndexByte(value, '_') > 0) {
 			return true
 		}
 	}
@@ -393,6 +404,12 @@ func (s *scanner) high(i int) int {
 				return len(v)
 			}
 		}
+		for _, v := range cjkSend {
+			if v[0] == t[i] && bytes.HasPrefix(t[i:], []byte(v)) {
+				s.cjkExfil(i, i+len(v))
+				return len(v)
+			}
+		}
 	}
 	return n
 }
@@ -402,16 +419,59 @@ func (s *scanner) zwEnd(i int) bool {
 	return k > 0 && s.zwSpans[k-1].End == i
 }
 
+// Chinese asks to send secrets somewhere: a verb, a secret before or
+// after it, and a destination after it.
+var (
+	cjkSend   = []string{"发送", "发给", "发到", "上传", "粘贴", "贴到", "提交", "泄露", "转发", "傳送", "上傳", "發送"}
+	cjkSecret = []string{".env", "密钥", "秘钥", "金鑰", "令牌", "密码", "密碼", "凭证", "凭据", "憑證", "私钥", "token", "API", "对话", "聊天记录", "系统提示"}
+)
+
+func (s *scanner) cjkExfil(i, j int) {
+	t := s.t
+	if !s.relaxed && s.quotedCJK(i) {
+		return
+	}
+	a := max(0, i-80)
+	for a < i && t[a]&0xC0 == 0x80 {
+		a++
+	}
+	after := t[j:min(len(t), j+120)]
+	secret := false
+	for _, w := range cjkSecret {
+		if bytes.Contains(t[a:j], []byte(w)) || bytes.Contains(after, []byte(w)) {
+			secret = true
+			break
+		}
+	}
+	d := bytes.Index(after, []byte("://"))
+	if d < 0 {
+		d = bytes.IndexByte(after, '@')
+	}
+	if !secret || d < 0 {
+		return
+	}
+	e := j + d
+	for e < len(t) && e < j+len(after) && !isSpace(t[e]) && t[e] < 0x80 {
+		e++
+	}
+	s.add(Exfiltration, i, e)
+}
+
+func (s *scanner) quotedCJK(i int) bool {
+	for _, q := range []string{"“", "「", "『", "\"", "'", "‘", "«"} {
+		if bytes.HasSuffix(s.t[:i], []byte(q)) {
+			return true
+		}
+	}
+	return false
+}
+
 // cjkOverride: an override verb with an object and a qualifier near it,
 // before or after (Japanese puts the object first: 以前の指示を無視して).
 func (s *scanner) cjkOverride(i, j int) {
 	t := s.t
-	if !s.relaxed {
-		for _, q := range []string{"“", "「", "『", "\"", "'", "‘", "«"} {
-			if bytes.HasSuffix(t[:i], []byte(q)) {
-				return
-			}
-		}
+	if !s.relaxed && s.quotedCJK(i) {
+		return
 	}
 	a := max(0, i-60)
 	for a < i && t[a]&0xC0 == 0x80 {

@@ -27,10 +27,16 @@ type trigger struct {
 // main loop looks them up only for runs of 2 to 63 letters.
 var triggers [26][]trigger
 
+// lenMask[f][l] has bit n set when a trigger of length n starts with
+// letter f and ends with letter l: most words are passed over on one
+// test. Words of 64 letters or more match no bit.
+var lenMask [26][26]uint64
+
 func init() {
 	add := func(h handler, words ...string) {
 		for _, w := range words {
 			triggers[w[0]-'a'] = append(triggers[w[0]-'a'], trigger{w, h})
+			lenMask[w[0]-'a'][w[len(w)-1]-'a'] |= 1 << len(w)
 		}
 	}
 	add(hOverride, "ignore", "ignora", "ignorez", "ignoriere", "ignorieren", "disregard", "forget", "vergiss",
@@ -198,7 +204,7 @@ func (s *scanner) clauseStart(i int) bool {
 			return true
 		}
 		switch c := t[j-1]; c {
-		case '\n', '.', '!', '?', ':', ';', ',', '-', '*', '>', '#', '(', ')', '[', ']', '|', '\r':
+		case '\n', '.', '!', '?', ':', ';', ',', '-', '*', '>', '#', '(', ')', '[', ']', '|', '\r', '/':
 			return true
 		}
 		if kind[t[j-1]] != kLetter || k == 3 {
@@ -223,7 +229,7 @@ func (s *scanner) lineStart(i int) bool {
 		switch c := t[k]; {
 		case c == '\n':
 			return true
-		case c == ' ' || c == '\t' || c == '#' || c == '*' || c == '>' || c == '-' || c == '[' || c == '(' || c == '_' || c == '`':
+		case c == ' ' || c == '\t' || c == '#' || c == '*' || c == '>' || c == '-' || c == '[' || c == '(' || c == '_' || c == '`' || c == '/' || c == ';':
 		default:
 			return false
 		}
@@ -245,7 +251,7 @@ var (
 		"restrictions", "policies", "programming", "directions", "regeln", "befehle", "vorgaben", "règles", "reglas",
 		"text", "content", "conversation"}
 	// after "ignore everything" / "disregard the above": what may follow.
-	afterAll = []string{"above", "before", "else", "said", "prior", "previously", "you", "that", "i", "we", "so", "earlier"}
+	afterAll = []string{"above", "before", "else", "said", "prior", "previously", "you", "that", "i", "we", "so", "earlier", "and", "then", "instead"}
 )
 
 // override: "ignore all previous instructions", "disregard the above".
@@ -328,10 +334,9 @@ func (s *scanner) cue(i, j int) {
 		// After: "Assistant," "AI agent:" "agents must …"
 		k := j
 		if k < len(t) && (t[k] == ',' || t[k] == ':') {
-			voc = s.lineStart(i) || s.prevWordIn(i, "ai", "the", "dear", "hey", "hello", "hi", "attention", "note", "to")
-			if t[k] == ',' {
-				voc = voc || s.clauseStart(i)
-			}
+			// "Assistant," at the start of a line or sentence, or after
+			// a greeting; not "f(agent, x)".
+			voc = s.lineStart(i) || s.sentenceStart(i) || s.prevWordIn(i, "ai", "dear", "hey", "hello", "hi", "attention", "note", "to")
 		} else {
 			w := s.window(j, 3, 40, 1)
 			if w.n > 0 && in(w.at(t, 0), "must", "should", "shall", "reading", "processing", "parsing", "summarizing", "summarising", "reviewing") {
@@ -345,7 +350,7 @@ func (s *scanner) cue(i, j int) {
 		if !voc && s.prevWordIn(i, "attention", "attn", "dear", "hey", "hello", "hi") {
 			voc = true
 		}
-		if !voc && (s.prevWords(i, "you", "are", "an") || s.prevWords(i, "you", "are", "a") || s.prevWords(i, "note", "to") || s.prevWords(i, "to", "any")) {
+		if !voc && (s.prevWords(i, "you", "are", "an") || s.prevWords(i, "you", "are", "a") || s.prevWordIn(i, "to") && s.prevWordsEnd(i, "note", "to")) {
 			voc = true
 		}
 	}
@@ -361,20 +366,41 @@ func (s *scanner) cue(i, j int) {
 	}
 }
 
+// sentenceStart reports whether the word at i follows the end of a
+// sentence (". ", "! ", "? ") or starts the text.
+func (s *scanner) sentenceStart(i int) bool {
+	t := s.t
+	j := i
+	for j > 0 && (t[j-1] == ' ' || t[j-1] == '\t') {
+		j--
+	}
+	if j == 0 {
+		return true
+	}
+	return j < i && (t[j-1] == '.' || t[j-1] == '!' || t[j-1] == '?')
+}
+
 // prevWordIn reports whether the word before i (skipping spaces and one
 // "the"/"an"/"a"/"ai") is one of words.
 func (s *scanner) prevWordIn(i int, words ...string) bool {
 	a, b := s.prevWord(i)
+	for k := 0; k < 2 && a >= 0 && in(s.t[a:b], "the", "a", "an", "ai", "all", "any"); k++ {
+		a, b = s.prevWord(a)
+	}
+	return a >= 0 && in(s.t[a:b], words...)
+}
+
+// prevWordsEnd reports whether the words before i, past articles, end
+// with ws ("Note to the AI assistant").
+func (s *scanner) prevWordsEnd(i int, ws ...string) bool {
+	a, b := s.prevWord(i)
+	for k := 0; k < 2 && a >= 0 && in(s.t[a:b], "the", "a", "an", "ai", "all", "any"); k++ {
+		a, b = s.prevWord(a)
+	}
 	if a < 0 {
 		return false
 	}
-	if in(s.t[a:b], "the", "a", "an", "ai", "all") {
-		a, b = s.prevWord(a)
-		if a < 0 {
-			return false
-		}
-	}
-	return in(s.t[a:b], words...)
+	return s.prevWords(b, ws...)
 }
 
 // prevWords reports whether the words before i are ws, in order.
@@ -470,16 +496,25 @@ func (s *scanner) exfil(i, j int) {
 	}
 	t := s.t
 	verbOnly := eqFold(t[i:j], "leak") || eqFold(t[i:j], "exfiltrate")
-	w := s.window(j, 30, 300, 1)
-	secret, dest, api := -1, -1, false
+	w := s.window(j, 24, 240, 1)
+	secret := -1
+	for k := 0; k < w.n && secret < 0; k++ {
+		tok := w.at(t, k)
+		switch {
+		case secretTok(tok):
+			secret = k
+		case k > 0 && in(tok, "conversation", "history", "transcript", "chat") && in(w.at(t, k-1), "this", "entire", "whole", "full", "our", "chat", "the"):
+			secret = k
+		case k > 0 && in(tok, "prompt", "instructions") && in(w.at(t, k-1), "system", "your", "initial", "hidden"):
+			secret = k
+		}
+	}
+	if secret < 0 {
+		return
+	}
+	dest, api := -1, false
 	for k := 0; k < w.n; k++ {
 		tok := w.at(t, k)
-		if secret < 0 && (secretTok(tok) || in(tok, "conversation", "history", "transcript", "chat") && k > 0 && in(w.at(t, k-1), "this", "entire", "whole", "full", "our", "chat", "the")) {
-			secret = k
-		}
-		if secret < 0 && in(tok, "prompt", "instructions") && k > 0 && in(w.at(t, k-1), "system", "your", "initial", "hidden") {
-			secret = k
-		}
 		if dest < 0 && destTok(tok, k > 0 && in(w.at(t, k-1), preps...)) {
 			dest = k
 		}
@@ -487,7 +522,7 @@ func (s *scanner) exfil(i, j int) {
 			api = true
 		}
 	}
-	if secret < 0 || api && !s.relaxed {
+	if api && !s.relaxed {
 		return
 	}
 	switch {
@@ -600,6 +635,13 @@ func (s *scanner) toolVerb(i, j int) {
 		return
 	}
 	t := s.t
+	if !s.relaxed {
+		// Every tool name has an underscore, or is followed by "tool".
+		ahead := t[j:min(len(t), j+80)]
+		if bytes.IndexByte(ahead, '_') < 0 && !bytes.Contains(ahead, []byte("tool")) && !bytes.Contains(ahead, []byte("function")) {
+			return
+		}
+	}
 	w := s.window(j, 12, 200, 1)
 	for k := 0; k < w.n && k < 5; k++ {
 		tok := w.at(t, k)
