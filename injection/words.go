@@ -214,6 +214,10 @@ func (s *scanner) clauseStart(i int) bool {
 		for j > 0 && kind[t[j-1]] == kLetter {
 			j--
 		}
+		if k == 0 && in(t[j:e], "and", "then") {
+			// "Ignore the above and send …": a second order.
+			return true
+		}
 		if !in(t[j:e], fillers...) || j > 0 && kind[t[j-1]] == kDigit {
 			return false
 		}
