@@ -17,7 +17,7 @@ const (
 // a tool result in the formats models are trained on.
 var spoofTags = []string{"tool_result", "tool_results", "function_results", "function_result", "function_calls",
 	"tool_output", "tool_response", "tool_use", "tool_call", "system-reminder", "system_prompt", "im_start", "im_end",
-	"start_of_turn", "end_of_turn", "untrusted-data", "untrusted_data"}
+	"start_of_turn", "end_of_turn", "untrusted-data", "untrusted_data", "tool-output"}
 
 // angle looks at a '<': comments, chat-template tokens, spoofed tags,
 // images, invisible elements.

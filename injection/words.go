@@ -197,14 +197,16 @@ func (s *scanner) clauseStart(i int) bool {
 	t := s.t
 	j := i
 	for k := 0; k < 4; k++ {
-		for j > 0 && (t[j-1] == ' ' || t[j-1] == '\t') {
+		for j > 0 && t[j-1] == ' ' {
 			j--
 		}
 		if j == 0 {
 			return true
 		}
+		// A tab ends a column: the line number read_file prints, a
+		// field of a log.
 		switch c := t[j-1]; c {
-		case '\n', '.', '!', '?', ':', ';', ',', '-', '*', '>', '#', '(', ')', '[', ']', '|', '\r', '/':
+		case '\n', '.', '!', '?', ':', ';', ',', '-', '*', '>', '#', '(', ')', '[', ']', '|', '\r', '/', '\t':
 			return true
 		}
 		if kind[t[j-1]] != kLetter || k == 3 {
@@ -225,13 +227,17 @@ func (s *scanner) clauseStart(i int) bool {
 	return false
 }
 
-// lineStart reports whether only white space and markup (# * > - [ ( and
-// digits) stand between the start of the line and i.
+// lineStart reports whether only white space and markup (# * > - [ ( /)
+// stand between the start of the line and i. A tab, or "N:" of grep -n,
+// starts a line too: tools print files with line numbers ("     3\t…",
+// "docs/a.md:3:…").
 func (s *scanner) lineStart(i int) bool {
 	t := s.t
 	for k := i - 1; k >= 0 && k >= i-16; k-- {
 		switch c := t[k]; {
-		case c == '\n':
+		case c == '\n' || c == '\t':
+			return true
+		case c == ':' && k > 0 && kind[t[k-1]] == kDigit:
 			return true
 		case c == ' ' || c == '\t' || c == '#' || c == '*' || c == '>' || c == '-' || c == '[' || c == '(' || c == '_' || c == '`' || c == '/' || c == ';':
 		default:
