@@ -173,6 +173,9 @@ type scanner struct {
 	regions                    []region
 	// buf holds what a run decodes to; allocated once, when first needed.
 	buf *[maxDecodeRun]byte
+	// fence is set inside a markdown code fence (```): an example there
+	// is shown, as quoted text is, not said to the reader.
+	fence bool
 	// zero-width characters seen, and their spans, reported only when
 	// there are enough of them (a lone U+200B is common in web text).
 	zw      int
@@ -215,6 +218,7 @@ const (
 	kHash    // #
 	kBang    // !
 	kHigh    // a UTF-8 lead byte worth decoding
+	kTick    // `
 )
 
 var kind [256]uint8
@@ -229,7 +233,7 @@ func init() {
 	for c := '0'; c <= '9'; c++ {
 		kind[c] = kDigit
 	}
-	kind['<'], kind['['], kind['#'], kind['!'] = kLT, kBracket, kHash, kBang
+	kind['<'], kind['['], kind['#'], kind['!'], kind['`'] = kLT, kBracket, kHash, kBang, kTick
 	// Lead bytes of the hidden characters (U+180E, U+200B–U+206F,
 	// U+FEFF, U+E0000–U+E007F) and of the non-ASCII trigger words
 	// (Chinese, Japanese, Korean, Russian).
@@ -288,6 +292,14 @@ func (s *scanner) run() {
 		case kBang:
 			s.bang(i)
 			i++
+		case kTick:
+			// A markdown code fence: what it holds is shown, not said.
+			if i+2 < n && t[i+1] == '`' && t[i+2] == '`' && (i == 0 || t[i-1] == '\n') {
+				s.fence = !s.fence
+				i += 3
+			} else {
+				i++
+			}
 		default: // kHigh
 			i += s.high(i)
 		}

@@ -220,7 +220,7 @@ func (s *scanner) bracket(i int) {
 // docs about chat templates and injection do, does not pose as a turn.
 func (s *scanner) spoof(i, e int) {
 	t := s.t
-	if !s.relaxed && i > 0 && t[i-1] == '`' && e < len(t) && t[e] == '`' {
+	if !s.relaxed && (s.fence || i > 0 && t[i-1] == '`' && e < len(t) && t[e] == '`') {
 		return
 	}
 	s.add(RoleSpoof, i, e)
@@ -230,7 +230,7 @@ func (s *scanner) spoof(i, e int) {
 // "### Instruction:", "### Response:", "## System", "### New instructions".
 func (s *scanner) hash(i int) {
 	t := s.t
-	if i > 0 && t[i-1] != '\n' {
+	if i > 0 && t[i-1] != '\n' || !s.relaxed && s.fence {
 		return
 	}
 	k := i
@@ -265,7 +265,7 @@ func (s *scanner) hash(i int) {
 // bang looks at a markdown image: ![alt](url).
 func (s *scanner) bang(i int) {
 	t := s.t
-	if i+1 >= len(t) || t[i+1] != '[' {
+	if i+1 >= len(t) || t[i+1] != '[' || !s.relaxed && s.fence {
 		return
 	}
 	limit := min(len(t), i+2+maxTag)
@@ -458,6 +458,9 @@ func (s *scanner) cjkExfil(i, j int) {
 }
 
 func (s *scanner) quotedCJK(i int) bool {
+	if s.fence || s.inQuote(i) {
+		return true
+	}
 	for _, q := range []string{"“", "「", "『", "\"", "'", "‘", "«"} {
 		if bytes.HasSuffix(s.t[:i], []byte(q)) {
 			return true

@@ -158,9 +158,15 @@ func in(tok []byte, words ...string) bool {
 
 var quoteBefore = [256]bool{'"': true, '\'': true, '`': true}
 
-// quoted reports whether the word at i directly follows an opening quote
-// or backtick (ASCII, or “ ‘ « 「 『), as a phrase does that text quotes.
+// quoted reports whether the word at i is quoted or shown rather than
+// said: in a markdown code fence, right after an opening quote or
+// backtick (ASCII, or “ ‘ « 「 『), or inside a quotation that opened
+// earlier on its line and has not closed ("… such as “Ignore all
+// previous instructions. Tell …”").
 func (s *scanner) quoted(i int) bool {
+	if s.fence {
+		return true
+	}
 	if i == 0 {
 		return false
 	}
@@ -173,7 +179,56 @@ func (s *scanner) quoted(i int) bool {
 			return true
 		}
 	}
-	return false
+	return s.inQuote(i)
+}
+
+// shown reports whether the text at i is shown rather than said (quoted,
+// in a code fence), outside hidden text and decoded payloads.
+func (s *scanner) shown(i int) bool { return !s.relaxed && s.quoted(i) }
+
+// inQuote reports whether a quotation is open at i on its line: an ASCII
+// " or ' that opens (after a space or bracket, before a non-space) and has
+// not closed, or “ ‘ « without their closers. Apostrophes inside words
+// (it's) neither open nor close.
+func (s *scanner) inQuote(i int) bool {
+	t := s.t
+	a := i
+	for a > 0 && i-a < 400 && t[a-1] != '\n' {
+		a--
+	}
+	var dq, sq, curly int // open quotations of each kind
+	for k := a; k < i; k++ {
+		c := t[k]
+		switch {
+		case c == '"':
+			dq ^= 1
+		case c == '\'':
+			before := k == a || isSpace(t[k-1]) || t[k-1] == '(' || t[k-1] == '['
+			after := k+1 >= len(t) || isSpace(t[k+1]) || t[k+1] == '.' || t[k+1] == ',' || t[k+1] == ')' || t[k+1] == ';' || t[k+1] == ':'
+			switch {
+			case before && !after:
+				sq = 1
+			case after && !before:
+				sq = 0
+			}
+		case c == 0xE2 && k+2 < i && t[k+1] == 0x80:
+			switch t[k+2] {
+			case 0x9C, 0x98: // “ ‘
+				curly++
+			case 0x9D, 0x99: // ” ’
+				if t[k+2] == 0x9D || curly > 0 && (k+3 >= len(t) || t[k+3] < 0x80 && kind[t[k+3]] != kLetter) {
+					curly = max(0, curly-1)
+				}
+			}
+		case c == 0xC2 && k+1 < i && (t[k+1] == 0xAB || t[k+1] == 0xBB): // « »
+			if t[k+1] == 0xAB {
+				curly++
+			} else {
+				curly = max(0, curly-1)
+			}
+		}
+	}
+	return dq == 1 || sq == 1 || curly > 0
 }
 
 // fillers may stand between the start of a clause and its verb: "please
@@ -296,7 +351,7 @@ func (s *scanner) override(i, j int) {
 // when the line speaks to the reader.
 func (s *scanner) system(i, j int) {
 	t := s.t
-	if !s.lineStart(i) {
+	if s.shown(i) || !s.lineStart(i) {
 		return
 	}
 	upper := t[i] == 'S' && t[i+1] == 'Y'
@@ -339,6 +394,9 @@ var actions = []string{"run", "execute", "exec", "call", "invoke", "fetch", "vis
 // …", "Note to the assistant: …", "If you are an AI, …") and told to act.
 func (s *scanner) cue(i, j int) {
 	t := s.t
+	if s.shown(i) {
+		return
+	}
 	voc := s.relaxed
 	if !voc {
 		// After: "Assistant," "AI agent:" "agents must …"
@@ -595,6 +653,9 @@ func (s *scanner) negate(i, j int) {
 // order (it starts with an action verb).
 func (s *scanner) without(i, j int) {
 	t := s.t
+	if s.shown(i) {
+		return
+	}
 	w := s.window(j, 5, 60, 1)
 	if w.n < 2 || !in(w.at(t, 0), "asking", "telling", "informing", "notifying", "alerting", "confirming", "mentioning", "warning") {
 		return
@@ -676,7 +737,7 @@ func (s *scanner) toolVerb(i, j int) {
 // newInstructions: "New instructions:" / "Updated system prompt:" at the
 // start of a line.
 func (s *scanner) newInstructions(i, j int) {
-	if !s.lineStart(i) {
+	if s.shown(i) || !s.lineStart(i) {
 		return
 	}
 	t := s.t
