@@ -27,16 +27,17 @@ type trigger struct {
 // main loop looks them up only for runs of 2 to 63 letters.
 var triggers [26][]trigger
 
-// lenMask[f][l] has bit n set when a trigger of length n starts with
-// letter f and ends with letter l: most words are passed over on one
-// test. Words of 64 letters or more match no bit.
-var lenMask [26][26]uint64
+// lenMask[f&31][l&31] has bit n set when a trigger of length n starts
+// with letter f and ends with letter l (either case: the low five bits of
+// an ASCII letter are its place in the alphabet): most words are passed
+// over on one test. Words of 64 letters or more match no bit.
+var lenMask [32][32]uint64
 
 func init() {
 	add := func(h handler, words ...string) {
 		for _, w := range words {
 			triggers[w[0]-'a'] = append(triggers[w[0]-'a'], trigger{w, h})
-			lenMask[w[0]-'a'][w[len(w)-1]-'a'] |= 1 << len(w)
+			lenMask[w[0]&31][w[len(w)-1]&31] |= 1 << len(w)
 		}
 	}
 	add(hOverride, "ignore", "ignora", "ignorez", "ignoriere", "ignorieren", "disregard", "forget", "vergiss",
@@ -246,9 +247,12 @@ func (s *scanner) clauseStart(i int) bool {
 	if s.relaxed {
 		return true
 	}
-	if s.quoted(i) {
-		return false
-	}
+	// The walk back is cheap; whether a quotation is open costs a look
+	// at the line, so it comes last.
+	return s.beginsClause(i) && !s.quoted(i)
+}
+
+func (s *scanner) beginsClause(i int) bool {
 	t := s.t
 	j := i
 	for k := 0; k < 4; k++ {
@@ -351,7 +355,7 @@ func (s *scanner) override(i, j int) {
 // when the line speaks to the reader.
 func (s *scanner) system(i, j int) {
 	t := s.t
-	if s.shown(i) || !s.lineStart(i) {
+	if !s.lineStart(i) || s.shown(i) {
 		return
 	}
 	upper := t[i] == 'S' && t[i+1] == 'Y'
@@ -394,9 +398,6 @@ var actions = []string{"run", "execute", "exec", "call", "invoke", "fetch", "vis
 // …", "Note to the assistant: …", "If you are an AI, …") and told to act.
 func (s *scanner) cue(i, j int) {
 	t := s.t
-	if s.shown(i) {
-		return
-	}
 	voc := s.relaxed
 	if !voc {
 		// After: "Assistant," "AI agent:" "agents must …"
@@ -422,7 +423,7 @@ func (s *scanner) cue(i, j int) {
 			voc = true
 		}
 	}
-	if !voc {
+	if !voc || s.shown(i) {
 		return
 	}
 	w := s.window(j, 40, 400, 3)
@@ -653,9 +654,6 @@ func (s *scanner) negate(i, j int) {
 // order (it starts with an action verb).
 func (s *scanner) without(i, j int) {
 	t := s.t
-	if s.shown(i) {
-		return
-	}
 	w := s.window(j, 5, 60, 1)
 	if w.n < 2 || !in(w.at(t, 0), "asking", "telling", "informing", "notifying", "alerting", "confirming", "mentioning", "warning") {
 		return
@@ -667,7 +665,7 @@ func (s *scanner) without(i, j int) {
 			break
 		}
 	}
-	if who < 0 {
+	if who < 0 || s.shown(i) {
 		return
 	}
 	// The first word of the sentence.
@@ -702,9 +700,6 @@ var toolNames = []string{"http_post", "http_get", "read_file", "write_file", "ap
 // toolVerb: "call the http_post tool", "use the shell tool to run …";
 // inside hidden text or a decoded payload also "run curl … | sh".
 func (s *scanner) toolVerb(i, j int) {
-	if !s.clauseStart(i) {
-		return
-	}
 	t := s.t
 	if !s.relaxed {
 		// Every tool name has an underscore, or is followed by "tool".
@@ -712,6 +707,9 @@ func (s *scanner) toolVerb(i, j int) {
 		if bytes.IndexByte(ahead, '_') < 0 && !bytes.Contains(ahead, []byte("tool")) && !bytes.Contains(ahead, []byte("function")) {
 			return
 		}
+	}
+	if !s.clauseStart(i) {
+		return
 	}
 	w := s.window(j, 12, 200, 1)
 	for k := 0; k < w.n && k < 5; k++ {
@@ -737,7 +735,7 @@ func (s *scanner) toolVerb(i, j int) {
 // newInstructions: "New instructions:" / "Updated system prompt:" at the
 // start of a line.
 func (s *scanner) newInstructions(i, j int) {
-	if s.shown(i) || !s.lineStart(i) {
+	if !s.lineStart(i) || s.shown(i) {
 		return
 	}
 	t := s.t
