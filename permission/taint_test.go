@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -72,4 +74,32 @@ func TestTaint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTaintProperties: over random calls, policies, modes and histories,
+// a taint never loosens anything and never changes the judged risk: a
+// denial stays a denial, a question stays a question (or, in dont-ask, a
+// denial), a read stays as it was, and nothing above read is allowed.
+func TestTaintProperties(t *testing.T) {
+	t.Parallel()
+	var e permission.Engine
+	rapid.Check(t, func(t *rapid.T) {
+		req := drawRequest(t)
+		clean := e.Check(req)
+		req.Taint = &permission.Taint{Seq: rapid.Uint64Range(1, 1000).Draw(t, "seq")}
+		d := e.Check(req)
+		if d.RiskAtDecision != clean.RiskAtDecision {
+			t.Fatalf("risk %s, clean %s", d.RiskAtDecision, clean.RiskAtDecision)
+		}
+		switch {
+		case clean.Decision == permission.Deny && d.Decision != permission.Deny:
+			t.Fatalf("a denial became %s: %s", d.Decision, d.Reason)
+		case clean.Decision == permission.Ask && d.Decision == permission.Allow:
+			t.Fatalf("a question became an allow: %s", d.Reason)
+		case d.Decision == permission.Allow && d.RiskAtDecision > risk.Read:
+			t.Fatalf("allowed at %s after a taint: %s", d.RiskAtDecision, d.Reason)
+		case clean.RiskAtDecision <= risk.Read && d.Decision != clean.Decision:
+			t.Fatalf("a read changed from %s to %s", clean.Decision, d.Decision)
+		}
+	})
 }
