@@ -35,8 +35,16 @@ func flagged(d event.Draft) bool {
 
 // observe keeps the first taint of the turn, from each event as it is
 // committed.
+//
+// It runs under the turn's commit lock, on the turn's goroutine or the
+// timer's; only a flagged event sets the taint, and a flagged event is
+// never deferred (flagged), so the taint is only ever written on the
+// turn's goroutine, which reads it.
 func (t *turn) observe(e event.Event) {
-	if t.taint == nil && e.TurnID == t.id {
-		t.taint = TaintOf(e)
+	if t.taint != nil || e.TurnID != t.id {
+		return
+	}
+	if tn := TaintOf(e); tn != nil {
+		t.taint = tn
 	}
 }
