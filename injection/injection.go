@@ -374,7 +374,8 @@ func (s *scanner) encodedRun(i int) int {
 	for j < len(t) && b64[t[j]] {
 		j++
 	}
-	if j-i < minEncoded || s.depth >= maxDepth || *s.decodeBudget <= 0 {
+	if j-i < minEncoded || s.depth >= maxDepth || *s.decodeBudget <= 0 || !s.relaxed && (s.fence || s.inCode(i)) {
+		// Too short, too deep, over budget, or shown as code.
 		return j
 	}
 	run := t[i:j]

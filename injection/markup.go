@@ -23,6 +23,12 @@ var spoofTags = []string{"tool_result", "tool_results", "function_results", "fun
 // images, invisible elements.
 func (s *scanner) angle(i int) {
 	t := s.t
+	if !s.relaxed && (s.fence || s.inCode(i)) {
+		// Markup in a code fence or inline code is shown as text, to
+		// a person as to the model: it hides nothing and renders
+		// nothing.
+		return
+	}
 	rest := t[i:]
 	switch {
 	case bytes.HasPrefix(rest, []byte("<!--")):
@@ -94,6 +100,19 @@ func (s *scanner) angle(i int) {
 		}
 		s.regions = append(s.regions, region{start: i, end: inEnd, inStart: close, inEnd: inEnd})
 	}
+}
+
+// inCode reports whether markdown inline code is open at i: an odd number
+// of backticks before it on its line.
+func (s *scanner) inCode(i int) bool {
+	t := s.t
+	n := 0
+	for k := i - 1; k >= 0 && i-k <= 400 && t[k] != '\n'; k-- {
+		if t[k] == '`' {
+			n++
+		}
+	}
+	return n%2 == 1
 }
 
 func indexCloseTag(b, name []byte) int {
@@ -265,7 +284,7 @@ func (s *scanner) hash(i int) {
 // bang looks at a markdown image: ![alt](url).
 func (s *scanner) bang(i int) {
 	t := s.t
-	if i+1 >= len(t) || t[i+1] != '[' || !s.relaxed && s.fence {
+	if i+1 >= len(t) || t[i+1] != '[' || !s.relaxed && (s.fence || s.inCode(i)) {
 		return
 	}
 	limit := min(len(t), i+2+maxTag)

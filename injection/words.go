@@ -189,20 +189,23 @@ func (s *scanner) shown(i int) bool { return !s.relaxed && s.quoted(i) }
 
 // inQuote reports whether a quotation is open at i on its line: an ASCII
 // " or ' that opens (after a space or bracket, before a non-space) and has
-// not closed, or “ ‘ « without their closers. Apostrophes inside words
-// (it's) neither open nor close.
+// not closed, “ ‘ « without their closers, or markdown inline code (an odd
+// number of backticks before i). Apostrophes inside words (it's) neither
+// open nor close.
 func (s *scanner) inQuote(i int) bool {
 	t := s.t
 	a := i
 	for a > 0 && i-a < 400 && t[a-1] != '\n' {
 		a--
 	}
-	var dq, sq, curly int // open quotations of each kind
+	var dq, sq, curly, code int // open quotations of each kind; inline code
 	for k := a; k < i; k++ {
 		c := t[k]
 		switch {
 		case c == '"':
 			dq ^= 1
+		case c == '`':
+			code ^= 1
 		case c == '\'':
 			before := k == a || isSpace(t[k-1]) || t[k-1] == '(' || t[k-1] == '['
 			after := k+1 >= len(t) || isSpace(t[k+1]) || t[k+1] == '.' || t[k+1] == ',' || t[k+1] == ')' || t[k+1] == ';' || t[k+1] == ':'
@@ -229,7 +232,7 @@ func (s *scanner) inQuote(i int) bool {
 			}
 		}
 	}
-	return dq == 1 || sq == 1 || curly > 0
+	return dq == 1 || sq == 1 || curly > 0 || code == 1
 }
 
 // fillers may stand between the start of a clause and its verb: "please
