@@ -143,6 +143,7 @@ func TestEveryTypeDecodes(t *testing.T) {
 		ModeChanged:            ModeChangedPayload{From: "default", To: "plan", By: ActorUser},
 		SkillActivated:         SkillActivatedPayload{ToolCallID: "tc", Name: "review", Source: "project", Path: "/p/.custom-agent/skills/review/SKILL.md", AllowedTools: []string{"read_file"}, Digest: "sha256:ab"},
 		SkillEnded:             SkillEndedPayload{Name: "review", Reason: "the turn ended"},
+		PolicySnapshot:         PolicySnapshotPayload{Digest: "sha256:00", Rules: []SnapshotRule{}},
 	}
 	all := slices.Concat(Types, MCPTypes, SessionTypes)
 	if len(valid) != len(all) || len(newPayload) != len(all) {
@@ -206,6 +207,8 @@ func deref(p Payload) Payload {
 	case *SkillActivatedPayload:
 		return *p
 	case *SkillEndedPayload:
+		return *p
+	case *PolicySnapshotPayload:
 		return *p
 	}
 	panic(fmt.Sprintf("unhandled %T", p))

@@ -41,6 +41,10 @@ const (
 	// SkillEnded: the active skill no longer narrows the tools (another
 	// skill was activated, the turn or session ended, the user ended it).
 	SkillEnded Type = "skill.ended"
+	// PolicySnapshot: the rules the engine is given, whole, recorded
+	// when a session's turn starts and whenever they change, before the
+	// next decision under them (package replay).
+	PolicySnapshot Type = "policy.snapshot"
 )
 
 // Types lists every event type in the order a turn usually emits them.
@@ -56,9 +60,10 @@ var Types = []Type{
 var MCPTypes = []Type{ToolDefinitionChanged}
 
 // SessionTypes lists the event types a session records only when its mode
-// changes or a skill is used: a plain turn never records them. Every type
+// changes or a skill is used, and the policy snapshot only a session (not
+// an executor alone) records. Every type
 // is in Types, MCPTypes or here.
-var SessionTypes = []Type{ModeChanged, SkillActivated, SkillEnded}
+var SessionTypes = []Type{ModeChanged, SkillActivated, SkillEnded, PolicySnapshot}
 
 // Known reports whether t is one of Types, MCPTypes or SessionTypes.
 func (t Type) Known() bool {
@@ -163,6 +168,8 @@ type (
 		// NoRuleReason says why neither rule is offered, when a person
 		// should be told (the arguments hold a secret).
 		NoRuleReason string `json:"noRuleReason,omitempty"`
+		// Facts are what the question was decided from (package replay).
+		Facts *DecisionFacts `json:"facts,omitempty"`
 	}
 	// PermissionResolvedPayload is the final decision for a tool call.
 	PermissionResolvedPayload struct {
@@ -177,6 +184,9 @@ type (
 		// Cwd is the directory the decision was made in: an approval
 		// holds as a prior approval there only (DESIGN.md §6).
 		Cwd string `json:"cwd,omitempty"`
+		// Facts are what the decision was made from, when no question
+		// was asked (an asked call has them on permission.requested).
+		Facts *DecisionFacts `json:"facts,omitempty"`
 	}
 	// ToolStartedPayload marks the moment a tool began to run.
 	ToolStartedPayload struct {
@@ -446,6 +456,7 @@ var newPayload = map[Type]func() Payload{
 	ModeChanged:            func() Payload { return &ModeChangedPayload{} },
 	SkillActivated:         func() Payload { return &SkillActivatedPayload{} },
 	SkillEnded:             func() Payload { return &SkillEndedPayload{} },
+	PolicySnapshot:         func() Payload { return &PolicySnapshotPayload{} },
 }
 
 // Decode returns the event's typed payload (a pointer to one of the
@@ -544,6 +555,7 @@ func (ToolDefinitionChangedPayload) EventType() Type  { return ToolDefinitionCha
 func (ModeChangedPayload) EventType() Type            { return ModeChanged }
 func (SkillActivatedPayload) EventType() Type         { return SkillActivated }
 func (SkillEndedPayload) EventType() Type             { return SkillEnded }
+func (PolicySnapshotPayload) EventType() Type         { return PolicySnapshot }
 
 func (p SessionStartedPayload) Validate() error {
 	return required([2]string{"cwd", p.Cwd}, [2]string{"mode", p.Mode})
@@ -759,4 +771,85 @@ func (s *SandboxInfo) Words() string {
 		return s.Profile + " sandbox with network"
 	}
 	return s.Profile + " sandbox"
+}
+
+// DecisionFacts are what one decision was made from, recorded with it so
+// that package replay can decide it again from the log alone: the
+// permission.Request the engine was given, without its policy (recorded in
+// the policy.snapshot whose digest Policy names) and its history of prior
+// approvals (rebuilt from the log, checked against History).
+type DecisionFacts struct {
+	// Engine is permission.EngineVersion of the engine that decided;
+	// Build is the binary's version (buildinfo).
+	Engine int    `json:"engine"`
+	Build  string `json:"build,omitempty"`
+	// Request is the permission.Request as JSON, without policy and
+	// history, secrets masked as in the call's args.
+	Request json.RawMessage `json:"request"`
+	// Masked is set when masking changed Request: the arguments held a
+	// secret the log does not keep, so the call cannot be decided again
+	// exactly.
+	Masked bool `json:"masked,omitempty"`
+	// Policy is the digest of the policy.snapshot in force ("" when the
+	// caller records none); History the digest of the prior approvals
+	// given ("" when none).
+	Policy  string `json:"policy,omitempty"`
+	History string `json:"history,omitempty"`
+	// Decision, Rule: the engine's verdict (allow, ask or deny) and the
+	// rule behind it, as JSON ({id, level, source, decision}), if any.
+	Decision string          `json:"decision"`
+	Rule     json.RawMessage `json:"rule,omitempty"`
+}
+
+// PolicySnapshotPayload is the policy the engine is given, whole: every
+// rule of every level in the engine's order, the project rules that do not
+// count because the project is not trusted, and the built-in rules by
+// digest (they are part of the build, like the engine).
+type PolicySnapshotPayload struct {
+	// Digest identifies the snapshot (sha256: of Rules, Ignored and
+	// Builtin); DecisionFacts.Policy names it.
+	Digest string         `json:"digest"`
+	Rules  []SnapshotRule `json:"rules"`
+	// Ignored are project allow rules the engine does not see, because
+	// the project (or the rule) is not trusted.
+	Ignored []SnapshotRule `json:"ignored,omitempty"`
+	// Builtin is set when the built-in rules are on.
+	Builtin *BuiltinRules `json:"builtin,omitempty"`
+	// Project is the project whose policy file counts, if any.
+	Project *SnapshotProject `json:"project,omitempty"`
+}
+
+// SnapshotRule is one rule of a snapshot: the permission.Rule as JSON
+// (id, level, source file, matchers, decision) and how it counts.
+type SnapshotRule struct {
+	Rule json.RawMessage `json:"rule"`
+	Line int             `json:"line,omitempty"`
+	// TightenOnly: an ask rule of an untrusted project, which only
+	// tightens.
+	TightenOnly bool `json:"tightenOnly,omitempty"`
+}
+
+// BuiltinRules names the built-in rules a snapshot includes.
+type BuiltinRules struct {
+	Count  int    `json:"count"`
+	Digest string `json:"digest"`
+}
+
+// SnapshotProject says where the project policy is and whether the user
+// trusts the project (its allow rules count only then).
+type SnapshotProject struct {
+	Root    string `json:"root"`
+	File    string `json:"file,omitempty"`
+	Trusted bool   `json:"trusted"`
+}
+
+// Validate requires the digest and a rule list (which may be empty).
+func (p PolicySnapshotPayload) Validate() error {
+	if err := required([2]string{"digest", p.Digest}); err != nil {
+		return err
+	}
+	if p.Rules == nil {
+		return fmt.Errorf("%w %q", errMissing, "rules")
+	}
+	return nil
 }

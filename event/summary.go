@@ -74,6 +74,15 @@ func (e Event) Summary() string {
 		return fmt.Sprintf("%s skill %s (%s) allows %s", p.ToolCallID, p.Name, p.Source, clip(tools))
 	case *SkillEndedPayload:
 		return fmt.Sprintf("skill %s ended: %s", p.Name, clip(p.Reason))
+	case *PolicySnapshotPayload:
+		s := fmt.Sprintf("%d rules", len(p.Rules))
+		if p.Builtin != nil {
+			s += fmt.Sprintf(" and %d built-in", p.Builtin.Count)
+		}
+		if len(p.Ignored) > 0 {
+			s += fmt.Sprintf(", %d untrusted project allow rules ignored", len(p.Ignored))
+		}
+		return s + " " + shortHash(p.Digest)
 	}
 	return ""
 }

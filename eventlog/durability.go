@@ -42,6 +42,10 @@ var deferrable = map[event.Type]bool{
 	event.ToolStarted:            true,
 	event.ToolCompleted:          true,
 	event.ToolFailed:             true,
+	// A snapshot gates nothing itself: it joins the commit of the next
+	// decision (or user.message), in order, so it is durable before any
+	// decision made under it.
+	event.PolicySnapshot: true,
 }
 
 // MayDefer reports whether an event of type t may join the next durable

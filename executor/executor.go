@@ -31,6 +31,7 @@ import (
 	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/replay/record"
 	"github.com/custom-agent/custom-agent/secrets"
 	"github.com/custom-agent/custom-agent/tool"
 )
@@ -151,6 +152,9 @@ type Session struct {
 	// Taint names the flagged tool result earlier in the turn, if any
 	// (permission.Request.Taint); nil when there is none.
 	Taint *permission.Taint
+	// PolicyDigest names the policy.snapshot the session recorded for
+	// Policy ("" when it records none); each decision's facts name it.
+	PolicyDigest string
 }
 
 // Call is a tool call the model asked for.
@@ -294,6 +298,10 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	masked := sec.MaskJSON(c.Args)
 	shown := maskDecision(d, args, sec)
 	out := Outcome{Decision: shown}
+	// What the decision was made from goes on its event (the question's,
+	// when one is asked), durable before the tool runs: a replay decides
+	// it again from the log alone.
+	facts := record.Facts(req, d, sec, s.PolicyDigest)
 
 	var resolved event.PermissionResolvedPayload
 	var change *event.PolicyChangedPayload // recorded right after permission.resolved
@@ -302,7 +310,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		resolved = x.resolvedBy(c, shown, true, event.ActorPolicy, shown.Reason, "", sec)
 	case permission.Ask:
 		p := x.proposals(s, info, args, d, sec)
-		ans, err := x.ask(ctx, s, c, info, masked, shown, p, plan != nil && confined(plan, d))
+		ans, err := x.ask(ctx, s, c, info, masked, shown, p, plan != nil && confined(plan, d), facts)
 		if err != nil {
 			return out, err
 		}
@@ -320,6 +328,9 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 			reason = "the permission engine gave no decision; denied"
 		}
 		resolved = x.resolvedBy(c, shown, false, event.ActorPolicy, reason, "", sec)
+	}
+	if d.Decision != permission.Ask {
+		resolved.Facts = facts
 	}
 	// The decision, and any rule it made, hold in this directory only.
 	resolved.Cwd = s.Cwd
@@ -467,7 +478,7 @@ func ruleJSON(r *permission.Rule) json.RawMessage {
 // masked decision.
 //
 // unsandboxed offers OptionAllowUnsandboxed, before deny.
-func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.ToolInfo, masked json.RawMessage, d permission.Decision, p proposal, unsandboxed bool) (Answer, error) {
+func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.ToolInfo, masked json.RawMessage, d permission.Decision, p proposal, unsandboxed bool, facts *event.DecisionFacts) (Answer, error) {
 	opts := OfferedOptions(d, p.session != nil, p.project != nil)
 	if unsandboxed {
 		opts = slices.Insert(opts, len(opts)-1, OptionAllowUnsandboxed)
@@ -477,6 +488,7 @@ func (x *Executor) ask(ctx context.Context, s *Session, c Call, info permission.
 		SuggestedDecision: "ask", Reason: d.Reason, Findings: d.Findings, Options: opts,
 		TimeoutMs:   timeoutMs(x.opts.ApprovalTimeout),
 		SessionRule: ruleJSON(p.session), ProjectRule: ruleJSON(p.project), NoRuleReason: p.noRule,
+		Facts: facts,
 	}); err != nil {
 		return Answer{}, err
 	}

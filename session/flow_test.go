@@ -122,6 +122,9 @@ type flow struct {
 	// router, when set, makes the tools offered (default
 	// tools.NewRouter()), e.g. with MCP tools besides.
 	router func() *tool.Router
+	// secretArgs names the calls whose arguments hold a secret: the log
+	// masks it, so replay cannot decide them again.
+	secretArgs []string
 	// modes, when set, names the mode each prompt after the first runs
 	// in: the person changes it between turns (Session.ChangeMode), and
 	// the events that records are shown.
@@ -376,6 +379,7 @@ func runFlow(t *testing.T, f flow) string {
 	if err := store.Verify(context.Background(), "sess-1"); err != nil {
 		t.Fatalf("chain does not verify: %v", err)
 	}
+	checkReplayExcept(t, store, "sess-1", f.secretArgs)
 	out.WriteString("--- what the model was shown\n")
 	for _, n := range rec.notes {
 		out.WriteString("  " + n + "\n")
@@ -392,6 +396,18 @@ func normalise(t *testing.T, e event.Event, cwd, home string) string {
 	}
 	if _, ok := p["durationMs"]; ok {
 		p["durationMs"] = "<ms>"
+	}
+	// What a decision was made from is pinned by checkReplay
+	// (replay_test.go), which decides every call again from it; digests
+	// cover absolute paths.
+	if _, ok := p["facts"]; ok {
+		p["facts"] = "<facts>"
+	}
+	if e.Type == event.PolicySnapshot {
+		p["digest"] = "<digest>"
+		if b, ok := p["builtin"].(map[string]any); ok {
+			b["digest"] = "<digest>"
+		}
 	}
 	var buf strings.Builder
 	enc := json.NewEncoder(&buf)

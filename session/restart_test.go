@@ -122,6 +122,7 @@ func TestRestartWithAskPending(t *testing.T) {
 	if err := store.Verify(context.Background(), "sess-1"); err != nil {
 		t.Fatal(err)
 	}
+	checkReplay(t, store, "sess-1")
 	var out strings.Builder
 	for e, err := range store.Read(context.Background(), "sess-1", 1) {
 		if err != nil {

@@ -117,6 +117,9 @@ type Session struct {
 	changes map[string]bool
 	// skill is the active skill, nil when none (skill.go).
 	skill *activeSkill
+	// snapshot is the digest of the last policy.snapshot recorded by
+	// this process (snapshot.go).
+	snapshot string
 }
 
 // Moved describes a session resumed in another directory: where it last
@@ -425,6 +428,9 @@ func (t *turn) run(ctx context.Context, input string, includes []Include, cancel
 	if err := s.refreshPolicy(); err != nil {
 		return event.StopError, err.Error(), nil
 	}
+	if err := t.snapshotPolicy(ctx); err != nil {
+		return logErr(err)
+	}
 	// What the person included is read through the gate, from a router
 	// the model is never offered; contextbuild attaches each result to
 	// the user message.
@@ -492,6 +498,9 @@ func (t *turn) execute(ctx context.Context, x *executor.Executor, c executor.Cal
 		if err := s.refreshPolicy(); err != nil {
 			return event.StopError, err.Error(), nil
 		}
+		if err := t.snapshotPolicy(ctx); err != nil {
+			return event.StopError, err.Error(), fmt.Errorf("%w: %w", executor.ErrLog, err)
+		}
 	}
 	switch {
 	case errors.Is(err, executor.ErrLog):
@@ -545,7 +554,7 @@ func (t *turn) session() *executor.Session {
 	xs := &executor.Session{
 		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome,
 		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.allowedTools(), Env: s.info.Env,
-		Taint: t.taint,
+		Taint: t.taint, PolicyDigest: s.snapshot,
 	}
 	if s.info.Rules != nil {
 		xs.Rules = s.info.Rules

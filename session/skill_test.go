@@ -237,6 +237,7 @@ func runSkillFlow(t *testing.T, f skillFlow) string {
 	if err := store.Verify(ctx, "sess-1"); err != nil {
 		t.Fatalf("chain does not verify: %v", err)
 	}
+	checkReplay(t, store, "sess-1")
 	out.WriteString("--- what the model was shown\n")
 	for _, n := range rec.notes {
 		out.WriteString("  " + n + "\n")

@@ -76,6 +76,8 @@ func taintFlow(class, first string, files map[string]string, page string) flow {
 		// Whatever is asked, the person refuses: nothing induced runs.
 		answers: []string{"deny", "deny", "deny", "deny", "deny", "deny"},
 		router:  mcpRouter(page),
+		// The http_post's body holds a key, which the log masks.
+		secretArgs: []string{"tc_4"},
 		setup: func(t *testing.T, cwd, home string) {
 			write(t, filepath.Join(home, ".config", "custom-agent", "policy.json"), userPolicy)
 			write(t, filepath.Join(cwd, ".env"), "API_KEY=sk-live-4f9a8b7c6d5e4f3a2b1c\n")
@@ -243,8 +245,12 @@ func TestTaintDontAsk(t *testing.T) {
 	if asked := askedOf(t, got); len(asked) != 0 {
 		t.Errorf("dont-ask asked %v", asked)
 	}
+	flaggedSeq := 0
 	for _, line := range strings.Split(got, "\n") {
 		m := lineRE.FindStringSubmatch(line)
+		if m != nil && m[2] == "tool.completed" && strings.Contains(m[3], `"injection"`) && flaggedSeq == 0 {
+			flaggedSeq, _ = strconv.Atoi(m[1])
+		}
 		if m == nil || m[2] != "permission.resolved" {
 			continue
 		}
@@ -255,7 +261,7 @@ func TestTaintDontAsk(t *testing.T) {
 		id := p["toolCallId"]
 		if id == "tc_6" || id == "tc_7" {
 			reason := fmt.Sprint(p["reason"])
-			if p["decision"] != "deny" || !strings.Contains(reason, "dont-ask mode") || !strings.Contains(reason, "event seq 8") {
+			if flaggedSeq == 0 || p["decision"] != "deny" || !strings.Contains(reason, "dont-ask mode") || !strings.Contains(reason, fmt.Sprintf("event seq %d", flaggedSeq)) {
 				t.Errorf("%s after the flag in dont-ask: %s", id, m[3])
 			}
 		}

@@ -75,6 +75,11 @@ func TestDemoLeavesNoGlobalState(t *testing.T) {
 			if len(resolved) != 1 || resolved[0].Actor != tc.actor || resolved[0].Option != tc.option || resolved[0].Decision != "allow" {
 				t.Fatalf("permission.resolved %+v, want one allow by %s (%s)", resolved, tc.actor, tc.option)
 			}
+			// The log alone re-derives the decision (custom-agent replay).
+			out, _, err = runCLI(t, "--data-dir", data, "replay", m[1])
+			if err != nil || !strings.Contains(out, "1 call decided again, 0 differ, 0 not replayable") {
+				t.Fatalf("replay: %v\n%s", err, out)
+			}
 		})
 	}
 }

@@ -71,7 +71,7 @@ func TestRunAgainstOpenAICompatibleServer(t *testing.T) {
 			json.Unmarshal(e.Payload, &completed)
 		}
 	}
-	want := "session.started turn.started user.message context.built model.delta model.tool_call_requested permission.requested permission.resolved tool.started tool.completed context.built model.delta turn.completed"
+	want := "session.started turn.started user.message policy.snapshot context.built model.delta model.tool_call_requested permission.requested permission.resolved tool.started tool.completed context.built model.delta turn.completed"
 	if got := strings.Join(types, " "); got != want {
 		t.Fatalf("events:\n got %s\nwant %s", got, want)
 	}

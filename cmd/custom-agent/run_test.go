@@ -43,7 +43,7 @@ func TestRunJSONWithScriptAndStdinAnswers(t *testing.T) {
 		}
 		types = append(types, string(e.Type))
 	}
-	want := "session.started turn.started user.message context.built model.delta model.tool_call_requested permission.requested permission.resolved tool.started tool.completed context.built model.delta turn.completed"
+	want := "session.started turn.started user.message policy.snapshot context.built model.delta model.tool_call_requested permission.requested permission.resolved tool.started tool.completed context.built model.delta turn.completed"
 	if got := strings.Join(types, " "); got != want {
 		t.Fatalf("events:\n got %s\nwant %s", got, want)
 	}

@@ -1,0 +1,113 @@
+package session_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/model/script"
+	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/policy"
+	"github.com/custom-agent/custom-agent/replay"
+	"github.com/custom-agent/custom-agent/session"
+)
+
+// checkReplay decides every recorded call of the session again, under its
+// recorded policy on today's engine (package replay), and fails unless
+// each comes out as recorded: every golden flow pins that the log alone
+// re-derives its decisions.
+func checkReplay(t *testing.T, log replay.Log, id string) {
+	t.Helper()
+	checkReplayExcept(t, log, id, nil)
+}
+
+// checkReplayExcept is checkReplay where the calls named in secretArgs
+// held a secret in their arguments: the log masks it, so they are, and
+// must be, reported not replayable.
+func checkReplayExcept(t *testing.T, log replay.Log, id string, secretArgs []string) {
+	t.Helper()
+	ctx := context.Background()
+	res, err := replay.Replay(ctx, log, id, replay.Options{})
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	resolved := 0
+	for e, err := range log.Read(ctx, id, 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Type == event.PermissionResolved {
+			resolved++
+		}
+	}
+	if len(res.Calls) != resolved {
+		t.Errorf("replay decided %d calls; the log resolves %d", len(res.Calls), resolved)
+	}
+	for _, c := range res.Calls {
+		switch {
+		case slices.Contains(secretArgs, c.ToolCallID):
+			if c.NotReplayable == "" {
+				t.Errorf("replay: seq %d %s (%s) held a secret, yet was replayed", c.Seq, c.ToolCallID, c.Tool)
+			}
+		case c.NotReplayable != "":
+			t.Errorf("replay: seq %d %s (%s): %s", c.Seq, c.ToolCallID, c.Tool, c.NotReplayable)
+		case c.Differs:
+			t.Errorf("replay: seq %d %s (%s): recorded %+v, today %+v: %s", c.Seq, c.ToolCallID, c.Tool, c.Recorded, c.Today, c.Change)
+		}
+	}
+}
+
+// TestReplayAfterRevoke: a session rule granted by an answer, used, then
+// revoked between turns (chat's /permissions revoke) takes the prior
+// approval of its call with it; the replay rebuilds the same history and
+// the same policy (a new snapshot), so every call, the one asked again
+// after the revoke included, comes out as recorded.
+func TestReplayAfterRevoke(t *testing.T) {
+	dir := t.TempDir()
+	cwd, _ := filepath.EvalSymlinks(t.TempDir())
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	m, err := script.Parse([]byte(`{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"text": "ran twice"}
+{"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"text": "asked again"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans := &answers{list: []string{"allow_session", "deny"}}
+	cfg := restartConfig(t, dir, store, m, ans, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	rules, err := policy.Open(policy.Options{Cwd: cwd, ConfigHome: filepath.Join(home, ".config"), Home: home, NoBuiltin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	ctx := context.Background()
+	for _, err := range s.RunTurn(ctx, "twice") {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Revoke(ctx, "shell-go-env"); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range s.RunTurn(ctx, "again") {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fmt.Sprint(ans.asked) != "[tc_1 tc_3]" {
+		t.Fatalf("asked %v, want [tc_1 tc_3]: the revoke did not take the grant and its approval", ans.asked)
+	}
+	checkReplay(t, store, "sess-1")
+}
