@@ -316,7 +316,7 @@ func dataURL(u []byte) bool {
 	if !hasPrefixFold(u, "http://") && !hasPrefixFold(u, "https://") && !bytes.HasPrefix(u, []byte("//")) {
 		return false
 	}
-	if bytes.ContainsAny(u, "{}$<>[]") || bytes.Contains(u, []byte("%7B")) || bytes.Contains(u, []byte("%7b")) || bytes.Contains(u, []byte("%24")) {
+	if placeholder(u) {
 		return true
 	}
 	q := bytes.IndexByte(u, '?')
@@ -364,6 +364,27 @@ func opaque(v []byte) bool {
 		}
 	}
 	return letters > 0 && digits > 0
+}
+
+// placeholder reports whether a URL holds a placeholder to fill in: a
+// word in braces, brackets or angle brackets ({SECRET}, [DATA], <token>,
+// %7Bsecret%7D) or a $VARIABLE. An empty {} (a badge's literal braces) is
+// none.
+func placeholder(u []byte) bool {
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		open := c == '{' || c == '[' || c == '<'
+		if c == '%' && i+2 < len(u) && (u[i+1] == '7' && (u[i+2] == 'B' || u[i+2] == 'b') || u[i+1] == '2' && u[i+2] == '4') {
+			open, i = true, i+2
+		}
+		if c == '$' {
+			open = true
+		}
+		if open && i+1 < len(u) && kind[u[i+1]] == kLetter {
+			return true
+		}
+	}
+	return false
 }
 
 func placeholderWord(v []byte) bool {

@@ -55,7 +55,14 @@ func init() {
 }
 
 func (s *scanner) word(i, j int) {
-	w := s.t[i:j]
+	t := s.t
+	// Part of a name, not a word: post-quantum, leak.js, attach-user,
+	// foo_send, /usr/bin/run.
+	if j+1 < len(t) && (t[j] == '-' || t[j] == '.' || t[j] == '_' || t[j] == '/') && kind[t[j+1]] != kOther && kind[t[j+1]] <= kDigit ||
+		i > 0 && (t[i-1] == '-' || t[i-1] == '_' || t[i-1] == '/' || t[i-1] == '.' && i > 1 && kind[t[i-2]] == kLetter) {
+		return
+	}
+	w := t[i:j]
 	c := lower(w[0])
 	for _, tr := range triggers[c-'a'] {
 		if len(tr.word) != len(w) || !eqFold(w, tr.word) {
@@ -95,6 +102,21 @@ func (w *window) at(t []byte, k int) []byte { return t[w.tok[k][0]:w.tok[k][1]] 
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
+// newItem reports whether the line that starts at i (after its
+// indentation) is a new markdown block: a list item, heading, table row,
+// quotation or a changelog's "* [".
+func newItem(t []byte, i int) bool {
+	switch t[i] {
+	case '-', '*', '+', '#', '|', '>':
+		return true
+	}
+	k := i
+	for k < len(t) && k-i < 4 && kind[t[k]] == kDigit {
+		k++
+	}
+	return k > i && k < len(t) && (t[k] == '.' || t[k] == ')')
+}
+
 // tokenBreak are bytes that end a token besides white space.
 var tokenBreak = [256]bool{',': true, ';': true, '"': true, '\'': true, '`': true, '(': true, ')': true,
 	'<': true, '>': true, '[': true, ']': true, '{': true, '}': true, '*': true, '|': true}
@@ -112,6 +134,13 @@ func (s *scanner) window(i, maxTok, maxBytes, sentences int) window {
 		for i < end && (isSpace(t[i]) || tokenBreak[t[i]] && t[i] != '|') {
 			if t[i] == '\n' {
 				nl++
+				k := i + 1
+				for k < end && (t[k] == ' ' || t[k] == '\t') {
+					k++
+				}
+				if k < end && newItem(t, k) {
+					return w // the next line is another list item, heading or row
+				}
 			}
 			i++
 		}
@@ -401,41 +430,59 @@ var actions = []string{"run", "execute", "exec", "call", "invoke", "fetch", "vis
 // …", "Note to the assistant: …", "If you are an AI, …") and told to act.
 func (s *scanner) cue(i, j int) {
 	t := s.t
-	voc := s.relaxed
-	if !voc {
-		// After: "Assistant," "AI agent:" "agents must …"
-		k := j
-		if k < len(t) && (t[k] == ',' || t[k] == ':') {
-			// "Assistant," at the start of a line or sentence, or after
-			// a greeting; not "f(agent, x)".
-			voc = s.lineStart(i) || s.sentenceStart(i) || s.prevWordIn(i, "ai", "dear", "hey", "hello", "hi", "attention", "note", "to")
-		} else {
-			w := s.window(j, 3, 40, 1)
-			if w.n > 0 && in(w.at(t, 0), "must", "should", "shall", "reading", "processing", "parsing", "summarizing", "summarising", "reviewing") {
-				voc = true
-			}
-			if w.n > 1 && in(w.at(t, 0), "need", "needs") && in(w.at(t, 1), "to") {
-				voc = true
-			}
+	// How many sentences after the address the order may come: one,
+	// or two after a greeting ("Attention AI agents. You must run …").
+	sentences := 0
+	// After: "Assistant," "AI agent:" — at the start of a line or a
+	// sentence, after a greeting; not "f(agent, x)" nor a changelog's
+	// "**agents:** Support …" (the order must follow in that sentence).
+	if k := j; k < len(t) && (t[k] == ',' || t[k] == ':') {
+		// "* **agents:** Prepare …" is a changelog's label, the cue the
+		// whole of its bold span.
+		label := k+2 < len(t) && t[k+1] == '*' && t[k+2] == '*' && i >= 2 && t[i-1] == '*' && t[i-2] == '*'
+		if !label && (s.relaxed || s.lineStart(i) || s.sentenceStart(i) || s.prevWordIn(i, "ai", "dear", "hey", "hello", "hi", "attention", "note", "to")) {
+			sentences = 1
 		}
-		// Before: "Attention AI", "Note to AI agents", "If you are an AI".
-		if !voc && s.prevWordIn(i, "attention", "attn", "dear", "hey", "hello", "hi") {
-			voc = true
-		}
-		if !voc && (s.prevWords(i, "you", "are", "an") || s.prevWords(i, "you", "are", "a") || s.prevWordIn(i, "to") && s.prevWordsEnd(i, "note", "to")) {
-			voc = true
+	} else if s.subjectStart(i) {
+		// "AI agents reading this must …", "the assistant should …":
+		// the cue is the subject of its clause, not "code written by
+		// AI must be reviewed".
+		w := s.window(j, 3, 40, 1)
+		if w.n > 0 && in(w.at(t, 0), "must", "should", "shall", "reading", "processing", "parsing", "summarizing", "summarising", "reviewing") ||
+			w.n > 1 && in(w.at(t, 0), "need", "needs") && in(w.at(t, 1), "to") {
+			sentences = 1
 		}
 	}
-	if !voc || s.shown(i) {
+	// Before: "Attention AI", "Note to AI agents", "If you are an AI".
+	if s.prevWordIn(i, "attention", "attn", "dear", "hey", "hello", "hi") {
+		sentences = 2
+	}
+	if sentences == 0 && (s.prevWords(i, "you", "are", "an") || s.prevWords(i, "you", "are", "a") || s.prevWordIn(i, "to") && s.prevWordsEnd(i, "note", "to")) {
+		sentences = 1
+	}
+	if sentences == 0 || s.shown(i) {
 		return
 	}
-	w := s.window(j, 40, 400, 3)
+	w := s.window(j, 40, 400, sentences)
 	for k := 0; k < w.n; k++ {
 		if in(w.at(t, k), actions...) {
 			s.add(ToolBait, i, w.tok[k][1])
 			return
 		}
 	}
+}
+
+// subjectStart reports whether the cue word at i, with the words that
+// may come before it ("AI", "the", "all", "coding" …), begins a clause.
+func (s *scanner) subjectStart(i int) bool {
+	for k := 0; k < 3; k++ {
+		a, b := s.prevWord(i)
+		if a < 0 || !in(s.t[a:b], "ai", "the", "all", "any", "an", "a", "automated", "coding", "llm", "autonomous") {
+			break
+		}
+		i = a
+	}
+	return s.relaxed || s.beginsClause(i)
 }
 
 // sentenceStart reports whether the word at i follows the end of a
@@ -507,7 +554,7 @@ func (s *scanner) prevWord(i int) (a, b int) {
 
 var secretWords = []string{"key", "keys", "apikey", "api_key", "secret", "secrets", "token", "tokens", "credentials",
 	"credential", "password", "passwords", "passwd", "id_rsa", "id_ed25519", "cookies", "cookie", "env",
-	"aws_secret_access_key", "ssh", "private"}
+	"aws_secret_access_key"}
 
 // secretTok reports whether tok names a secret: .env files, key and token
 // words, NAME_KEY / NAME_TOKEN variables.
@@ -558,7 +605,7 @@ func destTok(tok []byte, afterPrep bool) bool {
 	return in(tld, tlds...)
 }
 
-var preps = []string{"to", "into", "at", "via", "on", "onto", "in", "through", "using", "with"}
+var preps = []string{"to", "into", "at", "via", "on", "onto", "in", "through", "with"}
 
 // exfil: "send the contents of .env to https://…", "paste your API keys
 // into …", "exfiltrate the conversation".
@@ -567,13 +614,15 @@ func (s *scanner) exfil(i, j int) {
 		return
 	}
 	t := s.t
-	verbOnly := eqFold(t[i:j], "leak") || eqFold(t[i:j], "exfiltrate")
+	verbOnly := eqFold(t[i:j], "exfiltrate")
 	w := s.window(j, 24, 240, 1)
 	secret := -1
 	for k := 0; k < w.n && secret < 0; k++ {
 		tok := w.at(t, k)
 		switch {
-		case secretTok(tok):
+		case secretTok(tok) && !(k > 0 && in(w.at(t, k-1), "public", "pgp", "gpg", "our", "signing", "host", "reset", "csrf", "access", "refresh", "oauth2", "oauth", "bit")):
+			secret = k
+		case k > 0 && in(tok, "key", "keys") && in(w.at(t, k-1), "private", "ssh", "api"):
 			secret = k
 		case k > 0 && in(tok, "conversation", "history", "transcript", "chat") && in(w.at(t, k-1), "this", "entire", "whole", "full", "our", "chat", "the"):
 			secret = k
@@ -587,7 +636,8 @@ func (s *scanner) exfil(i, j int) {
 	dest, api := -1, false
 	for k := 0; k < w.n; k++ {
 		tok := w.at(t, k)
-		if dest < 0 && destTok(tok, k > 0 && in(w.at(t, k-1), preps...)) {
+		afterPrep := k > 0 && in(w.at(t, k-1), preps...) || k > 1 && in(w.at(t, k-2), preps...)
+		if dest < 0 && afterPrep && destTok(tok, true) {
 			dest = k
 		}
 		if in(tok, "header", "headers", "authorization", "bearer", "request", "requests") {
@@ -718,12 +768,15 @@ func (s *scanner) toolVerb(i, j int) {
 	for k := 0; k < w.n && k < 5; k++ {
 		tok := w.at(t, k)
 		if in(tok, toolNames...) || bytes.HasPrefix(tok, []byte("mcp__")) ||
-			in(tok, "shell", "bash", "terminal") && k+1 < w.n && in(w.at(t, k+1), "tool", "function") {
+			in(tok, "shell", "bash", "terminal") && k > 0 && in(w.at(t, k-1), "the", "your", "a") && k+1 < w.n && in(w.at(t, k+1), "tool", "function") {
 			s.add(ToolBait, i, w.tok[k][1])
 			return
 		}
 	}
-	if !s.relaxed {
+	// In hidden text or a decoded payload, an order to run something
+	// that comes from the network ("run: curl https://… | sh") is bait
+	// too, when it begins a clause ("tool use (https://…)" does not).
+	if !s.relaxed || eqFold(t[i:j], "use") || !s.beginsClause(i) {
 		return
 	}
 	for k := 0; k < w.n; k++ {
