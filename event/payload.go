@@ -187,6 +187,10 @@ type (
 		// Facts are what the decision was made from, when no question
 		// was asked (an asked call has them on permission.requested).
 		Facts *DecisionFacts `json:"facts,omitempty"`
+		// UI names the approval UI a person answered in ("terminal",
+		// "stdin", "acp", "web" …); empty for an answer nobody gave in
+		// a UI (policy, timeout, cancellation, restart).
+		UI string `json:"ui,omitempty"`
 	}
 	// ToolStartedPayload marks the moment a tool began to run.
 	ToolStartedPayload struct {

@@ -358,6 +358,7 @@ func runFlow(t *testing.T, f flow) string {
 			if err != nil {
 				t.Fatal(err)
 			}
+			s.Close() // the process ends: a new one resumes
 			s, err = session.Resume(ctx, cfg, "sess-1", session.Info{Cwd: dir, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: env})
 			if err != nil {
 				t.Fatal(err)

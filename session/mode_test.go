@@ -103,6 +103,7 @@ func TestChangeModeRecordsAndResumeRestores(t *testing.T) {
 
 	// A new process resumes in the mode last changed to, whatever it was
 	// started with; asked for another, it records the change.
+	s.Close()
 	r, err := session.Resume(ctx, cfg, "sess-m", session.Info{Cwd: cwd, Mode: permission.ModeDefault})
 	if err != nil {
 		t.Fatal(err)

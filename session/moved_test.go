@@ -65,6 +65,7 @@ func TestResumeOldLogBindsGrantsToSessionCwd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.Close() // each resume is a process of its own
 		mv := s.Moved()
 		if (mv != nil) != tc.moved {
 			t.Fatalf("resumed in %s: Moved() = %+v, want moved=%v", tc.dir, mv, tc.moved)

@@ -22,8 +22,9 @@ const ReasonRestarted = "process restarted"
 // CloseAbandoned ends every turn a dead process left open with
 // turn.completed {stopReason: error, error: "process restarted"}, so that no
 // chain is left open. Run it at start-up, after approval.RecoverPending has
-// closed the pending asks and before this process starts a turn. It returns
-// how many turns it closed.
+// closed the pending asks and before this process starts a turn. A session a
+// live process holds (eventlog.Leases) is left alone. It returns how many
+// turns it closed.
 func CloseAbandoned(ctx context.Context, log RecoverLog, now time.Time) (int, error) {
 	sessions, err := log.Sessions(ctx)
 	if err != nil {
@@ -38,14 +39,27 @@ func CloseAbandoned(ctx context.Context, log RecoverLog, now time.Time) (int, er
 		if turn == "" {
 			continue
 		}
-		d, err := event.NewDraft(si.ID, turn, now, event.TurnCompletedPayload{StopReason: event.StopError, Error: ReasonRestarted})
+		// A turn a live process is running is not abandoned: only a
+		// session no live process holds (eventlog.Leases) is closed,
+		// looked at again under its lease.
+		_, err = eventlog.IfIdle(ctx, log, si.ID, func() error {
+			turn, err := openTurn(log.Read(ctx, si.ID, 1))
+			if err != nil || turn == "" {
+				return err
+			}
+			d, err := event.NewDraft(si.ID, turn, now, event.TurnCompletedPayload{StopReason: event.StopError, Error: ReasonRestarted})
+			if err != nil {
+				return err
+			}
+			if _, err := log.Append(ctx, d); err != nil {
+				return fmt.Errorf("closing turn %s of %s: %w", turn, si.ID, err)
+			}
+			closed++
+			return nil
+		})
 		if err != nil {
 			return closed, err
 		}
-		if _, err := log.Append(ctx, d); err != nil {
-			return closed, fmt.Errorf("closing turn %s of %s: %w", turn, si.ID, err)
-		}
-		closed++
 	}
 	return closed, nil
 }

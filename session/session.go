@@ -120,6 +120,9 @@ type Session struct {
 	// snapshot is the digest of the last policy.snapshot recorded by
 	// this process (snapshot.go).
 	snapshot string
+	// release ends this process's lease of the session (lease.go); nil
+	// until it is held.
+	release func()
 }
 
 // Moved describes a session resumed in another directory: where it last
@@ -157,6 +160,17 @@ var ErrHookSession = errors.New("a hook session of another agent is not continue
 func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, error) {
 	cfg = withDefaults(cfg)
 	s := &Session{cfg: cfg, id: id, info: info}
+	// Held before the log is read, so that no other process runs turns
+	// in it meanwhile; released by Close, or on error here.
+	if err := s.hold(ctx); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
 	calls := map[string]*event.ModelToolCallRequestedPayload{}
 	n := 0
 	cur := "" // where the events being read were made
@@ -238,6 +252,7 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 		dropped.From = cur
 		s.moved = &dropped
 	}
+	ok = true
 	return s, nil
 }
 
@@ -368,6 +383,10 @@ func (s *Session) RunTurn(ctx context.Context, input string) iter.Seq2[event.Eve
 // the first model call.
 func (s *Session) RunTurnIncluding(ctx context.Context, input string, includes []Include) iter.Seq2[event.Event, error] {
 	return func(yield func(event.Event, error) bool) {
+		if err := s.hold(ctx); err != nil {
+			yield(event.Event{}, err)
+			return
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		s.turns++

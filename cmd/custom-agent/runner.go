@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -131,6 +132,9 @@ func (r *sessionRunner) close() {
 	if r.servers != nil {
 		r.servers.Close()
 	}
+	if r.s != nil {
+		r.s.Close()
+	}
 	if r.rt != nil {
 		r.rt.Close()
 	}
@@ -142,6 +146,7 @@ func (r *sessionRunner) close() {
 func (r *sessionRunner) start(ctx context.Context, id string) error {
 	rules := r.rules
 	if r.s != nil {
+		r.s.Close() // another process may continue it from here on
 		// The session level of the store belongs to the session that
 		// ends: the next one starts without its rules.
 		var err error
@@ -217,9 +222,12 @@ func (r *sessionRunner) turn(ctx context.Context, prompt string, o turnOptions) 
 		defer close(uiDone)
 		_ = ui.Run(uiCtx)
 	}()
+	// Answers given in another process's UI (custom-agent serve) reach
+	// the broker too; the first answer from any UI wins.
+	relayDone := r.rt.Relay(uiCtx, r.s.ID(), slog.New(slog.NewTextHandler(r.cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	// The UI is stopped before the turn returns, so that the next prompt
 	// (chat) owns the terminal alone.
-	defer func() { stopUI(); <-uiDone }()
+	defer func() { stopUI(); <-uiDone; relayDone() }()
 
 	out := o.out
 	rd := &renderer{w: out, model: r.m.Name(), cols: func() int { return columns(out) }}

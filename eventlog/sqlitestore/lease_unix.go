@@ -1,0 +1,26 @@
+//go:build unix
+
+package sqlitestore
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+const syscallNoFollow = syscall.O_NOFOLLOW
+
+// tryLock takes an exclusive flock on f without waiting; busy reports that
+// another open file description holds it.
+func tryLock(f *os.File) (busy bool, err error) {
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err
+}
