@@ -294,6 +294,27 @@ func TestToolCompletedSummarySaysWhatWasNotStored(t *testing.T) {
 	}
 }
 
+func TestToolCompletedSummaryNamesInjection(t *testing.T) {
+	t.Parallel()
+	in := &Injection{Classes: []string{"role_spoof"}, Spans: []InjectionSpan{{Field: "stdoutPreview", Class: "role_spoof", Start: 0, End: 7}}}
+	d, err := NewDraft("s", "t", t0, ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 7, StdoutPreview: "SYSTEM:", Artifacts: []Artifact{}, Injection: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := Seal(d, 1, GenesisHash)
+	if got := e.Summary(); !strings.Contains(got, "injection=role_spoof") {
+		t.Fatalf("summary %q does not name the injection", got)
+	}
+	// A span outside its field is refused when the event is written.
+	in.Spans[0].End = 8
+	if _, err := NewDraft("s", "t", t0, ToolCompletedPayload{ToolCallID: "tc", StdoutBytes: 7, StdoutPreview: "SYSTEM:", Artifacts: []Artifact{}, Injection: in}); err == nil {
+		t.Fatal("a span past the end of its field was accepted")
+	}
+	if _, err := NewDraft("s", "t", t0, ToolFailedPayload{ToolCallID: "tc", Stage: StageExecute, Error: "x", Injection: &Injection{}}); err == nil {
+		t.Fatal("an injection without classes was accepted")
+	}
+}
+
 // TestPrepareCanonicalisesWhatNewDraftDidNot: a payload NewDraft encoded
 // is taken as it is, and one set or changed afterwards, in place or not, is
 // canonicalised (or refused) as any other.

@@ -250,6 +250,9 @@ type (
 		Stage      string `json:"stage"`
 		Error      string `json:"error"`
 		DurationMs int64  `json:"durationMs"`
+		// Injection is what the scanner found in Error (which may hold
+		// the tool's stderr), when it found something.
+		Injection *Injection `json:"injection,omitempty"`
 	}
 	// TurnCompletedPayload closes a turn.
 	TurnCompletedPayload struct {
@@ -371,9 +374,60 @@ type StreamBytes struct {
 	Stderr int64 `json:"stderr,omitempty"`
 }
 
-// Injection is what the prompt-injection scanner found in a tool's output.
+// Injection is what the prompt-injection scanner (package injection)
+// found in the text of a tool result that the model is shown.
 type Injection struct {
-	Patterns []string `json:"patterns"`
+	// Classes are the classes found (injection.Class ids), in the
+	// scanner's order, each once.
+	Classes []string `json:"classes"`
+	// Spans locate every finding: the payload field that holds it
+	// (stdoutPreview, stdoutTail, stderrPreview, stderrTail, summary,
+	// error) and its byte range in that field's text.
+	Spans []InjectionSpan `json:"spans"`
+	// Truncated is set when the scanner found more than it keeps.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// InjectionFields returns the texts of a completed call the model is
+// shown, by the field names Injection spans use.
+func (p ToolCompletedPayload) InjectionFields() map[string]string {
+	f := map[string]string{"stdoutPreview": p.StdoutPreview, "stderrPreview": p.StderrPreview, "summary": string(p.Summary)}
+	if p.StdoutTail != nil {
+		f["stdoutTail"] = p.StdoutTail.Text
+	}
+	if p.StderrTail != nil {
+		f["stderrTail"] = p.StderrTail.Text
+	}
+	return f
+}
+
+// InjectionSpan is one finding of the scanner.
+type InjectionSpan struct {
+	Field string `json:"field"`
+	Class string `json:"class"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
+
+// validate checks that the classes are named and every span lies within
+// the field it names; fields maps a field name to its text.
+func (in *Injection) validate(fields map[string]string) error {
+	if in == nil {
+		return nil
+	}
+	if len(in.Classes) == 0 {
+		return errors.New("field \"injection\": no classes")
+	}
+	for _, sp := range in.Spans {
+		text, ok := fields[sp.Field]
+		if !ok {
+			return fmt.Errorf("field \"injection\": span in unknown field %q", sp.Field)
+		}
+		if sp.Class == "" || sp.Start < 0 || sp.Start >= sp.End || sp.End > len(text) {
+			return fmt.Errorf("field \"injection\": span %s [%d,%d) of %q out of range (%d bytes)", sp.Class, sp.Start, sp.End, sp.Field, len(text))
+		}
+	}
+	return nil
 }
 
 // Values a few fields may take.
@@ -646,10 +700,13 @@ func (p ToolCompletedPayload) Validate() error {
 			return fmt.Errorf("artifact %q: %d bytes stored and %d dropped do not add up to the %d the stream printed", a.Name, a.Bytes, cut, total)
 		}
 	}
-	return nil
+	return p.Injection.validate(p.InjectionFields())
 }
 func (p ToolFailedPayload) Validate() error {
 	if err := required([2]string{"toolCallId", p.ToolCallID}, [2]string{"error", p.Error}); err != nil {
+		return err
+	}
+	if err := p.Injection.validate(map[string]string{"error": p.Error}); err != nil {
 		return err
 	}
 	return oneOf("stage", p.Stage, StageResolve, StageValidate, StageExecute)

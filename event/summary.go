@@ -52,9 +52,9 @@ func (e Event) Summary() string {
 		if t := p.Truncated; t != nil {
 			s += fmt.Sprintf(" not-stored=stdout:%dB,stderr:%dB", t.Stdout, t.Stderr)
 		}
-		return s
+		return s + injectionWords(p.Injection)
 	case *ToolFailedPayload:
-		return fmt.Sprintf("%s stage=%s: %s", p.ToolCallID, p.Stage, clip(p.Error))
+		return fmt.Sprintf("%s stage=%s: %s", p.ToolCallID, p.Stage, clip(p.Error)) + injectionWords(p.Injection)
 	case *TurnCompletedPayload:
 		if p.Error != "" {
 			return p.StopReason + ": " + clip(p.Error)
@@ -116,4 +116,13 @@ func shortHash(h string) string {
 		return hex
 	}
 	return algo + ":" + hex
+}
+
+// injectionWords names what the prompt-injection scanner found, for a
+// summary line ("" when nothing).
+func injectionWords(in *Injection) string {
+	if in == nil {
+		return ""
+	}
+	return " injection=" + strings.Join(in.Classes, ",")
 }

@@ -153,6 +153,9 @@ type Session struct {
 	// Outputs reads the session's recorded outputs (for read_output);
 	// nil offers none.
 	Outputs tool.Outputs
+	// Taint names the flagged tool result earlier in the turn, if any
+	// (permission.Request.Taint); nil when there is none.
+	Taint *permission.Taint
 	// PolicyDigest names the policy.snapshot the session recorded for
 	// Policy ("" when it records none); each decision's facts name it.
 	PolicyDigest string
@@ -286,7 +289,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	info := t.Info()
 	req := permission.Request{
 		Tool: info, Args: args, Cwd: s.Cwd, Home: s.Home, ConfigHome: s.ConfigHome,
-		Mode: s.Mode, Policy: s.Policy, History: s.History, AllowedTools: s.AllowedTools,
+		Mode: s.Mode, Policy: s.Policy, History: s.History, AllowedTools: s.AllowedTools, Taint: s.Taint,
 	}
 	resolve.Fill(&req) // one analysis of the command, each path resolved once
 	var plan *SandboxPlan
@@ -566,6 +569,11 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 	if confine != nil {
 		p.SandboxHint = sandboxHint(res.ExitCode, p.StderrPreview, p.StdoutPreview)
 	}
+	// What the model will read of the result is scanned before it is
+	// recorded: what the scanner finds is recorded with it, taints the
+	// rest of the turn (permission.Request.Taint) and is pointed out to
+	// the model (contextbuild).
+	p.Injection = scanCompleted(&p)
 	if err := x.append(context.WithoutCancel(ctx), s, p); err != nil {
 		return out, err
 	}
@@ -637,6 +645,7 @@ func (x *Executor) failAfterStart(ctx context.Context, s *Session, c Call, out O
 	msg := sec.Mask(cause.Error())
 	if err := x.append(context.WithoutCancel(ctx), s, event.ToolFailedPayload{
 		ToolCallID: c.ID, Stage: event.StageExecute, Error: msg, DurationMs: x.opts.Now().Sub(start).Milliseconds(),
+		Injection: scanFields([2]string{"error", msg}), // it may hold the tool's stderr
 	}); err != nil {
 		return out, err
 	}

@@ -44,6 +44,9 @@ const (
 	FromMode Source = "mode"
 	// FromSkill is the active skill's allowed tools.
 	FromSkill Source = "skill"
+	// FromTaint is the taint rule: a call that would have been allowed
+	// after a flagged tool result in the same turn is asked instead.
+	FromTaint Source = "taint"
 )
 
 // Decision is the engine's answer for one call. The zero Decision is unset

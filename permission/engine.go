@@ -39,7 +39,13 @@ type Engine struct{}
 //     of asked (after prior approvals); it never reaches a call a rule matched.
 //  7. Sandbox: an allowed call of a tool that starts processes, where the
 //     sandbox is on but cannot be enforced (Request.Sandbox), is asked.
-//  8. dont-ask mode: a decision that would ask is a denial at once, its
+//  8. Taint: after a tool result the injection scanner flagged earlier in
+//     the turn (Request.Taint), a call above read risk that would have
+//     been allowed (by a rule, a session grant, a prior approval,
+//     accept-edits mode or a built-in rule) is asked instead, the reason
+//     naming the flagged event's seq. Denials and questions stay as they
+//     are, so credential and destructive calls are as strict as ever.
+//  9. dont-ask mode: a decision that would ask is a denial at once, its
 //     reason saying what would have been asked.
 func (Engine) Check(req Request) Decision {
 	var j judge
@@ -81,6 +87,10 @@ func decide(req *Request, j *judge) Decision {
 			d.Reason = "the sandbox is unavailable here (" + why + "), so a person decides whether it runs unconfined; it would have been allowed: " + d.Reason
 		}
 	}
+	if tn := req.Taint; tn != nil && d.Decision == Allow && j.level > risk.Read {
+		d.Decision, d.SourcedFrom = Ask, FromTaint
+		d.Reason = taintReason(tn) + d.Reason
+	}
 	if d.Decision == Ask && req.Mode == ModeDontAsk {
 		// dont-ask: nobody is there to answer, so the question is a
 		// denial at once. The underlying reason (and rule) stay, so the
@@ -89,6 +99,26 @@ func decide(req *Request, j *judge) Decision {
 		d.Reason = "dont-ask mode turned the question into a denial; it would have asked: " + d.Reason
 	}
 	return d
+}
+
+// taintReason says why a tainted call is asked, before what would have
+// allowed it.
+func taintReason(tn *Taint) string {
+	var b strings.Builder
+	b.WriteString("A tool result earlier in this turn (event seq ")
+	b.WriteString(strconv.FormatUint(tn.Seq, 10))
+	if tn.ToolCallID != "" {
+		b.WriteString(", call ")
+		b.WriteString(quoteText(tn.ToolCallID))
+	}
+	b.WriteString(") holds text that tries to give instructions")
+	if len(tn.Classes) > 0 {
+		b.WriteString(" (")
+		b.WriteString(strings.Join(tn.Classes, ", "))
+		b.WriteString(")")
+	}
+	b.WriteString(", so for the rest of the turn a person decides every call above read; it would have been allowed: ")
+	return b.String()
 }
 
 // decideTree is the decision tree of Check, up to the dont-ask step.

@@ -82,6 +82,21 @@ type Request struct {
 	// confined here; nil means the caller runs none in a sandbox (a
 	// check from a hook, a test), and changes nothing.
 	Sandbox *SandboxFacts `json:"sandbox,omitempty"`
+	// Taint, when set, says that a tool result earlier in the same turn
+	// held text the injection scanner flagged: then nothing above read
+	// is allowed without a person for the rest of the turn. The caller
+	// fills it from the turn's recorded events; nil means none was.
+	Taint *Taint `json:"taint,omitempty"`
+}
+
+// Taint names the recorded tool result that tainted the turn.
+type Taint struct {
+	// Seq is the seq of the tool.completed (or tool.failed) event whose
+	// output was flagged.
+	Seq        uint64 `json:"seq"`
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Classes are the scanner's classes found in it.
+	Classes []string `json:"classes,omitempty"`
 }
 
 // Prior is a decision made earlier in the session.

@@ -114,7 +114,7 @@ func (t *turn) record(ctx context.Context, d event.Draft) (event.Event, error) {
 	dur := t.durable()
 	dur.mu.Lock()
 	defer t.unlock()
-	if dur.batch != nil && eventlog.MayDefer(d.Type) {
+	if dur.batch != nil && eventlog.MayDefer(d.Type) && !flagged(d) {
 		if len(dur.pending) == 0 {
 			dur.since = time.Now()
 			t.arm(ctx)
@@ -292,6 +292,7 @@ func (t *turn) commit(ctx context.Context, ds ...event.Draft) ([]event.Event, er
 		dur.timer.Stop()
 	}
 	for _, e := range es {
+		t.observe(e)
 		if !dur.gone && !t.show(e) {
 			dur.gone = true
 		}

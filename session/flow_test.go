@@ -24,6 +24,7 @@ import (
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/session"
+	"github.com/custom-agent/custom-agent/tool"
 	"github.com/custom-agent/custom-agent/tools"
 )
 
@@ -58,6 +59,11 @@ func (m *recordingModel) Stream(ctx context.Context, req model.Request) iter.Seq
 }
 
 func firstLine(s string) string {
+	// A tool's output is between delimiters (contextbuild.Wrap): show
+	// its first line, not the delimiter's.
+	if strings.HasPrefix(s, "<tool-output ") {
+		_, s, _ = strings.Cut(s, "\n")
+	}
 	s, _, _ = strings.Cut(s, "\n")
 	if len(s) > 100 {
 		s = s[:100] + "…"
@@ -113,6 +119,12 @@ type flow struct {
 	builtin bool
 	// mode is the session's mode (default when empty).
 	mode permission.Mode
+	// router, when set, makes the tools offered (default
+	// tools.NewRouter()), e.g. with MCP tools besides.
+	router func() *tool.Router
+	// secretArgs names the calls whose arguments hold a secret: the log
+	// masks it, so replay cannot decide them again.
+	secretArgs []string
 	// modes, when set, names the mode each prompt after the first runs
 	// in: the person changes it between turns (Session.ChangeMode), and
 	// the events that records are shown.
@@ -312,6 +324,9 @@ func runFlow(t *testing.T, f flow) string {
 		},
 		NewID: func() string { return "sess-1" },
 	}
+	if f.router != nil {
+		cfg.Router = f.router()
+	}
 	rules, err := policy.Open(policy.Options{Cwd: cwd, ConfigHome: filepath.Join(home, ".config"), Home: home, NoBuiltin: !f.builtin})
 	if err != nil {
 		t.Fatal(err)
@@ -365,7 +380,7 @@ func runFlow(t *testing.T, f flow) string {
 	if err := store.Verify(context.Background(), "sess-1"); err != nil {
 		t.Fatalf("chain does not verify: %v", err)
 	}
-	checkReplay(t, store, "sess-1")
+	checkReplayExcept(t, store, "sess-1", f.secretArgs)
 	out.WriteString("--- what the model was shown\n")
 	for _, n := range rec.notes {
 		out.WriteString("  " + n + "\n")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -22,6 +23,14 @@ import (
 // each comes out as recorded: every golden flow pins that the log alone
 // re-derives its decisions.
 func checkReplay(t *testing.T, log replay.Log, id string) {
+	t.Helper()
+	checkReplayExcept(t, log, id, nil)
+}
+
+// checkReplayExcept is checkReplay where the calls named in secretArgs
+// held a secret in their arguments: the log masks it, so they are, and
+// must be, reported not replayable.
+func checkReplayExcept(t *testing.T, log replay.Log, id string, secretArgs []string) {
 	t.Helper()
 	ctx := context.Background()
 	res, err := replay.Replay(ctx, log, id, replay.Options{})
@@ -42,6 +51,10 @@ func checkReplay(t *testing.T, log replay.Log, id string) {
 	}
 	for _, c := range res.Calls {
 		switch {
+		case slices.Contains(secretArgs, c.ToolCallID):
+			if c.NotReplayable == "" {
+				t.Errorf("replay: seq %d %s (%s) held a secret, yet was replayed", c.Seq, c.ToolCallID, c.Tool)
+			}
 		case c.NotReplayable != "":
 			t.Errorf("replay: seq %d %s (%s): %s", c.Seq, c.ToolCallID, c.Tool, c.NotReplayable)
 		case c.Differs:

@@ -333,6 +333,9 @@ type turn struct {
 	yield   func(event.Event, error) bool
 	stopped bool       // the consumer stopped reading
 	dur     durability // what is deferred and how it is committed (durable.go)
+	// taint is the turn's first flagged tool result, from its recorded
+	// events (taint.go); nil while there is none.
+	taint *permission.Taint
 }
 
 // Append records an event and yields it once it is durable (the turn is
@@ -570,7 +573,7 @@ func (t *turn) session() *executor.Session {
 	xs := &executor.Session{
 		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome,
 		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.allowedTools(), Env: s.info.Env,
-		PolicyDigest: s.snapshot,
+		Taint: t.taint, PolicyDigest: s.snapshot,
 	}
 	if s.info.Rules != nil {
 		xs.Rules = s.info.Rules

@@ -96,7 +96,10 @@ func TestRunIncludesMCPResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := c.Messages[0].Content
-	for _, want := range []string{"summarise @everything", "[included resource " + refs[0] + "]\nResource 3:", "[included resource " + refs[2] + "]\nResource 5:",
+	// Each included text is between the delimiters of a tool's output
+	// (contextbuild.Wrap).
+	for _, want := range []string{"summarise @everything", "[included resource " + refs[0] + "]\n<tool-output call=", "\">\nResource 3:",
+		"[included resource " + refs[2] + "]\n<tool-output call=", "\">\nResource 5:",
 		"[included resource " + refs[1] + " could not be read: Permission denied"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the model's request lacks %q:\n%s", want, msg)

@@ -158,6 +158,9 @@ func (r *renderer) event(e event.Event) {
 		if t := p.Truncated; t != nil {
 			r.println(fmt.Sprintf("  ! %d bytes of stdout and %d of stderr were not stored: over the output cap (--max-output-bytes)", t.Stdout, t.Stderr), "    ")
 		}
+		if in := p.Injection; in != nil {
+			r.println("  ! the output holds text that tries to give instructions ("+strings.Join(in.Classes, ", ")+"): every call above read is asked for the rest of this turn (docs/injection.md)", "    ")
+		}
 		lines := outputLines(p.StdoutPreview, p.StdoutTail, 6, 8)
 		if p.StderrPreview != "" || p.StderrTail != nil {
 			if len(lines) > 0 {
@@ -170,6 +173,9 @@ func (r *renderer) event(e event.Event) {
 		}
 	case *event.ToolFailedPayload:
 		r.println(fmt.Sprintf("  %sfailed at %s: %s", r.label(p.ToolCallID), p.Stage, clip(p.Error, 400)), "    ")
+		if in := p.Injection; in != nil {
+			r.println("  ! the error holds text that tries to give instructions ("+strings.Join(in.Classes, ", ")+"): every call above read is asked for the rest of this turn (docs/injection.md)", "    ")
+		}
 	case *event.SkillActivatedPayload:
 		r.newline()
 		narrows := "it narrows nothing: every tool is decided as before"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/custom-agent/custom-agent/contextbuild"
 	"io"
 	"maps"
 	"os"
@@ -294,7 +295,7 @@ func turnIncludes(refs []string, prompt string, conf *config.Config) ([]session.
 func systemPrompt(cwd string) string {
 	return "You are a coding agent working in " + cwd + ". Use the tools to read, search, edit and run things in this repository. " +
 		"Every tool call is checked by a permission engine; a denied call returns the reason: do not try to get around it, " +
-		"explain what you needed instead. Keep answers short."
+		"explain what you needed instead. " + contextbuild.OutputNote + " Keep answers short."
 }
 
 // approvalUI answers the broker's questions until ctx ends.

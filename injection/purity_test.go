@@ -1,0 +1,12 @@
+package injection
+
+import (
+	"testing"
+
+	"github.com/custom-agent/custom-agent/internal/puritytest"
+)
+
+func TestPure(t *testing.T) {
+	t.Parallel()
+	puritytest.Check(t, ".")
+}
