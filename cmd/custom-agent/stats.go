@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,8 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/injection"
+	"github.com/custom-agent/custom-agent/internal/logstore"
 	"github.com/custom-agent/custom-agent/permission"
 )
 
@@ -152,7 +152,7 @@ func statsOfSession(ctx context.Context, g *globalFlags, arg string, st *injecti
 
 func statsOfAll(ctx context.Context, g *globalFlags, st *injectionStats) error {
 	s, err := g.openLog(ctx, true)
-	if errors.Is(err, sqlitestore.ErrNoLog) {
+	if logstore.IsNoLog(err) {
 		return nil // no sessions yet: every counter is zero
 	}
 	if err != nil {
@@ -171,7 +171,7 @@ func statsOfAll(ctx context.Context, g *globalFlags, st *injectionStats) error {
 	return nil
 }
 
-func foldSession(ctx context.Context, s *sqlitestore.Store, id string, st *injectionStats) error {
+func foldSession(ctx context.Context, s eventlog.Store, id string, st *injectionStats) error {
 	st.Sessions++
 	for e, err := range s.Read(ctx, id, 1) {
 		if err != nil {
