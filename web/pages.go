@@ -339,4 +339,3 @@ func (s *Server) openAsk(ctx context.Context, sessionID string, seq uint64) (*As
 	}
 	return nil, fmt.Errorf("%w: session %s has no open question at seq %d", errNoAsk, sessionID, seq)
 }
-
