@@ -115,7 +115,11 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(func() { log.Close() })
 	f := &fixture{log: log, seq: map[string]uint64{}}
 	f.inbox = &fakeInbox{t: t, log: log, relay: true, taken: map[string]bool{}}
-	for _, s := range []struct{ id, tc, tool string; l risk.Level; args string }{
+	for _, s := range []struct {
+		id, tc, tool string
+		l            risk.Level
+		args         string
+	}{
 		{"sess-A", "tc_1", "write_file", risk.Write, `{"path":"a.txt","content":"hello"}`},
 		{"sess-B", "tc_1", "write_file", risk.Write, `{"path":"b.txt","content":"<script>alert(1)</script>"}`},
 		{"sess-D", "tc_9", "shell", risk.Destructive, `{"command":"rm -rf /tmp/x"}`},
