@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -77,6 +78,27 @@ func (p Pending) Destructive() bool {
 	l := p.Question.Decision.RiskAtDecision
 	return l == risk.Unknown || l >= risk.Destructive
 }
+
+// ConfirmWord is what a person types to confirm allowing a destructive
+// call, in every UI: the terminal (typed, then Enter; or a line of its own
+// without a TTY) and a UI of another process (Answer.Confirm, checked by
+// Relay).
+const ConfirmWord = "confirm"
+
+// NeedsConfirm reports whether answering p with option needs ConfirmWord
+// typed first: an option that lets a destructive (or unknown-risk) call
+// run (allow once, with or without the sandbox).
+func NeedsConfirm(p Pending, option string) bool {
+	return p.Destructive() && (option == executor.OptionAllowOnce || option == executor.OptionAllowUnsandboxed)
+}
+
+// Confirmed reports whether what a person typed confirms a destructive
+// call: ConfirmWord, spaces around it aside.
+func Confirmed(typed string) bool { return strings.TrimSpace(typed) == ConfirmWord }
+
+// ReasonNotConfirmed is the reason of the deny a UI gives when a
+// destructive call's allow was not confirmed with ConfirmWord.
+const ReasonNotConfirmed = "destructive call not confirmed"
 
 // NoticeKind says what happened to an ask.
 type NoticeKind int
@@ -322,10 +344,16 @@ func offered(p Pending) []string {
 // ErrAlreadyAnswered (another answer won) or ErrNotOffered, wrapped with
 // detail; nil means this answer won.
 func (b *Broker) Answer(id, option string, actor event.Actor) error {
+	return b.AnswerVia(id, option, actor, "")
+}
+
+// AnswerVia is Answer from the approval UI named ui ("terminal", "stdin",
+// "acp", "web" …), which permission.resolved records.
+func (b *Broker) AnswerVia(id, option string, actor event.Actor, ui string) error {
 	if actor == "" {
 		actor = event.ActorUser
 	}
-	ans := executor.Answer{Allow: option != executor.OptionDeny, Option: option, Actor: actor}
+	ans := executor.Answer{Allow: option != executor.OptionDeny, Option: option, Actor: actor, UI: ui}
 	if ans.Allow {
 		ans.Reason = string(actor) + " approved (" + option + ")"
 	} else {
@@ -339,13 +367,18 @@ func (b *Broker) Answer(id, option string, actor event.Actor) error {
 // input closed" or "destructive call not confirmed". Deny is always
 // offered. Errors are as for Answer.
 func (b *Broker) Deny(id string, actor event.Actor, reason string) error {
+	return b.DenyVia(id, actor, "", reason)
+}
+
+// DenyVia is Deny from the approval UI named ui (see AnswerVia).
+func (b *Broker) DenyVia(id string, actor event.Actor, ui, reason string) error {
 	if actor == "" {
 		actor = event.ActorUser
 	}
 	if reason == "" {
 		reason = string(actor) + " denied"
 	}
-	return b.answer(id, executor.Answer{Option: executor.OptionDeny, Actor: actor, Reason: reason}, false)
+	return b.answer(id, executor.Answer{Option: executor.OptionDeny, Actor: actor, Reason: reason, UI: ui}, false)
 }
 
 func (b *Broker) answer(id string, ans executor.Answer, checkOffered bool) error {

@@ -20,7 +20,10 @@ type Log interface {
 	Append(ctx context.Context, d event.Draft) (event.Event, error)
 }
 
-var _ Log = eventlog.Store(nil)
+var (
+	_ Log    = eventlog.Store(nil)
+	_ Reader = eventlog.Store(nil)
+)
 
 // RecoverPending closes the asks a dead process left open: for every
 // permission.requested in any session with no later permission.resolved for
@@ -39,25 +42,25 @@ func RecoverPending(ctx context.Context, log Log, now time.Time) (int, error) {
 	}
 	closed := 0
 	for _, s := range sessions {
-		open, err := openAsks(ctx, log, s.ID)
+		open, err := OpenAsks(ctx, log, s.ID)
 		if err != nil {
-			return closed, err
+			return closed, fmt.Errorf("recovering pending asks: %w", err)
 		}
 		for _, o := range open {
-			d, err := event.NewDraft(s.ID, o.turnID, now, event.PermissionResolvedPayload{
-				ToolCallID:     o.req.ToolCallID,
+			d, err := event.NewDraft(s.ID, o.TurnID, now, event.PermissionResolvedPayload{
+				ToolCallID:     o.Request.ToolCallID,
 				Decision:       "deny",
 				Reason:         ReasonRestarted,
 				Actor:          event.ActorSystem,
-				RiskAtDecision: o.req.RiskAtDecision,
-				SourcedFrom:    o.req.SourcedFrom,
-				Findings:       o.req.Findings,
+				RiskAtDecision: o.Request.RiskAtDecision,
+				SourcedFrom:    o.Request.SourcedFrom,
+				Findings:       o.Request.Findings,
 			})
 			if err != nil {
-				return closed, fmt.Errorf("recovering pending asks: session %s, tool call %s: %w", s.ID, o.req.ToolCallID, err)
+				return closed, fmt.Errorf("recovering pending asks: session %s, tool call %s: %w", s.ID, o.Request.ToolCallID, err)
 			}
 			if _, err := log.Append(ctx, d); err != nil {
-				return closed, fmt.Errorf("recovering pending asks: session %s, tool call %s: %w", s.ID, o.req.ToolCallID, err)
+				return closed, fmt.Errorf("recovering pending asks: session %s, tool call %s: %w", s.ID, o.Request.ToolCallID, err)
 			}
 			closed++
 		}
@@ -65,39 +68,54 @@ func RecoverPending(ctx context.Context, log Log, now time.Time) (int, error) {
 	return closed, nil
 }
 
-type openAsk struct {
-	seq    uint64
-	turnID string
-	req    *event.PermissionRequestedPayload
+// Reader reads a session's events; eventlog.Store satisfies it.
+type Reader interface {
+	Read(ctx context.Context, sessionID string, fromSeq uint64) iter.Seq2[event.Event, error]
 }
 
-// openAsks returns the session's requests without a later resolution, in
-// log order. A tool call id may recur (a scripted model reusing "tc_1"):
-// each resolution closes the latest open request with its id.
-func openAsks(ctx context.Context, log Log, sessionID string) ([]openAsk, error) {
-	open := map[string]openAsk{}
+// OpenAsk is a question asked in a session's log (permission.requested)
+// with no permission.resolved after it: a person may still answer it.
+type OpenAsk struct {
+	// Seq is the seq of the permission.requested event: an answer from
+	// another process names it (eventlog.Answer.RequestSeq).
+	Seq    uint64
+	TurnID string
+	// Asked is the time of the permission.requested event.
+	Asked   time.Time
+	Request *event.PermissionRequestedPayload
+}
+
+// OpenAsks returns the session's open questions, oldest first: each
+// permission.requested with no later permission.resolved for its tool call
+// id. It reads the log only, so it sees the questions of every process
+// writing to it. A tool call id may recur (a model giving two calls one
+// id): each resolution closes the latest open request with its id.
+func OpenAsks(ctx context.Context, log Reader, sessionID string) ([]OpenAsk, error) {
+	open := map[string][]OpenAsk{} // by tool call id, oldest first
 	for e, err := range log.Read(ctx, sessionID, 1) {
 		if err != nil {
-			return nil, fmt.Errorf("recovering pending asks: reading session %s: %w", sessionID, err)
+			return nil, fmt.Errorf("open questions: reading session %s: %w", sessionID, err)
 		}
 		if e.Type != event.PermissionRequested && e.Type != event.PermissionResolved {
 			continue
 		}
 		p, err := e.Decode()
 		if err != nil {
-			return nil, fmt.Errorf("recovering pending asks: session %s: %w", sessionID, err)
+			return nil, fmt.Errorf("open questions: session %s: %w", sessionID, err)
 		}
 		switch p := p.(type) {
 		case *event.PermissionRequestedPayload:
-			open[p.ToolCallID] = openAsk{seq: e.Seq, turnID: e.TurnID, req: p}
+			open[p.ToolCallID] = append(open[p.ToolCallID], OpenAsk{Seq: e.Seq, TurnID: e.TurnID, Asked: e.TS, Request: p})
 		case *event.PermissionResolvedPayload:
-			delete(open, p.ToolCallID)
+			if l := open[p.ToolCallID]; len(l) > 0 {
+				open[p.ToolCallID] = l[:len(l)-1]
+			}
 		}
 	}
-	out := make([]openAsk, 0, len(open))
-	for _, o := range open {
-		out = append(out, o)
+	var out []OpenAsk
+	for _, l := range open {
+		out = append(out, l...)
 	}
-	slices.SortFunc(out, func(x, y openAsk) int { return cmp.Compare(x.seq, y.seq) })
+	slices.SortFunc(out, func(x, y OpenAsk) int { return cmp.Compare(x.Seq, y.Seq) })
 	return out, nil
 }

@@ -177,6 +177,10 @@ type (
 		// Cwd is the directory the decision was made in: an approval
 		// holds as a prior approval there only (DESIGN.md §6).
 		Cwd string `json:"cwd,omitempty"`
+		// UI names the approval UI a person answered in ("terminal",
+		// "stdin", "acp", "web" …); empty for an answer nobody gave in
+		// a UI (policy, timeout, cancellation, restart).
+		UI string `json:"ui,omitempty"`
 	}
 	// ToolStartedPayload marks the moment a tool began to run.
 	ToolStartedPayload struct {

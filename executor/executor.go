@@ -129,6 +129,10 @@ type Answer struct {
 	Option string      // one of the offered options; "" for a system answer
 	Actor  event.Actor // user or system
 	Reason string      // e.g. "user approved (allow_once)", "timeout"
+	// UI names the approval UI the answer came from ("terminal",
+	// "web" …), recorded as permission.resolved's ui; empty for a
+	// system answer.
+	UI string
 }
 
 // Session is what the executor needs to know of the session a call belongs
@@ -311,6 +315,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		}
 		out.Answer = &ans
 		resolved = x.resolvedBy(c, shown, ans.Allow, ans.Actor, ans.Reason, ans.Option, sec)
+		resolved.UI = ans.UI
 	default: // deny, and the unset decision, which every caller treats as deny
 		reason := shown.Reason
 		if d.Decision == permission.Unset {

@@ -233,7 +233,7 @@ func (a *Agent) request(ctx context.Context, ss *sess, p approval.Pending) {
 			ss.mu.Lock()
 			ss.denySession[p.Question.ToolCallID] = rule
 			ss.mu.Unlock()
-			if err := a.cfg.Broker.Deny(p.ID, event.ActorUser, "user denied for this session (session rule "+rule.ID+")"); err != nil {
+			if err := a.cfg.Broker.DenyVia(p.ID, event.ActorUser, UIName, "user denied for this session (session rule "+rule.ID+")"); err != nil {
 				ss.mu.Lock()
 				delete(ss.denySession, p.Question.ToolCallID)
 				ss.mu.Unlock()
@@ -242,7 +242,7 @@ func (a *Agent) request(ctx context.Context, ss *sess, p approval.Pending) {
 		case chosen.answer == optDeny:
 			a.deny(p.ID, event.ActorUser, "")
 		default:
-			if err := a.cfg.Broker.Answer(p.ID, chosen.answer, event.ActorUser); err != nil {
+			if err := a.cfg.Broker.AnswerVia(p.ID, chosen.answer, event.ActorUser, UIName); err != nil {
 				a.log.Warn("permission answer refused", "session", ss.id, "ask", p.ID, "err", err)
 			}
 		}
@@ -251,8 +251,16 @@ func (a *Agent) request(ctx context.Context, ss *sess, p approval.Pending) {
 	}
 }
 
+// UIName is the name the editor's answers carry in permission.resolved's
+// ui.
+const UIName = "acp"
+
 func (a *Agent) deny(id string, actor event.Actor, reason string) {
-	if err := a.cfg.Broker.Deny(id, actor, reason); err != nil && !errors.Is(err, approval.ErrAlreadyAnswered) {
+	ui := ""
+	if actor == event.ActorUser {
+		ui = UIName
+	}
+	if err := a.cfg.Broker.DenyVia(id, actor, ui, reason); err != nil && !errors.Is(err, approval.ErrAlreadyAnswered) {
 		a.log.Warn("permission answer refused", "ask", id, "err", err)
 	} else if err != nil {
 		a.log.Info("permission answer arrived after the ask was resolved; refused", "ask", id, "err", err)

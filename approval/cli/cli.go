@@ -56,13 +56,13 @@ import (
 // Reasons the terminal UI gives when it denies on its own.
 const (
 	ReasonInputClosed  = "approval input closed"
-	ReasonNotConfirmed = "destructive call not confirmed"
+	ReasonNotConfirmed = approval.ReasonNotConfirmed
 	ReasonInterrupted  = "user pressed Ctrl-C"
 	// ReasonEndOfInput is a Ctrl-D pressed at a question.
 	ReasonEndOfInput = "end of input at the question (Ctrl-D)"
 	// ConfirmWord confirms a destructive allow once, the same on a TTY
 	// (typed, then Enter) and without one (a line of its own).
-	ConfirmWord = "confirm"
+	ConfirmWord = approval.ConfirmWord
 	// DefaultKeyGuard is how long keys are ignored after a question is
 	// drawn on a TTY, so that keys typed for something else never answer
 	// it.
@@ -394,7 +394,7 @@ func (r *run) input(c chunk) {
 // error here: the broker's notice tells how the ask ended.
 func (r *run) answer(option string) {
 	r.cur.answered = true
-	if err := r.b.Answer(r.cur.ID, option, event.ActorUser); err != nil && !errors.Is(err, approval.ErrAlreadyAnswered) {
+	if err := r.b.AnswerVia(r.cur.ID, option, event.ActorUser, r.uiName()); err != nil && !errors.Is(err, approval.ErrAlreadyAnswered) {
 		r.cur.answered = false
 		r.hint(err.Error())
 	}
@@ -402,9 +402,26 @@ func (r *run) answer(option string) {
 
 func (r *run) deny(actor event.Actor, reason string) {
 	r.cur.answered = true
-	if err := r.b.Deny(r.cur.ID, actor, reason); err != nil && !errors.Is(err, approval.ErrAlreadyAnswered) {
+	ui := r.uiName()
+	if actor != event.ActorUser {
+		ui = "" // the input ended: nobody answered here
+	}
+	if err := r.b.DenyVia(r.cur.ID, actor, ui, reason); err != nil && !errors.Is(err, approval.ErrAlreadyAnswered) {
 		r.hint(err.Error())
 	}
+}
+
+// The names this UI gives itself in permission.resolved's ui.
+const (
+	UITerminal = "terminal" // the interactive UI, single keys on a TTY
+	UIStdin    = "stdin"    // the line protocol
+)
+
+func (r *run) uiName() string {
+	if r.opts.IsTTY {
+		return UITerminal
+	}
+	return UIStdin
 }
 
 func (r *run) hint(msg string) {
@@ -434,7 +451,7 @@ func (r *run) consumeLines() {
 func (r *run) line(word string) {
 	p := r.cur
 	if p.confirming {
-		if word == ConfirmWord {
+		if approval.Confirmed(word) {
 			r.answer(p.confirmed)
 		} else {
 			r.deny(event.ActorUser, ReasonNotConfirmed)
@@ -443,7 +460,7 @@ func (r *run) line(word string) {
 	}
 	switch {
 	case slices.Contains(p.Options, word):
-		if needsConfirm(word) && p.Destructive() {
+		if approval.NeedsConfirm(p.Pending, word) {
 			p.confirming, p.confirmed = true, word
 			r.write("this call is destructive: type " + ConfirmWord + " to allow it; any other line denies\n")
 			return
@@ -457,12 +474,6 @@ func (r *run) line(word string) {
 }
 
 var allOptions = []string{executor.OptionAllowOnce, executor.OptionAllowSession, executor.OptionAllowProject, executor.OptionAllowUnsandboxed, executor.OptionDeny}
-
-// needsConfirm reports whether an option allows a destructive call, which
-// then needs ConfirmWord typed.
-func needsConfirm(option string) bool {
-	return option == executor.OptionAllowOnce || option == executor.OptionAllowUnsandboxed
-}
 
 // unsandboxedHelp says what running a call without the sandbox means.
 const unsandboxedHelp = "runs this one call outside the sandbox, with every right you have (your secrets, any file, the network); it is never remembered"
@@ -537,6 +548,12 @@ func compact(raw json.RawMessage) string {
 func (r *run) outcome(a executor.Answer) {
 	var msg string
 	switch {
+	case a.UI != "" && a.UI != UITerminal && a.UI != UIStdin && a.Allow:
+		// Answered in another UI (the web, the editor): this question
+		// closes with where and how.
+		msg = fmt.Sprintf("answered in the %s UI: %s", clean(a.UI), strings.ReplaceAll(a.Option, "_", " "))
+	case a.UI != "" && a.UI != UITerminal && a.UI != UIStdin:
+		msg = fmt.Sprintf("answered in the %s UI: deny (%s)", clean(a.UI), clean(a.Reason))
 	case a.Allow:
 		msg = fmt.Sprintf("allowed (%s) by %s", a.Option, a.Actor)
 	default:

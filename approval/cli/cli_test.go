@@ -103,6 +103,19 @@ var (
 	inputClosed  = executor.Answer{Option: "deny", Actor: event.ActorSystem, Reason: cli.ReasonInputClosed}
 )
 
+// via sets the UI of the person's answers (actor user) that name none to
+// ui: the UI that answered them is recorded with them; the system's
+// answers name none.
+func via(ui string, as []executor.Answer) []executor.Answer {
+	out := slices.Clone(as)
+	for i := range out {
+		if out[i].Actor == event.ActorUser && out[i].UI == "" {
+			out[i].UI = ui
+		}
+	}
+	return out
+}
+
 // unsandboxed offers allow_unsandboxed as the executor does when the
 // call would run in the sandbox.
 func unsandboxed(q executor.Question) executor.Question {
@@ -147,7 +160,7 @@ func TestLines(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				got, out := session(t, strings.NewReader(tt.input), nil, tt.qs...)
-				if diff := cmp.Diff(tt.want, got); diff != "" {
+				if diff := cmp.Diff(via(cli.UIStdin, tt.want), got); diff != "" {
 					t.Errorf("answers (-want +got):\n%s", diff)
 				}
 				golden(t, "lines/"+strings.ReplaceAll(tt.name, " ", "_"), out)
@@ -170,7 +183,7 @@ func TestLinesWait(t *testing.T) {
 		got, out := session(t, pr, nil, question("tc_1", risk.Execute, "npm test"), question("tc_2", risk.Execute, "npm test"))
 		pw.Close()
 		want := []executor.Answer{allow("allow_once"), {Actor: event.ActorSystem, Reason: "timeout: no answer within 30s"}}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(via(cli.UIStdin, want), got); diff != "" {
 			t.Errorf("answers (-want +got):\n%s", diff)
 		}
 		golden(t, "lines/wait", out)
@@ -270,7 +283,9 @@ func TestTerminal(t *testing.T) {
 		{name: "arrow and function keys do not answer", q: exec, steps: []step{{0, "\x1b[D\x1bOP\x1b[1;5P\x1b[15~"}, {time.Second, "d"}}, want: userDeny},
 		{name: "ctrl-c", q: exec, steps: []step{{time.Second, "\x03"}}, wantInterrupt: true,
 			want: executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: cli.ReasonInterrupted}},
-		{name: "answered elsewhere", q: exec, elsewhere: 3 * time.Second, want: allow("allow_session")},
+		// The web UI's answer, relayed from another process: the
+		// question closes saying where it was answered.
+		{name: "answered elsewhere", q: exec, elsewhere: 3 * time.Second, want: executor.Answer{Allow: true, Option: "allow_session", Actor: event.ActorUser, Reason: "user approved (allow_session)", UI: "web"}},
 		{name: "cancelled", q: exec, cancel: 2 * time.Second, wantErr: true,
 			want: executor.Answer{Actor: event.ActorSystem, Reason: approval.ReasonCancelled}},
 		{name: "no color", q: rm, noColor: true, steps: []step{{0, "o"}, {0, "confirm\r"}}, want: allow("allow_once")},
@@ -367,7 +382,7 @@ func testTerminal(t *testing.T, tt ttyCase) {
 	if tt.elsewhere > 0 {
 		go func() {
 			time.Sleep(tt.elsewhere)
-			if err := b.Answer(b.Pending()[0].ID, executor.OptionAllowSession, event.ActorUser); err != nil {
+			if err := b.AnswerVia(b.Pending()[0].ID, executor.OptionAllowSession, event.ActorUser, "web"); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -395,7 +410,7 @@ func testTerminal(t *testing.T, tt ttyCase) {
 	if (r.err != nil) != tt.wantErr {
 		t.Errorf("Ask error %v, want error: %v", r.err, tt.wantErr)
 	}
-	if diff := cmp.Diff(tt.want, r.a); diff != "" {
+	if diff := cmp.Diff(via(cli.UITerminal, []executor.Answer{tt.want})[0], r.a); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
 	if interrupted != tt.wantInterrupt {
@@ -470,7 +485,7 @@ func TestTerminalQueue(t *testing.T) {
 		stop()
 		<-ran
 		pw.Close()
-		want := []executor.Answer{allow("allow_once"), userDeny, {Option: "deny", Actor: event.ActorUser, Reason: "denied on the web"}}
+		want := append(via(cli.UITerminal, []executor.Answer{allow("allow_once"), userDeny}), executor.Answer{Option: "deny", Actor: event.ActorUser, Reason: "denied on the web"})
 		if diff := cmp.Diff(want, answers); diff != "" {
 			t.Errorf("answers (-want +got):\n%s", diff)
 		}

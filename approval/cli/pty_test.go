@@ -238,7 +238,7 @@ func TestPTYCtrlD(t *testing.T) {
 	time.Sleep(400 * time.Millisecond)
 	p.Type(t, "\x04")
 	a := waitAnswer(t, ch)
-	want := executor.Answer{Option: executor.OptionDeny, Actor: event.ActorUser, Reason: ReasonEndOfInput}
+	want := executor.Answer{Option: executor.OptionDeny, Actor: event.ActorUser, Reason: ReasonEndOfInput, UI: UITerminal}
 	if a != want {
 		t.Fatalf("answer %+v, want %+v", a, want)
 	}

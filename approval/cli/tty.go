@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/text/width"
 
+	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/permission/risk"
@@ -664,7 +665,7 @@ func (r *run) key(b byte) {
 		switch {
 		case !slices.Contains(p.Options, kk.option):
 			p.message = fmt.Sprintf("%q (%s) is not offered for this call", string(k), kk.label)
-		case needsConfirm(kk.option) && p.Destructive():
+		case approval.NeedsConfirm(p.Pending, kk.option):
 			p.confirming, p.confirmed = true, kk.option
 		default:
 			r.answer(kk.option)
@@ -681,7 +682,7 @@ func (r *run) confirmKey(b byte) {
 	p := r.cur
 	switch {
 	case b == '\r' || b == '\n':
-		if strings.TrimSpace(string(p.typed)) == ConfirmWord {
+		if approval.Confirmed(string(p.typed)) {
 			r.answer(p.confirmed)
 		} else {
 			r.deny(event.ActorUser, ReasonNotConfirmed)

@@ -153,6 +153,12 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 	if m == nil && modelErr == nil {
 		cfg.ModelErr = errors.New(app.ModelHelp)
 	}
+	// Answers given in another process's UI (custom-agent serve) reach
+	// the broker too, for every session of the connection; the editor's
+	// request is withdrawn when one wins.
+	relayCtx, stopRelay := context.WithCancel(ctx)
+	defer rt.Relay(relayCtx, "", logger)()
+	defer stopRelay()
 	return acp.Serve(ctx, cfg, cmd.InOrStdin(), cmd.OutOrStdout())
 }
 

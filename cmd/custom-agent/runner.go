@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -217,9 +218,12 @@ func (r *sessionRunner) turn(ctx context.Context, prompt string, o turnOptions) 
 		defer close(uiDone)
 		_ = ui.Run(uiCtx)
 	}()
+	// Answers given in another process's UI (custom-agent serve) reach
+	// the broker too; the first answer from any UI wins.
+	relayDone := r.rt.Relay(uiCtx, r.s.ID(), slog.New(slog.NewTextHandler(r.cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	// The UI is stopped before the turn returns, so that the next prompt
 	// (chat) owns the terminal alone.
-	defer func() { stopUI(); <-uiDone }()
+	defer func() { stopUI(); <-uiDone; relayDone() }()
 
 	out := o.out
 	rd := &renderer{w: out, model: r.m.Name(), cols: func() int { return columns(out) }}

@@ -153,7 +153,7 @@ func TestALogWithoutBlobsHoldsNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`DROP TABLE blobs; PRAGMA user_version = 3`); err != nil { // schema 3 is schema 4 without blobs
+	if _, err := db.Exec(`DROP TABLE blobs; DROP TABLE answers; PRAGMA user_version = 3`); err != nil { // schema 3 is schema 5 without blobs and answers
 		t.Fatal(err)
 	}
 	db.Close()

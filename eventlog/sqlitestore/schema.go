@@ -136,7 +136,27 @@ var migrations = []string{
 		sum  BLOB PRIMARY KEY CHECK (length(sum) = 32),
 		data BLOB NOT NULL
 	) WITHOUT ROWID;`,
+
+	// 5: answers, the inbox (eventlog.Inbox): an answer to an open
+	// question given in a UI of another process, which the asking
+	// process takes and records as permission.resolved in its chain.
+	// Offers are not part of any chain. One answer per question (session,
+	// tool call id): the primary key makes the first offer win in every
+	// process sharing the file.
+	`CREATE TABLE answers (
+		session_id   TEXT    NOT NULL,
+		tool_call_id TEXT    NOT NULL,
+		option       TEXT    NOT NULL,
+		confirm      TEXT    NOT NULL,
+		ui           TEXT    NOT NULL,
+		at           TEXT    NOT NULL,
+		request_seq  INTEGER NOT NULL CHECK (request_seq >= 0),
+		PRIMARY KEY (session_id, tool_call_id)
+	) WITHOUT ROWID;`,
 }
 
 // blobSchema is the first schema with the blobs table.
 const blobSchema = 4
+
+// inboxSchema is the first schema with the answers table.
+const inboxSchema = 5

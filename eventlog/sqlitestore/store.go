@@ -350,6 +350,8 @@ type readQueries struct {
 	// blob reads a blob's bytes by its digest (no blobs before schema
 	// 4: "").
 	blob string
+	// answer reads an offered answer (no answers before schema 5: "").
+	answer string
 }
 
 // queriesFor is the reads of a schema from oldestReadable on.
@@ -376,6 +378,9 @@ func queriesFor(schema int) *readQueries {
 	}
 	if schema >= blobSchema {
 		q.blob = `SELECT data FROM blobs WHERE sum = ?`
+	}
+	if schema >= inboxSchema {
+		q.answer = `SELECT option, confirm, ui, at, request_seq FROM answers WHERE session_id = ? AND tool_call_id = ?`
 	}
 	return q
 }

@@ -72,6 +72,17 @@ func Run(t *testing.T, open Opener) {
 			tc.fn(t, s, b)
 		})
 	}
+	for _, tc := range inboxTests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t)
+			t.Cleanup(func() { _ = s.Close() })
+			in, ok := s.(eventlog.Inbox)
+			if !ok {
+				t.Skipf("%T is not an eventlog.Inbox", s)
+			}
+			tc.fn(t, s, in)
+		})
+	}
 }
 
 func mustAppend(t *testing.T, s eventlog.Store, d event.Draft) event.Event {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/model"
@@ -64,6 +66,24 @@ func Open(ctx context.Context, dataDir string, approvalTimeout time.Duration) (*
 		Broker:    approval.New(&approval.Options{DefaultTimeout: approvalTimeout}),
 		Recovered: n,
 	}, nil
+}
+
+// Relay answers the broker's asks of session sessionID ("" for all of
+// them) with the answers UIs of other processes (the web UI) offer through
+// the event log's store, when the store carries them (eventlog.Inbox),
+// until ctx ends (approval.Relay). It returns at once; wait returns once
+// the relay has stopped.
+func (r *Runtime) Relay(ctx context.Context, sessionID string, logger *slog.Logger) (wait func()) {
+	inbox, ok := any(r.Store).(eventlog.Inbox)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = approval.Relay(ctx, inbox, r.Store, r.Broker, sessionID, &approval.RelayOptions{Logger: logger})
+	}()
+	return func() { <-done }
 }
 
 // Close releases the runtime.

@@ -1,0 +1,265 @@
+package approval
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog"
+)
+
+// Defaults of RelayOptions.
+const (
+	DefaultRelayInterval = 25 * time.Millisecond
+	DefaultRelayPerTick  = 32
+)
+
+// RelayOptions tune Relay. The zero value is the default.
+type RelayOptions struct {
+	// Interval is how often the inbox is looked at while the broker has
+	// asks of the session pending (default DefaultRelayInterval). Nothing
+	// is looked at while none is pending.
+	Interval time.Duration
+	// PerTick bounds how many pending asks are looked up in the inbox
+	// per look (default DefaultRelayPerTick); the others wait for the
+	// next, in turn.
+	PerTick int
+	// Logger gets a line for each answer refused and for inbox errors
+	// (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Relay answers the broker's asks of session sessionID ("" for every
+// session the broker asks about) with the answers that UIs of other
+// processes (the web UI, `custom-agent serve`) offer in inbox. It is run by
+// the process that asks, for as long as its asks may be answered
+// elsewhere, and returns nil when ctx ends.
+//
+// While the broker has asks of the session pending, Relay looks in the
+// inbox every Interval for an answer to each (session, tool call id). An
+// answer resolves the ask it names through the broker, with actor user and
+// the answer's UI: the executor then records permission.resolved as for
+// any other answer. The first answer wins, from whichever UI (the broker
+// resolves an ask once); an answer to an ask already resolved (by the
+// terminal, a timeout or a cancellation) changes nothing. An answer is
+// taken only for the question it names:
+//   - the log must hold exactly one open permission.requested with the
+//     ask's tool call id, and the broker exactly one pending ask with it;
+//   - when the answer names the request's seq (RequestSeq) it must be that
+//     one; when it names none, the session's log must hold no other
+//     permission.requested with that tool call id ever.
+//
+// Otherwise the answer is ignored and logged, and the ask is left to the
+// other UIs and its timeout. An answer naming an option the ask does not
+// offer, or allowing a destructive call without the confirmation the
+// terminal demands (Confirmed), denies the ask, as the terminal does.
+func Relay(ctx context.Context, inbox eventlog.Inbox, log Reader, b *Broker, sessionID string, opts *RelayOptions) error {
+	r := &relay{inbox: inbox, log: log, b: b, session: sessionID, pending: map[string]Pending{}, done: map[string]bool{}}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.Interval <= 0 {
+		r.opts.Interval = DefaultRelayInterval
+	}
+	if r.opts.PerTick <= 0 {
+		r.opts.PerTick = DefaultRelayPerTick
+	}
+	if r.opts.Logger == nil {
+		r.opts.Logger = slog.Default()
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	notes := b.Subscribe(ctx)
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
+	for {
+		var tick <-chan time.Time
+		switch {
+		case len(r.pending) > 0 && ticker == nil:
+			ticker = time.NewTicker(r.opts.Interval)
+		case len(r.pending) == 0 && ticker != nil:
+			ticker.Stop()
+			ticker = nil
+		}
+		if ticker != nil {
+			tick = ticker.C
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case n, ok := <-notes:
+			if !ok {
+				return nil
+			}
+			r.notice(n)
+		case <-tick:
+			r.look(ctx)
+		}
+	}
+}
+
+type relay struct {
+	inbox   eventlog.Inbox
+	log     Reader
+	b       *Broker
+	session string
+	opts    RelayOptions
+
+	pending map[string]Pending // the session's asks pending, by ask id
+	done    map[string]bool    // asks whose answer was handled or refused
+	next    int                // where the next look starts, for PerTick
+}
+
+func (r *relay) notice(n Notice) {
+	if r.session != "" && n.Pending.Question.SessionID != r.session {
+		return // another session's ask: its answers are not this relay's
+	}
+	switch n.Kind {
+	case NoticeAsked:
+		r.pending[n.Pending.ID] = n.Pending
+	case NoticeResolved:
+		delete(r.pending, n.Pending.ID)
+		delete(r.done, n.Pending.ID)
+	}
+}
+
+// look takes, for at most PerTick pending asks, the answer offered to each.
+func (r *relay) look(ctx context.Context) {
+	asks := make([]Pending, 0, len(r.pending))
+	for id, p := range r.pending {
+		if !r.done[id] {
+			asks = append(asks, p)
+		}
+	}
+	if len(asks) == 0 {
+		return
+	}
+	slices.SortFunc(asks, func(x, y Pending) int { return cmp.Or(x.Asked.Compare(y.Asked), cmp.Compare(x.ID, y.ID)) })
+	n := min(len(asks), r.opts.PerTick)
+	start := r.next % len(asks)
+	r.next = start + n
+	for i := range n {
+		p := asks[(start+i)%len(asks)]
+		a, ok, err := r.inbox.TakeAnswer(ctx, p.Question.SessionID, p.Question.ToolCallID)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.opts.Logger.Warn("approval relay: reading the inbox failed", "session", p.Question.SessionID, "toolCallId", p.Question.ToolCallID, "err", err)
+			}
+			return
+		}
+		if ok {
+			r.done[p.ID] = true
+			r.take(ctx, p, a)
+		}
+	}
+}
+
+// take resolves p with a, when a is an answer to p.
+func (r *relay) take(ctx context.Context, p Pending, a eventlog.Answer) {
+	ui := UIName(a.UI)
+	lg := r.opts.Logger.With("session", p.Question.SessionID, "toolCallId", p.Question.ToolCallID, "ask", p.ID, "ui", ui)
+	if why, err := r.names(ctx, p, a); err != nil {
+		lg.Warn("approval relay: the log could not be read to match an answer; ignored", "err", err)
+		return
+	} else if why != "" {
+		lg.Warn("approval relay: an offered answer is not for this question; ignored", "why", why)
+		return
+	}
+	var err error
+	switch {
+	case !slices.Contains(p.Options, a.Option):
+		err = r.b.DenyVia(p.ID, event.ActorSystem, ui,
+			fmt.Sprintf("the %s UI answered %q, which was not offered for this call; denied", ui, clip(a.Option)))
+	case NeedsConfirm(p, a.Option) && !Confirmed(a.Confirm):
+		err = r.b.DenyVia(p.ID, event.ActorUser, ui, ReasonNotConfirmed)
+	default:
+		err = r.b.AnswerVia(p.ID, a.Option, event.ActorUser, ui)
+	}
+	switch {
+	case errors.Is(err, ErrAlreadyAnswered), errors.Is(err, ErrUnknownAsk):
+		lg.Info("approval relay: the question was answered first elsewhere; the offered answer changes nothing", "err", err)
+	case err != nil:
+		lg.Warn("approval relay: answer refused", "err", err)
+	}
+}
+
+// names reports why a is not an answer to p ("" when it is), from the log:
+// the answer must name the one open request of p's tool call id.
+func (r *relay) names(ctx context.Context, p Pending, a eventlog.Answer) (string, error) {
+	same := 0
+	for _, q := range r.pending {
+		if q.Question.SessionID == p.Question.SessionID && q.Question.ToolCallID == p.Question.ToolCallID {
+			same++
+		}
+	}
+	if same != 1 {
+		return fmt.Sprintf("%d asks with this tool call id are pending", same), nil
+	}
+	var open []uint64
+	total := 0
+	for e, err := range r.log.Read(ctx, p.Question.SessionID, 1) {
+		if err != nil {
+			return "", err
+		}
+		if e.Type != event.PermissionRequested && e.Type != event.PermissionResolved {
+			continue
+		}
+		d, err := e.Decode()
+		if err != nil {
+			return "", err
+		}
+		switch d := d.(type) {
+		case *event.PermissionRequestedPayload:
+			if d.ToolCallID == p.Question.ToolCallID {
+				open = append(open, e.Seq)
+				total++
+			}
+		case *event.PermissionResolvedPayload:
+			if d.ToolCallID == p.Question.ToolCallID && len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	switch {
+	case len(open) != 1:
+		return fmt.Sprintf("the log holds %d open questions with this tool call id", len(open)), nil
+	case a.RequestSeq != 0 && a.RequestSeq != open[0]:
+		return fmt.Sprintf("the answer is to the question at seq %d, the open one is at seq %d", a.RequestSeq, open[0]), nil
+	case a.RequestSeq == 0 && total != 1:
+		return fmt.Sprintf("the answer names no request seq and the log holds %d questions with this tool call id", total), nil
+	}
+	return "", nil
+}
+
+// UIName is the name of a UI as recorded in permission.resolved's ui: the
+// name an answer gave, when it is a short word of lower-case letters,
+// digits and '-' (the text comes from another process), else "other".
+func UIName(name string) string {
+	if name == "" || len(name) > 32 {
+		return "other"
+	}
+	for _, c := range name {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return "other"
+		}
+	}
+	return name
+}
+
+// clip shortens text from another process for a reason.
+func clip(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return strings.ToValidUTF8(s, "?")
+}
