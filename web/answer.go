@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
@@ -81,7 +82,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, answerResponse{Message: fmt.Sprintf("%q is not offered for this question", clean(req.Option))})
 		return
 	}
-	if dangerous && cli.NeedsConfirm(req.Option) && req.Confirm != cli.ConfirmWord {
+	if needsConfirm(ask.Req.RiskAtDecision, req.Option) && !approval.Confirmed(req.Confirm) {
 		writeJSON(w, http.StatusBadRequest, answerResponse{Message: "this call is destructive: type " + cli.ConfirmWord + " to allow it"})
 		return
 	}
@@ -90,8 +91,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err = s.opts.Inbox.OfferAnswer(ctx, Answer{SessionID: req.SessionID, ToolCallID: req.ToolCallID, Option: req.Option,
-		Confirm: req.Confirm, UI: UIName, At: s.opts.Now()})
-	if errors.Is(err, ErrAnswered) {
+		Confirm: req.Confirm, UI: UIName, At: s.opts.Now(), RequestSeq: req.Seq})
+	if errors.Is(err, eventlog.ErrAnswered) {
 		res := s.outcomeOf(ctx, req.SessionID, req.Seq)
 		writeJSON(w, http.StatusConflict, answerResponse{Outcome: res.Words(), Message: "another answer came first"})
 		return
@@ -107,7 +108,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 			Message: "the answer is stored; the asking process has not recorded the outcome yet"})
 		return
 	}
-	won := res.Actor == event.ActorUser && (res.UI == "" || res.UI == UIName) &&
+	won := res.Actor == event.ActorUser && res.UI == UIName &&
 		(req.Option == executor.OptionDeny && res.Decision == "deny" || req.Option != executor.OptionDeny && res.Option == req.Option && res.Decision == "allow")
 	resp := answerResponse{Won: won, Outcome: res.Words()}
 	if won {

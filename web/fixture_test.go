@@ -43,7 +43,7 @@ func (f *fakeInbox) OfferAnswer(ctx context.Context, a Answer) error {
 	key := a.SessionID + "/" + a.ToolCallID
 	if f.taken[key] {
 		f.mu.Unlock()
-		return fmt.Errorf("offer %s: %w", key, ErrAnswered)
+		return fmt.Errorf("offer %s: %w", key, eventlog.ErrAnswered)
 	}
 	f.taken[key] = true
 	f.offers = append(f.offers, a)
@@ -56,7 +56,7 @@ func (f *fakeInbox) OfferAnswer(ctx context.Context, a Answer) error {
 		decision = "deny"
 	}
 	appendEvent(f.t, f.log, a.SessionID, event.PermissionResolvedPayload{ToolCallID: a.ToolCallID, Decision: decision,
-		Reason: "user answered", Actor: event.ActorUser, RiskAtDecision: risk.Write, SourcedFrom: "default", Option: a.Option})
+		Reason: "user answered", Actor: event.ActorUser, RiskAtDecision: risk.Write, SourcedFrom: "default", Option: a.Option, UI: a.UI})
 	return nil
 }
 

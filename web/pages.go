@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
@@ -180,9 +181,21 @@ func (s *Server) askPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "ask.html", page{Title: "Approval needed", Nav: "queue", Data: s.dialogFor(ask)})
 }
 
+// pendingAt is the broker's view of an ask at level l, for the broker's
+// own rules on destructive calls.
+func pendingAt(l risk.Level) approval.Pending {
+	return approval.Pending{Question: executor.Question{Decision: permission.Decision{RiskAtDecision: l}}}
+}
+
 // destructive reports whether a level gets the destructive treatment (an
 // unknown level does, as in every UI).
-func destructive(l risk.Level) bool { return l == risk.Unknown || l >= risk.Destructive }
+func destructive(l risk.Level) bool { return pendingAt(l).Destructive() }
+
+// needsConfirm reports whether option needs the confirmation word typed at
+// level l, by the rule the terminal and the relay apply.
+func needsConfirm(l risk.Level, option string) bool {
+	return approval.NeedsConfirm(pendingAt(l), option)
+}
 
 func (s *Server) dialogFor(a *Ask) dialog {
 	q := a.Req
@@ -228,7 +241,7 @@ func (s *Server) dialogFor(a *Ask) dialog {
 			continue // never offered for a destructive call, whatever the log says
 		}
 		d.Options = append(d.Options, optionView{Option: o, Label: cli.OptionLabel(o, d.Destructive),
-			Help: cli.OptionHelp(o, d.Destructive), Confirm: d.Destructive && cli.NeedsConfirm(o)})
+			Help: cli.OptionHelp(o, d.Destructive), Confirm: needsConfirm(q.RiskAtDecision, o)})
 	}
 	if !slices.ContainsFunc(d.Options, func(o optionView) bool { return o.Option == executor.OptionDeny }) {
 		d.Options = append(d.Options, optionView{Option: executor.OptionDeny, Label: cli.OptionLabel(executor.OptionDeny, d.Destructive)})
@@ -279,13 +292,6 @@ func (r resolution) Words() string {
 	return fmt.Sprintf("denied by %s%s: %s", r.Actor, via, r.Reason)
 }
 
-// resolvedPayload reads what permission.resolved says, with the UI that
-// answered when the asking process records it.
-type resolvedPayload struct {
-	event.PermissionResolvedPayload
-	UI string `json:"ui,omitempty"`
-}
-
 // outcomeOf finds the permission.resolved that closed the ask at seq.
 func (s *Server) outcomeOf(ctx context.Context, sessionID string, seq uint64) resolution {
 	res := resolution{SessionID: sessionID, Seq: seq}
@@ -315,7 +321,7 @@ func matchResolution(e event.Event, seq uint64, tcid *string) (resolution, bool)
 	if e.Type != event.PermissionResolved || *tcid == "" {
 		return resolution{}, false
 	}
-	var p resolvedPayload
+	var p event.PermissionResolvedPayload
 	if json.Unmarshal(e.Payload, &p) != nil || p.ToolCallID != *tcid {
 		return resolution{}, false
 	}

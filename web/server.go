@@ -32,24 +32,17 @@ import (
 var files embed.FS
 
 // Answer is an answer from a UI to an ask, as handed to the store.
-type Answer struct {
-	SessionID  string
-	ToolCallID string
-	Option     string
-	Confirm    string
-	UI         string
-	At         time.Time
-}
+type Answer = eventlog.Answer
 
-// Inbox carries answers from a UI to the process that asked, through the
-// store. OfferAnswer returns an error wrapping ErrAnswered when an answer to
-// that ask is already there.
+// Inbox is the part of eventlog.Inbox the web uses: it carries answers from
+// the browser to the process that asked, through the store. OfferAnswer
+// returns an error wrapping eventlog.ErrAnswered when an answer to that ask
+// is already there.
 type Inbox interface {
 	OfferAnswer(ctx context.Context, a Answer) error
 }
 
-// ErrAnswered: the store already holds an answer to that ask.
-var ErrAnswered = errors.New("already answered")
+var _ Inbox = eventlog.Inbox(nil)
 
 // Artifacts opens stored tool outputs; *artifact.Store satisfies it.
 type Artifacts interface {

@@ -53,10 +53,6 @@ func OptionHelp(option string, destructive bool) string {
 	return ""
 }
 
-// NeedsConfirm reports whether answering option to a destructive call
-// needs ConfirmWord typed first.
-func NeedsConfirm(option string) bool { return needsConfirm(option) }
-
 // DescribeRule says what a rule allows, in the words of its matcher, as the
 // terminal previews the rule an allow_session or allow_project answer makes.
 func DescribeRule(r permission.Rule) string { return describeRule(r) }

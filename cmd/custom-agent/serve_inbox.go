@@ -5,6 +5,6 @@ import (
 	"github.com/custom-agent/custom-agent/web"
 )
 
-// inboxFor is the store's answer inbox for the web UI; nil until the store
-// has one (answering from the browser is then off).
-func inboxFor(*sqlitestore.Store) web.Inbox { return nil }
+// inboxFor is the store's answer inbox, through which the web UI's answers
+// reach the process that asked (its approval relay takes them).
+func inboxFor(s *sqlitestore.Store) web.Inbox { return s }
