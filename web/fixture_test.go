@@ -227,3 +227,10 @@ func (f *fixture) answerBody(session string, option string) string {
 	}
 	return fmt.Sprintf(`{"sessionId":%q,"seq":%d,"toolCallId":%q,"option":%q}`, session, f.seq[session], tc, option)
 }
+
+func modelText(s string) event.Payload { return event.ModelDeltaPayload{Text: s} }
+
+func toolOutput(tc, out string) event.Payload {
+	code := 0
+	return event.ToolCompletedPayload{ToolCallID: tc, ExitCode: &code, StdoutBytes: int64(len(out)), StdoutPreview: out, Artifacts: []event.Artifact{}}
+}
