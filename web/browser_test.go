@@ -79,7 +79,11 @@ type live struct {
 	stop func()
 }
 
-func serveLog(t *testing.T, log *sqlitestore.Store, inbox Inbox) *live {
+func serveLog(t testing.TB, log *sqlitestore.Store, inbox Inbox) *live {
+	return serveLogPoll(t, log, inbox, 50*time.Millisecond)
+}
+
+func serveLogPoll(t testing.TB, log *sqlitestore.Store, inbox Inbox, poll time.Duration) *live {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -90,7 +94,7 @@ func serveLog(t *testing.T, log *sqlitestore.Store, inbox Inbox) *live {
 	if inbox != nil {
 		in = inbox
 	}
-	s, err := New(Options{Log: log, Inbox: in, Token: testToken, Port: port, Poll: 50 * time.Millisecond,
+	s, err := New(Options{Log: log, Inbox: in, Token: testToken, Port: port, Poll: poll,
 		Hosts: []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}})
 	if err != nil {
 		t.Fatal(err)
