@@ -12,8 +12,12 @@
 // an ask ends. Delivery never blocks the broker or an asking executor: each
 // subscriber has its own unbounded queue, so a slow UI only delays itself.
 //
-// The broker keeps no state across processes. Asks a dead process left
-// pending in the event log are closed by RecoverPending on start-up.
+// The broker keeps no state across processes. A UI of another process (the
+// web UI) answers through the event log's store (eventlog.Inbox), and Relay,
+// run by the asking process, hands its answers to the broker; OpenAsks and
+// Resolution read a session's questions and their outcomes from the log.
+// Asks a dead process left pending in the event log are closed by
+// RecoverPending on start-up.
 package approval
 
 import (

@@ -3,6 +3,7 @@ package approval
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -118,4 +119,56 @@ func OpenAsks(ctx context.Context, log Reader, sessionID string) ([]OpenAsk, err
 	}
 	slices.SortFunc(out, func(x, y OpenAsk) int { return cmp.Compare(x.Seq, y.Seq) })
 	return out, nil
+}
+
+// ErrNotARequest: the seq given to Resolution is not a permission.requested
+// of the session.
+var ErrNotARequest = errors.New("not a permission.requested event")
+
+// Resolution returns how the question asked at requestSeq (a
+// permission.requested of the session) was resolved: the
+// permission.resolved that closed it, with the actor and the UI that
+// answered, or ok=false while it is open. A UI that offered an answer
+// (eventlog.Inbox) reads here whether its answer, or another UI's, the
+// timeout or a cancellation, decided the question. It reads the log
+// only, from requestSeq on.
+func Resolution(ctx context.Context, log Reader, sessionID string, requestSeq uint64) (p *event.PermissionResolvedPayload, ok bool, err error) {
+	var id string
+	depth := 0
+	for e, err := range log.Read(ctx, sessionID, requestSeq) {
+		if err != nil {
+			return nil, false, fmt.Errorf("resolution of session %s seq %d: %w", sessionID, requestSeq, err)
+		}
+		if id == "" && (e.Seq != requestSeq || e.Type != event.PermissionRequested) {
+			return nil, false, fmt.Errorf("session %s seq %d: %w", sessionID, requestSeq, ErrNotARequest)
+		}
+		if e.Type != event.PermissionRequested && e.Type != event.PermissionResolved {
+			continue
+		}
+		d, err := e.Decode()
+		if err != nil {
+			return nil, false, fmt.Errorf("resolution of session %s seq %d: %w", sessionID, requestSeq, err)
+		}
+		switch d := d.(type) {
+		case *event.PermissionRequestedPayload:
+			if id == "" {
+				id = d.ToolCallID
+			}
+			if d.ToolCallID == id {
+				depth++
+			}
+		case *event.PermissionResolvedPayload:
+			// Each resolution closes the latest open request of its
+			// id (as OpenAsks counts them).
+			if d.ToolCallID == id {
+				if depth--; depth == 0 {
+					return d, true, nil
+				}
+			}
+		}
+	}
+	if id == "" {
+		return nil, false, fmt.Errorf("session %s seq %d: %w", sessionID, requestSeq, ErrNotARequest)
+	}
+	return nil, false, nil
 }

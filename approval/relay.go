@@ -118,6 +118,8 @@ type relay struct {
 	pending map[string]Pending // the session's asks pending, by ask id
 	done    map[string]bool    // asks whose answer was handled or refused
 	next    int                // where the next look starts, for PerTick
+	failing bool               // the last look failed (said once, until one works)
+	unread  bool               // the log could not be read to match an answer (said once, likewise)
 }
 
 func (r *relay) notice(n Notice) {
@@ -152,29 +154,38 @@ func (r *relay) look(ctx context.Context) {
 		p := asks[(start+i)%len(asks)]
 		a, ok, err := r.inbox.TakeAnswer(ctx, p.Question.SessionID, p.Question.ToolCallID)
 		if err != nil {
-			if ctx.Err() == nil {
-				r.opts.Logger.Warn("approval relay: reading the inbox failed", "session", p.Question.SessionID, "toolCallId", p.Question.ToolCallID, "err", err)
+			if ctx.Err() == nil && !r.failing {
+				r.opts.Logger.Warn("approval relay: reading the inbox failed; trying again", "session", p.Question.SessionID, "toolCallId", p.Question.ToolCallID, "err", err)
 			}
+			r.failing = true
 			return
 		}
+		r.failing = false
 		if ok {
-			r.done[p.ID] = true
-			r.take(ctx, p, a)
+			// Handled once, whatever the outcome, unless the log could
+			// not be read to match it.
+			r.done[p.ID] = r.take(ctx, p, a)
 		}
 	}
 }
 
-// take resolves p with a, when a is an answer to p.
-func (r *relay) take(ctx context.Context, p Pending, a eventlog.Answer) {
+// take resolves p with a, when a is an answer to p. It reports false when
+// that could not be told (the log could not be read): the answer is then
+// looked at again.
+func (r *relay) take(ctx context.Context, p Pending, a eventlog.Answer) bool {
 	ui := UIName(a.UI)
 	lg := r.opts.Logger.With("session", p.Question.SessionID, "toolCallId", p.Question.ToolCallID, "ask", p.ID, "ui", ui)
 	if why, err := r.names(ctx, p, a); err != nil {
-		lg.Warn("approval relay: the log could not be read to match an answer; ignored", "err", err)
-		return
+		if ctx.Err() == nil && !r.unread {
+			lg.Warn("approval relay: the log could not be read to match an answer; trying again", "err", err)
+		}
+		r.unread = true
+		return false
 	} else if why != "" {
 		lg.Warn("approval relay: an offered answer is not for this question; ignored", "why", why)
-		return
+		return true
 	}
+	r.unread = false
 	var err error
 	switch {
 	case !slices.Contains(p.Options, a.Option):
@@ -191,6 +202,7 @@ func (r *relay) take(ctx context.Context, p Pending, a eventlog.Answer) {
 	case err != nil:
 		lg.Warn("approval relay: answer refused", "err", err)
 	}
+	return true
 }
 
 // names reports why a is not an answer to p ("" when it is), from the log:
@@ -205,9 +217,20 @@ func (r *relay) names(ctx context.Context, p Pending, a eventlog.Answer) (string
 	if same != 1 {
 		return fmt.Sprintf("%d asks with this tool call id are pending", same), nil
 	}
+	// An answer naming its request is matched from that request on: the
+	// request must be there, with this id, and nothing after it may
+	// have resolved it or asked again with the id. (A request of the id
+	// before it still open would be another pending ask of this
+	// process, refused above, or one a dead process left, which
+	// RecoverPending closed.) One naming none is matched against the
+	// whole session.
+	from := uint64(1)
+	if a.RequestSeq != 0 {
+		from = a.RequestSeq
+	}
 	var open []uint64
 	total := 0
-	for e, err := range r.log.Read(ctx, p.Question.SessionID, 1) {
+	for e, err := range r.log.Read(ctx, p.Question.SessionID, from) {
 		if err != nil {
 			return "", err
 		}

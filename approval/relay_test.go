@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -147,6 +148,11 @@ func TestRelayAnswerFromAnotherHandle(t *testing.T) {
 	if err != nil || len(open) != 0 {
 		t.Fatalf("open questions after the answer: %+v, %v", open, err)
 	}
+	// The web UI reads how its question ended.
+	r, ok, err := approval.Resolution(context.Background(), e.web, "s1", seq)
+	if err != nil || !ok || r.UI != "web" || r.Actor != event.ActorUser || r.Decision != "allow" {
+		t.Fatalf("Resolution = %+v, %v, %v; want the web's allow", r, ok, err)
+	}
 }
 
 // TestRelayLateAnswerChangesNothing: an answer offered after the ask timed
@@ -191,6 +197,28 @@ func TestRelayAnswerNamingTheOpenRequest(t *testing.T) {
 	e.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "tc_1", Option: executor.OptionDeny, RequestSeq: seq})
 	if a := <-got; a.Allow || a.Actor != event.ActorUser || a.UI != "web" {
 		t.Fatalf("answer %+v, want the web's deny", a)
+	}
+}
+
+// TestRelayAmbiguousRequestsRefused: while the log holds two open requests
+// with the ask's tool call id (the second call's request written, its ask
+// not yet made), an answer cannot tell which it is for and is ignored,
+// even one naming the first request's seq.
+func TestRelayAmbiguousRequestsRefused(t *testing.T) {
+	t.Parallel()
+	e := newRelayEnv(t)
+	e.relay("s1")
+	seq, got := e.ask(relayQuestion("s1", "tc_1", risk.Execute, 300*time.Millisecond))
+	d, err := event.NewDraft("s1", "turn-1", time.Now(), requested("tc_1", risk.Execute, "default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.asker.Append(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	e.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "tc_1", Option: executor.OptionAllowOnce, RequestSeq: seq})
+	if a := <-got; a.Allow || a.Actor != event.ActorSystem {
+		t.Fatalf("answer %+v, want the system's timeout deny", a)
 	}
 }
 
@@ -328,7 +356,8 @@ func resolutions(t testing.TB, log *sqlitestore.Store, session string) int {
 
 // TestOpenAsks: the web UI's queue of a session's questions, from the log
 // alone: each request without a resolution after it, with its seq and
-// time, including both requests of a reused id while both are open.
+// time, including both requests of a reused id while both are open; and
+// how a question ended (Resolution).
 func TestOpenAsks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -375,32 +404,60 @@ func TestOpenAsks(t *testing.T) {
 	if open, err := approval.OpenAsks(ctx, log, "nobody"); err != nil || len(open) != 0 {
 		t.Fatalf("a session without events: %+v, %v", open, err)
 	}
+
+	// Resolution: a's request was allowed; b and both of c's are open;
+	// a resolution of c closes the latest, c2.
+	add(7, resolved("c", "deny"))
+	for _, tc := range []struct {
+		seq      uint64
+		ok       bool
+		decision string
+	}{{1, true, "allow"}, {b, false, ""}, {c1, false, ""}, {c2, true, "deny"}} {
+		r, ok, err := approval.Resolution(ctx, log, "s1", tc.seq)
+		if err != nil || ok != tc.ok || ok && r.Decision != tc.decision {
+			t.Errorf("Resolution(seq %d) = %+v, %v, %v; want ok %v %s", tc.seq, r, ok, err, tc.ok, tc.decision)
+		}
+	}
+	for _, seq := range []uint64{2, 99} { // a resolution; beyond the log
+		if _, _, err := approval.Resolution(ctx, log, "s1", seq); !errors.Is(err, approval.ErrNotARequest) {
+			t.Errorf("Resolution(seq %d): %v, want ErrNotARequest", seq, err)
+		}
+	}
 }
 
 // BenchmarkOfferToResolved measures, through one SQLite file shared by two
 // handles, the time from a web UI's OfferAnswer to the asking process's
-// permission.resolved being durable, with the relay's default interval.
-// It reports the p50 and p99 in ms.
+// permission.resolved being durable, with the relay's default interval,
+// the answer given at a random moment after the ask. It reports the p50
+// and p99 in ms.
 func BenchmarkOfferToResolved(b *testing.B) {
 	e := newRelayEnv(b)
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go approval.Relay(ctx, e.asker, e.asker, e.b, "s1", &approval.RelayOptions{Logger: slog.New(slog.DiscardHandler)})
 	lat := make([]time.Duration, 0, b.N)
+	offers := make([]time.Duration, 0, b.N) // of lat, the OfferAnswer call
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id := "tc_" + time.Now().Format("150405.000000000")
 		seq, got := e.ask(relayQuestion("s1", id, risk.Execute, time.Minute))
+		// A person answers at any moment of the relay's interval, not
+		// right after the ask (which starts its ticker).
+		b.StopTimer()
+		time.Sleep(time.Duration(rand.Int64N(int64(2 * approval.DefaultRelayInterval))))
+		b.StartTimer()
 		start := time.Now()
 		e.offer(eventlog.Answer{SessionID: "s1", ToolCallID: id, Option: executor.OptionAllowOnce, RequestSeq: seq})
+		offers = append(offers, time.Since(start))
 		<-got // permission.resolved is appended (durable) before got is sent
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(p float64) float64 {
-		return float64(lat[min(len(lat)-1, int(float64(len(lat))*p))].Microseconds()) / 1000
+	pct := func(d []time.Duration, p float64) float64 {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return float64(d[min(len(d)-1, int(float64(len(d))*p))].Microseconds()) / 1000
 	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(lat, 0.50), "p50-ms")
+	b.ReportMetric(pct(lat, 0.99), "p99-ms")
+	b.ReportMetric(pct(offers, 0.99), "offer-p99-ms")
 }
