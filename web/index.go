@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -36,6 +37,31 @@ type Session struct {
 	// permission.resolved, by tool call id.
 	Asks map[string]*Ask
 	next uint64 // the next seq to read
+}
+
+// verified is a session's chain check at a head seq.
+type verified struct {
+	seq uint64
+	err error
+}
+
+// Verify checks the session's chain, once per head seq: a page load does
+// not re-read every session whose log has not grown.
+func (x *Index) Verify(ctx context.Context, id string) error {
+	x.mu.Lock()
+	s, ok := x.sessions[id]
+	v, cached := x.verified[id]
+	x.mu.Unlock()
+	if ok && cached && v.seq == s.Info.Events {
+		return v.err
+	}
+	err := x.log.Verify(ctx, id)
+	if ok && ctx.Err() == nil {
+		x.mu.Lock()
+		x.verified[id] = verified{seq: s.Info.Events, err: err}
+		x.mu.Unlock()
+	}
+	return err
 }
 
 // Outcome is a decision and who made it.
@@ -117,11 +143,13 @@ func (s *Session) apply(e event.Event) {
 // by this process wake it at once, appends by others are seen within the
 // poll interval. Its methods may be called concurrently.
 type Index struct {
-	log  eventlog.Store
-	poll time.Duration
+	log    eventlog.Store
+	poll   time.Duration
+	logger *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[string]*Session
+	verified map[string]verified
 	changed  chan struct{} // closed when anything changes, then replaced
 }
 
@@ -130,7 +158,7 @@ func NewIndex(log eventlog.Store, poll time.Duration) *Index {
 	if poll <= 0 {
 		poll = eventlog.DefaultPollInterval
 	}
-	return &Index{log: log, poll: poll, sessions: map[string]*Session{}, changed: make(chan struct{})}
+	return &Index{log: log, poll: poll, logger: slog.New(slog.DiscardHandler), sessions: map[string]*Session{}, verified: map[string]verified{}, changed: make(chan struct{})}
 }
 
 // Changed returns a channel closed at the next change.
@@ -214,8 +242,8 @@ func (x *Index) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if err := x.Refresh(ctx); err != nil && ctx.Err() == nil {
-			// A busy log is retried at the next tick.
-			_ = err
+			// A busy log is read again at the next tick.
+			x.logger.Warn("reading the log", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -96,7 +96,7 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 			row.Decisions = append(row.Decisions, fmt.Sprintf("%d %s by %s", n, o.Decision, o.Actor))
 		}
 		slices.Sort(row.Decisions)
-		switch err := s.opts.Log.Verify(r.Context(), sess.Info.ID); {
+		switch err := s.index.Verify(r.Context(), sess.Info.ID); {
 		case err == nil:
 			row.Verified = true
 		default:
@@ -292,19 +292,16 @@ func (r resolution) Words() string {
 	return fmt.Sprintf("denied by %s%s: %s", r.Actor, via, r.Reason)
 }
 
-// outcomeOf finds the permission.resolved that closed the ask at seq.
+// outcomeOf finds the permission.resolved that closed the ask at seq
+// (approval.Resolution, the relay's own reading of the log).
 func (s *Server) outcomeOf(ctx context.Context, sessionID string, seq uint64) resolution {
 	res := resolution{SessionID: sessionID, Seq: seq}
-	var tcid string
-	for e, err := range s.opts.Log.Read(ctx, sessionID, seq) {
-		if err != nil {
-			return res
-		}
-		if r, ok := matchResolution(e, seq, &tcid); ok {
-			return r
-		}
+	p, ok, err := approval.Resolution(ctx, s.opts.Log, sessionID, seq)
+	if err != nil || !ok {
+		return res
 	}
-	return res
+	return resolution{Found: true, SessionID: sessionID, Seq: seq, ToolCallID: p.ToolCallID, Decision: p.Decision,
+		Actor: p.Actor, Option: p.Option, Reason: p.Reason, UI: p.UI}
 }
 
 // matchResolution follows a session's events from the ask at seq: the

@@ -107,6 +107,7 @@ func New(opts Options) (*Server, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, index: NewIndex(opts.Log, opts.Poll)}
+	s.index.logger = opts.Logger
 	t, err := template.New("").Funcs(funcs).ParseFS(files, "templates/*.html")
 	if err != nil {
 		return nil, err
