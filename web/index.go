@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
+	"github.com/custom-agent/custom-agent/permission"
 )
 
 // Session states as the sessions page shows them.
@@ -36,7 +38,18 @@ type Session struct {
 	// Asks are the permission.requested events with no later
 	// permission.resolved, by tool call id.
 	Asks map[string]*Ask
-	next uint64 // the next seq to read
+	// Rules are the session rules in force, in the order they were made
+	// (policy.changed, level session: add, then remove by id).
+	Rules []SessionRule
+	next  uint64 // the next seq to read
+}
+
+// SessionRule is a session rule as policy.changed recorded it.
+type SessionRule struct {
+	Seq  uint64
+	At   time.Time
+	Cwd  string
+	Rule permission.Rule
 }
 
 // verified is a session's chain check at a head seq.
@@ -132,6 +145,17 @@ func (s *Session) apply(e event.Event) {
 	case *event.PermissionResolvedPayload:
 		delete(s.Asks, p.ToolCallID)
 		s.Outcomes[Outcome{p.Decision, p.Actor}]++
+	case *event.PolicyChangedPayload:
+		var r permission.Rule
+		if p.Level != string(permission.LevelSession) || json.Unmarshal(p.Rule, &r) != nil {
+			break
+		}
+		// A fresh slice: the index hands out copies of the session.
+		rules := slices.DeleteFunc(slices.Clone(s.Rules), func(x SessionRule) bool { return x.Rule.ID == r.ID })
+		if p.Op == "add" {
+			rules = append(rules, SessionRule{Seq: e.Seq, At: e.TS, Cwd: p.Cwd, Rule: r})
+		}
+		s.Rules = rules
 	case *event.TurnCompletedPayload:
 		s.Running = false
 		// A turn never ends with an ask open: whatever is left is from a

@@ -47,6 +47,7 @@ var funcs = template.FuncMap{
 	"cleanText": cleanText,
 	"riskName":  riskName,
 	"riskWords": cli.RiskWords,
+	"rule":      func(r permission.Rule) string { return clean(cli.DescribeRule(r)) },
 	"upper":     strings.ToUpper,
 	"stamp":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
 	"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) },

@@ -167,3 +167,18 @@ func TestSessionsPage(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionPageListsSessionRules(t *testing.T) {
+	f := newFixture(t)
+	add := func(op, id, cmd string) {
+		appendEvent(t, f.log, "sess-A", event.PolicyChangedPayload{Level: "session", Op: op, Cwd: "/work/sess-A",
+			Rule: json.RawMessage(`{"id":"` + id + `","level":"session","tool":"shell","command":"` + cmd + `","decision":"allow"}`)})
+	}
+	add("add", "s1", "go test")
+	add("add", "s2", "make lint")
+	add("remove", "s1", "go test")
+	body := f.do(t, req_("/session/sess-A")).Body.String()
+	if !strings.Contains(body, "shell `make lint` → allow") || strings.Contains(body, "shell `go test` → allow") {
+		t.Errorf("session rules: want s2 only:\n%s", body)
+	}
+}
