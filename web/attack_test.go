@@ -70,6 +70,9 @@ func TestAttacksAreRefused(t *testing.T) {
 		{"oversized body", req{method: "POST", path: "/api/answer", body: `{"sessionId":"` + strings.Repeat("x", 70<<10) + `"}`}, 400},
 		{"unknown field", req{method: "POST", path: "/api/answer", body: strings.TrimSuffix(good, "}") + `,"actor":"system"}`}, 400},
 		{"two objects", req{method: "POST", path: "/api/answer", body: good + good}, 400},
+		{"explain from another origin", req{method: "POST", path: "/api/explain", body: `{"cwd":"/","tool":"shell"}`, origin: str("http://evil.example")}, 403},
+		{"explain as a form", req{method: "POST", path: "/api/explain", body: "cwd=/&tool=shell", ctype: str("application/x-www-form-urlencoded")}, 415},
+		{"policy page without a token", req{path: "/policy", auth: "none"}, 401},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

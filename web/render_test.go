@@ -182,3 +182,36 @@ func TestSessionPageListsSessionRules(t *testing.T) {
 		t.Errorf("session rules: want s2 only:\n%s", body)
 	}
 }
+
+type fakePolicy struct{ explained []string }
+
+func (p *fakePolicy) Rules(cwd string) (PolicyView, error) {
+	return PolicyView{Project: cwd, Trusted: false, Rules: []PolicyRule{
+		{Level: "project", ID: "p1", Decision: "allow", Tool: "shell", Matches: `command "<b>make</b>"`, File: cwd + "/.custom-agent/policy.json:3", Note: "untrusted: ignored"},
+		{Level: "user", ID: "u1", Decision: "deny", Tool: "http_post", Matches: "url *", File: "/home/u/.config/custom-agent/policy.json:7"},
+	}}, nil
+}
+
+func (p *fakePolicy) Explain(_ context.Context, cwd, tool string, args json.RawMessage) (string, error) {
+	p.explained = append(p.explained, cwd+" "+tool+" "+string(args))
+	return "1. risk: execute\n\x1b[31m<script>", nil
+}
+
+func TestPolicyPageAndExplain(t *testing.T) {
+	f := newFixture(t)
+	pol := &fakePolicy{}
+	f.srv.opts.Policy = pol
+	body := f.do(t, req_("/policy")).Body.String()
+	for _, want := range []string{"/work/sess-", ".custom-agent/policy.json:3", "untrusted: ignored", "not trusted", "&lt;b&gt;make&lt;/b&gt;", `id="explain"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the policy page lacks %q", want)
+		}
+	}
+	w := f.do(t, req{method: "POST", path: "/api/explain", body: `{"cwd":"/work/sess-A","tool":"shell","args":{"command":"make"}}`})
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `\\x1b[31m`) || len(pol.explained) != 1 {
+		t.Fatalf("explain: %d %s %v", w.Code, w.Body.String(), pol.explained)
+	}
+	if w := f.do(t, req{method: "POST", path: "/api/explain", body: `{"cwd":"relative","tool":"shell"}`}); w.Code != 400 {
+		t.Errorf("a relative cwd: %d", w.Code)
+	}
+}

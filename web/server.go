@@ -59,6 +59,8 @@ type Options struct {
 	Log eventlog.Store
 	// Inbox carries answers; nil turns answering off (the dialog says so).
 	Inbox Inbox
+	// Policy feeds the policy page; nil turns it off.
+	Policy Policy
 	// Artifacts serves tool outputs for download; nil turns that off.
 	Artifacts Artifacts
 	// Token is the per-run secret of the URL (NewToken).
@@ -139,5 +141,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /session/{id}/output/{seq}/{name}", s.inEventOutput)
 	mux.HandleFunc("GET /artifact/{digest}", s.artifactDownload)
 	mux.HandleFunc("POST /api/answer", s.answer)
+	mux.HandleFunc("GET /policy", s.policyPage)
+	mux.HandleFunc("POST /api/explain", s.explain)
 	return mux
 }

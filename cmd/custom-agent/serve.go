@@ -123,7 +123,7 @@ func runServe(ctx context.Context, g *globalFlags, out, errOut io.Writer, addr s
 	srv, err := web.New(web.Options{
 		Log: log, Artifacts: arts, Token: token, Port: port,
 		Hosts: allowedHosts(host, port, extraHosts),
-		Inbox: inboxFor(log),
+		Inbox: inboxFor(log), Policy: servePolicy{},
 	})
 	if err != nil {
 		return err

@@ -137,6 +137,25 @@
 		}
 	}
 
+	// The policy page: policy explain for a typed call.
+	const explain = document.getElementById("explain");
+	if (explain) {
+		document.getElementById("explain-go").addEventListener("click", function () {
+			const out = document.getElementById("explain-out");
+			let args;
+			try { args = JSON.parse(document.getElementById("explain-args").value || "{}"); } catch (e) { out.textContent = "The arguments are not JSON: " + e.message; return; }
+			out.textContent = "…";
+			fetch("/api/explain", {
+				method: "POST",
+				credentials: "same-origin",
+				headers: { "Content-Type": "application/json", "X-Custom-Agent": "1" },
+				body: JSON.stringify({ cwd: explain.dataset.cwd, tool: document.getElementById("explain-tool").value, args: args })
+			}).then(function (r) { return r.json(); }).then(function (res) {
+				out.textContent = res.text || res.error || "";
+			}).catch(function (e) { out.textContent = "failed: " + e; });
+		});
+	}
+
 	// A session's timeline: server-sent events from the log. EventSource
 	// reconnects by itself and sends Last-Event-ID, so nothing is lost or
 	// shown twice.
