@@ -121,20 +121,7 @@ func newPolicyListCmd(cwd *string) *cobra.Command {
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "LEVEL\tID\tDECISION\tTOOL\tMATCHES\tFILE\tNOTE")
 			for _, e := range entries {
-				file := e.File
-				if e.Line > 0 {
-					file += ":" + strconv.Itoa(e.Line)
-				}
-				note := ""
-				if e.Untrusted {
-					note = "untrusted: ignored"
-					if e.Rule.Decision == permission.Ask {
-						note = "untrusted: counts as deny"
-					}
-				}
-				if e.Level == permission.LevelBuiltin {
-					file, note = permission.BuiltinSource, "read-only form only: "+e.Rule.Comment
-				}
+				file, note := entryFileNote(e)
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Level, e.Rule.ID, e.Rule.Decision, e.Rule.Tool, matcherText(&e.Rule), file, note)
 			}
 			return tw.Flush()
@@ -143,6 +130,25 @@ func newPolicyListCmd(cwd *string) *cobra.Command {
 	cmd.Flags().StringVar(&level, "level", "", "only this level: session, project, user or builtin")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the rules as a JSON array")
 	return cmd
+}
+
+// entryFileNote is where a rule comes from (file:line) and what its trust
+// makes of it, as policy list and the web's policy page show them.
+func entryFileNote(e policy.Entry) (file, note string) {
+	file = e.File
+	if e.Line > 0 {
+		file += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Untrusted {
+		note = "untrusted: ignored"
+		if e.Rule.Decision == permission.Ask {
+			note = "untrusted: counts as deny"
+		}
+	}
+	if e.Level == permission.LevelBuiltin {
+		file, note = permission.BuiltinSource, "read-only form only: "+e.Rule.Comment
+	}
+	return file, note
 }
 
 // matcherText shows a rule's matchers in one cell.
@@ -404,29 +410,7 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
 				return errors.New("--tool is required")
 			}
 			o.Cwd = *cwd
-			c, err := checkcmd.NewChecker(o)
-			if err != nil {
-				return err
-			}
-			req, err := c.Request(checkcmd.Line{Tool: o.Tool, Args: json.RawMessage(o.Args)})
-			if err != nil {
-				return err
-			}
-			x := permission.Explain(req)
-			var ignored []string
-			if !x.Decision.Allowed() {
-				ignored = c.IgnoredWould(req)
-				if len(ignored) > 0 {
-					x.Decision.Reason += " " + checkcmd.IgnoredNote(ignored, c.IgnoredRoot())
-				}
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				return enc.Encode(x)
-			}
-			return writeExplanation(cmd.OutOrStdout(), &req, &x, ignored, c.IgnoredRoot())
+			return explainCall(cmd.OutOrStdout(), o, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -437,6 +421,33 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
 	f.BoolVar(&o.NoBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	f.BoolVar(&asJSON, "json", false, "print the explanation as JSON")
 	return cmd
+}
+
+// explainCall writes what policy explain prints for the call o names.
+func explainCall(w io.Writer, o checkcmd.Options, asJSON bool) error {
+	c, err := checkcmd.NewChecker(o)
+	if err != nil {
+		return err
+	}
+	req, err := c.Request(checkcmd.Line{Tool: o.Tool, Args: json.RawMessage(o.Args)})
+	if err != nil {
+		return err
+	}
+	x := permission.Explain(req)
+	var ignored []string
+	if !x.Decision.Allowed() {
+		ignored = c.IgnoredWould(req)
+		if len(ignored) > 0 {
+			x.Decision.Reason += " " + checkcmd.IgnoredNote(ignored, c.IgnoredRoot())
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(x)
+	}
+	return writeExplanation(w, &req, &x, ignored, c.IgnoredRoot())
 }
 
 // writeExplanation prints the decision tree of Engine.Check, step by step.

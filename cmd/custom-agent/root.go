@@ -58,6 +58,7 @@ directory (custom-agent chat).`,
 		newMCPCmd(g),
 		newChatCmd(g),
 		newSandboxCmd(g),
+		newServeCmd(g),
 	)
 	root.Version = version()
 	root.SetVersionTemplate("custom-agent {{.Version}}\n")

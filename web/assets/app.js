@@ -1,0 +1,207 @@
+// custom-agent serve: the one script. It builds live parts of pages with
+// textContent only (never innerHTML): every text it shows comes from the
+// log and may be hostile. State changes are POSTs of JSON with the
+// X-Custom-Agent header, which the server requires.
+"use strict";
+
+(function () {
+	function el(tag, cls, text) {
+		const e = document.createElement(tag);
+		if (cls) e.className = cls;
+		if (text !== undefined) e.textContent = text;
+		return e;
+	}
+
+	function secondsLeft(ms) { return Math.max(0, Math.ceil((ms - Date.now()) / 1000)); }
+
+	function duration(s) {
+		if (s < 60) return s + "s";
+		const m = Math.floor(s / 60);
+		return m < 60 ? m + "m" + (s % 60) + "s" : Math.floor(m / 60) + "h" + (m % 60) + "m";
+	}
+
+	// Countdowns and wait times tick every second.
+	function tick() {
+		document.querySelectorAll(".countdown[data-deadline]").forEach(function (e) {
+			const left = secondsLeft(Number(e.dataset.deadline));
+			e.textContent = left > 0 ? left + "s left, then it is denied" : "time is up: denied";
+			e.dataset.left = String(left);
+		});
+		document.querySelectorAll(".waited[data-since]").forEach(function (e) {
+			e.textContent = duration(Math.floor((Date.now() - Number(e.dataset.since)) / 1000));
+		});
+	}
+	tick();
+	setInterval(tick, 1000);
+
+	// Notifications: the notice says a question waits, its tool and risk;
+	// never the args.
+	const notifyBtn = document.getElementById("notify");
+	function canNotify() { return "Notification" in window && Notification.permission === "granted"; }
+	if (notifyBtn && "Notification" in window && Notification.permission === "default") {
+		notifyBtn.hidden = false;
+		notifyBtn.addEventListener("click", function () {
+			Notification.requestPermission().then(function () { notifyBtn.hidden = true; });
+		});
+	}
+
+	// The queue stream: the count in the menu, notices, the queue page, and
+	// the dialog closing when its question is answered elsewhere.
+	const seen = new Set();
+	let first = true;
+	const dialog = document.getElementById("dialog");
+	let answeredHere = false;
+	const queue = new EventSource("/queue/events");
+	queue.addEventListener("queue", function (m) {
+		const items = JSON.parse(m.data);
+		const count = document.getElementById("queue-count");
+		if (count) count.textContent = items.length ? String(items.length) : "";
+		const keys = new Set();
+		items.forEach(function (it) {
+			const k = it.sessionId + "/" + it.seq;
+			keys.add(k);
+			if (!seen.has(k) && !first && canNotify()) {
+				new Notification("custom-agent: a question is waiting", { body: it.tool + " (risk: " + it.risk + ")", tag: k });
+			}
+		});
+		const changed = keys.size !== seen.size || Array.from(keys).some(function (k) { return !seen.has(k); });
+		seen.clear();
+		keys.forEach(function (k) { seen.add(k); });
+		if (!first && changed && document.body.dataset.page === "queue" && !dialog) location.reload();
+		if (dialog && !answeredHere && !keys.has(dialog.dataset.session + "/" + dialog.dataset.seq)) closeDialog();
+		first = false;
+	});
+
+	function closeDialog(message) {
+		if (!dialog || dialog.dataset.closed) return;
+		dialog.dataset.closed = "1";
+		dialog.querySelectorAll("button, input").forEach(function (b) { b.disabled = true; });
+		const result = document.getElementById("result");
+		if (message) { result.textContent = message; return; }
+		result.textContent = "This question was closed elsewhere; reading how it ended…";
+		fetch(location.pathname, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+			const doc = new DOMParser().parseFromString(html, "text/html");
+			const o = doc.querySelector(".outcome");
+			result.textContent = "Closed: " + (o ? o.textContent : "answered elsewhere");
+		});
+	}
+
+	// The dialog.
+	if (dialog) {
+		const word = dialog.dataset.confirmWord;
+		dialog.querySelectorAll("input.confirm").forEach(function (input) {
+			input.addEventListener("input", function () {
+				const b = dialog.querySelector('button[data-option="' + input.dataset.for + '"]');
+				if (b) b.disabled = input.value !== word;
+			});
+		});
+		dialog.querySelectorAll("button.answer").forEach(function (b) {
+			b.addEventListener("click", function () {
+				const body = {
+					sessionId: dialog.dataset.session,
+					seq: Number(dialog.dataset.seq),
+					toolCallId: dialog.dataset.toolcall,
+					option: b.dataset.option
+				};
+				if (b.dataset.needsConfirm) {
+					const input = dialog.querySelector('input.confirm[data-for="' + b.dataset.option + '"]');
+					body.confirm = input ? input.value : "";
+				}
+				answeredHere = true;
+				dialog.querySelectorAll("button").forEach(function (x) { x.disabled = true; });
+				const result = document.getElementById("result");
+				result.textContent = "Sending…";
+				fetch("/api/answer", {
+					method: "POST",
+					credentials: "same-origin",
+					headers: { "Content-Type": "application/json", "X-Custom-Agent": "1" },
+					body: JSON.stringify(body)
+				}).then(function (r) { return r.json(); }).then(function (res) {
+					dialog.dataset.won = res.won ? "1" : "0";
+					closeDialog(res.message);
+				}).catch(function (e) {
+					answeredHere = false;
+					result.textContent = "The answer could not be sent: " + e;
+				});
+			});
+		});
+		const cd = document.getElementById("countdown");
+		if (cd) {
+			setInterval(function () {
+				if (cd.dataset.left === "0" && !dialog.dataset.closed && !answeredHere) {
+					// The asking process denies it; the queue stream closes
+					// the dialog once the log says so.
+					dialog.querySelectorAll("button.allow").forEach(function (b) { b.disabled = true; });
+				}
+			}, 500);
+		}
+	}
+
+	// The policy page: policy explain for a typed call.
+	const explain = document.getElementById("explain");
+	if (explain) {
+		document.getElementById("explain-go").addEventListener("click", function () {
+			const out = document.getElementById("explain-out");
+			let args;
+			try { args = JSON.parse(document.getElementById("explain-args").value || "{}"); } catch (e) { out.textContent = "The arguments are not JSON: " + e.message; return; }
+			out.textContent = "…";
+			fetch("/api/explain", {
+				method: "POST",
+				credentials: "same-origin",
+				headers: { "Content-Type": "application/json", "X-Custom-Agent": "1" },
+				body: JSON.stringify({ cwd: explain.dataset.cwd, tool: document.getElementById("explain-tool").value, args: args })
+			}).then(function (r) { return r.json(); }).then(function (res) {
+				out.textContent = res.text || res.error || "";
+			}).catch(function (e) { out.textContent = "failed: " + e; });
+		});
+	}
+
+	// A session's timeline: server-sent events from the log. EventSource
+	// reconnects by itself and sends Last-Event-ID, so nothing is lost or
+	// shown twice.
+	const timeline = document.getElementById("timeline");
+	if (timeline) {
+		const status = document.getElementById("stream-status");
+		let last = 0;
+		const src = new EventSource("/session/" + encodeURIComponent(timeline.dataset.session) + "/events");
+		src.addEventListener("ev", function (m) {
+			const ev = JSON.parse(m.data);
+			if (ev.seq <= last) return;
+			last = ev.seq;
+			const li = el("li", "event");
+			li.dataset.seq = String(ev.seq);
+			li.dataset.type = ev.type;
+			const det = el("details");
+			const sum = el("summary");
+			sum.appendChild(el("span", "seq", String(ev.seq)));
+			sum.appendChild(el("time", "ts", ev.ts));
+			sum.appendChild(el("span", "etype", ev.type));
+			sum.appendChild(el("span", "actor", ev.actor));
+			if (ev.risk) {
+				const r = el("span", "risk risk-" + ev.risk, ev.risk.toUpperCase());
+				r.dataset.risk = ev.risk;
+				sum.appendChild(r);
+			}
+			sum.appendChild(el("span", "summary", ev.summary));
+			det.appendChild(sum);
+			det.appendChild(el("pre", "json", ev.json));
+			li.appendChild(det);
+			if (ev.askUrl) {
+				const a = el("a", "asklink", "open the question");
+				a.href = ev.askUrl;
+				li.appendChild(a);
+			}
+			(ev.artifacts || []).forEach(function (a) {
+				const d = el("div", "artifact");
+				const link = el("a", "", "download " + a.name + " (" + a.bytes + " bytes" + (a.note ? ", " + a.note : "") + ")");
+				link.href = a.url;
+				link.setAttribute("download", "");
+				d.appendChild(link);
+				li.appendChild(d);
+			});
+			timeline.appendChild(li);
+			status.textContent = "live · " + last + " events";
+		});
+		src.addEventListener("error", function () { status.textContent = "reconnecting from event " + last + "…"; });
+	}
+})();

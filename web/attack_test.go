@@ -1,0 +1,247 @@
+package web
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The HTTP attacks of issue 25. Each request is what a browser on our own
+// page would send, spoiled in one way; each must be refused, and no answer
+// may reach the inbox.
+func TestAttacksAreRefused(t *testing.T) {
+	f := newFixture(t)
+	good := f.answerBody("sess-A", "allow_once")
+	cases := []struct {
+		name string
+		q    req
+		code int
+	}{
+		// The token.
+		{"no token on a page", req{path: "/", auth: "none"}, 401},
+		{"no token on the queue", req{path: "/queue", auth: "none"}, 401},
+		{"no token on a dialog", req{path: "/session/sess-A/ask/3", auth: "none"}, 401},
+		{"no token on the script", req{path: "/assets/app.js", auth: "none"}, 401},
+		{"no token on an answer", req{method: "POST", path: "/api/answer", body: good, auth: "none"}, 401},
+		{"wrong bearer token", req{path: "/", auth: "Bearer " + strings.Repeat("0", 64)}, 401},
+		{"a token one character short", req{path: "/", auth: "Bearer " + testToken[:63]}, 401},
+		{"not a bearer scheme", req{path: "/", auth: "Basic " + testToken}, 401},
+		{"wrong token in the URL", req{path: "/?token=" + strings.Repeat("f", 64), auth: "none"}, 401},
+		{"empty token in the URL", req{path: "/?token=", auth: "none"}, 401},
+		{"forged cookie", req{path: "/", cookie: strings.Repeat("a", 64)}, 401},
+		{"the token as the cookie", req{path: "/", cookie: testToken}, 401},
+		{"SSE timeline without a token", req{path: "/session/sess-A/events", auth: "none"}, 401},
+		{"SSE queue without a token", req{path: "/queue/events", auth: "none"}, 401},
+		{"download without a token", req{path: "/artifact/sha256:" + strings.Repeat("0", 64), auth: "none"}, 401},
+		// The Host (DNS rebinding: the name resolves to us, the Host is theirs).
+		{"rebinding Host on a page", req{path: "/", host: "evil.example:7717"}, 421},
+		{"rebinding Host on an answer", req{method: "POST", path: "/api/answer", body: good, host: "evil.example:7717", origin: str("http://evil.example:7717")}, 421},
+		{"rebinding Host on SSE", req{path: "/session/sess-A/events", host: "attacker.test:7717"}, 421},
+		{"rebinding Host on the health check", req{path: "/healthz", auth: "none", host: "evil.example:7717"}, 421},
+		{"Host without its port", req{path: "/", host: "127.0.0.1"}, 421},
+		{"Host with another port", req{path: "/", host: "127.0.0.1:9999"}, 421},
+		{"Host of a subdomain of localhost", req{path: "/", host: "a.localhost:7717"}, 421},
+		{"Host 0.0.0.0", req{path: "/", host: "0.0.0.0:7717"}, 421},
+		// The Origin.
+		{"answer from another origin", req{method: "POST", path: "/api/answer", body: good, origin: str("http://evil.example")}, 403},
+		{"answer from another port of ours", req{method: "POST", path: "/api/answer", body: good, origin: str("http://127.0.0.1:8080")}, 403},
+		{"answer from our other name", req{method: "POST", path: "/api/answer", body: good, origin: str("http://localhost:7717")}, 403},
+		{"answer with Origin null (sandboxed frame, file:)", req{method: "POST", path: "/api/answer", body: good, origin: str("null")}, 403},
+		{"answer with no Origin", req{method: "POST", path: "/api/answer", body: good, origin: str("<none>")}, 403},
+		{"answer from https of our host", req{method: "POST", path: "/api/answer", body: good, origin: str("https://" + testHost)}, 403},
+		{"GET with a foreign Origin", req{path: "/queue", origin: str("http://evil.example")}, 403},
+		{"SSE with a foreign Origin", req{path: "/session/sess-A/events", origin: str("http://evil.example")}, 403},
+		// Simple requests: a form, a text/plain fetch, an image.
+		{"cross-origin simple POST (text/plain)", req{method: "POST", path: "/api/answer", body: good, ctype: str("text/plain"), origin: str("http://evil.example")}, 403},
+		{"text/plain POST from our origin", req{method: "POST", path: "/api/answer", body: good, ctype: str("text/plain")}, 415},
+		{"form post", req{method: "POST", path: "/api/answer", body: "sessionId=sess-A&option=allow_once", ctype: str("application/x-www-form-urlencoded")}, 415},
+		{"multipart form post", req{method: "POST", path: "/api/answer", body: "--x--", ctype: str("multipart/form-data; boundary=x")}, 415},
+		{"JSON lookalike content type", req{method: "POST", path: "/api/answer", body: good, ctype: str("application/json-seq")}, 415},
+		{"no content type", req{method: "POST", path: "/api/answer", body: good, ctype: str("<none>")}, 415},
+		{"JSON without the custom header", req{method: "POST", path: "/api/answer", body: good, csrf: str("<none>")}, 403},
+		{"custom header with another value", req{method: "POST", path: "/api/answer", body: good, csrf: str("0")}, 403},
+		{"image GET to the answer path", req{path: "/api/answer?sessionId=sess-A&seq=3&toolCallId=tc_1&option=allow_once"}, 405},
+		{"image GET to the answer path, no cookie", req{path: "/api/answer?option=allow_once", auth: "none"}, 401},
+		{"PUT", req{method: "PUT", path: "/api/answer", body: good}, 405},
+		{"DELETE", req{method: "DELETE", path: "/api/answer", body: good}, 405},
+		{"CORS preflight", req{method: "OPTIONS", path: "/api/answer", auth: "none", origin: str("http://evil.example")}, 403},
+		{"oversized body", req{method: "POST", path: "/api/answer", body: `{"sessionId":"` + strings.Repeat("x", 70<<10) + `"}`}, 400},
+		{"unknown field", req{method: "POST", path: "/api/answer", body: strings.TrimSuffix(good, "}") + `,"actor":"system"}`}, 400},
+		{"two objects", req{method: "POST", path: "/api/answer", body: good + good}, 400},
+		{"explain from another origin", req{method: "POST", path: "/api/explain", body: `{"cwd":"/","tool":"shell"}`, origin: str("http://evil.example")}, 403},
+		{"explain as a form", req{method: "POST", path: "/api/explain", body: "cwd=/&tool=shell", ctype: str("application/x-www-form-urlencoded")}, 415},
+		{"policy page without a token", req{path: "/policy", auth: "none"}, 401},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := f.inbox.count()
+			w := f.do(t, c.q)
+			if w.Code != c.code {
+				t.Errorf("status %d, want %d (%s)", w.Code, c.code, strings.TrimSpace(w.Body.String()))
+			}
+			if w.Code < 300 {
+				t.Errorf("the attack got through: %d", w.Code)
+			}
+			checkHeaders(t, w)
+			if strings.Contains(w.Body.String(), "hello") || strings.Contains(w.Body.String(), "sess-A") && w.Code == 401 {
+				t.Errorf("a refused request got data: %q", w.Body.String())
+			}
+			if n := f.inbox.count(); n != before {
+				t.Errorf("an answer reached the inbox")
+			}
+		})
+	}
+}
+
+// checkHeaders holds every response, refusals included, to the browser
+// policy: no framing, strict CSP, no CORS, no referrer, no sniffing.
+func checkHeaders(t *testing.T, w *httptest.ResponseRecorder) {
+	t.Helper()
+	h := w.Header()
+	csp := h.Get("Content-Security-Policy")
+	for _, want := range []string{"frame-ancestors 'none'", "script-src 'self'", "default-src 'none'", "img-src 'self'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %s", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe") || strings.Contains(csp, "*") {
+		t.Errorf("CSP %q allows unsafe sources", csp)
+	}
+	if h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" || h.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("headers: XFO %q, Referrer-Policy %q, nosniff %q", h.Get("X-Frame-Options"), h.Get("Referrer-Policy"), h.Get("X-Content-Type-Options"))
+	}
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), "access-control-") {
+			t.Errorf("CORS header %s sent", k)
+		}
+	}
+}
+
+func TestHealthCheckHasNoData(t *testing.T) {
+	f := newFixture(t)
+	w := f.do(t, req{path: "/healthz", auth: "none"})
+	if w.Code != http.StatusNoContent || w.Body.Len() != 0 {
+		t.Fatalf("health check: %d %q, want 204 and no body", w.Code, w.Body.String())
+	}
+	checkHeaders(t, w)
+}
+
+func TestTokenURLSetsAStrictCookieAndDropsTheToken(t *testing.T) {
+	f := newFixture(t)
+	w := f.do(t, req{path: "/queue?token=" + testToken, auth: "none"})
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("status %d, want 303", w.Code)
+	}
+	if loc := w.Header().Get("Location"); loc != "/queue" {
+		t.Errorf("redirect to %q, want /queue without the token", loc)
+	}
+	cs := w.Result().Cookies()
+	if len(cs) != 1 {
+		t.Fatalf("%d cookies", len(cs))
+	}
+	c := cs[0]
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Value == testToken || c.Name != "custom-agent-7717" {
+		t.Errorf("cookie %+v: want HttpOnly, SameSite=Strict, Path=/, named for the port, not the token", c)
+	}
+	// And the cookie lets the browser in.
+	if w := f.do(t, req{path: "/queue"}); w.Code != http.StatusOK {
+		t.Errorf("with the cookie: %d", w.Code)
+	}
+	if w := f.do(t, req{path: "/queue", auth: "bearer"}); w.Code != http.StatusOK {
+		t.Errorf("with the bearer token: %d", w.Code)
+	}
+}
+
+var inlineScript = regexp.MustCompile(`(?i)<script(?:\s[^>]*)?>\s*[^<\s]|\son[a-z]+\s*=|javascript:`)
+
+func TestPagesHaveNoInlineScript(t *testing.T) {
+	f := newFixture(t)
+	for _, p := range []string{"/", "/queue", "/session/sess-A", "/session/sess-B/ask/3", "/session/sess-D/ask/3"} {
+		w := f.do(t, req{path: p})
+		if w.Code != 200 {
+			t.Fatalf("%s: %d", p, w.Code)
+		}
+		if m := inlineScript.FindString(w.Body.String()); m != "" {
+			t.Errorf("%s has inline script or a handler attribute: %q", p, m)
+		}
+		if !strings.Contains(w.Body.String(), `<script src="/assets/app.js" defer></script>`) {
+			t.Errorf("%s does not load the one script", p)
+		}
+	}
+}
+
+func TestReplayedAnswerIsRefused(t *testing.T) {
+	f := newFixture(t)
+	body := f.answerBody("sess-A", "allow_once")
+	w := f.do(t, req{method: "POST", path: "/api/answer", body: body})
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `"won":true`) {
+		t.Fatalf("first answer: %d %s", w.Code, w.Body.String())
+	}
+	w = f.do(t, req{method: "POST", path: "/api/answer", body: body})
+	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), "too late") {
+		t.Fatalf("replay: %d %s, want 409 too late", w.Code, w.Body.String())
+	}
+	if f.inbox.count() != 1 {
+		t.Fatalf("%d answers reached the inbox, want 1", f.inbox.count())
+	}
+}
+
+func TestAnswerToAnotherSessionsAskIsRefused(t *testing.T) {
+	f := newFixture(t)
+	// sess-B's ask has the same tool call id as sess-A's; an answer naming
+	// sess-C (no such session) or sess-D with sess-A's seq and call reaches
+	// nothing.
+	for _, body := range []string{
+		`{"sessionId":"sess-C","seq":3,"toolCallId":"tc_1","option":"allow_once"}`,
+		`{"sessionId":"sess-D","seq":3,"toolCallId":"tc_1","option":"allow_once"}`,
+		`{"sessionId":"sess-A","seq":2,"toolCallId":"tc_1","option":"allow_once"}`,
+	} {
+		w := f.do(t, req{method: "POST", path: "/api/answer", body: body})
+		if w.Code < 400 {
+			t.Errorf("%s: %d %s", body, w.Code, w.Body.String())
+		}
+	}
+	if f.inbox.count() != 0 {
+		t.Fatalf("an answer reached the inbox")
+	}
+	// Answering sess-B resolves sess-B only.
+	w := f.do(t, req{method: "POST", path: "/api/answer", body: f.answerBody("sess-B", "deny")})
+	if w.Code != 200 {
+		t.Fatalf("answering B: %d %s", w.Code, w.Body.String())
+	}
+	if a := f.inbox.offers[0]; a.SessionID != "sess-B" || a.UI != UIName {
+		t.Fatalf("offer %+v", a)
+	}
+	if _, err := f.srv.openAsk(t.Context(), "sess-A", f.seq["sess-A"]); err != nil {
+		t.Fatalf("A's ask was closed by B's answer: %v", err)
+	}
+}
+
+func TestOptionsAndConfirmation(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []struct {
+		name, body string
+		code       int
+	}{
+		{"an option not offered", f.answerBody("sess-A", "allow_project"), 400},
+		{"an option that does not exist", f.answerBody("sess-A", "allow_forever"), 400},
+		{"allow_session for a destructive call", f.answerBody("sess-D", "allow_session"), 400},
+		{"destructive allow without typing confirm", f.answerBody("sess-D", "allow_once"), 400},
+		{"destructive allow with the wrong word", strings.TrimSuffix(f.answerBody("sess-D", "allow_once"), "}") + `,"confirm":"CONFIRM"}`, 400},
+		{"a tool call id that is not the one at seq", strings.Replace(f.answerBody("sess-A", "allow_once"), "tc_1", "tc_2", 1), 409},
+	} {
+		w := f.do(t, req{method: "POST", path: "/api/answer", body: c.body})
+		if w.Code != c.code {
+			t.Errorf("%s: %d %s, want %d", c.name, w.Code, w.Body.String(), c.code)
+		}
+	}
+	if f.inbox.count() != 0 {
+		t.Fatal("a refused answer reached the inbox")
+	}
+	w := f.do(t, req{method: "POST", path: "/api/answer", body: strings.TrimSuffix(f.answerBody("sess-D", "allow_once"), "}") + `,"confirm":"confirm"}`})
+	if w.Code != 200 || f.inbox.count() != 1 || f.inbox.offers[0].Confirm != "confirm" {
+		t.Fatalf("confirmed destructive allow: %d %s", w.Code, w.Body.String())
+	}
+}

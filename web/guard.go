@@ -1,0 +1,173 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// The four checks every request passes, each on its own (so that a flaw in
+// one is not a hole):
+//
+//  1. Host: the Host header is one of an exact list (127.0.0.1:PORT,
+//     localhost:PORT, [::1]:PORT and the names given), so a page whose DNS
+//     name was rebound to 127.0.0.1 is refused before anything else.
+//  2. Token: every request but GET /healthz (which answers 204 and nothing
+//     else) carries the per-run token, as the cookie the token URL sets or
+//     as Authorization: Bearer.
+//  3. Origin: a request that changes state carries an Origin header equal to
+//     http://HOST for its own allowed Host; any request carrying an Origin
+//     other than that is refused too.
+//  4. Non-simple: a request that changes state is a POST with
+//     Content-Type: application/json and the header X-Custom-Agent: 1,
+//     which no cross-origin form, image or simple fetch can send without
+//     a CORS preflight, and the server answers no preflight.
+//
+// No response carries a CORS header.
+
+// HeaderCSRF is the custom header a state-changing request must carry.
+const HeaderCSRF = "X-Custom-Agent"
+
+// maxBody bounds a state-changing request's body.
+const maxBody = 64 << 10
+
+// CSP is the Content-Security-Policy of every response: scripts and styles
+// only from this server's files (no inline script, no eval), images only
+// from here (a markdown image in model text never loads), no framing.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+	"form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+
+// guard wraps the application's handler with the four checks.
+type guard struct {
+	token       string          // the per-run token printed in the URL
+	cookieName  string          // per port: cookies are not scoped by port
+	cookieValue string          // random, not the token
+	hosts       map[string]bool // exact Host values
+	next        http.Handler
+}
+
+func newGuard(token string, port string, hosts []string, next http.Handler) *guard {
+	g := &guard{
+		token:       token,
+		cookieName:  "custom-agent-" + port,
+		cookieValue: randomHex(32),
+		hosts:       map[string]bool{},
+		next:        next,
+	}
+	for _, h := range hosts {
+		g.hosts[strings.ToLower(h)] = true
+	}
+	return g
+}
+
+// randomHex returns n random bytes as hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("web: no randomness: " + err.Error()) // crypto/rand does not fail on Linux
+	}
+	return hex.EncodeToString(b)
+}
+
+// NewToken returns a fresh 256-bit token.
+func NewToken() string { return randomHex(32) }
+
+func securityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+}
+
+func refuse(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	_, _ = w.Write([]byte(msg + "\n"))
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header())
+	// 1. Host, before anything else (DNS rebinding).
+	if !g.hosts[strings.ToLower(r.Host)] {
+		refuse(w, http.StatusMisdirectedRequest, "this server answers only to its own address (Host not allowed)")
+		return
+	}
+	// The health check: no token, no data.
+	if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	// 3, for every request: an Origin, when sent, is our own.
+	origin, hasOrigin := r.Header["Origin"]
+	if hasOrigin && (len(origin) != 1 || origin[0] != "http://"+r.Host) {
+		refuse(w, http.StatusForbidden, "cross-origin request refused (Origin is not this server)")
+		return
+	}
+	// 2. The token: the URL serve printed sets the cookie.
+	if r.Method == http.MethodGet && r.URL.Query().Has("token") {
+		if !g.equal(r.URL.Query().Get("token"), g.token) {
+			refuse(w, http.StatusUnauthorized, "wrong token: open the URL custom-agent serve printed")
+			return
+		}
+		http.SetCookie(w, &http.Cookie{
+			Name: g.cookieName, Value: g.cookieValue, Path: "/",
+			HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		})
+		q := r.URL.Query()
+		q.Del("token")
+		to := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+		http.Redirect(w, r, to.String(), http.StatusSeeOther)
+		return
+	}
+	if !g.authenticated(r) {
+		refuse(w, http.StatusUnauthorized, "token required: open the URL custom-agent serve printed")
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "GET, HEAD, POST")
+			refuse(w, http.StatusMethodNotAllowed, "method not allowed")
+			return
+		}
+		// 3. A state change names its origin, and it is ours.
+		if !hasOrigin {
+			refuse(w, http.StatusForbidden, "a request that changes anything must carry an Origin header")
+			return
+		}
+		// 4. Only a request no cross-origin page can make without a
+		// preflight.
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			refuse(w, http.StatusUnsupportedMediaType, "a request that changes anything must be Content-Type: application/json")
+			return
+		}
+		if r.Header.Get(HeaderCSRF) != "1" {
+			refuse(w, http.StatusForbidden, "a request that changes anything must carry the header "+HeaderCSRF+": 1")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+func (g *guard) equal(got, want string) bool {
+	return len(got) == len(want) && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// authenticated reports whether r carries the cookie or the bearer token.
+func (g *guard) authenticated(r *http.Request) bool {
+	if c, err := r.Cookie(g.cookieName); err == nil && g.equal(c.Value, g.cookieValue) {
+		return true
+	}
+	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
+		return g.equal(strings.TrimPrefix(a, "Bearer "), g.token)
+	}
+	return false
+}

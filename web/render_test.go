@@ -1,0 +1,217 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/permission/risk"
+)
+
+// hostile is text a model, a tool or a repository may produce.
+const hostile = "<script>alert('x')</script> <img src=http://evil.example/p.png> ![i](http://evil.example/m.png) " +
+	"[link](javascript:alert(1)) \x1b]0;title\x07 \x1b[31mred \u202eevil\u202c sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+func TestHostileTextIsInert(t *testing.T) {
+	f := newFixture(t)
+	argsJSON, _ := json.Marshal(map[string]string{"command": hostile})
+	appendEvent(t, f.log, "sess-X", event.SessionStartedPayload{Cwd: "/w/" + hostile, Mode: "default", Model: hostile})
+	appendEvent(t, f.log, "sess-X", event.UserMessagePayload{Content: hostile})
+	appendEvent(t, f.log, "sess-X", event.ModelDeltaPayload{Text: hostile})
+	req := askPayload("tc_x", "shell", risk.Execute, string(argsJSON))
+	req.Reason = hostile
+	req.Findings = []risk.Finding{{Risk: risk.Execute, Arg: "command", Span: risk.Span{Start: 0, End: 8}, Text: "<script>", Why: hostile}}
+	e := appendEvent(t, f.log, "sess-X", req)
+
+	pages := map[string]string{}
+	for _, p := range []string{"/", "/queue", "/session/sess-X", "/session/sess-X/ask/" + itoa(e.Seq)} {
+		w := f.do(t, req_(p))
+		if w.Code != 200 {
+			t.Fatalf("%s: %d", p, w.Code)
+		}
+		pages[p] = w.Body.String()
+	}
+	pages["timeline"] = streamBody(t, f, "/session/sess-X/events", "")
+	bad := regexp.MustCompile(`<script>|<img|href="[^"]*(?:evil|javascript)|\x1b|\x07|\x{202e}|sk-proj-A{10}`)
+	for p, body := range pages {
+		// Our own one script tag is allowed.
+		body = strings.ReplaceAll(body, `<script src="/assets/app.js" defer></script>`, "")
+		if m := bad.FindString(body); m != "" {
+			t.Errorf("%s shows %q live", p, m)
+		}
+	}
+	dialog := pages["/session/sess-X/ask/"+itoa(e.Seq)]
+	for _, want := range []string{"&lt;script&gt;", `\x1b`, `\u202e`, "<mark>&lt;script&gt;</mark>"} {
+		if !strings.Contains(dialog, want) {
+			t.Errorf("the dialog does not show %q as text", want)
+		}
+	}
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func req_(path string) req { return req{path: path} }
+
+// streamBody reads an SSE stream for a moment.
+func streamBody(t *testing.T, f *fixture, path, lastID string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 400*time.Millisecond)
+	defer cancel()
+	r := httptest.NewRequestWithContext(ctx, "GET", path, nil)
+	r.Host = testHost
+	r.AddCookie(f.cookie(t))
+	if lastID != "" {
+		r.Header.Set("Last-Event-ID", lastID)
+	}
+	w := httptest.NewRecorder()
+	f.h.ServeHTTP(w, r)
+	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("%s: %d %s", path, w.Code, w.Header().Get("Content-Type"))
+	}
+	return w.Body.String()
+}
+
+var sseID = regexp.MustCompile(`(?m)^id: (\d+)$`)
+
+func TestTimelineResumesFromLastEventID(t *testing.T) {
+	f := newFixture(t)
+	all := sseID.FindAllStringSubmatch(streamBody(t, f, "/session/sess-A/events", ""), -1)
+	if len(all) != 3 {
+		t.Fatalf("%d events streamed, want 3", len(all))
+	}
+	rest := sseID.FindAllStringSubmatch(streamBody(t, f, "/session/sess-A/events", "2"), -1)
+	if len(rest) != 1 || rest[0][1] != "3" {
+		t.Fatalf("after Last-Event-ID 2: %v, want only 3", rest)
+	}
+	body := streamBody(t, f, "/session/sess-A/events", "")
+	if !strings.Contains(body, `"type":"permission.requested"`) || !strings.Contains(body, `"askUrl":"/session/sess-A/ask/3"`) {
+		t.Errorf("the ask is not in the timeline with its link: %s", body)
+	}
+}
+
+func TestQueueStreamHoldsNoArgs(t *testing.T) {
+	f := newFixture(t)
+	f.srv.refresh(t.Context())
+	body := streamBody(t, f, "/queue/events", "")
+	if !strings.Contains(body, "event: queue") || !strings.Contains(body, `"tool":"shell"`) {
+		t.Fatalf("queue stream: %s", body)
+	}
+	for _, secret := range []string{"rm -rf", "hello", "alert", "a.txt", "reason"} {
+		if strings.Contains(body, secret) {
+			t.Errorf("the queue stream (what notifications are made from) holds %q", secret)
+		}
+	}
+}
+
+func TestDialogShowsWhatTheTerminalShows(t *testing.T) {
+	f := newFixture(t)
+	req := askPayload("tc_r", "shell", risk.Execute, `{"command":"go test ./..."}`)
+	req.SessionRule = json.RawMessage(`{"id":"s1","level":"session","tool":"shell","command":"go test","decision":"allow"}`)
+	e := appendEvent(t, f.log, "sess-A", req)
+	body := f.do(t, req_("/session/sess-A/ask/"+itoa(e.Seq))).Body.String()
+	for _, want := range []string{
+		"allow_session adds the session rule: shell `go test` → allow",
+		`class="risk risk-execute"`, "EXECUTE", "runs a program",
+		"allow once (and identical calls again in this session)", "workspace sandbox (for the processes it starts)",
+		`data-deadline=`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the dialog lacks %q", want)
+		}
+	}
+	// A destructive ask: allow once behind the typed word, and deny.
+	body = f.do(t, req_("/session/sess-D/ask/3")).Body.String()
+	if n := strings.Count(body, `class="answer`); n != 2 {
+		t.Errorf("a destructive dialog offers %d answers, want 2", n)
+	}
+	for _, want := range []string{"DESTRUCTIVE", "cannot be undone", `data-needs-confirm="1" disabled`, "<kbd>confirm</kbd>", "allow once (asked again every time)"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the destructive dialog lacks %q", want)
+		}
+	}
+	// An edit shows its diff.
+	edit := askPayload("tc_e", "apply_patch", risk.Write, `{"patch":"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n"}`)
+	e = appendEvent(t, f.log, "sess-B", edit)
+	body = f.do(t, req_("/session/sess-B/ask/"+itoa(e.Seq))).Body.String()
+	if !strings.Contains(body, `<span class="d d-&#43;">&#43;new</span>`) && !strings.Contains(body, `d-+`) {
+		t.Errorf("the edit's diff is not shown: %s", body)
+	}
+	// A closed ask says how it ended.
+	appendEvent(t, f.log, "sess-B", event.PermissionResolvedPayload{ToolCallID: "tc_e", Decision: "deny", Reason: "no", Actor: event.ActorUser,
+		RiskAtDecision: risk.Write, SourcedFrom: "default", UI: "terminal"})
+	body = f.do(t, req_("/session/sess-B/ask/"+itoa(e.Seq))).Body.String()
+	if !strings.Contains(body, "denied by user via terminal: no") {
+		t.Errorf("a closed ask does not say how it ended: %s", body)
+	}
+}
+
+func TestSessionsPage(t *testing.T) {
+	f := newFixture(t)
+	appendEvent(t, f.log, "sess-A", event.PermissionResolvedPayload{ToolCallID: "tc_1", Decision: "allow", Reason: "ok", Actor: event.ActorUser,
+		RiskAtDecision: risk.Write, SourcedFrom: "default", Option: "allow_once"})
+	appendEvent(t, f.log, "sess-A", event.TurnCompletedPayload{StopReason: "final"})
+	body := f.do(t, req_("/")).Body.String()
+	iA, iD := strings.Index(body, "sess-A"), strings.Index(body, "sess-D")
+	if iA < 0 || iD < 0 || iA > iD {
+		t.Errorf("sessions are not newest first (A at %d, D at %d)", iA, iD)
+	}
+	for _, want := range []string{"1 allow by user", "verifies", ">ended<", ">waiting for an answer<", "/work/sess-A"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the sessions page lacks %q", want)
+		}
+	}
+}
+
+func TestSessionPageListsSessionRules(t *testing.T) {
+	f := newFixture(t)
+	add := func(op, id, cmd string) {
+		appendEvent(t, f.log, "sess-A", event.PolicyChangedPayload{Level: "session", Op: op, Cwd: "/work/sess-A",
+			Rule: json.RawMessage(`{"id":"` + id + `","level":"session","tool":"shell","command":"` + cmd + `","decision":"allow"}`)})
+	}
+	add("add", "s1", "go test")
+	add("add", "s2", "make lint")
+	add("remove", "s1", "go test")
+	body := f.do(t, req_("/session/sess-A")).Body.String()
+	if !strings.Contains(body, "shell `make lint` → allow") || strings.Contains(body, "shell `go test` → allow") {
+		t.Errorf("session rules: want s2 only:\n%s", body)
+	}
+}
+
+type fakePolicy struct{ explained []string }
+
+func (p *fakePolicy) Rules(cwd string) (PolicyView, error) {
+	return PolicyView{Project: cwd, Trusted: false, Rules: []PolicyRule{
+		{Level: "project", ID: "p1", Decision: "allow", Tool: "shell", Matches: `command "<b>make</b>"`, File: cwd + "/.custom-agent/policy.json:3", Note: "untrusted: ignored"},
+		{Level: "user", ID: "u1", Decision: "deny", Tool: "http_post", Matches: "url *", File: "/home/u/.config/custom-agent/policy.json:7"},
+	}}, nil
+}
+
+func (p *fakePolicy) Explain(_ context.Context, cwd, tool string, args json.RawMessage) (string, error) {
+	p.explained = append(p.explained, cwd+" "+tool+" "+string(args))
+	return "1. risk: execute\n\x1b[31m<script>", nil
+}
+
+func TestPolicyPageAndExplain(t *testing.T) {
+	f := newFixture(t)
+	pol := &fakePolicy{}
+	f.srv.opts.Policy = pol
+	body := f.do(t, req_("/policy")).Body.String()
+	for _, want := range []string{"/work/sess-", ".custom-agent/policy.json:3", "untrusted: ignored", "not trusted", "&lt;b&gt;make&lt;/b&gt;", `id="explain"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the policy page lacks %q", want)
+		}
+	}
+	w := f.do(t, req{method: "POST", path: "/api/explain", body: `{"cwd":"/work/sess-A","tool":"shell","args":{"command":"make"}}`})
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `\\x1b[31m`) || len(pol.explained) != 1 {
+		t.Fatalf("explain: %d %s %v", w.Code, w.Body.String(), pol.explained)
+	}
+	if w := f.do(t, req{method: "POST", path: "/api/explain", body: `{"cwd":"relative","tool":"shell"}`}); w.Code != 400 {
+		t.Errorf("a relative cwd: %d", w.Code)
+	}
+}
