@@ -83,6 +83,15 @@ func Run(t *testing.T, open Opener) {
 			tc.fn(t, s, in)
 		})
 	}
+	t.Run("LeaseHeldIsBusyUntilReleased", func(t *testing.T) {
+		s := open(t)
+		t.Cleanup(func() { _ = s.Close() })
+		l, ok := s.(eventlog.Leases)
+		if !ok {
+			t.Skipf("%T is not an eventlog.Leases", s)
+		}
+		testLease(t, s, l)
+	})
 }
 
 func mustAppend(t *testing.T, s eventlog.Store, d event.Draft) event.Event {

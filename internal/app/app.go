@@ -57,22 +57,17 @@ func OpenWith(ctx context.Context, dataDir string, log logstore.Choice, approval
 		store.Close()
 		return nil, err
 	}
-	n := 0
-	// A PostgreSQL log is shared by other hosts' live processes, whose
-	// open asks and turns look exactly like those of a dead one: closing
-	// them would write "process restarted" into sessions that are still
-	// running elsewhere. So nothing is recovered at start-up there; an
-	// ask a dead process left open stays open (its tool never ran, since
-	// a tool runs only after an allow is durable).
-	if !log.IsPostgres() {
-		if n, err = approval.RecoverPending(ctx, store, time.Now()); err != nil {
-			store.Close()
-			return nil, fmt.Errorf("resolving asks left pending by an earlier process: %w", err)
-		}
-		if _, err := session.CloseAbandoned(ctx, store, time.Now()); err != nil {
-			store.Close()
-			return nil, err
-		}
+	// Only sessions no live process holds are recovered (eventlog.Leases:
+	// an flock beside a SQLite log, an advisory lock on PostgreSQL, which
+	// other hosts' live processes hold too).
+	n, err := approval.RecoverPending(ctx, store, time.Now())
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("resolving asks left pending by an earlier process: %w", err)
+	}
+	if _, err := session.CloseAbandoned(ctx, store, time.Now()); err != nil {
+		store.Close()
+		return nil, err
 	}
 	return &Runtime{
 		DataDir: dataDir, Store: store, Artifacts: arts.WithSource(store), Router: tools.NewRouter(),
