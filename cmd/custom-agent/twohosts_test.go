@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
@@ -86,6 +87,19 @@ func TestTwoHostsAskAndAnswer(t *testing.T) {
 			var p event.PermissionRequestedPayload
 			if err := json.Unmarshal(e.Payload, &p); err != nil {
 				t.Fatal(err)
+			}
+			// A process starting on host B recovers what dead processes
+			// left open, and nothing of host A's live run: A holds its
+			// session's lease (an advisory lock).
+			quiet := filepath.Join(t.TempDir(), "quiet.jsonl")
+			os.WriteFile(quiet, []byte(`{"text":"nothing"}`+"\n"), 0o644)
+			second := exec.CommandContext(ctx, self, "--data-dir", t.TempDir(), "--store", url, "run", "--model", "script:"+quiet, "--cwd", cwd, "hello")
+			second.Env = append(os.Environ(), asCLI+"=1", "XDG_CONFIG_HOME="+t.TempDir(), "CUSTOM_AGENT_SANDBOX=off")
+			if o, err := second.CombinedOutput(); err != nil {
+				t.Fatalf("a second run on host B: %v\n%s", err, o)
+			}
+			if open, err := approval.OpenAsks(ctx, b, session); err != nil || len(open) != 1 {
+				t.Fatalf("after a run started on host B, host A's open questions: %d (%v), want 1", len(open), err)
 			}
 			err := b.OfferAnswer(ctx, eventlog.Answer{SessionID: session, ToolCallID: p.ToolCallID, Option: "allow_once", UI: "web", At: time.Now(), RequestSeq: e.Seq})
 			if err != nil {
