@@ -60,6 +60,15 @@ func TestPostgresStoreCommands(t *testing.T) {
 		t.Fatalf("audit verify: %q %q %v", out, errOut, err)
 	}
 
+	// replay re-decides the session from the PostgreSQL log alone: the
+	// same decisions (exit 0); stats folds it.
+	if out, errOut, err := runCLI(t, "--data-dir", hostB, "replay", id); err != nil {
+		t.Fatalf("replay on the other host: %v\n%s\n%s", err, out, errOut)
+	}
+	if out, errOut, err := runCLI(t, "--data-dir", hostB, "stats", "--session", id, "--json"); err != nil || !strings.Contains(out, `"sessions": 1`) {
+		t.Fatalf("stats on the other host: %v\n%s\n%s", err, out, errOut)
+	}
+
 	// The user's own config file chooses the store too.
 	t.Setenv("CUSTOM_AGENT_STORE", "")
 	userConf := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "custom-agent", "config.json")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/custom-agent/custom-agent/internal/logstore"
 	"io"
 	"os"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
@@ -176,7 +176,7 @@ func (r *replayRun) one(ctx context.Context, g *globalFlags, arg string, opts re
 
 func (r *replayRun) all(ctx context.Context, g *globalFlags, opts replay.Options) error {
 	s, err := g.openLog(ctx, true)
-	if errors.Is(err, sqlitestore.ErrNoLog) {
+	if logstore.IsNoLog(err) {
 		if r.json {
 			_, err := fmt.Fprintln(r.out, "[]")
 			return err
