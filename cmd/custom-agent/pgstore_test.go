@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +70,9 @@ func TestPostgresStoreCommands(t *testing.T) {
 	if out, errOut, err := runCLI(t, "--data-dir", hostB, "stats", "--session", id, "--json"); err != nil || !strings.Contains(out, `"sessions": 1`) {
 		t.Fatalf("stats on the other host: %v\n%s\n%s", err, out, errOut)
 	}
+
+	// serve on another host lists the session from the PostgreSQL log.
+	servePage(t, hostB, url, id)
 
 	// The user's own config file chooses the store too.
 	t.Setenv("CUSTOM_AGENT_STORE", "")
@@ -167,5 +172,51 @@ func TestConfigShowsStoreWithoutPassword(t *testing.T) {
 	}
 	if !strings.Contains(out, `store = "postgres://agent:xxxxx@db:5432/agents"`) || strings.Contains(out, "hunter2") {
 		t.Fatalf("config show:\n%s", out)
+	}
+}
+
+// servePage runs `custom-agent serve` on the store and fetches its sessions
+// page with the printed token, which must name session id.
+func servePage(t *testing.T, dataDir, store, id string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out testenv.Buffer
+	root := newRootCmd()
+	root.SetArgs([]string{"--data-dir", dataDir, "--store", store, "serve", "--addr", "127.0.0.1:0"})
+	root.SetOut(&out)
+	root.SetErr(io.Discard)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	var page string
+	for i := 0; page == "" && i < 1500; i++ {
+		if _, rest, ok := strings.Cut(out.String(), "open "); ok {
+			page, _, _ = strings.Cut(rest, "\n")
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended: %v\n%s", err, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	u, err := neturl.Parse(page)
+	if err != nil || u.Query().Get("token") == "" {
+		t.Fatalf("serve printed no URL with a token: %q (%v)", out.String(), err)
+	}
+	req, _ := http.NewRequest("GET", "http://"+u.Host+"/", nil)
+	req.Header.Set("Authorization", "Bearer "+u.Query().Get("token"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), id) {
+		t.Fatalf("serve's sessions page: %s, names %s: %v", resp.Status, id, strings.Contains(string(body), id))
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
 	}
 }
