@@ -61,6 +61,9 @@ type Options struct {
 	Inbox Inbox
 	// Policy feeds the policy page; nil turns it off.
 	Policy Policy
+	// Turns starts and cancels turns in this process; nil turns the
+	// prompt forms off.
+	Turns Turns
 	// Artifacts serves tool outputs for download; nil turns that off.
 	Artifacts Artifacts
 	// Token is the per-run secret of the URL (NewToken).
@@ -143,5 +146,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/answer", s.answer)
 	mux.HandleFunc("GET /policy", s.policyPage)
 	mux.HandleFunc("POST /api/explain", s.explain)
+	mux.HandleFunc("POST /api/turn", s.startTurn)
+	mux.HandleFunc("POST /api/cancel", s.cancelTurn)
 	return mux
 }
