@@ -94,6 +94,7 @@ func TestServeTurnInChromium(t *testing.T) {
 	// Continue the session from its page, then cancel that turn while
 	// its question waits.
 	var msg string
+	var shot []byte
 	err = chromedp.Run(ctx,
 		chromedp.Navigate(p.base+path),
 		chromedp.WaitVisible("#turn-prompt", chromedp.ByQuery),
@@ -102,6 +103,7 @@ func TestServeTurnInChromium(t *testing.T) {
 		chromedp.WaitVisible("#turn-cancel", chromedp.ByQuery),
 		// Cancel once the question is on the timeline.
 		chromedp.Poll(`document.querySelectorAll("#timeline a.asklink").length === 2`, nil, chromedp.WithPollingTimeout(20*time.Second)),
+		chromedp.FullScreenshot(&shot, 100),
 		chromedp.Click("#turn-cancel", chromedp.ByQuery),
 		chromedp.Poll(`document.getElementById("turn-result").textContent.includes("cancelled")`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.WaitNotVisible("#running-here", chromedp.ByQuery),
@@ -110,6 +112,7 @@ func TestServeTurnInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("continue and cancel in the browser: %v\nserve's stderr:\n%s", err, p.stderr.String())
 	}
+	keepScreenshot(t, "serve-turn-running.png", shot)
 	evs = p.await(t, session, "the second turn.completed", completed(2))
 	done := payloads[event.TurnCompletedPayload](t, evs, event.TurnCompleted)
 	if done[1].StopReason != event.StopCancelled {
@@ -122,4 +125,22 @@ func TestServeTurnInChromium(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cwd, "second.txt")); err == nil {
 		t.Error("the cancelled turn's tool ran")
 	}
+}
+
+// keepScreenshot writes a screenshot as a test artifact: under
+// $WEB_TEST_ARTIFACTS, else the system's temp dir (as web's browser tests).
+func keepScreenshot(t *testing.T, name string, b []byte) {
+	t.Helper()
+	dir := os.Getenv("WEB_TEST_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "custom-agent-web-test-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
 }
