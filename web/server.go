@@ -6,7 +6,9 @@
 // The log is the one source of truth: pages are folded from it (Index),
 // and an answer is handed to the store (Inbox) for the asking process to
 // take and record; the server then watches the log for the
-// permission.resolved that says whether the answer won.
+// permission.resolved that says whether the answer won. A prompt from the
+// browser starts a turn in the server's own process (Turns), whose
+// questions are answered the same way.
 //
 // Security: see guard.go. Every page is rendered by html/template; the one
 // script (assets/app.js) builds the live parts with textContent only, so
