@@ -105,7 +105,22 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	s.render(w, "sessions.html", page{Title: "Sessions", Nav: "sessions", Data: rows})
+	s.render(w, "sessions.html", page{Title: "Sessions", Nav: "sessions", Data: sessionsData{Rows: rows, Form: s.turnForm()}})
+}
+
+// sessionsData is the sessions page: the sessions, and the form that
+// starts a new one.
+type sessionsData struct {
+	Rows []sessionRow
+	Form turnForm
+}
+
+// sessionData is a session's page: the session, the form that continues
+// it, and whether this process runs its turn (which it can cancel).
+type sessionData struct {
+	*Session
+	Form turnForm
+	Here bool
 }
 
 // askRow is one question of the queue.
@@ -131,7 +146,11 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such session", http.StatusNotFound)
 		return
 	}
-	s.render(w, "session.html", page{Title: "Session " + sess.Info.ID, Nav: "sessions", Data: sess})
+	d := sessionData{Session: sess, Form: s.turnForm()}
+	if s.opts.Turns != nil {
+		d.Here = s.opts.Turns.Running(sess.Info.ID)
+	}
+	s.render(w, "session.html", page{Title: "Session " + sess.Info.ID, Nav: "sessions", Data: d})
 }
 
 // dialog is the approval dialog's content.

@@ -6,7 +6,9 @@
 // The log is the one source of truth: pages are folded from it (Index),
 // and an answer is handed to the store (Inbox) for the asking process to
 // take and record; the server then watches the log for the
-// permission.resolved that says whether the answer won.
+// permission.resolved that says whether the answer won. A prompt from the
+// browser starts a turn in the server's own process (Turns), whose
+// questions are answered the same way.
 //
 // Security: see guard.go. Every page is rendered by html/template; the one
 // script (assets/app.js) builds the live parts with textContent only, so
@@ -61,6 +63,9 @@ type Options struct {
 	Inbox Inbox
 	// Policy feeds the policy page; nil turns it off.
 	Policy Policy
+	// Turns starts and cancels turns in this process; nil turns the
+	// prompt forms off.
+	Turns Turns
 	// Artifacts serves tool outputs for download; nil turns that off.
 	Artifacts Artifacts
 	// Token is the per-run secret of the URL (NewToken).
@@ -143,5 +148,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/answer", s.answer)
 	mux.HandleFunc("GET /policy", s.policyPage)
 	mux.HandleFunc("POST /api/explain", s.explain)
+	mux.HandleFunc("POST /api/turn", s.startTurn)
+	mux.HandleFunc("POST /api/cancel", s.cancelTurn)
 	return mux
 }
