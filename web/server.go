@@ -150,5 +150,6 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/explain", s.explain)
 	mux.HandleFunc("POST /api/turn", s.startTurn)
 	mux.HandleFunc("POST /api/cancel", s.cancelTurn)
+	mux.HandleFunc("POST /api/revoke", s.revokeRule)
 	return mux
 }

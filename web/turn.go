@@ -36,7 +36,24 @@ type Turns interface {
 	// Cwd is the directory a new session starts in unless another is
 	// given.
 	Cwd() string
+	// Revoke removes the session rule RuleID of a recorded session in
+	// which no turn runs, in the directory the rule was made in (Cwd),
+	// records the removal (policy.changed) and returns the rule in
+	// words. It fails with ErrTurnRunning when this process runs a turn
+	// there, with an error wrapping eventlog.ErrSessionBusy when another
+	// process holds the session (the rule lives in that process), and
+	// with ErrNoRule when the session has no such rule there.
+	Revoke(ctx context.Context, r RevokeRequest) (rule string, err error)
 }
+
+// RevokeRequest names a session rule to revoke.
+type RevokeRequest struct {
+	SessionID, Cwd, RuleID string
+}
+
+// ErrNoRule: the session holds no session rule with that id in that
+// directory.
+var ErrNoRule = errors.New("the session holds no such session rule")
 
 // TurnRequest is one prompt from the browser.
 type TurnRequest struct {
@@ -187,4 +204,61 @@ func (s *Server) cancelTurn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, turnResponse{SessionID: req.SessionID, Message: "the turn was cancelled"})
+}
+
+type revokeRequest struct {
+	SessionID string `json:"sessionId"`
+	RuleID    string `json:"ruleId"`
+}
+
+// revokeRule is POST /api/revoke: it removes a session rule of a session
+// no process runs now (the removal is recorded as policy.changed, and a
+// resumed session no longer has the rule). A rule of a session another
+// process runs lives in that process: the answer says where to revoke it.
+func (s *Server) revokeRule(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Turns == nil {
+		writeJSON(w, http.StatusServiceUnavailable, turnResponse{Message: "this server cannot revoke rules"})
+		return
+	}
+	var req revokeRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || dec.More() || req.SessionID == "" || req.RuleID == "" {
+		writeJSON(w, http.StatusBadRequest, turnResponse{Message: "the body is not one revoke object {sessionId, ruleId}"})
+		return
+	}
+	s.refresh(r.Context())
+	sess, ok := s.index.Session(req.SessionID)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, turnResponse{Message: "no such session"})
+		return
+	}
+	if sess.Source != "" {
+		writeJSON(w, http.StatusConflict, turnResponse{SessionID: req.SessionID, Message: "a hook session's rules are not revoked here"})
+		return
+	}
+	cwd := ""
+	for _, g := range sess.Rules {
+		if g.Rule.ID == req.RuleID {
+			cwd = g.Cwd
+		}
+	}
+	if cwd == "" {
+		writeJSON(w, http.StatusNotFound, turnResponse{SessionID: req.SessionID, Message: "the session holds no session rule " + clean(req.RuleID)})
+		return
+	}
+	rule, err := s.opts.Turns.Revoke(r.Context(), RevokeRequest{SessionID: req.SessionID, Cwd: cwd, RuleID: req.RuleID})
+	switch {
+	case errors.Is(err, ErrTurnRunning):
+		writeJSON(w, http.StatusConflict, turnResponse{SessionID: req.SessionID, Message: "this server is running a turn in this session: revoke the rule once it has ended"})
+	case errors.Is(err, eventlog.ErrSessionBusy):
+		writeJSON(w, http.StatusConflict, turnResponse{SessionID: req.SessionID,
+			Message: "another custom-agent process (run, chat or acp) runs this session and holds its rules: revoke it there (/permissions revoke " + clean(req.RuleID) + " in chat), or once it has ended, here"})
+	case errors.Is(err, ErrNoRule):
+		writeJSON(w, http.StatusNotFound, turnResponse{SessionID: req.SessionID, Message: "the session holds no session rule " + clean(req.RuleID) + " in " + clean(cwd)})
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, turnResponse{SessionID: req.SessionID, Message: "revoking: " + clean(err.Error())})
+	default:
+		writeJSON(w, http.StatusOK, turnResponse{SessionID: req.SessionID, Message: "revoked: " + clean(rule) + "; the calls it allowed are asked again"})
+	}
 }

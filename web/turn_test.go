@@ -25,7 +25,8 @@ type fakeTurns struct {
 	cwd      string
 	nextID   int
 	startErr error
-	asked    int // calls of Start and Cancel
+	asked    int // calls of Start, Cancel and Revoke
+	revokes  []RevokeRequest
 }
 
 func newFakeTurns() *fakeTurns {
@@ -64,6 +65,20 @@ func (f *fakeTurns) Cancel(_ context.Context, id string) error {
 	f.cancels = append(f.cancels, id)
 	delete(f.running, id)
 	return nil
+}
+
+func (f *fakeTurns) Revoke(_ context.Context, r RevokeRequest) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked++
+	switch {
+	case f.running[r.SessionID]:
+		return "", ErrTurnRunning
+	case f.busy[r.SessionID]:
+		return "", fmt.Errorf("session %s (pid 4242): %w", r.SessionID, eventlog.ErrSessionBusy)
+	}
+	f.revokes = append(f.revokes, r)
+	return "shell `" + r.RuleID + "` → allow", nil
 }
 
 func (f *fakeTurns) Running(id string) bool {
@@ -244,5 +259,48 @@ func TestCancelTurn(t *testing.T) {
 	}
 	if f.turns.calls() != 4 {
 		t.Errorf("%d calls reached the turns, want 4: the bodies that are not one cancel object must not", f.turns.calls())
+	}
+}
+
+// TestRevokeRule: POST /api/revoke reaches the process's Revoke only for a
+// rule the session's log holds, in the directory it was made in, and says
+// where to revoke when this process or another runs the session.
+func TestRevokeRule(t *testing.T) {
+	f := newFixture(t)
+	appendEvent(t, f.log, "sess-A", event.PolicyChangedPayload{Level: "session", Op: "add", Cwd: "/work/sess-A",
+		Rule: json.RawMessage(`{"id":"s1","level":"session","tool":"shell","command":"go test","decision":"allow"}`)})
+	post := func(body string) (int, turnResponse) {
+		w := f.do(t, req{method: "POST", path: "/api/revoke", body: body})
+		return w.Code, decodeTurn(t, w.Body.String())
+	}
+	if code, r := post(`{"sessionId":"sess-A","ruleId":"s9"}`); code != 404 || len(f.turns.revokes) != 0 {
+		t.Fatalf("an unknown rule: %d %q, revokes %v", code, r.Message, f.turns.revokes)
+	}
+	if code, r := post(`{"sessionId":"nope","ruleId":"s1"}`); code != 404 {
+		t.Fatalf("an unknown session: %d %q", code, r.Message)
+	}
+	if code, _ := post(`{"sessionId":"sess-A"}`); code != 400 {
+		t.Fatalf("no rule id: %d", code)
+	}
+	f.turns.busy["sess-A"] = true
+	if code, r := post(`{"sessionId":"sess-A","ruleId":"s1"}`); code != 409 || !strings.Contains(r.Message, "/permissions revoke s1") {
+		t.Fatalf("a session another process runs: %d %q", code, r.Message)
+	}
+	delete(f.turns.busy, "sess-A")
+	f.turns.running["sess-A"] = true
+	if code, r := post(`{"sessionId":"sess-A","ruleId":"s1"}`); code != 409 || !strings.Contains(r.Message, "once it has ended") {
+		t.Fatalf("a session this server runs a turn in: %d %q", code, r.Message)
+	}
+	delete(f.turns.running, "sess-A")
+	code, r := post(`{"sessionId":"sess-A","ruleId":"s1"}`)
+	if code != 200 || !strings.Contains(r.Message, "revoked") {
+		t.Fatalf("revoke: %d %q", code, r.Message)
+	}
+	if want := (RevokeRequest{SessionID: "sess-A", Cwd: "/work/sess-A", RuleID: "s1"}); len(f.turns.revokes) != 1 || f.turns.revokes[0] != want {
+		t.Fatalf("revokes %+v, want %+v", f.turns.revokes, want)
+	}
+	body := f.do(t, req_("/session/sess-A")).Body.String()
+	if !strings.Contains(body, `class="revoke deny" data-session="sess-A" data-rule="s1"`) {
+		t.Errorf("the session page has no Revoke button for s1")
 	}
 }

@@ -12,9 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/custom-agent/custom-agent/approval"
+	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/internal/app"
 	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/policy"
+	"github.com/custom-agent/custom-agent/session"
 	"github.com/custom-agent/custom-agent/web"
 )
 
@@ -46,6 +49,10 @@ type serveTurn struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error // how the turn failed, once done is closed
+	// ended is set once turn.completed is in the log: the turn is only
+	// letting go of its session, and a next request waits for done
+	// rather than being refused as "running".
+	ended bool
 }
 
 var _ web.Turns = (*serveTurns)(nil)
@@ -118,8 +125,13 @@ func (s *serveTurns) Running(id string) bool {
 func (s *serveTurns) reserve(id string) (*serveTurn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.running[id] != nil {
-		return nil, web.ErrTurnRunning
+	for cur := s.running[id]; cur != nil; cur = s.running[id] {
+		if !cur.ended {
+			return nil, web.ErrTurnRunning
+		}
+		s.mu.Unlock()
+		<-cur.done
+		s.mu.Lock()
 	}
 	t := &serveTurn{done: make(chan struct{})}
 	s.running[id] = t
@@ -173,9 +185,17 @@ func (s *serveTurns) Start(ctx context.Context, req web.TurnRequest) (string, er
 		defer once.Do(func() { close(started) })
 		var err error
 		_, err = r.turn(turnCtx, req.Prompt, turnOptions{
-			newUI:   func(*approval.Broker, context.CancelFunc) approvalUI { return webOnly{} },
-			out:     io.Discard, // the log is the transcript: the page shows it
-			onEvent: func(event.Event) { logged.Store(true); once.Do(func() { close(started) }) },
+			newUI: func(*approval.Broker, context.CancelFunc) approvalUI { return webOnly{} },
+			out:   io.Discard, // the log is the transcript: the page shows it
+			onEvent: func(e event.Event) {
+				logged.Store(true)
+				once.Do(func() { close(started) })
+				if e.Type == event.TurnCompleted {
+					s.mu.Lock()
+					t.ended = true
+					s.mu.Unlock()
+				}
+			},
 		})
 		t.err = err
 		if err != nil {
@@ -251,4 +271,41 @@ type webOnly struct{}
 func (webOnly) Run(ctx context.Context) error {
 	<-ctx.Done()
 	return nil
+}
+
+// Revoke removes a session rule of a session no turn runs in: the session
+// is resumed here, in the directory the rule was made in and under its
+// lease (so this fails, with eventlog.ErrSessionBusy, when another
+// process runs it and holds the rule), the removal is recorded
+// (session.Revoke: policy.changed), and the session is let go again. No
+// model, MCP server or tool is started for it.
+func (s *serveTurns) Revoke(ctx context.Context, req web.RevokeRequest) (string, error) {
+	t, err := s.reserve(req.SessionID)
+	if err != nil {
+		return "", err
+	}
+	defer func() { close(t.done); s.release(req.SessionID, t) }()
+	f := s.flagsFor(req.Cwd, req.SessionID)
+	r, _, err := prepareRunner(s.cmd, s.g, &f, nil, false)
+	if err != nil {
+		return "", err
+	}
+	// Its grants cannot be trusted from an edited log: not resumed.
+	if err := s.rt.Store.Verify(ctx, req.SessionID); err != nil {
+		return "", fmt.Errorf("session %s does not verify, so it is not resumed: %w", req.SessionID, err)
+	}
+	cfg := session.Config{Log: s.rt.Store, Router: s.rt.Router, Approver: s.rt.Broker}
+	sess, err := session.Resume(ctx, cfg, req.SessionID, session.Info{Cwd: r.cwd, Home: r.home, Mode: r.mode, Rules: r.rules, Env: os.Environ()})
+	if err != nil {
+		return "", err
+	}
+	defer sess.Close()
+	rule, err := sess.Revoke(ctx, req.RuleID)
+	if errors.Is(err, policy.ErrNotFound) {
+		return "", fmt.Errorf("%w: %w", web.ErrNoRule, err)
+	}
+	if err != nil {
+		return "", err
+	}
+	return cli.DescribeRule(rule), nil
 }

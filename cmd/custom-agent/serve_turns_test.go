@@ -315,3 +315,62 @@ func TestServeWithoutModel(t *testing.T) {
 		t.Errorf("serve's stderr does not say there is no model: %s", p.stderr.String())
 	}
 }
+
+// TestServeRevokesASessionRule: a call allowed for the session from the
+// page makes a session rule; Revoke on the session's page (POST
+// /api/revoke) records its removal, and the same call in the next turn is
+// asked again instead of allowed by the rule.
+func TestServeRevokesASessionRule(t *testing.T) {
+	testenv.NeedProgram(t, "touch")
+	data, cwd, home := t.TempDir(), t.TempDir(), t.TempDir()
+	script := writeScript(t, `{"toolCalls":[{"id":"t1","name":"shell","args":{"command":"touch a.txt"}}]}
+{"text":"done"}
+{"toolCalls":[{"id":"t2","name":"shell","args":{"command":"touch a.txt"}}]}
+{"text":"done again"}
+`)
+	p := startServe(t, data, home, "--model", "script:"+script, "--cwd", cwd, "--approval-timeout", "60s")
+	code, res := p.post(t, "/api/turn", map[string]string{"prompt": "touch it"})
+	if code != 200 {
+		t.Fatalf("POST /api/turn: %d %v\n%s", code, res, p.stderr.String())
+	}
+	session, _ := res["sessionId"].(string)
+	ask := openAsk(t, p, session)
+	if code, res := p.post(t, "/api/answer", map[string]any{"sessionId": session, "seq": ask.Seq, "toolCallId": "t1", "option": "allow_session"}); code != 200 || res["won"] != true {
+		t.Fatalf("POST /api/answer: %d %v", code, res)
+	}
+	evs := p.await(t, session, "turn.completed", completed(1))
+	var ruleID string
+	for _, c := range payloads[event.PolicyChangedPayload](t, evs, event.PolicyChanged) {
+		var r struct{ ID string }
+		if c.Op == "add" && json.Unmarshal(c.Rule, &r) == nil {
+			ruleID = r.ID
+		}
+	}
+	if ruleID == "" {
+		t.Fatalf("no session rule was recorded: %v", evs)
+	}
+	if code, res := p.post(t, "/api/revoke", map[string]string{"sessionId": session, "ruleId": ruleID}); code != 200 {
+		t.Fatalf("POST /api/revoke: %d %v\n%s", code, res, p.stderr.String())
+	}
+	evs = p.await(t, session, "the removal", func(evs []event.Event) bool {
+		for _, c := range payloads[event.PolicyChangedPayload](t, evs, event.PolicyChanged) {
+			if c.Op == "remove" {
+				return true
+			}
+		}
+		return false
+	})
+	// The next turn's identical call is asked: the rule is gone.
+	if code, res := p.post(t, "/api/turn", map[string]string{"sessionId": session, "prompt": "again"}); code != 200 {
+		t.Fatalf("continue: %d %v", code, res)
+	}
+	if again := openAsk(t, p, session); again.Request.ToolCallID != "t2" {
+		t.Fatalf("the second call was not asked: %+v", again.Request)
+	}
+	if code, res := p.post(t, "/api/cancel", map[string]string{"sessionId": session}); code != 200 {
+		t.Fatalf("cancel: %d %v", code, res)
+	}
+	if err := p.log.Verify(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+}

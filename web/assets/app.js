@@ -215,6 +215,25 @@
 			});
 		});
 	}
+	// Revoke a session rule (a session no process runs now; the answer
+	// says where to revoke it otherwise).
+	const revokes = document.querySelectorAll("button.revoke");
+	revokes.forEach(function (btn) {
+		btn.addEventListener("click", function () {
+			const out = document.getElementById("revoke-result");
+			btn.disabled = true;
+			out.textContent = "Revoking…";
+			post("/api/revoke", { sessionId: btn.dataset.session, ruleId: btn.dataset.rule }).then(function (res) {
+				out.textContent = res.message;
+				out.dataset.ok = res.ok ? "1" : "0";
+				if (res.ok) { const li = btn.closest("li"); if (li) li.remove(); } else btn.disabled = false;
+			}).catch(function (e) {
+				btn.disabled = false;
+				out.textContent = "The revoke could not be sent: " + e;
+			});
+		});
+	});
+
 	// The timeline's turn events show and hide Cancel.
 	// Events up to the page's head are history: the page was drawn with
 	// their outcome.
