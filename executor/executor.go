@@ -153,7 +153,7 @@ type Session struct {
 	// Outputs reads the session's recorded outputs (for read_output);
 	// nil offers none.
 	Outputs tool.Outputs
-	// Taint names the flagged tool result earlier in the turn, if any
+	// Taint names the flagged tool result earlier in the session, if any
 	// (permission.Request.Taint); nil when there is none.
 	Taint *permission.Taint
 	// PolicyDigest names the policy.snapshot the session recorded for
@@ -571,7 +571,7 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 	}
 	// What the model will read of the result is scanned before it is
 	// recorded: what the scanner finds is recorded with it, taints the
-	// rest of the turn (permission.Request.Taint) and is pointed out to
+	// rest of the session (permission.Request.Taint) and is pointed out to
 	// the model (contextbuild).
 	p.Injection = scanCompleted(&p)
 	if err := x.append(context.WithoutCancel(ctx), s, p); err != nil {

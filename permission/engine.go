@@ -40,7 +40,7 @@ type Engine struct{}
 //  7. Sandbox: an allowed call of a tool that starts processes, where the
 //     sandbox is on but cannot be enforced (Request.Sandbox), is asked.
 //  8. Taint: after a tool result the injection scanner flagged earlier in
-//     the turn (Request.Taint), a call above read risk that would have
+//     the session, still in the model's context (Request.Taint), a call above read risk that would have
 //     been allowed (by a rule, a session grant, a prior approval,
 //     accept-edits mode or a built-in rule) is asked instead, the reason
 //     naming the flagged event's seq. Denials and questions stay as they
@@ -105,7 +105,7 @@ func decide(req *Request, j *judge) Decision {
 // allowed it.
 func taintReason(tn *Taint) string {
 	var b strings.Builder
-	b.WriteString("A tool result earlier in this turn (event seq ")
+	b.WriteString("A tool result earlier in this session (event seq ")
 	b.WriteString(strconv.FormatUint(tn.Seq, 10))
 	if tn.ToolCallID != "" {
 		b.WriteString(", call ")
@@ -117,7 +117,7 @@ func taintReason(tn *Taint) string {
 		b.WriteString(strings.Join(tn.Classes, ", "))
 		b.WriteString(")")
 	}
-	b.WriteString(", so for the rest of the turn a person decides every call above read; it would have been allowed: ")
+	b.WriteString(" and is still in the model's context, so for the rest of the session a person decides every call above read (start a new session to end this); it would have been allowed: ")
 	return b.String()
 }
 
