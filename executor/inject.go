@@ -1,6 +1,10 @@
 package executor
 
 import (
+	"slices"
+	"strings"
+
+	"github.com/custom-agent/custom-agent/contextbuild"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/injection"
 )
@@ -39,17 +43,44 @@ func scanFields(fields ...[2]string) *event.Injection {
 	return &in
 }
 
-// scanCompleted is scanFields over a tool.completed payload, in the order
-// the model reads it.
+// scanCompleted scans a tool.completed payload as the model reads it:
+// the text contextbuild.ToolResult shows, scanned as one text (a preview
+// and a tail with nothing omitted between them are one text to the model,
+// so an order across their seam is found), its spans mapped back to the
+// payload fields they lie in. A span across fields is recorded as a span
+// in each; a span that lies only in custom-agent's own words between them
+// is dropped (it is not the tool's text).
 func scanCompleted(p *event.ToolCompletedPayload) *event.Injection {
-	fields := [][2]string{{"stdoutPreview", p.StdoutPreview}}
-	if p.StdoutTail != nil {
-		fields = append(fields, [2]string{"stdoutTail", p.StdoutTail.Text})
+	parts := contextbuild.ToolResultParts(p)
+	var b strings.Builder
+	for _, pt := range parts {
+		b.WriteString(pt.Text)
 	}
-	fields = append(fields, [2]string{"stderrPreview", p.StderrPreview})
-	if p.StderrTail != nil {
-		fields = append(fields, [2]string{"stderrTail", p.StderrTail.Text})
+	r := injection.ScanString(b.String())
+	in := event.Injection{Truncated: r.Truncated}
+	var seen [16]bool
+	all := injection.AllClasses()
+	for _, sp := range r.Spans {
+		at, kept := 0, false
+		for _, pt := range parts {
+			from, to := max(sp.Start, at), min(sp.End, at+len(pt.Text))
+			if pt.Field != "" && from < to {
+				in.Spans = append(in.Spans, event.InjectionSpan{Field: pt.Field, Class: string(sp.Class), Start: from - at, End: to - at})
+				kept = true
+			}
+			at += len(pt.Text)
+		}
+		if i := slices.Index(all, sp.Class); kept && i >= 0 {
+			seen[i] = true
+		}
 	}
-	fields = append(fields, [2]string{"summary", string(p.Summary)})
-	return scanFields(fields...)
+	if len(in.Spans) == 0 {
+		return nil
+	}
+	for i, c := range all {
+		if seen[i] {
+			in.Classes = append(in.Classes, string(c))
+		}
+	}
+	return &in
 }
