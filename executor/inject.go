@@ -1,13 +1,42 @@
 package executor
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/custom-agent/custom-agent/contextbuild"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/injection"
 )
+
+// scanError scans the error of a tool.failed that never ran. At validate
+// it quotes the tool's schema in quotes of custom-agent's, which are not
+// the author's quotes (injection.ScanQuotedByUs).
+func scanError(stage, msg string) *event.Injection {
+	if stage != event.StageValidate {
+		return scanFields([2]string{"error", msg})
+	}
+	return toInjection("error", injection.ScanQuotedByUs(msg))
+}
+
+// toInjection is a scan of one field as recorded, nil when nothing.
+func toInjection(field string, r injection.Result) *event.Injection {
+	if len(r.Spans) == 0 {
+		return nil
+	}
+	in := event.Injection{Truncated: r.Truncated}
+	for _, sp := range r.Spans {
+		in.Spans = append(in.Spans, event.InjectionSpan{Field: field, Class: string(sp.Class), Start: sp.Start, End: sp.End})
+	}
+	for _, c := range injection.AllClasses() {
+		if slices.ContainsFunc(r.Spans, func(sp injection.Span) bool { return sp.Class == c }) {
+			in.Classes = append(in.Classes, string(c))
+		}
+	}
+	return &in
+}
 
 // scanFields scans the texts of a tool result the model is shown, by the
 // payload field that holds each, and returns what the injection scanner
@@ -83,4 +112,22 @@ func scanCompleted(p *event.ToolCompletedPayload) *event.Injection {
 		}
 	}
 	return &in
+}
+
+// MaxErrorBytes caps the error a tool.failed records, which the model is
+// shown and the scanner scans: a tool's (an MCP server's) error text is
+// not bounded otherwise, and each call's scan would read all of it.
+const MaxErrorBytes = 8 << 10
+
+// capError cuts an error longer than MaxErrorBytes at a character
+// boundary and says how much was cut.
+func capError(msg string) string {
+	if len(msg) <= MaxErrorBytes {
+		return msg
+	}
+	cut := MaxErrorBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf("\n[… %d more bytes of the error cut by custom-agent]", len(msg)-cut)
 }

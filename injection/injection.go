@@ -135,9 +135,11 @@ const (
 
 // Scan scans text and returns what it found. It never panics, and its
 // work is linear in len(text) plus the bounded decode and region budgets.
-func Scan(text []byte) Result {
+func Scan(text []byte) Result { return scan(text, false) }
+
+func scan(text []byte, relaxed bool) Result {
 	decode, regions := maxDecodeTotal, maxRegionTotal
-	s := scanner{t: text, decodeBudget: &decode, regionBudget: &regions}
+	s := scanner{t: text, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions}
 	s.run()
 	s.finishHidden()
 	slices.SortFunc(s.spans, func(a, b Span) int {
@@ -154,6 +156,13 @@ func Scan(text []byte) Result {
 
 // ScanString is Scan of a string.
 func ScanString(text string) Result { return Scan([]byte(text)) }
+
+// ScanQuotedByUs is Scan of a text whose quotes and code marks are not the
+// author's but custom-agent's own (a validation error that quotes an MCP
+// server's schema, its enum values among them): quoted text there is not
+// talk about an order but the tool's words as they are, so nothing is
+// allowed for being quoted, as in hidden text.
+func ScanQuotedByUs(text string) Result { return scan([]byte(text), true) }
 
 type region struct{ start, end, inStart, inEnd int }
 
