@@ -191,6 +191,23 @@ type scanner struct {
 	// there are enough of them (a lone U+200B is common in web text).
 	zw      int
 	zwSpans []Span
+	// quotes is the quotation state of the line last asked about
+	// (quoteState), ahead the look-aheads that found nothing (memo).
+	quotes quotes
+	ahead  struct{ commentEnd, tagEnd, imgClose, urlStop memo }
+	// work counts the bytes the look-aheads and look-backs read, beyond
+	// the scan's one pass (a test bounds it: workbound_internal_test.go).
+	work int
+	// comment is the end of the HTML comment last opened: a "<!--"
+	// before it is inside that comment, not a new one; invisible, of the
+	// invisible element last found.
+	comment, invisible int
+	// cjk: where no CJK override object or qualifier lies (anyIn);
+	// flagged is the end of the last CJK override found.
+	cjk struct {
+		obj, qual absent
+		flagged   int
+	}
 }
 
 func (s *scanner) add(c Class, start, end int) {

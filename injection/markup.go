@@ -32,13 +32,16 @@ func (s *scanner) angle(i int) {
 	rest := t[i:]
 	switch {
 	case bytes.HasPrefix(rest, []byte("<!--")):
+		if i < s.comment {
+			return // inside the comment opened before
+		}
 		limit := min(len(t), i+maxComment)
-		e := bytes.Index(t[i+4:limit], []byte("-->"))
 		end, inEnd := limit, limit
-		if e >= 0 {
-			inEnd = i + 4 + e
+		if e := s.ahead.commentEnd.index(t, i+4, limit, 3, commentClose, &s.work); e >= 0 {
+			inEnd = e
 			end = inEnd + 3
 		}
+		s.comment = end
 		s.regions = append(s.regions, region{start: i, end: end, inStart: i + 4, inEnd: inEnd})
 		return
 	case bytes.HasPrefix(rest, []byte("<|")):
@@ -80,7 +83,7 @@ func (s *scanner) angle(i int) {
 		return // an end tag, or a start tag without attributes
 	}
 	limit := min(len(t), k+maxTag)
-	e := bytes.IndexByte(t[k:limit], '>')
+	e := s.ahead.tagEnd.index(t, k, limit, 1, tagClose, &s.work) - k
 	if e < 0 {
 		return
 	}
@@ -90,7 +93,9 @@ func (s *scanner) angle(i int) {
 			s.add(DataLink, i, k+e+1)
 		}
 	}
-	if st := attrValue(attrs, "style"); st != nil && invisible(st) {
+	if st := attrValue(attrs, "style"); st != nil && invisible(st) && i >= s.invisible {
+		// (An invisible element inside one already found is looked at
+		// with it.)
 		close := k + e + 1
 		end := min(len(t), close+maxElement)
 		c := indexCloseTag(t[close:end], name)
@@ -98,22 +103,14 @@ func (s *scanner) angle(i int) {
 		if c >= 0 {
 			inEnd = close + c
 		}
+		s.invisible = inEnd
 		s.regions = append(s.regions, region{start: i, end: inEnd, inStart: close, inEnd: inEnd})
 	}
 }
 
 // inCode reports whether markdown inline code is open at i: an odd number
-// of backticks before it on its line.
-func (s *scanner) inCode(i int) bool {
-	t := s.t
-	n := 0
-	for k := i - 1; k >= 0 && i-k <= 400 && t[k] != '\n'; k-- {
-		if t[k] == '`' {
-			n++
-		}
-	}
-	return n%2 == 1
-}
+// of backticks before it on its line (within quoteState's window).
+func (s *scanner) inCode(i int) bool { return s.quoteState(i).code == 1 }
 
 func indexCloseTag(b, name []byte) int {
 	for off := 0; ; {
@@ -288,14 +285,14 @@ func (s *scanner) bang(i int) {
 		return
 	}
 	limit := min(len(t), i+2+maxTag)
-	c := bytes.Index(t[i+2:limit], []byte("]("))
+	c := s.ahead.imgClose.index(t, i+2, limit, 2, imgClose, &s.work) - (i + 2)
 	if c < 0 {
 		return
 	}
 	u := i + 2 + c + 2
-	e := u
-	for e < len(t) && e-u < maxURL && t[e] != ')' && !isSpace(t[e]) {
-		e++
+	e := s.ahead.urlStop.index(t, u, min(len(t), u+maxURL), 1, urlStop, &s.work)
+	if e < 0 {
+		e = min(len(t), u+maxURL)
 	}
 	if dataURL(t[u:e]) {
 		end := e
@@ -513,14 +510,22 @@ func (s *scanner) quotedCJK(i int) bool {
 // before or after (Japanese puts the object first: 以前の指示を無視して).
 func (s *scanner) cjkOverride(i, j int) {
 	t := s.t
-	if !s.relaxed && s.quotedCJK(i) {
-		return
+	if i < s.cjk.flagged {
+		return // within an order already found
 	}
 	a := max(0, i-60)
 	for a < i && t[a]&0xC0 == 0x80 {
 		a++
 	}
 	b := min(len(t), j+120)
+	// No object or no qualifier, no order: each is looked for only in
+	// what the last call did not read.
+	if !s.anyIn(&s.cjk.obj, cjkObj, a, b) || !s.anyIn(&s.cjk.qual, cjkQual, a, b) {
+		return
+	}
+	if !s.relaxed && s.quotedCJK(i) {
+		return
+	}
 	win := t[a:b]
 	start, end, qual := -1, -1, false
 	for _, o := range cjkObj {
@@ -539,6 +544,7 @@ func (s *scanner) cjkOverride(i, j int) {
 	}
 	if start >= 0 && qual {
 		s.add(Override, min(i, start), max(j, end))
+		s.cjk.flagged = max(j, end)
 	}
 }
 
@@ -571,4 +577,86 @@ func (s *scanner) finishHidden() {
 			s.add(sp.Class, sp.Start+r.inStart, sp.End+r.inStart)
 		}
 	}
+}
+
+// memo remembers a forward search, so that a run of triggers that look
+// ahead for the same thing (a "<!--" for its "-->", a "![" for its "](")
+// reads each byte a bounded number of times: [from, to) is known to hold
+// no match, and hit says whether one starts at to.
+type memo struct {
+	from, to int
+	hit, set bool
+}
+
+// index returns the first k >= p where find matches, with the match
+// inside t[:limit] (find returns a match's start in b, or -1; n is the
+// length of a match), or -1.
+func (m *memo) index(t []byte, p, limit, n int, find func(b []byte) int, work *int) int {
+	start := p
+	if m.set && m.from <= p && p <= m.to {
+		start = m.to
+		if m.hit {
+			if m.to+n <= limit {
+				return m.to
+			}
+			return -1
+		}
+	} else {
+		m.from = p
+	}
+	m.set = true
+	if start >= limit {
+		return -1
+	}
+	if k := find(t[start:limit]); k >= 0 {
+		*work += k + n
+		m.to, m.hit = start+k, true
+		return start + k
+	}
+	*work += limit - start
+	m.to, m.hit = max(start, limit-n+1), false
+	return -1
+}
+
+func commentClose(b []byte) int { return bytes.Index(b, []byte("-->")) }
+func tagClose(b []byte) int     { return bytes.IndexByte(b, '>') }
+func imgClose(b []byte) int     { return bytes.Index(b, []byte("](")) }
+
+// urlStop finds the end of a markdown image's URL: a ')' or a space.
+func urlStop(b []byte) int {
+	return bytes.IndexFunc(b, func(r rune) bool { return r == ')' || r < 0x80 && isSpace(byte(r)) })
+}
+
+// absent remembers that no word of a list lies whole in t[from:to].
+type absent struct {
+	from, to int
+	set      bool
+}
+
+// anyIn reports whether a word of words lies whole in t[a:b], reading
+// only what the last call (at a smaller a) did not: the windows of a run
+// of triggers overlap.
+func (s *scanner) anyIn(m *absent, words []string, a, b int) bool {
+	longest := 0
+	for _, w := range words {
+		longest = max(longest, len(w))
+	}
+	from := a
+	if m.set && m.from <= a && a <= m.to {
+		from = max(a, m.to-longest+1)
+	} else {
+		m.from, m.to = a, a
+	}
+	m.set = true
+	if from < b {
+		s.work += b - from
+		for _, w := range words {
+			if bytes.Contains(s.t[from:b], []byte(w)) {
+				m.set = false
+				return true
+			}
+		}
+	}
+	m.to = max(m.to, b)
+	return false
 }

@@ -222,46 +222,201 @@ func (s *scanner) shown(i int) bool { return !s.relaxed && s.quoted(i) }
 // number of backticks before i). Apostrophes inside words (it's) neither
 // open nor close.
 func (s *scanner) inQuote(i int) bool {
-	t := s.t
-	a := i
-	for a > 0 && i-a < 400 && t[a-1] != '\n' {
-		a--
+	q := s.quoteState(i)
+	return q.dq == 1 || q.sq == 1 || q.curly > 0 || q.code == 1
+}
+
+// quoteWindow is how far back on a line the quotation state is read: at
+// least 400 bytes, at most 400 + quoteStep, the start moving in steps of
+// quoteStep so that a run of calls on one long line reads each byte a
+// bounded number of times.
+const (
+	quoteWindow = 400
+	quoteStep   = 256
+)
+
+// exactParity returns whether an odd number of '"' and of '`' stand in
+// the 400 bytes before i on its line: counts are added at the front and
+// taken off at the back as i grows, so the window is exact and the work
+// linear (quoteSteps must have run for i: it knows the line's start).
+func (s *scanner) exactParity(i int) (dq, code int) {
+	t, m := s.t, &s.quotes
+	lo := max(m.lineStart, i-quoteWindow)
+	if !m.exact || i < m.ek || lo < m.ea || m.ek < lo {
+		m.exact, m.ea, m.ek, m.edq, m.ecode = true, lo, lo, 0, 0
 	}
-	var dq, sq, curly, code int // open quotations of each kind; inline code
+	s.work += i - m.ek + lo - m.ea
+	for ; m.ek < i; m.ek++ {
+		switch t[m.ek] {
+		case '"':
+			m.edq ^= 1
+		case '`':
+			m.ecode ^= 1
+		}
+	}
+	for ; m.ea < lo; m.ea++ {
+		switch t[m.ea] {
+		case '"':
+			m.edq ^= 1
+		case '`':
+			m.ecode ^= 1
+		}
+	}
+	return m.edq, m.ecode
+}
+
+// quotes is the quotation state of a line from a (its start, or a step
+// on a long line) up to k: the quotations and inline code open there.
+type quotes struct {
+	a, k                int
+	dq, sq, curly, code int
+	valid               bool
+	lineAt, lineStart   int // a line start known: the last '\n' before lineAt ends at lineStart
+	// the exact window of exactParity: [ea, ek) and its parities.
+	ea, ek, edq, ecode int
+	exact              bool
+}
+
+// quoteState returns the quotation state at i, read from the start of its
+// line or, on a long line, from a step 400 to 656 bytes back. Calls at
+// growing offsets (the scan's order) continue from the last one, so the
+// work over a scan is linear, whatever the text.
+func (s *scanner) quoteState(i int) quotes {
+	// A short line (the common case) is read back directly from its
+	// start; a long one from the memo.
+	lo := max(0, i-shortLine)
+	if nl := bytes.LastIndexByte(s.t[lo:i], '\n'); nl >= 0 || lo == 0 {
+		a := 0
+		if nl >= 0 {
+			a = lo + nl + 1
+		}
+		s.work += i - lo
+		return s.quoteScan(a, i)
+	}
+	q := s.quoteSteps(i)
+	q.dq, q.code = s.exactParity(i)
+	return q
+}
+
+// shortLine is how far quoteState reads back directly for a line's start.
+const shortLine = 48
+
+// quoteScan reads the quotation state of t[a:i].
+func (s *scanner) quoteScan(a, i int) quotes {
+	t := s.t
+	var q quotes
 	for k := a; k < i; k++ {
 		c := t[k]
 		switch {
 		case c == '"':
-			dq ^= 1
+			q.dq ^= 1
 		case c == '`':
-			code ^= 1
+			q.code ^= 1
 		case c == '\'':
 			before := k == a || isSpace(t[k-1]) || t[k-1] == '(' || t[k-1] == '['
 			after := k+1 >= len(t) || isSpace(t[k+1]) || t[k+1] == '.' || t[k+1] == ',' || t[k+1] == ')' || t[k+1] == ';' || t[k+1] == ':'
 			switch {
 			case before && !after:
-				sq = 1
+				q.sq = 1
 			case after && !before:
-				sq = 0
+				q.sq = 0
 			}
 		case c == 0xE2 && k+2 < i && t[k+1] == 0x80:
 			switch t[k+2] {
 			case 0x9C, 0x98: // “ ‘
-				curly++
+				q.curly++
 			case 0x9D, 0x99: // ” ’
-				if t[k+2] == 0x9D || curly > 0 && (k+3 >= len(t) || t[k+3] < 0x80 && kind[t[k+3]] != kLetter) {
-					curly = max(0, curly-1)
+				if t[k+2] == 0x9D || q.curly > 0 && (k+3 >= len(t) || t[k+3] < 0x80 && kind[t[k+3]] != kLetter) {
+					q.curly = max(0, q.curly-1)
 				}
 			}
 		case c == 0xC2 && k+1 < i && (t[k+1] == 0xAB || t[k+1] == 0xBB): // « »
 			if t[k+1] == 0xAB {
-				curly++
+				q.curly++
 			} else {
-				curly = max(0, curly-1)
+				q.curly = max(0, q.curly-1)
 			}
 		}
 	}
-	return dq == 1 || sq == 1 || curly > 0 || code == 1
+	return q
+}
+
+// quoteSteps is quoteState's reading from a step back.
+func (s *scanner) quoteSteps(i int) quotes {
+	t := s.t
+	m := &s.quotes
+	// The start of i's line, continuing from the last one known.
+	if !m.valid || i < m.lineAt {
+		m.lineAt, m.lineStart = 0, 0
+		lo := max(0, i-quoteWindow-quoteStep)
+		s.work += i - lo
+		if nl := bytes.LastIndexByte(t[lo:i], '\n'); nl >= 0 {
+			m.lineStart = lo + nl + 1
+		} else {
+			m.lineStart = lo
+		}
+		m.lineAt = i
+	} else {
+		s.work += i - m.lineAt
+		if nl := bytes.LastIndexByte(t[m.lineAt:i], '\n'); nl >= 0 {
+			m.lineStart = m.lineAt + nl + 1
+		}
+		m.lineAt = i
+	}
+	a := m.lineStart
+	if i-a > quoteWindow {
+		a = max(a, (i-quoteWindow)&^(quoteStep-1))
+	}
+	if !m.valid || m.a != a || m.k > i {
+		*m = quotes{a: a, k: a, valid: true, lineAt: m.lineAt, lineStart: m.lineStart,
+			ea: m.ea, ek: m.ek, edq: m.edq, ecode: m.ecode, exact: m.exact}
+	}
+	k := m.k
+	s.work += max(0, i-k)
+	for ; k < i; k++ {
+		c := t[k]
+		switch {
+		case c == '"':
+			m.dq ^= 1
+		case c == '`':
+			m.code ^= 1
+		case c == '\'':
+			before := k == a || isSpace(t[k-1]) || t[k-1] == '(' || t[k-1] == '['
+			after := k+1 >= len(t) || isSpace(t[k+1]) || t[k+1] == '.' || t[k+1] == ',' || t[k+1] == ')' || t[k+1] == ';' || t[k+1] == ':'
+			switch {
+			case before && !after:
+				m.sq = 1
+			case after && !before:
+				m.sq = 0
+			}
+		case c == 0xE2 && t[min(k+1, len(t)-1)] == 0x80:
+			if k+2 >= i {
+				// Not whole before i: read it on a later call.
+				m.k = k
+				return *m
+			}
+			switch t[k+2] {
+			case 0x9C, 0x98: // “ ‘
+				m.curly++
+			case 0x9D, 0x99: // ” ’
+				if t[k+2] == 0x9D || m.curly > 0 && (k+3 >= len(t) || t[k+3] < 0x80 && kind[t[k+3]] != kLetter) {
+					m.curly = max(0, m.curly-1)
+				}
+			}
+		case c == 0xC2 && k+1 < len(t) && (t[k+1] == 0xAB || t[k+1] == 0xBB): // « »
+			if k+1 >= i {
+				m.k = k
+				return *m
+			}
+			if t[k+1] == 0xAB {
+				m.curly++
+			} else {
+				m.curly = max(0, m.curly-1)
+			}
+		}
+	}
+	m.k = k
+	return *m
 }
 
 // fillers may stand between the start of a clause and its verb: "please
