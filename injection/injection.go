@@ -142,6 +142,20 @@ func scan(text []byte, relaxed bool) Result {
 	s := scanner{t: text, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions}
 	s.run()
 	s.finishHidden()
+	// Once more over what a reader sees where it differs from the bytes
+	// (normalise.go): what is found there only is a span of the text too.
+	if folded, off, changed := fold(text); changed {
+		f := scanner{t: folded, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions}
+		f.run()
+		f.finishHidden()
+		for _, sp := range f.spans {
+			start, end := int(off[sp.Start]), int(off[sp.End])
+			if end <= start || slices.ContainsFunc(s.spans, func(o Span) bool { return o.Class == sp.Class && o.Start < end && start < o.End }) {
+				continue
+			}
+			s.add(sp.Class, start, end)
+		}
+	}
 	slices.SortFunc(s.spans, func(a, b Span) int {
 		if a.Start != b.Start {
 			return a.Start - b.Start
