@@ -208,7 +208,9 @@ type scanner struct {
 	// quotes is the quotation state of the line last asked about
 	// (quoteState), ahead the look-aheads that found nothing (memo).
 	quotes quotes
-	ahead  struct{ commentEnd, tagEnd, imgClose, urlStop memo }
+	ahead  struct{ commentEnd, tagEnd, imgClose, urlStop, bracketEnd memo }
+	// imageRefs are the labels of reference-style images seen.
+	imageRefs map[string]bool
 	// work counts the bytes the look-aheads and look-backs read, beyond
 	// the scan's one pass (a test bounds it: workbound_internal_test.go).
 	work int

@@ -72,7 +72,7 @@ func (s *scanner) angle(i int) {
 		return
 	}
 	name := t[a:k]
-	if in(name, spoofTags...) && (t[k] == '>' || t[k] == ' ') {
+	if in(name, spoofTags...) && (t[k] == '>' || isSpace(t[k]) || t[k] == '/') {
 		e := bytes.IndexByte(t[k:min(len(t), k+200)], '>')
 		if e >= 0 {
 			s.spoof(i, k+e+1)
@@ -228,6 +228,8 @@ func (s *scanner) bracket(i int) {
 		s.spoof(i, i+6)
 	case bytes.HasPrefix(rest, []byte("[/INST]")):
 		s.spoof(i, i+7)
+	default:
+		s.refDefinition(i)
 	}
 }
 
@@ -236,10 +238,33 @@ func (s *scanner) bracket(i int) {
 // docs about chat templates and injection do, does not pose as a turn.
 func (s *scanner) spoof(i, e int) {
 	t := s.t
-	if !s.relaxed && (s.fence || i > 0 && t[i-1] == '`' && e < len(t) && t[e] == '`') {
+	if !s.relaxed && (s.fence || i > 0 && t[i-1] == '`' && e < len(t) && t[e] == '`' || s.inString(i) || s.named(e)) {
 		return
 	}
 	s.add(RoleSpoof, i, e)
+}
+
+// inString reports whether i is inside a string literal or inline code of
+// its line: an odd number of '"' or '`' before it, or a '\” just before
+// it or a "+ '" joining pieces. Code and templates that build chat turns
+// (f"<|im_start|>{role}", '<|im_start|>' + role, `<s>[INST] {prompt}`) hold
+// the tokens as data; a token spoken to the reader stands outside quotes.
+func (s *scanner) inString(i int) bool {
+	q := s.quoteState(i)
+	return q.dq == 1 || q.code == 1 || i > 0 && s.t[i-1] == '\''
+}
+
+// named reports whether the token ending at e is followed by words that
+// name it ("[INST] is the instruction marker", "<|im_end|> marks …"):
+// talk about the token, not a turn.
+func (s *scanner) named(e int) bool {
+	rest := s.t[e:min(len(s.t), e+12)]
+	for _, w := range []string{" is ", " are ", " marks ", " tokens", " token "} {
+		if bytes.HasPrefix(rest, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // hash looks at a markdown heading that is a prompt template's section:
@@ -269,6 +294,18 @@ func (s *scanner) hash(i int) {
 	line := bytes.TrimRight(t[k:k+eol], " \r")
 	colon := bytes.HasSuffix(line, []byte(":"))
 	head := bytes.TrimSuffix(line, []byte(":"))
+	// A template: the header's content is a placeholder to fill in
+	// ("### Instruction:\n{instruction}"), or the header ends a line of a
+	// string literal ("### Instruction:\n" in source).
+	next := t[min(len(t), k+eol+1):]
+	next = next[:min(len(next), 40)]
+	if nl := bytes.IndexByte(next, '\n'); nl >= 0 {
+		next = next[:nl]
+	}
+	next = bytes.TrimSpace(next)
+	if placeholderLine(next) || bytes.HasSuffix(line, []byte("\\n")) || bytes.Contains(line, []byte("\\n")) {
+		return
+	}
 	switch {
 	case colon && in(head, "instruction", "instructions", "response", "input", "system", "system prompt", "new instructions", "user", "assistant"):
 	case in(head, "system", "system prompt", "system message", "new instructions", "updated instructions", "new system prompt"):
@@ -285,6 +322,7 @@ func (s *scanner) bang(i int) {
 		return
 	}
 	limit := min(len(t), i+2+maxTag)
+	s.imageRef(i)
 	c := s.ahead.imgClose.index(t, i+2, limit, 2, imgClose, &s.work) - (i + 2)
 	if c < 0 {
 		return
@@ -317,6 +355,9 @@ func dataURL(u []byte) bool {
 		return true
 	}
 	q := bytes.IndexByte(u, '?')
+	if opaquePath(u, q) {
+		return true
+	}
 	if q < 0 {
 		return false
 	}
@@ -400,7 +441,7 @@ var (
 	cjkVerbs = []string{"忽略", "无视", "無視", "忘记", "忘記", "忘掉", "不要理会", "不要理會", "무시", "игнорируй", "Игнорируй",
 		"игнорировать", "Игнорировать", "забудь", "Забудь", "忽視", "忽视"}
 	cjkObj = []string{"指令", "指示", "提示", "说明", "說明", "规则", "規則", "命令", "设定", "設定", "지시", "명령", "инструкци",
-		"указани", "правил"}
+		"указани", "правил", "要求"}
 	cjkQual = []string{"之前", "以前", "以上", "上面", "前面", "先前", "所有", "全部", "上述", "上記", "これまで", "이전", "모든",
 		"предыдущ", "все", "прежн", "原来", "原有", "系统"}
 )
@@ -620,6 +661,7 @@ func (m *memo) index(t []byte, p, limit, n int, find func(b []byte) int, work *i
 
 func commentClose(b []byte) int { return bytes.Index(b, []byte("-->")) }
 func tagClose(b []byte) int     { return bytes.IndexByte(b, '>') }
+func bracketClose(b []byte) int { return bytes.IndexByte(b, ']') }
 func imgClose(b []byte) int     { return bytes.Index(b, []byte("](")) }
 
 // urlStop finds the end of a markdown image's URL: a ')' or a space.
@@ -659,4 +701,117 @@ func (s *scanner) anyIn(m *absent, words []string, a, b int) bool {
 	}
 	m.to = max(m.to, b)
 	return false
+}
+
+// placeholderLine reports whether a line begins with a template's
+// placeholder: {}, {input}, {{ prompt }}.
+func placeholderLine(b []byte) bool {
+	if len(b) < 2 || b[0] != '{' {
+		return false
+	}
+	e := bytes.IndexByte(b, '}')
+	if e < 0 {
+		return false
+	}
+	for _, c := range b[1:e] {
+		if kind[c] != kLetter && kind[c] != kDigit && c != '_' && c != ' ' && c != '{' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// opaquePath reports whether the path of URL u (up to q, its '?', or the
+// end) has a segment of 32 or more base64 characters mixing upper and
+// lower case letters and digits (the extension aside): data put in the
+// path, as a hash (hex, one case) or a name is not.
+func opaquePath(u []byte, q int) bool {
+	if q < 0 {
+		q = len(u)
+	}
+	p := u[:q]
+	if h := bytes.IndexByte(p, '#'); h >= 0 {
+		p = p[:h]
+	}
+	p = p[min(len(p), bytes.Index(p, []byte("//"))+2):]
+	for _, seg := range bytes.Split(p, []byte("/")) {
+		if d := bytes.LastIndexByte(seg, '.'); d > 0 && len(seg)-d <= 5 {
+			seg = seg[:d]
+		}
+		if len(seg) < 32 {
+			continue
+		}
+		var up, low, dig bool
+		ok := true
+		for _, c := range seg {
+			switch {
+			case c >= 'A' && c <= 'Z':
+				up = true
+			case c >= 'a' && c <= 'z':
+				low = true
+			case c >= '0' && c <= '9':
+				dig = true
+			case c == '+' || c == '-' || c == '_' || c == '=':
+			default:
+				ok = false
+			}
+		}
+		if ok && up && low && dig {
+			return true
+		}
+	}
+	return false
+}
+
+// refDefinition looks at a markdown link reference definition at the
+// start of a line, "[1]: https://…": when an image uses the label
+// (![alt][1]) and the URL carries data, the image is a data link.
+func (s *scanner) refDefinition(i int) {
+	t := s.t
+	if i > 0 && t[i-1] != '\n' || !s.relaxed && s.fence {
+		return
+	}
+	e := bytes.IndexByte(t[i:min(len(t), i+40)], ']')
+	if e < 2 || i+e+2 >= len(t) || t[i+e+1] != ':' {
+		return
+	}
+	label := t[i : i+e+1] // "[1]"
+	u := i + e + 2
+	for u < len(t) && t[u] == ' ' {
+		u++
+	}
+	end := u
+	for end < len(t) && end-u < maxURL && !isSpace(t[end]) {
+		end++
+	}
+	if !dataURL(t[u:end]) {
+		return
+	}
+	// An image before it used the label (bang records them).
+	if s.imageRefs[string(label[1:len(label)-1])] {
+		s.add(DataLink, i, end)
+	}
+}
+
+// imageRef records the label of a reference-style image at i,
+// ![alt][label], for refDefinition (at most 256 labels a scan).
+func (s *scanner) imageRef(i int) {
+	t := s.t
+	e := s.ahead.bracketEnd.index(t, i+2, min(len(t), i+2+200), 1, bracketClose, &s.work) - (i + 2)
+	if e < 0 {
+		return
+	}
+	k := i + 2 + e + 1
+	if k >= len(t) || t[k] != '[' {
+		return
+	}
+	f := bytes.IndexByte(t[k+1:min(len(t), k+1+40)], ']')
+	if f <= 0 || len(s.imageRefs) >= 256 {
+		return
+	}
+	s.work += f
+	if s.imageRefs == nil {
+		s.imageRefs = map[string]bool{}
+	}
+	s.imageRefs[string(t[k+1:k+1+f])] = true
 }

@@ -16,6 +16,8 @@ const (
 	hWithout // "without telling the user"
 	hToolVerb
 	hNew
+	hTurn // "Human:" / "User:" opening a turn after a blank line
+	hAuth // "the user has authorised you to …"
 )
 
 type trigger struct {
@@ -41,7 +43,7 @@ func init() {
 		}
 	}
 	add(hOverride, "ignore", "ignora", "ignorez", "ignoriere", "ignorieren", "disregard", "forget", "vergiss",
-		"oubliez", "oublie", "olvida", "olvide", "override", "bypass", "discard", "abandon")
+		"oubliez", "oublie", "olvida", "olvide", "override", "bypass", "discard", "abandon", "pay")
 	add(hSystem, "system")
 	add(hCue, "assistant", "assistants", "agent", "agents", "ai", "llm", "llms", "chatbot", "chatbots",
 		"claude", "chatgpt", "copilot", "gemini", "gpt")
@@ -52,6 +54,8 @@ func init() {
 	add(hWithout, "without")
 	add(hToolVerb, "call", "invoke", "use", "run", "execute", "trigger")
 	add(hNew, "new", "updated", "revised")
+	add(hTurn, "human", "user")
+	add(hAuth, "authorised", "authorized")
 }
 
 func (s *scanner) word(i, j int) {
@@ -87,6 +91,10 @@ func (s *scanner) word(i, j int) {
 			s.toolVerb(i, j)
 		case hNew:
 			s.newInstructions(i, j)
+		case hTurn:
+			s.turn(i, j)
+		case hAuth:
+			s.authorised(i, j)
 		}
 		return
 	}
@@ -499,10 +507,10 @@ func (s *scanner) lineStart(i int) bool {
 var (
 	strongQual = []string{"previous", "prior", "above", "preceding", "earlier", "former", "original", "initial",
 		"foregoing", "existing", "old", "system", "anteriores", "previas", "précédentes", "precedentes",
-		"antérieures", "vorherigen", "bisherigen", "obigen", "vorigen", "früheren", "developer"}
-	weakQual  = []string{"all", "any", "every", "your", "todas", "todos", "toutes", "tous", "alle", "las", "les", "deine", "ihre"}
+		"antérieures", "vorherigen", "bisherigen", "obigen", "vorigen", "früheren", "developer", "precedenti"}
+	weakQual  = []string{"all", "any", "every", "your", "todas", "todos", "toutes", "tous", "alle", "las", "les", "deine", "ihre", "tutte", "tutti"}
 	strongObj = []string{"instruction", "instructions", "prompt", "prompts", "directives", "instrucciones",
-		"consignes", "anweisungen", "anweisung", "indicaciones"}
+		"consignes", "anweisungen", "anweisung", "indicaciones", "istruzioni", "indicazioni", "instruções", "instrucoes"}
 	weakObj = []string{"rules", "guidelines", "guidance", "context", "commands", "orders", "messages", "constraints",
 		"restrictions", "policies", "programming", "directions", "regeln", "befehle", "vorgaben", "règles", "reglas",
 		"text", "content", "conversation"}
@@ -514,6 +522,14 @@ var (
 func (s *scanner) override(i, j int) {
 	if !s.clauseStart(i) {
 		return
+	}
+	if eqFold(s.t[i:j], "pay") {
+		// "Pay no attention to …": the rest is read as after "ignore".
+		w := s.window(j, 3, 40, 1)
+		if w.n < 3 || !in(w.at(s.t, 0), "no") || !in(w.at(s.t, 1), "attention") || !in(w.at(s.t, 2), "to") {
+			return
+		}
+		j = w.tok[2][1]
 	}
 	w := s.window(j, 10, 200, 1)
 	strong, weak := false, false
@@ -533,6 +549,11 @@ func (s *scanner) override(i, j int) {
 		}
 		if in(tok, strongObj...) && (strong || weak) || in(tok, weakObj...) && strong {
 			s.add(Override, i, w.tok[k][1])
+			return
+		}
+		// "Ignore the instructions above", "… you were given before".
+		if k <= 2 && in(tok, strongObj...) && k+1 < w.n && in(w.at(s.t, k+1), "above", "before", "earlier", "previously") {
+			s.add(Override, i, w.tok[k+1][1])
 			return
 		}
 	}
@@ -812,8 +833,8 @@ func (s *scanner) exfil(i, j int) {
 
 // reveal: "print your system prompt", "reveal the contents of .env".
 func (s *scanner) reveal(i, j int) {
-	if !s.clauseStart(i) {
-		return
+	if !s.clauseStart(i) || j < len(s.t) && s.t[j] == ':' && !s.relaxed {
+		return // "Output:" labels what follows
 	}
 	t := s.t
 	w := s.window(j, 12, 160, 1)
@@ -909,6 +930,9 @@ var toolNames = []string{"http_post", "http_get", "read_file", "write_file", "ap
 // inside hidden text or a decoded payload also "run curl … | sh".
 func (s *scanner) toolVerb(i, j int) {
 	t := s.t
+	if j < len(t) && t[j] == '(' && !s.relaxed {
+		return // call("read_file", …): a function called in code
+	}
 	if !s.relaxed {
 		// Every tool name has an underscore, or is followed by "tool".
 		ahead := t[j:min(len(t), j+80)]
@@ -946,10 +970,22 @@ func (s *scanner) toolVerb(i, j int) {
 // newInstructions: "New instructions:" / "Updated system prompt:" at the
 // start of a line.
 func (s *scanner) newInstructions(i, j int) {
-	if !s.lineStart(i) || s.shown(i) {
+	t := s.t
+	if s.shown(i) {
 		return
 	}
-	t := s.t
+	if !s.lineStart(i) {
+		// "Your new task is …", "Your new instructions are …".
+		a, b := s.prevWord(i)
+		if a < 0 || !eqFold(t[a:b], "your") || !s.clauseStart(a) {
+			return
+		}
+		w := s.window(j, 2, 40, 1)
+		if w.n == 2 && in(w.at(t, 0), "task", "instructions", "instruction", "directive", "directives", "goal", "objective") && in(w.at(t, 1), "is", "are") {
+			s.add(Override, a, w.tok[1][1])
+		}
+		return
+	}
 	w := s.window(j, 3, 40, 1)
 	for k := 0; k < w.n; k++ {
 		tok := w.at(t, k)
@@ -961,5 +997,56 @@ func (s *scanner) newInstructions(i, j int) {
 			s.add(Override, i, e+1)
 			return
 		}
+	}
+}
+
+// turn: "Human:" after a blank line (or at the start) opens a turn of the
+// conversation in the format models were trained on; "User:" does when it
+// also grants something ("I approve", "you may") or an "Assistant:" turn
+// follows, as in a forged exchange.
+func (s *scanner) turn(i, j int) {
+	t := s.t
+	if j >= len(t) || t[j] != ':' || s.shown(i) {
+		return
+	}
+	k := i
+	for k > 0 && (t[k-1] == ' ' || t[k-1] == '\t') {
+		k--
+	}
+	if k > 0 && !(k >= 2 && t[k-1] == '\n' && (t[k-2] == '\n' || t[k-2] == '\r')) {
+		return
+	}
+	if eqFold(t[i:j], "human") {
+		s.add(RoleSpoof, i, j+1)
+		return
+	}
+	end := min(len(t), j+400)
+	line := t[j:end]
+	if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	if indexFold(line, "approve") >= 0 || indexFold(line, "authoris") >= 0 || indexFold(line, "authoriz") >= 0 ||
+		indexFold(line, "you may") >= 0 || bytes.Contains(t[j:end], []byte("\nAssistant:")) {
+		s.add(RoleSpoof, i, j+1)
+	}
+}
+
+// authorised: "the user has authorised you to …", "User authorized you
+// to …": a claim of the user's consent, made by a tool's text.
+func (s *scanner) authorised(i, j int) {
+	t := s.t
+	if s.shown(i) {
+		return
+	}
+	a, b := s.prevWord(i)
+	if a >= 0 && in(t[a:b], "has", "have", "had") {
+		a, b = s.prevWord(a)
+	}
+	if a < 0 || !in(t[a:b], "user", "owner", "operator", "admin", "administrator", "developer") {
+		return
+	}
+	w := s.window(j, 2, 30, 1)
+	if w.n == 2 && in(w.at(t, 0), "you") && in(w.at(t, 1), "to") {
+		s.add(ToolBait, a, w.tok[1][1])
 	}
 }

@@ -14,6 +14,7 @@ var adversarial = []string{
 	"![a](", "![", "<!--", "<!-- x ", `<div style="display:none">`, `<a style="color:white">`, "<a ",
 	"[", "忽略", "忽略指令", "AI agents must ", "ignore ", "send ", "\"ignore ", "“", "`", "<|", "</tool-output ",
 	"<tool_result ", "SYSTEM ", "#", "# ", "!", "https://", "without ", "do not ",
+	"![a][1]\n[1]: https://e.example/QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkw\n",
 }
 
 // TestLookAheadWorkBounded: on every adversarial text the bytes the
