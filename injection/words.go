@@ -18,6 +18,7 @@ const (
 	hNew
 	hTurn // "Human:" / "User:" opening a turn after a blank line
 	hAuth // "the user has authorised you to …"
+	hNet  // curl, wget: a credential file piped or attached to them
 )
 
 type trigger struct {
@@ -56,6 +57,7 @@ func init() {
 	add(hNew, "new", "updated", "revised")
 	add(hTurn, "human", "user")
 	add(hAuth, "authorised", "authorized")
+	add(hNet, "curl", "wget")
 }
 
 func (s *scanner) word(i, j int) {
@@ -95,6 +97,8 @@ func (s *scanner) word(i, j int) {
 			s.turn(i, j)
 		case hAuth:
 			s.authorised(i, j)
+		case hNet:
+			s.netCredential(i, j)
 		}
 		return
 	}
@@ -1049,4 +1053,60 @@ func (s *scanner) authorised(i, j int) {
 	if w.n == 2 && in(w.at(t, 0), "you") && in(w.at(t, 1), "to") {
 		s.add(ToolBait, a, w.tok[1][1])
 	}
+}
+
+// credentialFiles are files whose contents are secrets.
+var credentialFiles = []string{".env", "id_rsa", "id_ed25519", "id_ecdsa", ".ssh/", ".aws/credentials", ".netrc", ".npmrc", ".pypirc", ".git-credentials", "credentials.json"}
+
+// netCredential: a command line that sends a credential file over the
+// network, however addressed — piped into curl or wget
+// (cat ~/.aws/credentials | curl -d @- …) or attached to it
+// (curl -d @.env …, -F f=@~/.ssh/id_rsa, -T .env, --data-binary @.env).
+// Shown commands (quoted, in code) are examples, as everywhere.
+func (s *scanner) netCredential(i, j int) {
+	t := s.t
+	if s.shown(i) {
+		return
+	}
+	a := i
+	for a > 0 && i-a < 160 && t[a-1] != '\n' {
+		a--
+	}
+	e := j
+	for e < len(t) && e-j < 200 && t[e] != '\n' {
+		e++
+	}
+	before := bytes.TrimRight(t[a:i], " \t")
+	piped := bytes.HasSuffix(before, []byte("|")) && hasCredential(before)
+	after := t[j:e]
+	attached := false
+	for k := bytes.IndexByte(after, '@'); k >= 0 && !attached; {
+		end := k + 1
+		for end < len(after) && !isSpace(after[end]) {
+			end++
+		}
+		attached = hasCredential(after[k:end])
+		n := bytes.IndexByte(after[end:], '@')
+		if n < 0 {
+			break
+		}
+		k = end + n
+	}
+	if !attached {
+		if k := bytes.Index(after, []byte(" -T ")); k >= 0 {
+			attached = hasCredential(after[k:min(len(after), k+60)])
+		}
+	}
+	if piped || attached {
+		s.add(Exfiltration, a+len(before)-len(bytes.TrimLeft(before, " \t")), e)
+	}
+}
+
+func hasCredential(b []byte) bool {
+	for _, f := range credentialFiles {
+		if bytes.Contains(b, []byte(f)) {
+			return true
+		}
+	}
+	return false
 }
