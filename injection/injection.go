@@ -144,12 +144,17 @@ func scan(text []byte, relaxed bool) Result {
 	s.finishHidden()
 	// Once more over what a reader sees where it differs from the bytes
 	// (normalise.go): what is found there only is a span of the text too.
-	if folded, off, changed := fold(text); changed {
+	// Only the lines around what folds are folded and scanned again.
+	for _, seg := range foldSegments(text, foldPoints(text, 1024)) {
+		folded, off, changed := fold(text[seg[0]:seg[1]])
+		if !changed {
+			continue
+		}
 		f := scanner{t: folded, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions}
 		f.run()
 		f.finishHidden()
 		for _, sp := range f.spans {
-			start, end := int(off[sp.Start]), int(off[sp.End])
+			start, end := seg[0]+int(off[sp.Start]), seg[0]+int(off[sp.End])
 			if end <= start || slices.ContainsFunc(s.spans, func(o Span) bool { return o.Class == sp.Class && o.Start < end && start < o.End }) {
 				continue
 			}

@@ -1,6 +1,7 @@
 package injection
 
 import (
+	"bytes"
 	"unicode/utf8"
 )
 
@@ -16,7 +17,10 @@ import (
 //   - HTML character references (&#73; &#x49; &amp; …) decoded;
 //   - an HTML tag between two letters (Ig</b>nore) and markdown emphasis
 //     inside a word (I*gnore*) dropped;
-//   - a run of four or more %XX or \xNN escapes decoded.
+//   - a run of eight or more %XX or \xNN escapes decoded.
+//
+// (An underscore inside a word is not emphasis to a markdown reader, and
+// named character references other than &lt; &gt; hide no letters.)
 //
 // off maps each byte of the folded text to the offset of the byte it came
 // from, with off[len(folded)] == len(t), so a span found in it is a span
@@ -65,7 +69,7 @@ func fold(t []byte) (folded []byte, off []int32, changed bool) {
 					changed = true
 					continue
 				}
-			case '*', '_':
+			case '*':
 				if j := innerMark(t, i); j > i {
 					// Both marks of emphasis inside a word: the letters
 					// between them are the word's.
@@ -155,7 +159,7 @@ func charRef(b []byte) (rune, int) {
 	for _, e := range [...]struct {
 		name string
 		r    rune
-	}{{"&lt;", '<'}, {"&gt;", '>'}, {"&amp;", '&'}, {"&quot;", '"'}, {"&apos;", '\''}, {"&nbsp;", ' '}} {
+	}{{"&lt;", '<'}, {"&gt;", '>'}} {
 		if len(b) >= len(e.name) && string(b[:len(e.name)]) == e.name {
 			return e.r, len(e.name)
 		}
@@ -208,7 +212,7 @@ func escapeAt(b []byte) (byte, int) {
 }
 
 // escapeRun returns the length of a run at the start of b that holds
-// four or more escapes of printable ASCII, with plain letters and digits
+// eight or more escapes of printable ASCII, with plain letters and digits
 // between them, or 0.
 func escapeRun(b []byte) int {
 	n, k, end := 0, 0, 0
@@ -228,7 +232,7 @@ func escapeRun(b []byte) int {
 		}
 		break
 	}
-	if n < 4 {
+	if n < 8 {
 		return 0
 	}
 	return end
@@ -303,3 +307,105 @@ func splitWord(t []byte, i int) bool {
 	}
 	return false
 }
+
+// foldPoints returns where fold would change t, at most max of them:
+// the scan folds only the lines around them (foldSegments).
+func foldPoints(t []byte, max int) []int {
+	var pts []int
+	for i := 0; i < len(t) && len(pts) < max; {
+		// Most bytes start nothing that folds: skip them on one lookup.
+		for i < len(t) && foldSkip[t[i]] != 0 {
+			i += int(foldSkip[t[i]])
+		}
+		if i >= len(t) {
+			break
+		}
+		c := t[i]
+		if c < utf8.RuneSelf {
+			n := 0
+			switch c {
+			case '&':
+				if r, m := charRef(t[i:]); m > 0 && r < utf8.RuneSelf {
+					n = m
+				}
+			case '%', '\\':
+				n = escapeRun(t[i:])
+			case '<':
+				n = innerTag(t, i) - i
+			case '*':
+				n = innerMark(t, i) - i
+			case '-':
+				if splitWord(t, i) {
+					n = 1
+				}
+			}
+			if n > 0 {
+				pts = append(pts, i)
+				i += n
+			} else {
+				i++
+			}
+			continue
+		}
+		r, n := utf8.DecodeRune(t[i:])
+		switch {
+		case r >= 0xFF10 && r <= 0xFF5A,
+			invisibleInWord(r) && letterBefore(t, i) && i+n < len(t) && isASCIILetter(t[i+n]),
+			(r >= 0x0370 && r < 0x0530 || r == 0x0261) && confusables[r] != 0 && (letterBefore(t, i) || i+n < len(t) && isASCIILetter(t[i+n])):
+			pts = append(pts, i)
+		}
+		i += n
+	}
+	return pts
+}
+
+// foldSegments are the stretches of t fold is applied to: the lines
+// around each point, about 512 bytes either side, merged.
+func foldSegments(t []byte, pts []int) [][2]int {
+	var segs [][2]int
+	for _, p := range pts {
+		a := max(0, p-512)
+		if nl := bytes.LastIndexByte(t[max(0, a-256):a], '\n'); nl >= 0 {
+			a = max(0, a-256) + nl + 1
+		}
+		b := min(len(t), p+512)
+		if nl := bytes.IndexByte(t[b:min(len(t), b+256)], '\n'); nl >= 0 {
+			b += nl + 1
+		}
+		if k := len(segs); k > 0 && a <= segs[k-1][1] {
+			segs[k-1][1] = max(segs[k-1][1], b)
+			continue
+		}
+		segs = append(segs, [2]int{a, b})
+	}
+	return segs
+}
+
+// foldSkip[b] is, for a byte that starts nothing fold changes, how far to
+// skip (1, or a rune's length for a lead byte of none of the runes it
+// folds); 0 for a byte to look at.
+var foldSkip = func() (k [256]uint8) {
+	for b := 0; b < 256; b++ {
+		switch {
+		case b < 0x80:
+			k[b] = 1
+		case b < 0xC0:
+			k[b] = 1 // a continuation byte (of invalid text)
+		case b < 0xE0:
+			k[b] = 2
+		case b < 0xF0:
+			k[b] = 3
+		default:
+			k[b] = 4
+		}
+	}
+	for _, b := range "&%\\<*-" {
+		k[b] = 0
+	}
+	// Lead bytes of U+00AD, U+0261, U+0370–U+052F, U+180E, U+200B–U+2060,
+	// U+FEFF and U+FF10–U+FF5A.
+	for _, b := range []byte{0xC2, 0xC9, 0xCD, 0xCE, 0xCF, 0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xE1, 0xE2, 0xEF} {
+		k[b] = 0
+	}
+	return k
+}()
