@@ -145,7 +145,7 @@ func scan(text []byte, relaxed bool) Result {
 	// Once more over what a reader sees where it differs from the bytes
 	// (normalise.go): what is found there only is a span of the text too.
 	// Only the lines around what folds are folded and scanned again.
-	for _, seg := range foldSegments(text, foldPoints(text, 1024)) {
+	for _, seg := range foldSegments(text, foldPoints(text, len(text))) {
 		folded, off, changed := fold(text[seg[0]:seg[1]])
 		if !changed {
 			continue

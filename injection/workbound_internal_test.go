@@ -15,6 +15,7 @@ var adversarial = []string{
 	"[", "忽略", "忽略指令", "AI agents must ", "ignore ", "send ", "\"ignore ", "“", "`", "<|", "</tool-output ",
 	"<tool_result ", "SYSTEM ", "#", "# ", "!", "https://", "without ", "do not ",
 	"![a][1]\n[1]: https://e.example/QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkw\n",
+	"&#73;gnore ", "Ig-nore ", "I*gnore* ", "Ign\u043er\u0435 ", "%49%67%6e%6f%72%65%20%61%6c%6c ",
 }
 
 // TestLookAheadWorkBounded: on every adversarial text the bytes the
