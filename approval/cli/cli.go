@@ -101,7 +101,7 @@ type Options struct {
 	// an absolute path is read.
 	Dir string
 	// ReadFile reads a file's current content for a write_file diff; nil
-	// means os.ReadFile.
+	// means ReadCurrentFile (regular files only, bounded).
 	ReadFile func(name string) ([]byte, error)
 	// Resized, when not nil, receives a value each time the terminal's
 	// size changes (SIGWINCH): the question shown is then drawn again at
@@ -127,7 +127,7 @@ func New(b *approval.Broker, in io.Reader, out io.Writer, opts *Options) *UI {
 		u.opts = *opts
 	}
 	if u.opts.ReadFile == nil {
-		u.opts.ReadFile = os.ReadFile
+		u.opts.ReadFile = ReadCurrentFile
 	}
 	return u
 }
