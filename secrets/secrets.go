@@ -201,10 +201,7 @@ func find(s string, tokensOnly bool) []Match {
 					if loc[2] == loc[3] && loc[4] < loc[5] && s[loc[4]-1] == '=' {
 						continue
 					}
-					end = len(s)
-					if nl := strings.IndexByte(s[start:], '\n'); nl >= 0 {
-						end = start + nl
-					}
+					end = len(s) // valueEnd stops at a line's end
 				}
 				end = valueEnd(s, start, end, quotes.at(start))
 				if end <= start {
