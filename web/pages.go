@@ -30,6 +30,12 @@ import (
 // so <script>, a javascript: URL or a markdown image are shown as text.
 func clean(s string) string { return termtext.Line(secrets.Mask(s)) }
 
+// prose is clean for text written about a call (a reason, a finding's
+// why): only what is a secret on its own is masked, so that a key name in
+// it ("reads credentials: ~/.aws/credentials") does not hide the words
+// after it. The executor masked the call's own secrets from it already.
+func prose(s string) string { return termtext.Line(secrets.MaskTokens(s)) }
+
 // cleanText is clean for text of several lines.
 func cleanText(s string) string { return termtext.Escape(secrets.Mask(s)) }
 
@@ -44,6 +50,7 @@ func riskName(l risk.Level) string {
 
 var funcs = template.FuncMap{
 	"clean":     clean,
+	"prose":     prose,
 	"cleanText": cleanText,
 	"riskName":  riskName,
 	"riskWords": cli.RiskWords,

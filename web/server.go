@@ -23,9 +23,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"os"
 	"time"
 
+	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/eventlog"
 )
@@ -80,7 +80,9 @@ type Options struct {
 	// AnswerWait bounds how long an answer waits for the asking process to
 	// record its outcome (default 10 s).
 	AnswerWait time.Duration
-	// ReadFile reads a file for a write_file diff; nil means os.ReadFile.
+	// ReadFile reads a file for a write_file diff; nil means
+	// cli.ReadCurrentFile (regular files only, bounded: a FIFO or
+	// /dev/zero must not hang or grow the dialog).
 	ReadFile func(string) ([]byte, error)
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
@@ -105,7 +107,7 @@ func New(opts Options) (*Server, error) {
 		opts.AnswerWait = 10 * time.Second
 	}
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = cli.ReadCurrentFile
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
