@@ -168,7 +168,9 @@ func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// stopSessions stops every session's MCP servers when the connection ends.
+// stopSessions stops every session's MCP servers when the connection ends,
+// and lets its sessions go (their leases): an editor that reconnects, or
+// another process, may then load them.
 func (a *Agent) stopSessions() {
 	a.mu.Lock()
 	var stops []func() error
@@ -177,6 +179,7 @@ func (a *Agent) stopSessions() {
 			stops = append(stops, ss.stopMCP)
 			ss.stopMCP = nil
 		}
+		ss.s.Close()
 	}
 	a.mu.Unlock()
 	for _, stop := range stops {
