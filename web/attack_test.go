@@ -142,15 +142,107 @@ func TestTokenURLSetsAStrictCookieAndDropsTheToken(t *testing.T) {
 		t.Fatalf("%d cookies", len(cs))
 	}
 	c := cs[0]
-	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Value == testToken || c.Name != "custom-agent-7717" {
-		t.Errorf("cookie %+v: want HttpOnly, SameSite=Strict, Path=/, named for the port, not the token", c)
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Value == testToken || c.Name != CookieName || c.Domain != "" {
+		t.Errorf("cookie %+v: want HttpOnly, SameSite=Strict, Path=/, host-only, not the token", c)
 	}
+	f.c = c
 	// And the cookie lets the browser in.
 	if w := f.do(t, req{path: "/queue"}); w.Code != http.StatusOK {
 		t.Errorf("with the cookie: %d", w.Code)
 	}
 	if w := f.do(t, req{path: "/queue", auth: "bearer"}); w.Code != http.StatusOK {
 		t.Errorf("with the bearer token: %d", w.Code)
+	}
+}
+
+// Finding 1 of the web review: a cookie is sent to every port of a host, so
+// any local listener got it. The cookie is now host-only to the random UI
+// host and refused with any other Host, so a copy the browser sends to
+// 127.0.0.1 or localhost (any port) opens nothing here either.
+func TestCookieWorksOnTheUIHostOnly(t *testing.T) {
+	f := newFixture(t)
+	for _, h := range []string{testIPHost, "localhost:7717", "[::1]:7717"} {
+		w := f.do(t, req{path: "/queue/events", host: h})
+		if w.Code != http.StatusUnauthorized {
+			t.Errorf("the cookie with Host %s: %d, want 401", h, w.Code)
+		}
+		w = f.do(t, req{method: "POST", path: "/api/answer", body: f.answerBody("sess-D", "allow_once"), host: h, origin: str("http://" + h)})
+		if w.Code != http.StatusUnauthorized {
+			t.Errorf("an answer with the cookie and Host %s: %d, want 401", h, w.Code)
+		}
+	}
+	// The token URL too is for the UI host only (a cookie set elsewhere
+	// would reach every port).
+	w := f.do(t, req{path: "/?token=" + testToken, auth: "none", host: testIPHost})
+	if w.Code != http.StatusMisdirectedRequest || len(w.Result().Cookies()) != 0 {
+		t.Errorf("the token URL at %s: %d, cookies %v; want 421 and none", testIPHost, w.Code, w.Result().Cookies())
+	}
+	// Scripts with the Bearer token may use the address.
+	if w := f.do(t, req{path: "/queue", host: testIPHost, auth: "bearer"}); w.Code != http.StatusOK {
+		t.Errorf("Bearer at %s: %d", testIPHost, w.Code)
+	}
+	// The URL token is not a Bearer token.
+	if w := f.do(t, req{path: "/queue", host: testIPHost, auth: "Bearer " + testToken}); w.Code != http.StatusUnauthorized {
+		t.Errorf("the URL token as Bearer: %d, want 401", w.Code)
+	}
+	if f.inbox.count() != 0 {
+		t.Fatal("an answer reached the inbox")
+	}
+}
+
+// Finding 2 of the web review: the token URL stays in the browser's
+// history, where a program that reads the profile found it. It now works
+// once; a browser that already has the cookie is just sent on.
+func TestTokenURLWorksOnce(t *testing.T) {
+	f := newFixture(t)
+	c := f.cookie(t) // the first use
+	w := f.do(t, req{path: "/?token=" + testToken, auth: "none"})
+	if w.Code != http.StatusUnauthorized || len(w.Result().Cookies()) != 0 {
+		t.Fatalf("second use of the token: %d, cookies %v; want 401 and none", w.Code, w.Result().Cookies())
+	}
+	w = f.do(t, req{path: "/queue?token=" + testToken})
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/queue" || len(w.Result().Cookies()) != 0 {
+		t.Fatalf("the token URL with the cookie: %d %q", w.Code, w.Header().Get("Location"))
+	}
+	if c.Value == testToken {
+		t.Fatal("the cookie is the token")
+	}
+}
+
+// Finding 6 of the web review: a server elsewhere set a cookie of the same
+// name with a longer path, which the browser sends first; the guard read only
+// the first and every answer failed. Any matching cookie counts.
+func TestTossedCookieDoesNotLockTheUIOut(t *testing.T) {
+	f := newFixture(t)
+	c := f.cookie(t)
+	r := httptest.NewRequest("POST", "/api/answer", strings.NewReader(f.answerBody("sess-A", "allow_once")))
+	r.Host = testHost
+	r.Header.Set("Origin", testOrig)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set(HeaderCSRF, "1")
+	r.Header.Set("Cookie", CookieName+"=junk; "+CookieName+"="+c.Value)
+	w := httptest.NewRecorder()
+	f.h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Fatalf("answer with a tossed cookie first: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// Finding 10 of the web review: GET //evil.example?token=... redirected to
+// //evil.example, another host.
+func TestTokenRedirectStaysOnThisServer(t *testing.T) {
+	for _, p := range []string{"//evil.example/x", "/\\evil.example/x", "///evil.example"} {
+		f := newFixture(t)
+		r := httptest.NewRequest("GET", "/", nil)
+		r.URL.Path = p
+		r.URL.RawQuery = "token=" + testToken
+		r.Host = testHost
+		w := httptest.NewRecorder()
+		f.h.ServeHTTP(w, r)
+		loc := w.Header().Get("Location")
+		if w.Code != http.StatusSeeOther || !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
+			t.Errorf("%s: %d to %q, want a redirect to a path of this server", p, w.Code, loc)
+		}
 	}
 }
 

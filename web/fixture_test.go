@@ -20,9 +20,12 @@ import (
 )
 
 const (
-	testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	testHost  = "127.0.0.1:7717"
-	testOrig  = "http://" + testHost
+	testToken       = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	testScriptToken = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+	testLabel       = "00112233445566778899aabbccddeeff"
+	testHost        = testLabel + ".localhost:7717" // the UI host: cookies work here only
+	testIPHost      = "127.0.0.1:7717"              // scripts (Bearer) may use it
+	testOrig        = "http://" + testHost
 )
 
 // fakeInbox stands for the store's inbox and, when relay is set, for the
@@ -88,6 +91,8 @@ type fixture struct {
 	h     http.Handler
 	// asks: "A" (write, tc_1), "B" (write, tc_1 too), "D" (destructive)
 	seq map[string]uint64
+	// the cookie of the one token exchange (the token is single-use)
+	c *http.Cookie
 }
 
 func askPayload(tc, tool string, l risk.Level, args string) event.PermissionRequestedPayload {
@@ -128,8 +133,8 @@ func newFixture(t *testing.T) *fixture {
 		e := appendEvent(t, log, s.id, askPayload(s.tc, s.tool, s.l, s.args))
 		f.seq[s.id] = e.Seq
 	}
-	f.srv, err = New(Options{Log: log, Inbox: f.inbox, Token: testToken, Port: "7717",
-		Hosts: []string{testHost, "localhost:7717", "[::1]:7717"}, Poll: 20 * time.Millisecond, AnswerWait: 3 * time.Second})
+	f.srv, err = New(Options{Log: log, Inbox: f.inbox, Token: testToken, ScriptToken: testScriptToken, UIHost: testHost,
+		Hosts: []string{testIPHost, "localhost:7717", "[::1]:7717"}, Poll: 20 * time.Millisecond, AnswerWait: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +158,10 @@ func str(s string) *string { return &s }
 
 func (f *fixture) cookie(t *testing.T) *http.Cookie {
 	t.Helper()
+	if f.c != nil {
+		c := *f.c
+		return &c
+	}
 	r := httptest.NewRequest("GET", "/?token="+testToken, nil)
 	r.Host = testHost
 	w := httptest.NewRecorder()
@@ -161,7 +170,9 @@ func (f *fixture) cookie(t *testing.T) *http.Cookie {
 	if len(cs) != 1 {
 		t.Fatalf("the token URL set %d cookies, want 1", len(cs))
 	}
-	return cs[0]
+	f.c = cs[0]
+	c := *f.c
+	return &c
 }
 
 func (f *fixture) do(t *testing.T, q req) *httptest.ResponseRecorder {
@@ -210,7 +221,7 @@ func (f *fixture) do(t *testing.T, q req) *httptest.ResponseRecorder {
 		}
 		r.AddCookie(c)
 	case "bearer":
-		r.Header.Set("Authorization", "Bearer "+testToken)
+		r.Header.Set("Authorization", "Bearer "+testScriptToken)
 	case "none":
 	default:
 		r.Header.Set("Authorization", q.auth)
