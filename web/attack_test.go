@@ -1,11 +1,16 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
 // The HTTP attacks of issue 25. Each request is what a browser on our own
@@ -335,5 +340,43 @@ func TestOptionsAndConfirmation(t *testing.T) {
 	w := f.do(t, req{method: "POST", path: "/api/answer", body: strings.TrimSuffix(f.answerBody("sess-D", "allow_once"), "}") + `,"confirm":"confirm"}`})
 	if w.Code != 200 || f.inbox.count() != 1 || f.inbox.offers[0].Confirm != "confirm" {
 		t.Fatalf("confirmed destructive allow: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// Finding 5 of the web review: the store kept one answer per (session, tool
+// call id), so after one answer every later question with a reused id (a
+// local model server's invented call_0) was refused with "another answer
+// came first" though none had come. Answers are keyed by request seq too.
+func TestReusedToolCallIDCanBeAnsweredAgain(t *testing.T) {
+	f := newFixture(t)
+	srv, err := New(Options{Log: f.log, Inbox: f.log, Token: testToken, ScriptToken: testScriptToken, UIHost: testHost,
+		Poll: 20 * time.Millisecond, AnswerWait: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h, f.srv = srv.Handler(), srv
+	ask := func() uint64 {
+		return appendEvent(t, f.log, "sess-A", askPayload("call_0", "write_file", risk.Write, `{"path":"a.txt","content":"x"}`)).Seq
+	}
+	answer := func(seq uint64) *httptest.ResponseRecorder {
+		return f.do(t, req{method: "POST", path: "/api/answer", auth: "bearer",
+			body: fmt.Sprintf(`{"sessionId":"sess-A","seq":%d,"toolCallId":"call_0","option":"allow_once"}`, seq)})
+	}
+	first := ask()
+	if w := answer(first); w.Code != http.StatusAccepted {
+		t.Fatalf("first answer: %d %s, want 202 (stored; no process takes it here)", w.Code, w.Body.String())
+	}
+	// The asking process records how the first question ended, and asks
+	// again with the same id.
+	appendEvent(t, f.log, "sess-A", event.PermissionResolvedPayload{ToolCallID: "call_0", Decision: "allow", Reason: "user answered",
+		Actor: event.ActorUser, RiskAtDecision: risk.Write, SourcedFrom: "default", Option: "allow_once", UI: UIName})
+	second := ask()
+	if w := answer(second); w.Code != http.StatusAccepted {
+		t.Fatalf("answer to the reused id: %d %s, want 202", w.Code, w.Body.String())
+	}
+	for _, seq := range []uint64{first, second} {
+		if a, ok, err := f.log.TakeAnswer(t.Context(), "sess-A", "call_0", seq); !ok || err != nil || a.RequestSeq != seq {
+			t.Errorf("the answer to request %d: %+v, %v, %v", seq, a, ok, err)
+		}
 	}
 }

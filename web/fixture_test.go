@@ -43,7 +43,7 @@ type fakeInbox struct {
 
 func (f *fakeInbox) OfferAnswer(ctx context.Context, a Answer) error {
 	f.mu.Lock()
-	key := a.SessionID + "/" + a.ToolCallID
+	key := fmt.Sprintf("%s/%s/%d", a.SessionID, a.ToolCallID, a.RequestSeq)
 	if f.taken[key] {
 		f.mu.Unlock()
 		return fmt.Errorf("offer %s: %w", key, eventlog.ErrAnswered)
