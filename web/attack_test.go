@@ -380,3 +380,28 @@ func TestReusedToolCallIDCanBeAnsweredAgain(t *testing.T) {
 		}
 	}
 }
+
+// Finding 10 of the web review: a hook session's question (asked by
+// claude-code's hook, which no relay serves) showed answer buttons, and an
+// answer stayed "pending" forever. The dialog says where to answer it, its
+// buttons are off, and the server refuses an answer.
+func TestHookQuestionsAreNotAnswerableHere(t *testing.T) {
+	f := newFixture(t)
+	appendEvent(t, f.log, "sess-H", event.SessionStartedPayload{Cwd: "/work/h", Mode: "default", Model: "hook", SessionSource: "claude-code"})
+	seq := appendEvent(t, f.log, "sess-H", askPayload("tc_h", "shell", risk.Execute, `{"command":"make"}`)).Seq
+	w := f.do(t, req{path: fmt.Sprintf("/session/sess-H/ask/%d", seq)})
+	if w.Code != http.StatusOK {
+		t.Fatalf("dialog: %d", w.Code)
+	}
+	body := w.Body.String()
+	if !strings.Contains(body, "asked through a hook of claude-code: answer it there") {
+		t.Errorf("the dialog does not say where to answer: %s", body)
+	}
+	if n, d := strings.Count(body, `class="answer `), strings.Count(body, " disabled>"); n == 0 || d < n {
+		t.Errorf("%d answer buttons, %d disabled: want all disabled", n, d)
+	}
+	w = f.do(t, req{method: "POST", path: "/api/answer", body: fmt.Sprintf(`{"sessionId":"sess-H","seq":%d,"toolCallId":"tc_h","option":"allow_once"}`, seq)})
+	if w.Code != http.StatusConflict || f.inbox.count() != 0 {
+		t.Fatalf("answer to a hook question: %d %s, inbox %d; want 409 and nothing offered", w.Code, w.Body.String(), f.inbox.count())
+	}
+}
