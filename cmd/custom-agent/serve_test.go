@@ -214,3 +214,35 @@ func TestServeTokenIsSingleUseAndTheCookieHostOnly(t *testing.T) {
 		t.Errorf("Bearer script token at 127.0.0.1: %d", code)
 	}
 }
+
+// A browser may try NAME.localhost at ::1 before 127.0.0.1: serve holds the
+// port on both, and will not start on a port another program holds on the
+// other address (it would get the browser's requests, cookie included).
+func TestServeHoldsThePortOnBothLoopbacks(t *testing.T) {
+	other, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback here (%v): no one can take ::1 either", err)
+	}
+	defer other.Close()
+	_, port, _ := net.SplitHostPort(other.Addr().String())
+	if lns, err := listenLoopback("127.0.0.1", port); err == nil {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		t.Fatalf("serve listened on 127.0.0.1:%s while another program holds [::1]:%s", port, port)
+	} else if !strings.Contains(err.Error(), "taken by another program") {
+		t.Errorf("the refusal does not say why: %v", err)
+	}
+	lns, err := listenLoopback("127.0.0.1", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	if len(lns) != 2 || lns[0].Addr().(*net.TCPAddr).Port != lns[1].Addr().(*net.TCPAddr).Port || !lns[1].Addr().(*net.TCPAddr).IP.Equal(net.IPv6loopback) {
+		t.Fatalf("listeners %v %v: want 127.0.0.1 and ::1 on one port", lns[0].Addr(), lns[len(lns)-1].Addr())
+	}
+}
