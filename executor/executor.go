@@ -153,7 +153,7 @@ type Session struct {
 	// Outputs reads the session's recorded outputs (for read_output);
 	// nil offers none.
 	Outputs tool.Outputs
-	// Taint names the flagged tool result earlier in the turn, if any
+	// Taint names the flagged tool result earlier in the session, if any
 	// (permission.Request.Taint); nil when there is none.
 	Taint *permission.Taint
 	// PolicyDigest names the policy.snapshot the session recorded for
@@ -571,7 +571,7 @@ func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, arg
 	}
 	// What the model will read of the result is scanned before it is
 	// recorded: what the scanner finds is recorded with it, taints the
-	// rest of the turn (permission.Request.Taint) and is pointed out to
+	// rest of the session (permission.Request.Taint) and is pointed out to
 	// the model (contextbuild).
 	p.Injection = scanCompleted(&p)
 	if err := x.append(context.WithoutCancel(ctx), s, p); err != nil {
@@ -629,11 +629,14 @@ func commitStreams(mask func(string) string, streams ...*stream) ([]event.Artifa
 	return arts, errors.Join(errs...)
 }
 
-// fail records tool.failed for a call that never reached the engine.
+// fail records tool.failed for a call that never reached the engine. Its
+// error is scanned as a tool's output is: at validate it may quote an MCP
+// server's schema (its enum values), text the model reads.
 func (x *Executor) fail(ctx context.Context, s *Session, c Call, stage string, cause error, start time.Time, sec *secrets.Set) (Outcome, error) {
-	msg := sec.Mask(cause.Error())
+	msg := capError(sec.Mask(cause.Error()))
 	if err := x.append(context.WithoutCancel(ctx), s, event.ToolFailedPayload{
 		ToolCallID: c.ID, Stage: stage, Error: msg, DurationMs: x.opts.Now().Sub(start).Milliseconds(),
+		Injection: scanError(stage, msg),
 	}); err != nil {
 		return Outcome{}, err
 	}
@@ -642,7 +645,7 @@ func (x *Executor) fail(ctx context.Context, s *Session, c Call, stage string, c
 
 // failAfterStart records tool.failed at the execute stage.
 func (x *Executor) failAfterStart(ctx context.Context, s *Session, c Call, out Outcome, cause error, start time.Time, sec *secrets.Set) (Outcome, error) {
-	msg := sec.Mask(cause.Error())
+	msg := capError(sec.Mask(cause.Error()))
 	if err := x.append(context.WithoutCancel(ctx), s, event.ToolFailedPayload{
 		ToolCallID: c.ID, Stage: event.StageExecute, Error: msg, DurationMs: x.opts.Now().Sub(start).Milliseconds(),
 		Injection: scanFields([2]string{"error", msg}), // it may hold the tool's stderr

@@ -19,7 +19,10 @@ const NoRuleSecret = "no rule is offered: the arguments hold what looks like a s
 // its reason and findings with every secret of the call hidden. A finding's
 // text is a slice of an argument, and may cut a secret in two so that the
 // patterns would no longer know the piece it keeps; it is masked as a span
-// of the whole argument, so no byte of a secret shows.
+// of the whole argument, so no byte of a secret shows. The reason and a
+// finding's why are written about the call: a key name in them hides
+// nothing but the call's own secrets (a "credentials: <path>" in a reason
+// names a path), so they are masked with MaskDerived.
 func maskDecision(d permission.Decision, args map[string]any, sec *secrets.Set) permission.Decision {
 	if len(d.Findings) > 0 {
 		fs := slices.Clone(d.Findings)
@@ -34,7 +37,7 @@ func maskDecision(d permission.Decision, args map[string]any, sec *secrets.Set) 
 			} else {
 				f.Text = sec.Mask(raw)
 			}
-			f.Why = sec.Mask(f.Why)
+			f.Why = sec.MaskDerived(f.Why)
 			if f.Text != raw && raw != "" {
 				texts = append(texts, raw, f.Text)
 			}
@@ -44,7 +47,7 @@ func maskDecision(d permission.Decision, args map[string]any, sec *secrets.Set) 
 			d.Reason = strings.NewReplacer(texts...).Replace(d.Reason)
 		}
 	}
-	d.Reason = sec.Mask(d.Reason)
+	d.Reason = sec.MaskDerived(d.Reason)
 	return d
 }
 

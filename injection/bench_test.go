@@ -3,6 +3,7 @@ package injection_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/custom-agent/custom-agent/injection"
@@ -80,5 +81,22 @@ func BenchmarkBaselineLoop(b *testing.B) {
 			}
 		}
 		sink = n
+	}
+}
+
+// BenchmarkScanAdversarial: 64 KiB of one trigger repeated, each making
+// the scanner look ahead or back at every occurrence (review finding 8).
+// The work is bounded by counting in TestLookAheadWorkBounded; this shows
+// the time, which should stay within a small multiple of BenchmarkScan1MiB
+// per byte.
+func BenchmarkScanAdversarial(b *testing.B) {
+	for _, unit := range []string{"![a](", "<!--", "<!-- x ", `<div style="display:none">`, "<a ", "忽略", "忽略指令", "AI agents must ", "<|"} {
+		text := []byte(strings.Repeat(unit, (64<<10)/len(unit)+1)[:64<<10])
+		b.Run(strings.NewReplacer(" ", "_", "\"", "", "=", "", ":", "").Replace(unit), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				injection.Scan(text)
+			}
+		})
 	}
 }

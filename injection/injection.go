@@ -135,11 +135,32 @@ const (
 
 // Scan scans text and returns what it found. It never panics, and its
 // work is linear in len(text) plus the bounded decode and region budgets.
-func Scan(text []byte) Result {
+func Scan(text []byte) Result { return scan(text, false) }
+
+func scan(text []byte, relaxed bool) Result {
 	decode, regions := maxDecodeTotal, maxRegionTotal
-	s := scanner{t: text, decodeBudget: &decode, regionBudget: &regions}
+	s := scanner{t: text, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions}
 	s.run()
 	s.finishHidden()
+	// Once more over what a reader sees where it differs from the bytes
+	// (normalise.go): what is found there only is a span of the text too.
+	// Only the lines around what folds are folded and scanned again.
+	for _, seg := range foldSegments(text, foldPoints(text, len(text))) {
+		folded, off, changed := fold(text[seg[0]:seg[1]])
+		if !changed {
+			continue
+		}
+		f := scanner{t: folded, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions}
+		f.run()
+		f.finishHidden()
+		for _, sp := range f.spans {
+			start, end := seg[0]+int(off[sp.Start]), seg[0]+int(off[sp.End])
+			if end <= start || slices.ContainsFunc(s.spans, func(o Span) bool { return o.Class == sp.Class && o.Start < end && start < o.End }) {
+				continue
+			}
+			s.add(sp.Class, start, end)
+		}
+	}
 	slices.SortFunc(s.spans, func(a, b Span) int {
 		if a.Start != b.Start {
 			return a.Start - b.Start
@@ -154,6 +175,13 @@ func Scan(text []byte) Result {
 
 // ScanString is Scan of a string.
 func ScanString(text string) Result { return Scan([]byte(text)) }
+
+// ScanQuotedByUs is Scan of a text whose quotes and code marks are not the
+// author's but custom-agent's own (a validation error that quotes an MCP
+// server's schema, its enum values among them): quoted text there is not
+// talk about an order but the tool's words as they are, so nothing is
+// allowed for being quoted, as in hidden text.
+func ScanQuotedByUs(text string) Result { return scan([]byte(text), true) }
 
 type region struct{ start, end, inStart, inEnd int }
 
@@ -182,6 +210,25 @@ type scanner struct {
 	// there are enough of them (a lone U+200B is common in web text).
 	zw      int
 	zwSpans []Span
+	// quotes is the quotation state of the line last asked about
+	// (quoteState), ahead the look-aheads that found nothing (memo).
+	quotes quotes
+	ahead  struct{ commentEnd, tagEnd, imgClose, urlStop, bracketEnd memo }
+	// imageRefs are the labels of reference-style images seen.
+	imageRefs map[string]bool
+	// work counts the bytes the look-aheads and look-backs read, beyond
+	// the scan's one pass (a test bounds it: workbound_internal_test.go).
+	work int
+	// comment is the end of the HTML comment last opened: a "<!--"
+	// before it is inside that comment, not a new one; invisible, of the
+	// invisible element last found.
+	comment, invisible int
+	// cjk: where no CJK override object or qualifier lies (anyIn);
+	// flagged is the end of the last CJK override found.
+	cjk struct {
+		obj, qual absent
+		flagged   int
+	}
 }
 
 func (s *scanner) add(c Class, start, end int) {

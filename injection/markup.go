@@ -32,13 +32,16 @@ func (s *scanner) angle(i int) {
 	rest := t[i:]
 	switch {
 	case bytes.HasPrefix(rest, []byte("<!--")):
+		if i < s.comment {
+			return // inside the comment opened before
+		}
 		limit := min(len(t), i+maxComment)
-		e := bytes.Index(t[i+4:limit], []byte("-->"))
 		end, inEnd := limit, limit
-		if e >= 0 {
-			inEnd = i + 4 + e
+		if e := s.ahead.commentEnd.index(t, i+4, limit, 3, commentClose, &s.work); e >= 0 {
+			inEnd = e
 			end = inEnd + 3
 		}
+		s.comment = end
 		s.regions = append(s.regions, region{start: i, end: end, inStart: i + 4, inEnd: inEnd})
 		return
 	case bytes.HasPrefix(rest, []byte("<|")):
@@ -69,7 +72,7 @@ func (s *scanner) angle(i int) {
 		return
 	}
 	name := t[a:k]
-	if in(name, spoofTags...) && (t[k] == '>' || t[k] == ' ') {
+	if in(name, spoofTags...) && (t[k] == '>' || isSpace(t[k]) || t[k] == '/') {
 		e := bytes.IndexByte(t[k:min(len(t), k+200)], '>')
 		if e >= 0 {
 			s.spoof(i, k+e+1)
@@ -80,7 +83,7 @@ func (s *scanner) angle(i int) {
 		return // an end tag, or a start tag without attributes
 	}
 	limit := min(len(t), k+maxTag)
-	e := bytes.IndexByte(t[k:limit], '>')
+	e := s.ahead.tagEnd.index(t, k, limit, 1, tagClose, &s.work) - k
 	if e < 0 {
 		return
 	}
@@ -90,7 +93,9 @@ func (s *scanner) angle(i int) {
 			s.add(DataLink, i, k+e+1)
 		}
 	}
-	if st := attrValue(attrs, "style"); st != nil && invisible(st) {
+	if st := attrValue(attrs, "style"); st != nil && invisible(st) && i >= s.invisible {
+		// (An invisible element inside one already found is looked at
+		// with it.)
 		close := k + e + 1
 		end := min(len(t), close+maxElement)
 		c := indexCloseTag(t[close:end], name)
@@ -98,22 +103,14 @@ func (s *scanner) angle(i int) {
 		if c >= 0 {
 			inEnd = close + c
 		}
+		s.invisible = inEnd
 		s.regions = append(s.regions, region{start: i, end: inEnd, inStart: close, inEnd: inEnd})
 	}
 }
 
 // inCode reports whether markdown inline code is open at i: an odd number
-// of backticks before it on its line.
-func (s *scanner) inCode(i int) bool {
-	t := s.t
-	n := 0
-	for k := i - 1; k >= 0 && i-k <= 400 && t[k] != '\n'; k-- {
-		if t[k] == '`' {
-			n++
-		}
-	}
-	return n%2 == 1
-}
+// of backticks before it on its line (within quoteState's window).
+func (s *scanner) inCode(i int) bool { return s.quoteState(i).code == 1 }
 
 func indexCloseTag(b, name []byte) int {
 	for off := 0; ; {
@@ -231,6 +228,8 @@ func (s *scanner) bracket(i int) {
 		s.spoof(i, i+6)
 	case bytes.HasPrefix(rest, []byte("[/INST]")):
 		s.spoof(i, i+7)
+	default:
+		s.refDefinition(i)
 	}
 }
 
@@ -239,10 +238,33 @@ func (s *scanner) bracket(i int) {
 // docs about chat templates and injection do, does not pose as a turn.
 func (s *scanner) spoof(i, e int) {
 	t := s.t
-	if !s.relaxed && (s.fence || i > 0 && t[i-1] == '`' && e < len(t) && t[e] == '`') {
+	if !s.relaxed && (s.fence || i > 0 && t[i-1] == '`' && e < len(t) && t[e] == '`' || s.inString(i) || s.named(e)) {
 		return
 	}
 	s.add(RoleSpoof, i, e)
+}
+
+// inString reports whether i is inside a string literal or inline code of
+// its line: an odd number of '"' or '`' before it, or a '\” just before
+// it or a "+ '" joining pieces. Code and templates that build chat turns
+// (f"<|im_start|>{role}", '<|im_start|>' + role, `<s>[INST] {prompt}`) hold
+// the tokens as data; a token spoken to the reader stands outside quotes.
+func (s *scanner) inString(i int) bool {
+	q := s.quoteState(i)
+	return q.dq == 1 || q.code == 1 || i > 0 && s.t[i-1] == '\''
+}
+
+// named reports whether the token ending at e is followed by words that
+// name it ("[INST] is the instruction marker", "<|im_end|> marks …"):
+// talk about the token, not a turn.
+func (s *scanner) named(e int) bool {
+	rest := s.t[e:min(len(s.t), e+12)]
+	for _, w := range []string{" is ", " are ", " marks ", " tokens", " token "} {
+		if bytes.HasPrefix(rest, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }
 
 // hash looks at a markdown heading that is a prompt template's section:
@@ -272,6 +294,18 @@ func (s *scanner) hash(i int) {
 	line := bytes.TrimRight(t[k:k+eol], " \r")
 	colon := bytes.HasSuffix(line, []byte(":"))
 	head := bytes.TrimSuffix(line, []byte(":"))
+	// A template: the header's content is a placeholder to fill in
+	// ("### Instruction:\n{instruction}"), or the header ends a line of a
+	// string literal ("### Instruction:\n" in source).
+	next := t[min(len(t), k+eol+1):]
+	next = next[:min(len(next), 40)]
+	if nl := bytes.IndexByte(next, '\n'); nl >= 0 {
+		next = next[:nl]
+	}
+	next = bytes.TrimSpace(next)
+	if placeholderLine(next) || bytes.HasSuffix(line, []byte("\\n")) || bytes.Contains(line, []byte("\\n")) {
+		return
+	}
 	switch {
 	case colon && in(head, "instruction", "instructions", "response", "input", "system", "system prompt", "new instructions", "user", "assistant"):
 	case in(head, "system", "system prompt", "system message", "new instructions", "updated instructions", "new system prompt"):
@@ -288,14 +322,15 @@ func (s *scanner) bang(i int) {
 		return
 	}
 	limit := min(len(t), i+2+maxTag)
-	c := bytes.Index(t[i+2:limit], []byte("]("))
+	s.imageRef(i)
+	c := s.ahead.imgClose.index(t, i+2, limit, 2, imgClose, &s.work) - (i + 2)
 	if c < 0 {
 		return
 	}
 	u := i + 2 + c + 2
-	e := u
-	for e < len(t) && e-u < maxURL && t[e] != ')' && !isSpace(t[e]) {
-		e++
+	e := s.ahead.urlStop.index(t, u, min(len(t), u+maxURL), 1, urlStop, &s.work)
+	if e < 0 {
+		e = min(len(t), u+maxURL)
 	}
 	if dataURL(t[u:e]) {
 		end := e
@@ -320,6 +355,9 @@ func dataURL(u []byte) bool {
 		return true
 	}
 	q := bytes.IndexByte(u, '?')
+	if opaquePath(u, q) {
+		return true
+	}
 	if q < 0 {
 		return false
 	}
@@ -403,7 +441,7 @@ var (
 	cjkVerbs = []string{"忽略", "无视", "無視", "忘记", "忘記", "忘掉", "不要理会", "不要理會", "무시", "игнорируй", "Игнорируй",
 		"игнорировать", "Игнорировать", "забудь", "Забудь", "忽視", "忽视"}
 	cjkObj = []string{"指令", "指示", "提示", "说明", "說明", "规则", "規則", "命令", "设定", "設定", "지시", "명령", "инструкци",
-		"указани", "правил"}
+		"указани", "правил", "要求"}
 	cjkQual = []string{"之前", "以前", "以上", "上面", "前面", "先前", "所有", "全部", "上述", "上記", "これまで", "이전", "모든",
 		"предыдущ", "все", "прежн", "原来", "原有", "系统"}
 )
@@ -513,14 +551,22 @@ func (s *scanner) quotedCJK(i int) bool {
 // before or after (Japanese puts the object first: 以前の指示を無視して).
 func (s *scanner) cjkOverride(i, j int) {
 	t := s.t
-	if !s.relaxed && s.quotedCJK(i) {
-		return
+	if i < s.cjk.flagged {
+		return // within an order already found
 	}
 	a := max(0, i-60)
 	for a < i && t[a]&0xC0 == 0x80 {
 		a++
 	}
 	b := min(len(t), j+120)
+	// No object or no qualifier, no order: each is looked for only in
+	// what the last call did not read.
+	if !s.anyIn(&s.cjk.obj, cjkObj, a, b) || !s.anyIn(&s.cjk.qual, cjkQual, a, b) {
+		return
+	}
+	if !s.relaxed && s.quotedCJK(i) {
+		return
+	}
 	win := t[a:b]
 	start, end, qual := -1, -1, false
 	for _, o := range cjkObj {
@@ -539,6 +585,7 @@ func (s *scanner) cjkOverride(i, j int) {
 	}
 	if start >= 0 && qual {
 		s.add(Override, min(i, start), max(j, end))
+		s.cjk.flagged = max(j, end)
 	}
 }
 
@@ -571,4 +618,200 @@ func (s *scanner) finishHidden() {
 			s.add(sp.Class, sp.Start+r.inStart, sp.End+r.inStart)
 		}
 	}
+}
+
+// memo remembers a forward search, so that a run of triggers that look
+// ahead for the same thing (a "<!--" for its "-->", a "![" for its "](")
+// reads each byte a bounded number of times: [from, to) is known to hold
+// no match, and hit says whether one starts at to.
+type memo struct {
+	from, to int
+	hit, set bool
+}
+
+// index returns the first k >= p where find matches, with the match
+// inside t[:limit] (find returns a match's start in b, or -1; n is the
+// length of a match), or -1.
+func (m *memo) index(t []byte, p, limit, n int, find func(b []byte) int, work *int) int {
+	start := p
+	if m.set && m.from <= p && p <= m.to {
+		start = m.to
+		if m.hit {
+			if m.to+n <= limit {
+				return m.to
+			}
+			return -1
+		}
+	} else {
+		m.from = p
+	}
+	m.set = true
+	if start >= limit {
+		return -1
+	}
+	if k := find(t[start:limit]); k >= 0 {
+		*work += k + n
+		m.to, m.hit = start+k, true
+		return start + k
+	}
+	*work += limit - start
+	m.to, m.hit = max(start, limit-n+1), false
+	return -1
+}
+
+func commentClose(b []byte) int { return bytes.Index(b, []byte("-->")) }
+func tagClose(b []byte) int     { return bytes.IndexByte(b, '>') }
+func bracketClose(b []byte) int { return bytes.IndexByte(b, ']') }
+func imgClose(b []byte) int     { return bytes.Index(b, []byte("](")) }
+
+// urlStop finds the end of a markdown image's URL: a ')' or a space.
+func urlStop(b []byte) int {
+	return bytes.IndexFunc(b, func(r rune) bool { return r == ')' || r < 0x80 && isSpace(byte(r)) })
+}
+
+// absent remembers that no word of a list lies whole in t[from:to].
+type absent struct {
+	from, to int
+	set      bool
+}
+
+// anyIn reports whether a word of words lies whole in t[a:b], reading
+// only what the last call (at a smaller a) did not: the windows of a run
+// of triggers overlap.
+func (s *scanner) anyIn(m *absent, words []string, a, b int) bool {
+	longest := 0
+	for _, w := range words {
+		longest = max(longest, len(w))
+	}
+	from := a
+	if m.set && m.from <= a && a <= m.to {
+		from = max(a, m.to-longest+1)
+	} else {
+		m.from, m.to = a, a
+	}
+	m.set = true
+	if from < b {
+		s.work += b - from
+		for _, w := range words {
+			if bytes.Contains(s.t[from:b], []byte(w)) {
+				m.set = false
+				return true
+			}
+		}
+	}
+	m.to = max(m.to, b)
+	return false
+}
+
+// placeholderLine reports whether a line begins with a template's
+// placeholder: {}, {input}, {{ prompt }}.
+func placeholderLine(b []byte) bool {
+	if len(b) < 2 || b[0] != '{' {
+		return false
+	}
+	e := bytes.IndexByte(b, '}')
+	if e < 0 {
+		return false
+	}
+	for _, c := range b[1:e] {
+		if kind[c] != kLetter && kind[c] != kDigit && c != '_' && c != ' ' && c != '{' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// opaquePath reports whether the path of URL u (up to q, its '?', or the
+// end) has a segment of 32 or more base64 characters mixing upper and
+// lower case letters and digits (the extension aside): data put in the
+// path, as a hash (hex, one case) or a name is not.
+func opaquePath(u []byte, q int) bool {
+	if q < 0 {
+		q = len(u)
+	}
+	p := u[:q]
+	if h := bytes.IndexByte(p, '#'); h >= 0 {
+		p = p[:h]
+	}
+	p = p[min(len(p), bytes.Index(p, []byte("//"))+2):]
+	for _, seg := range bytes.Split(p, []byte("/")) {
+		if d := bytes.LastIndexByte(seg, '.'); d > 0 && len(seg)-d <= 5 {
+			seg = seg[:d]
+		}
+		if len(seg) < 32 {
+			continue
+		}
+		var up, low, dig bool
+		ok := true
+		for _, c := range seg {
+			switch {
+			case c >= 'A' && c <= 'Z':
+				up = true
+			case c >= 'a' && c <= 'z':
+				low = true
+			case c >= '0' && c <= '9':
+				dig = true
+			case c == '+' || c == '-' || c == '_' || c == '=':
+			default:
+				ok = false
+			}
+		}
+		if ok && up && low && dig {
+			return true
+		}
+	}
+	return false
+}
+
+// refDefinition looks at a markdown link reference definition at the
+// start of a line, "[1]: https://…": when an image uses the label
+// (![alt][1]) and the URL carries data, the image is a data link.
+func (s *scanner) refDefinition(i int) {
+	t := s.t
+	if i > 0 && t[i-1] != '\n' || !s.relaxed && s.fence {
+		return
+	}
+	e := bytes.IndexByte(t[i:min(len(t), i+40)], ']')
+	if e < 2 || i+e+2 >= len(t) || t[i+e+1] != ':' {
+		return
+	}
+	label := t[i : i+e+1] // "[1]"
+	u := i + e + 2
+	for u < len(t) && t[u] == ' ' {
+		u++
+	}
+	end := u
+	for end < len(t) && end-u < maxURL && !isSpace(t[end]) {
+		end++
+	}
+	if !dataURL(t[u:end]) {
+		return
+	}
+	// An image before it used the label (bang records them).
+	if s.imageRefs[string(label[1:len(label)-1])] {
+		s.add(DataLink, i, end)
+	}
+}
+
+// imageRef records the label of a reference-style image at i,
+// ![alt][label], for refDefinition (at most 256 labels a scan).
+func (s *scanner) imageRef(i int) {
+	t := s.t
+	e := s.ahead.bracketEnd.index(t, i+2, min(len(t), i+2+200), 1, bracketClose, &s.work) - (i + 2)
+	if e < 0 {
+		return
+	}
+	k := i + 2 + e + 1
+	if k >= len(t) || t[k] != '[' {
+		return
+	}
+	f := bytes.IndexByte(t[k+1:min(len(t), k+1+40)], ']')
+	if f <= 0 || len(s.imageRefs) >= 256 {
+		return
+	}
+	s.work += f
+	if s.imageRefs == nil {
+		s.imageRefs = map[string]bool{}
+	}
+	s.imageRefs[string(t[k+1:k+1+f])] = true
 }

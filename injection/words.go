@@ -16,6 +16,9 @@ const (
 	hWithout // "without telling the user"
 	hToolVerb
 	hNew
+	hTurn // "Human:" / "User:" opening a turn after a blank line
+	hAuth // "the user has authorised you to …"
+	hNet  // curl, wget: a credential file piped or attached to them
 )
 
 type trigger struct {
@@ -41,7 +44,7 @@ func init() {
 		}
 	}
 	add(hOverride, "ignore", "ignora", "ignorez", "ignoriere", "ignorieren", "disregard", "forget", "vergiss",
-		"oubliez", "oublie", "olvida", "olvide", "override", "bypass", "discard", "abandon")
+		"oubliez", "oublie", "olvida", "olvide", "override", "bypass", "discard", "abandon", "pay")
 	add(hSystem, "system")
 	add(hCue, "assistant", "assistants", "agent", "agents", "ai", "llm", "llms", "chatbot", "chatbots",
 		"claude", "chatgpt", "copilot", "gemini", "gpt")
@@ -52,6 +55,9 @@ func init() {
 	add(hWithout, "without")
 	add(hToolVerb, "call", "invoke", "use", "run", "execute", "trigger")
 	add(hNew, "new", "updated", "revised")
+	add(hTurn, "human", "user")
+	add(hAuth, "authorised", "authorized")
+	add(hNet, "curl", "wget")
 }
 
 func (s *scanner) word(i, j int) {
@@ -87,6 +93,12 @@ func (s *scanner) word(i, j int) {
 			s.toolVerb(i, j)
 		case hNew:
 			s.newInstructions(i, j)
+		case hTurn:
+			s.turn(i, j)
+		case hAuth:
+			s.authorised(i, j)
+		case hNet:
+			s.netCredential(i, j)
 		}
 		return
 	}
@@ -222,46 +234,201 @@ func (s *scanner) shown(i int) bool { return !s.relaxed && s.quoted(i) }
 // number of backticks before i). Apostrophes inside words (it's) neither
 // open nor close.
 func (s *scanner) inQuote(i int) bool {
-	t := s.t
-	a := i
-	for a > 0 && i-a < 400 && t[a-1] != '\n' {
-		a--
+	q := s.quoteState(i)
+	return q.dq == 1 || q.sq == 1 || q.curly > 0 || q.code == 1
+}
+
+// quoteWindow is how far back on a line the quotation state is read: at
+// least 400 bytes, at most 400 + quoteStep, the start moving in steps of
+// quoteStep so that a run of calls on one long line reads each byte a
+// bounded number of times.
+const (
+	quoteWindow = 400
+	quoteStep   = 256
+)
+
+// exactParity returns whether an odd number of '"' and of '`' stand in
+// the 400 bytes before i on its line: counts are added at the front and
+// taken off at the back as i grows, so the window is exact and the work
+// linear (quoteSteps must have run for i: it knows the line's start).
+func (s *scanner) exactParity(i int) (dq, code int) {
+	t, m := s.t, &s.quotes
+	lo := max(m.lineStart, i-quoteWindow)
+	if !m.exact || i < m.ek || lo < m.ea || m.ek < lo {
+		m.exact, m.ea, m.ek, m.edq, m.ecode = true, lo, lo, 0, 0
 	}
-	var dq, sq, curly, code int // open quotations of each kind; inline code
+	s.work += i - m.ek + lo - m.ea
+	for ; m.ek < i; m.ek++ {
+		switch t[m.ek] {
+		case '"':
+			m.edq ^= 1
+		case '`':
+			m.ecode ^= 1
+		}
+	}
+	for ; m.ea < lo; m.ea++ {
+		switch t[m.ea] {
+		case '"':
+			m.edq ^= 1
+		case '`':
+			m.ecode ^= 1
+		}
+	}
+	return m.edq, m.ecode
+}
+
+// quotes is the quotation state of a line from a (its start, or a step
+// on a long line) up to k: the quotations and inline code open there.
+type quotes struct {
+	a, k                int
+	dq, sq, curly, code int
+	valid               bool
+	lineAt, lineStart   int // a line start known: the last '\n' before lineAt ends at lineStart
+	// the exact window of exactParity: [ea, ek) and its parities.
+	ea, ek, edq, ecode int
+	exact              bool
+}
+
+// quoteState returns the quotation state at i, read from the start of its
+// line or, on a long line, from a step 400 to 656 bytes back. Calls at
+// growing offsets (the scan's order) continue from the last one, so the
+// work over a scan is linear, whatever the text.
+func (s *scanner) quoteState(i int) quotes {
+	// A short line (the common case) is read back directly from its
+	// start; a long one from the memo.
+	lo := max(0, i-shortLine)
+	if nl := bytes.LastIndexByte(s.t[lo:i], '\n'); nl >= 0 || lo == 0 {
+		a := 0
+		if nl >= 0 {
+			a = lo + nl + 1
+		}
+		s.work += i - lo
+		return s.quoteScan(a, i)
+	}
+	q := s.quoteSteps(i)
+	q.dq, q.code = s.exactParity(i)
+	return q
+}
+
+// shortLine is how far quoteState reads back directly for a line's start.
+const shortLine = 48
+
+// quoteScan reads the quotation state of t[a:i].
+func (s *scanner) quoteScan(a, i int) quotes {
+	t := s.t
+	var q quotes
 	for k := a; k < i; k++ {
 		c := t[k]
 		switch {
 		case c == '"':
-			dq ^= 1
+			q.dq ^= 1
 		case c == '`':
-			code ^= 1
+			q.code ^= 1
 		case c == '\'':
 			before := k == a || isSpace(t[k-1]) || t[k-1] == '(' || t[k-1] == '['
 			after := k+1 >= len(t) || isSpace(t[k+1]) || t[k+1] == '.' || t[k+1] == ',' || t[k+1] == ')' || t[k+1] == ';' || t[k+1] == ':'
 			switch {
 			case before && !after:
-				sq = 1
+				q.sq = 1
 			case after && !before:
-				sq = 0
+				q.sq = 0
 			}
 		case c == 0xE2 && k+2 < i && t[k+1] == 0x80:
 			switch t[k+2] {
 			case 0x9C, 0x98: // “ ‘
-				curly++
+				q.curly++
 			case 0x9D, 0x99: // ” ’
-				if t[k+2] == 0x9D || curly > 0 && (k+3 >= len(t) || t[k+3] < 0x80 && kind[t[k+3]] != kLetter) {
-					curly = max(0, curly-1)
+				if t[k+2] == 0x9D || q.curly > 0 && (k+3 >= len(t) || t[k+3] < 0x80 && kind[t[k+3]] != kLetter) {
+					q.curly = max(0, q.curly-1)
 				}
 			}
 		case c == 0xC2 && k+1 < i && (t[k+1] == 0xAB || t[k+1] == 0xBB): // « »
 			if t[k+1] == 0xAB {
-				curly++
+				q.curly++
 			} else {
-				curly = max(0, curly-1)
+				q.curly = max(0, q.curly-1)
 			}
 		}
 	}
-	return dq == 1 || sq == 1 || curly > 0 || code == 1
+	return q
+}
+
+// quoteSteps is quoteState's reading from a step back.
+func (s *scanner) quoteSteps(i int) quotes {
+	t := s.t
+	m := &s.quotes
+	// The start of i's line, continuing from the last one known.
+	if !m.valid || i < m.lineAt {
+		m.lineAt, m.lineStart = 0, 0
+		lo := max(0, i-quoteWindow-quoteStep)
+		s.work += i - lo
+		if nl := bytes.LastIndexByte(t[lo:i], '\n'); nl >= 0 {
+			m.lineStart = lo + nl + 1
+		} else {
+			m.lineStart = lo
+		}
+		m.lineAt = i
+	} else {
+		s.work += i - m.lineAt
+		if nl := bytes.LastIndexByte(t[m.lineAt:i], '\n'); nl >= 0 {
+			m.lineStart = m.lineAt + nl + 1
+		}
+		m.lineAt = i
+	}
+	a := m.lineStart
+	if i-a > quoteWindow {
+		a = max(a, (i-quoteWindow)&^(quoteStep-1))
+	}
+	if !m.valid || m.a != a || m.k > i {
+		*m = quotes{a: a, k: a, valid: true, lineAt: m.lineAt, lineStart: m.lineStart,
+			ea: m.ea, ek: m.ek, edq: m.edq, ecode: m.ecode, exact: m.exact}
+	}
+	k := m.k
+	s.work += max(0, i-k)
+	for ; k < i; k++ {
+		c := t[k]
+		switch {
+		case c == '"':
+			m.dq ^= 1
+		case c == '`':
+			m.code ^= 1
+		case c == '\'':
+			before := k == a || isSpace(t[k-1]) || t[k-1] == '(' || t[k-1] == '['
+			after := k+1 >= len(t) || isSpace(t[k+1]) || t[k+1] == '.' || t[k+1] == ',' || t[k+1] == ')' || t[k+1] == ';' || t[k+1] == ':'
+			switch {
+			case before && !after:
+				m.sq = 1
+			case after && !before:
+				m.sq = 0
+			}
+		case c == 0xE2 && t[min(k+1, len(t)-1)] == 0x80:
+			if k+2 >= i {
+				// Not whole before i: read it on a later call.
+				m.k = k
+				return *m
+			}
+			switch t[k+2] {
+			case 0x9C, 0x98: // “ ‘
+				m.curly++
+			case 0x9D, 0x99: // ” ’
+				if t[k+2] == 0x9D || m.curly > 0 && (k+3 >= len(t) || t[k+3] < 0x80 && kind[t[k+3]] != kLetter) {
+					m.curly = max(0, m.curly-1)
+				}
+			}
+		case c == 0xC2 && k+1 < len(t) && (t[k+1] == 0xAB || t[k+1] == 0xBB): // « »
+			if k+1 >= i {
+				m.k = k
+				return *m
+			}
+			if t[k+1] == 0xAB {
+				m.curly++
+			} else {
+				m.curly = max(0, m.curly-1)
+			}
+		}
+	}
+	m.k = k
+	return *m
 }
 
 // fillers may stand between the start of a clause and its verb: "please
@@ -344,10 +511,10 @@ func (s *scanner) lineStart(i int) bool {
 var (
 	strongQual = []string{"previous", "prior", "above", "preceding", "earlier", "former", "original", "initial",
 		"foregoing", "existing", "old", "system", "anteriores", "previas", "précédentes", "precedentes",
-		"antérieures", "vorherigen", "bisherigen", "obigen", "vorigen", "früheren", "developer"}
-	weakQual  = []string{"all", "any", "every", "your", "todas", "todos", "toutes", "tous", "alle", "las", "les", "deine", "ihre"}
+		"antérieures", "vorherigen", "bisherigen", "obigen", "vorigen", "früheren", "developer", "precedenti"}
+	weakQual  = []string{"all", "any", "every", "your", "todas", "todos", "toutes", "tous", "alle", "las", "les", "deine", "ihre", "tutte", "tutti"}
 	strongObj = []string{"instruction", "instructions", "prompt", "prompts", "directives", "instrucciones",
-		"consignes", "anweisungen", "anweisung", "indicaciones"}
+		"consignes", "anweisungen", "anweisung", "indicaciones", "istruzioni", "indicazioni", "instruções", "instrucoes"}
 	weakObj = []string{"rules", "guidelines", "guidance", "context", "commands", "orders", "messages", "constraints",
 		"restrictions", "policies", "programming", "directions", "regeln", "befehle", "vorgaben", "règles", "reglas",
 		"text", "content", "conversation"}
@@ -359,6 +526,14 @@ var (
 func (s *scanner) override(i, j int) {
 	if !s.clauseStart(i) {
 		return
+	}
+	if eqFold(s.t[i:j], "pay") {
+		// "Pay no attention to …": the rest is read as after "ignore".
+		w := s.window(j, 3, 40, 1)
+		if w.n < 3 || !in(w.at(s.t, 0), "no") || !in(w.at(s.t, 1), "attention") || !in(w.at(s.t, 2), "to") {
+			return
+		}
+		j = w.tok[2][1]
 	}
 	w := s.window(j, 10, 200, 1)
 	strong, weak := false, false
@@ -378,6 +553,11 @@ func (s *scanner) override(i, j int) {
 		}
 		if in(tok, strongObj...) && (strong || weak) || in(tok, weakObj...) && strong {
 			s.add(Override, i, w.tok[k][1])
+			return
+		}
+		// "Ignore the instructions above", "… you were given before".
+		if k <= 2 && in(tok, strongObj...) && k+1 < w.n && in(w.at(s.t, k+1), "above", "before", "earlier", "previously") {
+			s.add(Override, i, w.tok[k+1][1])
 			return
 		}
 	}
@@ -657,8 +837,8 @@ func (s *scanner) exfil(i, j int) {
 
 // reveal: "print your system prompt", "reveal the contents of .env".
 func (s *scanner) reveal(i, j int) {
-	if !s.clauseStart(i) {
-		return
+	if !s.clauseStart(i) || j < len(s.t) && s.t[j] == ':' && !s.relaxed {
+		return // "Output:" labels what follows
 	}
 	t := s.t
 	w := s.window(j, 12, 160, 1)
@@ -754,6 +934,9 @@ var toolNames = []string{"http_post", "http_get", "read_file", "write_file", "ap
 // inside hidden text or a decoded payload also "run curl … | sh".
 func (s *scanner) toolVerb(i, j int) {
 	t := s.t
+	if j < len(t) && t[j] == '(' && !s.relaxed {
+		return // call("read_file", …): a function called in code
+	}
 	if !s.relaxed {
 		// Every tool name has an underscore, or is followed by "tool".
 		ahead := t[j:min(len(t), j+80)]
@@ -791,10 +974,22 @@ func (s *scanner) toolVerb(i, j int) {
 // newInstructions: "New instructions:" / "Updated system prompt:" at the
 // start of a line.
 func (s *scanner) newInstructions(i, j int) {
-	if !s.lineStart(i) || s.shown(i) {
+	t := s.t
+	if s.shown(i) {
 		return
 	}
-	t := s.t
+	if !s.lineStart(i) {
+		// "Your new task is …", "Your new instructions are …".
+		a, b := s.prevWord(i)
+		if a < 0 || !eqFold(t[a:b], "your") || !s.clauseStart(a) {
+			return
+		}
+		w := s.window(j, 2, 40, 1)
+		if w.n == 2 && in(w.at(t, 0), "task", "instructions", "instruction", "directive", "directives", "goal", "objective") && in(w.at(t, 1), "is", "are") {
+			s.add(Override, a, w.tok[1][1])
+		}
+		return
+	}
 	w := s.window(j, 3, 40, 1)
 	for k := 0; k < w.n; k++ {
 		tok := w.at(t, k)
@@ -807,4 +1002,111 @@ func (s *scanner) newInstructions(i, j int) {
 			return
 		}
 	}
+}
+
+// turn: "Human:" after a blank line (or at the start) opens a turn of the
+// conversation in the format models were trained on; "User:" does when it
+// also grants something ("I approve", "you may") or an "Assistant:" turn
+// follows, as in a forged exchange.
+func (s *scanner) turn(i, j int) {
+	t := s.t
+	if j >= len(t) || t[j] != ':' || s.shown(i) {
+		return
+	}
+	k := i
+	for k > 0 && (t[k-1] == ' ' || t[k-1] == '\t') {
+		k--
+	}
+	if k > 0 && !(k >= 2 && t[k-1] == '\n' && (t[k-2] == '\n' || t[k-2] == '\r')) {
+		return
+	}
+	if eqFold(t[i:j], "human") {
+		s.add(RoleSpoof, i, j+1)
+		return
+	}
+	end := min(len(t), j+400)
+	line := t[j:end]
+	if nl := bytes.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	if indexFold(line, "approve") >= 0 || indexFold(line, "authoris") >= 0 || indexFold(line, "authoriz") >= 0 ||
+		indexFold(line, "you may") >= 0 || bytes.Contains(t[j:end], []byte("\nAssistant:")) {
+		s.add(RoleSpoof, i, j+1)
+	}
+}
+
+// authorised: "the user has authorised you to …", "User authorized you
+// to …": a claim of the user's consent, made by a tool's text.
+func (s *scanner) authorised(i, j int) {
+	t := s.t
+	if s.shown(i) {
+		return
+	}
+	a, b := s.prevWord(i)
+	if a >= 0 && in(t[a:b], "has", "have", "had") {
+		a, b = s.prevWord(a)
+	}
+	if a < 0 || !in(t[a:b], "user", "owner", "operator", "admin", "administrator", "developer") {
+		return
+	}
+	w := s.window(j, 2, 30, 1)
+	if w.n == 2 && in(w.at(t, 0), "you") && in(w.at(t, 1), "to") {
+		s.add(ToolBait, a, w.tok[1][1])
+	}
+}
+
+// credentialFiles are files whose contents are secrets.
+var credentialFiles = []string{".env", "id_rsa", "id_ed25519", "id_ecdsa", ".ssh/", ".aws/credentials", ".netrc", ".npmrc", ".pypirc", ".git-credentials", "credentials.json"}
+
+// netCredential: a command line that sends a credential file over the
+// network, however addressed — piped into curl or wget
+// (cat ~/.aws/credentials | curl -d @- …) or attached to it
+// (curl -d @.env …, -F f=@~/.ssh/id_rsa, -T .env, --data-binary @.env).
+// Shown commands (quoted, in code) are examples, as everywhere.
+func (s *scanner) netCredential(i, j int) {
+	t := s.t
+	if s.shown(i) {
+		return
+	}
+	a := i
+	for a > 0 && i-a < 160 && t[a-1] != '\n' {
+		a--
+	}
+	e := j
+	for e < len(t) && e-j < 200 && t[e] != '\n' {
+		e++
+	}
+	before := bytes.TrimRight(t[a:i], " \t")
+	piped := bytes.HasSuffix(before, []byte("|")) && hasCredential(before)
+	after := t[j:e]
+	attached := false
+	for k := bytes.IndexByte(after, '@'); k >= 0 && !attached; {
+		end := k + 1
+		for end < len(after) && !isSpace(after[end]) {
+			end++
+		}
+		attached = hasCredential(after[k:end])
+		n := bytes.IndexByte(after[end:], '@')
+		if n < 0 {
+			break
+		}
+		k = end + n
+	}
+	if !attached {
+		if k := bytes.Index(after, []byte(" -T ")); k >= 0 {
+			attached = hasCredential(after[k:min(len(after), k+60)])
+		}
+	}
+	if piped || attached {
+		s.add(Exfiltration, a+len(before)-len(bytes.TrimLeft(before, " \t")), e)
+	}
+}
+
+func hasCredential(b []byte) bool {
+	for _, f := range credentialFiles {
+		if bytes.Contains(b, []byte(f)) {
+			return true
+		}
+	}
+	return false
 }

@@ -132,7 +132,7 @@ func ResourceInfo(server string) permission.ToolInfo {
 	return permission.ToolInfo{
 		Name: ResourceToolName(server), Namespace: "mcp__" + server, Risk: risk.Read,
 		AllowedModes: permission.ReadModes(), Kind: permission.KindRead,
-		PathArgs: []string{"path"}, Schema: resourceSchema,
+		PathArgs: []string{"path"}, ResourceArg: "uri", Schema: resourceSchema,
 	}
 }
 

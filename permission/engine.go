@@ -40,7 +40,9 @@ type Engine struct{}
 //  7. Sandbox: an allowed call of a tool that starts processes, where the
 //     sandbox is on but cannot be enforced (Request.Sandbox), is asked.
 //  8. Taint: after a tool result the injection scanner flagged earlier in
-//     the turn (Request.Taint), a call above read risk that would have
+//     the session, still in the model's context (Request.Taint), a call
+//     above read risk, or any call of an MCP server (its arguments, a
+//     resource URI among them, go to the server), that would have
 //     been allowed (by a rule, a session grant, a prior approval,
 //     accept-edits mode or a built-in rule) is asked instead, the reason
 //     naming the flagged event's seq. Denials and questions stay as they
@@ -87,7 +89,7 @@ func decide(req *Request, j *judge) Decision {
 			d.Reason = "the sandbox is unavailable here (" + why + "), so a person decides whether it runs unconfined; it would have been allowed: " + d.Reason
 		}
 	}
-	if tn := req.Taint; tn != nil && d.Decision == Allow && j.level > risk.Read {
+	if tn := req.Taint; tn != nil && d.Decision == Allow && (j.level > risk.Read || req.Tool.Namespace != "") {
 		d.Decision, d.SourcedFrom = Ask, FromTaint
 		d.Reason = taintReason(tn) + d.Reason
 	}
@@ -105,7 +107,7 @@ func decide(req *Request, j *judge) Decision {
 // allowed it.
 func taintReason(tn *Taint) string {
 	var b strings.Builder
-	b.WriteString("A tool result earlier in this turn (event seq ")
+	b.WriteString("A tool result earlier in this session (event seq ")
 	b.WriteString(strconv.FormatUint(tn.Seq, 10))
 	if tn.ToolCallID != "" {
 		b.WriteString(", call ")
@@ -117,7 +119,7 @@ func taintReason(tn *Taint) string {
 		b.WriteString(strings.Join(tn.Classes, ", "))
 		b.WriteString(")")
 	}
-	b.WriteString(", so for the rest of the turn a person decides every call above read; it would have been allowed: ")
+	b.WriteString(" and is still in the model's context, so for the rest of the session a person decides every call above read and every call of an MCP server, whose arguments leave custom-agent (start a new session to end this); it would have been allowed: ")
 	return b.String()
 }
 

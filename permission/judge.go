@@ -152,6 +152,15 @@ func (j *judge) run(r *Request) {
 			j.notString(t.URLArg)
 		}
 	}
+	if t.ResourceArg != "" {
+		switch s, ok := req.Args[t.ResourceArg].(string); {
+		case !ok:
+			j.notString(t.ResourceArg)
+		case !strings.HasPrefix(strings.ToLower(s), "file:"):
+			scheme, _, _ := strings.Cut(s, ":")
+			j.find(risk.Read, t.ResourceArg, risk.Span{End: len(s)}, s, "is a "+quoteText(scheme+":")+" resource URI, which the MCP server resolves (not a file of this machine): it and what it carries go to that server")
+		}
+	}
 	if t.HeadersArg != "" {
 		j.headers(t.HeadersArg, req.Args[t.HeadersArg])
 	}

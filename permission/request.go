@@ -82,14 +82,15 @@ type Request struct {
 	// confined here; nil means the caller runs none in a sandbox (a
 	// check from a hook, a test), and changes nothing.
 	Sandbox *SandboxFacts `json:"sandbox,omitempty"`
-	// Taint, when set, says that a tool result earlier in the same turn
-	// held text the injection scanner flagged: then nothing above read
-	// is allowed without a person for the rest of the turn. The caller
-	// fills it from the turn's recorded events; nil means none was.
+	// Taint, when set, says that a tool result earlier in the session
+	// held text the injection scanner flagged and is still in the model's
+	// context: then nothing above read is allowed without a person. The
+	// caller fills it from the session's recorded events (the first
+	// flagged one); nil means none was.
 	Taint *Taint `json:"taint,omitempty"`
 }
 
-// Taint names the recorded tool result that tainted the turn.
+// Taint names the recorded tool result that tainted the session.
 type Taint struct {
 	// Seq is the seq of the tool.completed (or tool.failed) event whose
 	// output was flagged.

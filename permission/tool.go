@@ -109,6 +109,11 @@ type ToolInfo struct {
 	PatchArg string `json:"patchArg,omitempty"`
 	// URLArg names the argument holding a URL.
 	URLArg string `json:"urlArg,omitempty"`
+	// ResourceArg names the argument holding an MCP resource URI (the
+	// resource tool). A file: URI is judged by the path it names (in
+	// PathArgs); any other is the server's to resolve, wherever it
+	// fetches it from, so it is named as such, never as a local read.
+	ResourceArg string `json:"resourceArg,omitempty"`
 	// HeadersArg names the argument holding request headers (an object).
 	HeadersArg string `json:"headersArg,omitempty"`
 	// BodyArg names the argument holding data sent away; secrets in it

@@ -24,6 +24,9 @@ const Redacted = "[REDACTED]"
 type Match struct {
 	Start, End int
 	Kind       string
+	// keyed: found by the key name before it (password=…), not by its
+	// own look.
+	keyed bool
 }
 
 type pattern struct {
@@ -38,6 +41,14 @@ type pattern struct {
 	// for in foldASCII of the text.
 	need []string
 	fold bool
+	// scan: the submatch is the value's first byte and valueEnd finds
+	// its end; groups 1 and 2 are the blanks before and after the
+	// separator. Otherwise a submatch is cut where valueEnd says the
+	// value ends.
+	scan bool
+	// block: a private key from its BEGIN line; blockEnd cuts it where
+	// a key's body cannot go on.
+	block bool
 }
 
 // could reports whether p may match s; folded returns foldASCII(s).
@@ -86,36 +97,37 @@ var prefilter = true
 var patterns = sync.OnceValue(func() []pattern {
 	return []pattern{
 		// PRIVATE, and SECRET for PGP 2's "SECRET KEY BLOCK".
-		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----|\z)`), 0, []string{"-----BEGIN"}, false},
+		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----|\z)`), 0, []string{"-----BEGIN"}, false, false, true},
 		// Base64 of "-----BEGIN": a key (or certificate) as kubeconfig's
 		// *-key-data and many secrets stores hold it.
-		{"base64 PEM", regexp.MustCompile(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}`), 0, []string{"LS0tLS1CRUdJTi"}, false},
-		{"OpenVPN static key", regexp.MustCompile(`-----BEGIN OpenVPN Static key V\d+-----[\s\S]*?(?:-----END OpenVPN Static key V\d+-----|\z)`), 0, []string{"-----BEGIN OpenVPN"}, false},
+		{"base64 PEM", regexp.MustCompile(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}`), 0, []string{"LS0tLS1CRUdJTi"}, false, false, false},
+		{"OpenVPN static key", regexp.MustCompile(`-----BEGIN OpenVPN Static key V\d+-----[\s\S]*?(?:-----END OpenVPN Static key V\d+-----|\z)`), 0, []string{"-----BEGIN OpenVPN"}, false, false, true},
 		// RFC 4716 (SSH.com, puttygen's export) and PuTTY's own .ppk.
-		{"private key", regexp.MustCompile(`---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|\z)`), 0, []string{"---- BEGIN SSH2"}, false},
-		{"private key", regexp.MustCompile(`PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\r\n]*|\z)`), 0, []string{"PuTTY-User-Key-File-"}, false},
-		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0, []string{"gh", "github_pat_"}, false},
-		{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0, []string{"glpat-"}, false},
-		{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}, false},
-		{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0, []string{"sk-ant-"}, false},
-		{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0, []string{"sk-"}, false},
-		{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0, []string{"k_live_", "k_test_"}, false},
-		{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0, []string{"AIza"}, false},
-		{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0, []string{"npm_"}, false},
-		{"PyPI token", regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_-]{50,}`), 0, []string{"pypi-AgE"}, false},
-		{"age secret key", regexp.MustCompile(`\bAGE-SECRET-KEY-1[0-9A-Z]{50,}`), 0, []string{"AGE-SECRET-KEY-1"}, false},
-		{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0, []string{"AKIA", "ASIA"}, false},
-		{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0, []string{"eyJ"}, false},
-		{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1, []string{"bearer", "basic", "token"}, true},
-		{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1, []string{"://"}, false},
+		{"private key", regexp.MustCompile(`---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|\z)`), 0, []string{"---- BEGIN SSH2"}, false, false, true},
+		{"private key", regexp.MustCompile(`PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\r\n]*|\z)`), 0, []string{"PuTTY-User-Key-File-"}, false, false, true},
+		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0, []string{"gh", "github_pat_"}, false, false, false},
+		{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0, []string{"glpat-"}, false, false, false},
+		{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}, false, false, false},
+		{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0, []string{"sk-ant-"}, false, false, false},
+		{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0, []string{"sk-"}, false, false, false},
+		{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0, []string{"k_live_", "k_test_"}, false, false, false},
+		{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0, []string{"AIza"}, false, false, false},
+		{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0, []string{"npm_"}, false, false, false},
+		{"PyPI token", regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_-]{50,}`), 0, []string{"pypi-AgE"}, false, false, false},
+		{"age secret key", regexp.MustCompile(`\bAGE-SECRET-KEY-1[0-9A-Z]{50,}`), 0, []string{"AGE-SECRET-KEY-1"}, false, false, false},
+		{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0, []string{"AKIA", "ASIA"}, false, false, false},
+		{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0, []string{"eyJ"}, false, false, false},
+		{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1, []string{"bearer", "basic", "token"}, true, false, false},
+		{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1, []string{"://"}, false, false, false},
 		// .netrc: "machine h login u password p", or password on a line
 		// of its own; no = or : after the name.
-		{"netrc password", regexp.MustCompile(`(?im)(?:\blogin[ \t]+\S+[ \t]+|^[ \t]*)password[ \t]+([^\s=:]\S*)`), 1, []string{"password"}, true},
-		{"XML secret", regexp.MustCompile(`(?i)<(?:password|passwd|secret|token|api[_-]?key|client[_-]?secret)>([^<]+)</`), 1, []string{"<password>", "<passwd>", "<secret>", "<token>", "<api", "<client"}, true},
-		// key = value, key: value, "key": "value", KEY=value (env files).
+		{"netrc password", regexp.MustCompile(`(?im)(?:\blogin[ \t]+\S+[ \t]+|^[ \t]*)password[ \t]+([^\s=:]\S*)`), 1, []string{"password"}, true, false, false},
+		{"XML secret", regexp.MustCompile(`(?i)<(?:password|passwd|secret|token|api[_-]?key|client[_-]?secret)>([^<]+)</`), 1, []string{"<password>", "<passwd>", "<secret>", "<token>", "<api", "<client"}, true, false, false},
+		// key = value, key: value, "key": "value", KEY=value (env files,
+		// shell). The value ends where a shell word would (valueEnd).
 		// Every name it knows holds one of the literals (client_secret
 		// holds secret; "credential" stands for credentials).
-		{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|key[_-]?data|private[_-]?key|client[_-]?secret|credentials?|auth)["']?\s*[:=]\s*("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)`), 1, []string{"passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "accountkey", "account_key", "account-key", "keydata", "key_data", "key-data", "privatekey", "private_key", "private-key", "credential", "auth"}, true},
+		{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|key[_-]?data|private[_-]?key|client[_-]?secret|credentials?|auth)["']?(\s*)[:=](\s*)(\S)`), 3, []string{"passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "accountkey", "account_key", "account-key", "keydata", "key_data", "key-data", "privatekey", "private_key", "private-key", "credential", "auth"}, true, true, false},
 	}
 })
 
@@ -170,6 +182,8 @@ func find(s string, tokensOnly bool) []Match {
 		return *folded
 	}
 	ps := patterns()
+	quotes := quoteState{s: s}
+	var docs []heredoc // found once, for the first private key
 	for i := range ps {
 		p := &ps[i]
 		if tokensOnly && p.group != 0 || !p.could(s, fold) {
@@ -180,10 +194,33 @@ func find(s string, tokensOnly bool) []Match {
 			if start < 0 || end <= start {
 				continue
 			}
+			if p.group > 0 {
+				if p.scan {
+					// KEY= value: in a shell, an empty KEY, then a
+					// command.
+					if loc[2] == loc[3] && loc[4] < loc[5] && s[loc[4]-1] == '=' {
+						continue
+					}
+					end = len(s) // valueEnd stops at a line's end
+				}
+				end = valueEnd(s, start, end, quotes.at(start))
+				if end <= start {
+					continue
+				}
+			}
+			if p.block {
+				if docs == nil {
+					docs = heredocs(s)
+					if docs == nil {
+						docs = []heredoc{}
+					}
+				}
+				end = blockEnd(s, start, end, docs)
+			}
 			if p.group > 0 && isPlaceholder(s[start:end]) {
 				continue
 			}
-			ms = append(ms, Match{Start: start, End: end, Kind: p.kind})
+			ms = append(ms, Match{Start: start, End: end, Kind: p.kind, keyed: p.group > 0})
 		}
 	}
 	return ms
@@ -244,6 +281,14 @@ func Mask(s string) string {
 	b.WriteString(s[prev:])
 	return b.String()
 }
+
+// MaskTokens returns s with every secret that is recognisable on its own
+// (a token's shape, a private key) replaced by Redacted; a key name in s
+// makes nothing after it a secret. It is for text written about a call,
+// not by it (a reason, a finding's why): "reads credentials: ~/.aws/config"
+// names a path, not a secret. Set.MaskDerived also hides the call's own
+// secrets.
+func MaskTokens(s string) string { return (*Set)(nil).MaskDerived(s) }
 
 // secretKey reports whether a JSON object key names a secret, so that its
 // whole value is hidden (headers {"Authorization": …}, {"password": …}).

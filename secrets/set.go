@@ -139,9 +139,16 @@ func compactStrings(ss []string) []string {
 // covered returns the byte ranges of t, merged and sorted, that are a
 // pattern match, a whole known secret, or a run of a known secret at least
 // FragmentLen bytes long.
-func (s *Set) covered(t string) [][2]int {
+//
+// With derived, t is text written about the call (a reason): a value
+// after a key name in t is hidden only if it is one of the set's secrets,
+// so a key name in prose cannot hide the words that follow it.
+func (s *Set) covered(t string, derived bool) [][2]int {
 	var rs [][2]int
 	for _, m := range Find(t) {
+		if derived && m.keyed && !s.knows(t[m.Start:m.End]) {
+			continue
+		}
 		rs = append(rs, [2]int{m.Start, m.End})
 	}
 	if s != nil {
@@ -182,6 +189,23 @@ func (s *Set) covered(t string) [][2]int {
 	return out
 }
 
+// knows reports whether v, without the quotes around it, is a secret of
+// the set.
+func (s *Set) knows(v string) bool {
+	if s == nil {
+		return false
+	}
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	for _, w := range s.whole {
+		if w == v {
+			return true
+		}
+	}
+	return false
+}
+
 // Mask returns t with every secret the patterns find, and every whole or
 // partial known secret of the set, replaced by Redacted.
 func (s *Set) Mask(t string) string {
@@ -191,18 +215,26 @@ func (s *Set) Mask(t string) string {
 	return s.MaskSpan(t, 0, len(t))
 }
 
+// MaskDerived returns t, text written about the call (a reason, a
+// finding's why), with the set's secrets, whole or in part, and every
+// secret recognisable on its own replaced by Redacted. Unlike Mask, a key
+// name in t hides nothing after it but one of the set's secrets.
+func (s *Set) MaskDerived(t string) string { return s.maskSpan(t, 0, len(t), true) }
+
 // MaskSpan returns t[start:end] masked as if all of t had been: a byte of
 // the span is hidden when it belongs to a secret in t, even one that begins
 // or ends outside the span. It is how a finding's text, a slice of an
 // argument, is shown without the part of a secret it cuts through.
-func (s *Set) MaskSpan(t string, start, end int) string {
+func (s *Set) MaskSpan(t string, start, end int) string { return s.maskSpan(t, start, end, false) }
+
+func (s *Set) maskSpan(t string, start, end int, derived bool) string {
 	start, end = max(0, min(start, len(t))), max(0, min(end, len(t)))
 	if end < start {
 		start = end
 	}
 	var b strings.Builder
 	prev := start
-	for _, r := range s.covered(t) {
+	for _, r := range s.covered(t, derived) {
 		lo, hi := max(r[0], start), min(r[1], end)
 		if lo >= hi {
 			continue

@@ -123,6 +123,10 @@ type Session struct {
 	// release ends this process's lease of the session (lease.go); nil
 	// until it is held.
 	release func()
+	// taint is the session's first flagged tool result, from its recorded
+	// events (taint.go); nil while there is none. Set once, it holds for
+	// the rest of the session: the model's context keeps the result.
+	taint *permission.Taint
 }
 
 // Moved describes a session resumed in another directory: where it last
@@ -183,6 +187,9 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 		p, err := e.Decode()
 		if err != nil {
 			return nil, fmt.Errorf("resuming session %s: %w", id, err)
+		}
+		if s.taint == nil {
+			s.taint = TaintOf(e)
 		}
 		if m, ok := recordedMode(p); ok {
 			s.info.Mode = m
@@ -333,9 +340,6 @@ type turn struct {
 	yield   func(event.Event, error) bool
 	stopped bool       // the consumer stopped reading
 	dur     durability // what is deferred and how it is committed (durable.go)
-	// taint is the turn's first flagged tool result, from its recorded
-	// events (taint.go); nil while there is none.
-	taint *permission.Taint
 }
 
 // Append records an event and yields it once it is durable (the turn is
@@ -573,7 +577,7 @@ func (t *turn) session() *executor.Session {
 	xs := &executor.Session{
 		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome,
 		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.allowedTools(), Env: s.info.Env,
-		Taint: t.taint, PolicyDigest: s.snapshot,
+		Taint: s.taint, PolicyDigest: s.snapshot,
 	}
 	if s.info.Rules != nil {
 		xs.Rules = s.info.Rules

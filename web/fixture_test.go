@@ -87,6 +87,7 @@ func appendEvent(t testing.TB, log eventlog.Store, session string, p event.Paylo
 type fixture struct {
 	log   *sqlitestore.Store
 	inbox *fakeInbox
+	turns *fakeTurns
 	srv   *Server
 	h     http.Handler
 	// asks: "A" (write, tc_1), "B" (write, tc_1 too), "D" (destructive)
@@ -133,7 +134,8 @@ func newFixture(t *testing.T) *fixture {
 		e := appendEvent(t, log, s.id, askPayload(s.tc, s.tool, s.l, s.args))
 		f.seq[s.id] = e.Seq
 	}
-	f.srv, err = New(Options{Log: log, Inbox: f.inbox, Token: testToken, ScriptToken: testScriptToken, UIHost: testHost,
+	f.turns = newFakeTurns()
+	f.srv, err = New(Options{Log: log, Inbox: f.inbox, Turns: f.turns, Token: testToken, ScriptToken: testScriptToken, UIHost: testHost,
 		Hosts: []string{testIPHost, "localhost:7717", "[::1]:7717"}, Poll: 20 * time.Millisecond, AnswerWait: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,12 @@ import (
 // so <script>, a javascript: URL or a markdown image are shown as text.
 func clean(s string) string { return termtext.Line(secrets.Mask(s)) }
 
+// prose is clean for text written about a call (a reason, a finding's
+// why): only what is a secret on its own is masked, so that a key name in
+// it ("reads credentials: ~/.aws/credentials") does not hide the words
+// after it. The executor masked the call's own secrets from it already.
+func prose(s string) string { return termtext.Line(secrets.MaskTokens(s)) }
+
 // cleanText is clean for text of several lines.
 func cleanText(s string) string { return termtext.Escape(secrets.Mask(s)) }
 
@@ -44,6 +50,7 @@ func riskName(l risk.Level) string {
 
 var funcs = template.FuncMap{
 	"clean":     clean,
+	"prose":     prose,
 	"cleanText": cleanText,
 	"riskName":  riskName,
 	"riskWords": cli.RiskWords,
@@ -105,7 +112,22 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	s.render(w, "sessions.html", page{Title: "Sessions", Nav: "sessions", Data: rows})
+	s.render(w, "sessions.html", page{Title: "Sessions", Nav: "sessions", Data: sessionsData{Rows: rows, Form: s.turnForm()}})
+}
+
+// sessionsData is the sessions page: the sessions, and the form that
+// starts a new one.
+type sessionsData struct {
+	Rows []sessionRow
+	Form turnForm
+}
+
+// sessionData is a session's page: the session, the form that continues
+// it, and whether this process runs its turn (which it can cancel).
+type sessionData struct {
+	*Session
+	Form turnForm
+	Here bool
 }
 
 // askRow is one question of the queue.
@@ -131,7 +153,11 @@ func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such session", http.StatusNotFound)
 		return
 	}
-	s.render(w, "session.html", page{Title: "Session " + sess.Info.ID, Nav: "sessions", Data: sess})
+	d := sessionData{Session: sess, Form: s.turnForm()}
+	if s.opts.Turns != nil {
+		d.Here = s.opts.Turns.Running(sess.Info.ID)
+	}
+	s.render(w, "session.html", page{Title: "Session " + sess.Info.ID, Nav: "sessions", Data: d})
 }
 
 // dialog is the approval dialog's content.

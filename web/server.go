@@ -6,7 +6,9 @@
 // The log is the one source of truth: pages are folded from it (Index),
 // and an answer is handed to the store (Inbox) for the asking process to
 // take and record; the server then watches the log for the
-// permission.resolved that says whether the answer won.
+// permission.resolved that says whether the answer won. A prompt from the
+// browser starts a turn in the server's own process (Turns), whose
+// questions are answered the same way.
 //
 // Security: see guard.go. Every page is rendered by html/template; the one
 // script (assets/app.js) builds the live parts with textContent only, so
@@ -21,9 +23,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"os"
 	"time"
 
+	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/eventlog"
 )
@@ -61,6 +63,9 @@ type Options struct {
 	Inbox Inbox
 	// Policy feeds the policy page; nil turns it off.
 	Policy Policy
+	// Turns starts and cancels turns in this process; nil turns the
+	// prompt forms off.
+	Turns Turns
 	// Artifacts serves tool outputs for download; nil turns that off.
 	Artifacts Artifacts
 	// Token is the per-run, single-use secret of the printed URL
@@ -80,7 +85,9 @@ type Options struct {
 	// AnswerWait bounds how long an answer waits for the asking process to
 	// record its outcome (default 10 s).
 	AnswerWait time.Duration
-	// ReadFile reads a file for a write_file diff; nil means os.ReadFile.
+	// ReadFile reads a file for a write_file diff; nil means
+	// cli.ReadCurrentFile (regular files only, bounded: a FIFO or
+	// /dev/zero must not hang or grow the dialog).
 	ReadFile func(string) ([]byte, error)
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
@@ -108,7 +115,7 @@ func New(opts Options) (*Server, error) {
 		opts.AnswerWait = 10 * time.Second
 	}
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = cli.ReadCurrentFile
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -151,5 +158,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/answer", s.answer)
 	mux.HandleFunc("GET /policy", s.policyPage)
 	mux.HandleFunc("POST /api/explain", s.explain)
+	mux.HandleFunc("POST /api/turn", s.startTurn)
+	mux.HandleFunc("POST /api/cancel", s.cancelTurn)
+	mux.HandleFunc("POST /api/revoke", s.revokeRule)
 	return mux
 }

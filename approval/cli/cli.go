@@ -101,7 +101,7 @@ type Options struct {
 	// an absolute path is read.
 	Dir string
 	// ReadFile reads a file's current content for a write_file diff; nil
-	// means os.ReadFile.
+	// means ReadCurrentFile (regular files only, bounded).
 	ReadFile func(name string) ([]byte, error)
 	// Resized, when not nil, receives a value each time the terminal's
 	// size changes (SIGWINCH): the question shown is then drawn again at
@@ -127,7 +127,7 @@ func New(b *approval.Broker, in io.Reader, out io.Writer, opts *Options) *UI {
 		u.opts = *opts
 	}
 	if u.opts.ReadFile == nil {
-		u.opts.ReadFile = os.ReadFile
+		u.opts.ReadFile = ReadCurrentFile
 	}
 	return u
 }
@@ -484,7 +484,7 @@ func (r *run) renderPlain() string {
 	var b strings.Builder
 	level := q.Decision.RiskAtDecision
 	fmt.Fprintf(&b, "approval needed: %s (risk: %s, %s)\n", clean(q.Tool.Name), level, words[level])
-	fmt.Fprintf(&b, "  reason: %s\n", clean(q.Decision.Reason))
+	fmt.Fprintf(&b, "  reason: %s\n", cleanProse(q.Decision.Reason))
 	if e, ok := editFor(q.Tool.Name, q.Args, r.opts.Dir, r.opts.ReadFile); ok {
 		if path, ok := argString(q.Args, "path"); ok {
 			fmt.Fprintf(&b, "  file: %s\n", clean(path))
@@ -501,7 +501,7 @@ func (r *run) renderPlain() string {
 		fmt.Fprintf(&b, "  args: %s\n", clean(compact(q.Args)))
 	}
 	for _, f := range q.Decision.Findings {
-		fmt.Fprintf(&b, "  finding: %s %s %s: %s\n", f.Risk, clean(f.Arg), quoteText(f.Text), clean(f.Why))
+		fmt.Fprintf(&b, "  finding: %s %s %s: %s\n", f.Risk, clean(f.Arg), quoteText(f.Text), cleanProse(f.Why))
 	}
 	for _, l := range ruleLines(q) {
 		fmt.Fprintf(&b, "  %s\n", l)
@@ -589,6 +589,12 @@ var words = map[risk.Level]string{
 // control characters (escape sequences, CR, newline), C1 controls and bidi
 // controls are shown escaped instead of acting on the terminal.
 func clean(s string) string { return termtext.Line(secrets.Mask(s)) }
+
+// cleanProse is clean for text written about the call (the reason, a
+// finding's why): only what is a secret on its own is masked, so that a
+// key name in it ("reads credentials: ~/.aws/credentials") does not hide
+// the words after it.
+func cleanProse(s string) string { return termtext.Line(secrets.MaskTokens(s)) }
 
 // argString returns the string argument name of a call's args.
 func argString(args json.RawMessage, name string) (string, bool) {

@@ -112,6 +112,10 @@ func writeEdit(path, content, dir string, readFile func(string) ([]byte, error))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return asNew(fmt.Sprintf("new file, %d %s", len(newLines), plural(len(newLines), "line", "lines")))
+	case errors.Is(err, ErrNotRegular):
+		return asNew(fmt.Sprintf("%d new %s; no diff: %v", len(newLines), plural(len(newLines), "line", "lines"), err))
+	case errors.Is(err, ErrTooBig):
+		return asNew(fmt.Sprintf("%d new %s replace a file %v", len(newLines), plural(len(newLines), "line", "lines"), err))
 	case err != nil:
 		return asNew(fmt.Sprintf("%d new %s; the current file could not be read: %v", len(newLines), plural(len(newLines), "line", "lines"), err))
 	case len(old) > maxEditFile:

@@ -193,7 +193,7 @@ func (r *run) renderBlock() string {
 	add("│ tool     %s", r.paint(bold, clean(q.Tool.Name)))
 	add("│ risk     %s %s", r.paint(riskColour[level], " "+strings.ToUpper(level.String())+" "), words[level])
 	w, _ := r.screen()
-	lines = append(lines, wrapLines("│ reason   ", "│          ", clean(q.Decision.Reason), w)...)
+	lines = append(lines, wrapLines("│ reason   ", "│          ", cleanProse(q.Decision.Reason), w)...)
 	e, isEdit := editFor(q.Tool.Name, q.Args, r.opts.Dir, r.opts.ReadFile)
 	if isEdit {
 		if path, ok := argString(q.Args, "path"); ok {
@@ -224,14 +224,14 @@ func (r *run) renderBlock() string {
 		add("│ findings")
 		for _, f := range q.Decision.Findings {
 			line := fmt.Sprintf("│   %s %s %s: %s", r.paint(riskColour[f.Risk], f.Risk.String()), clean(f.Arg),
-				r.paint(bold, quoteText(f.Text)), clean(f.Why))
+				r.paint(bold, quoteText(f.Text)), cleanProse(f.Why))
 			if visibleCells(line) <= w-1 {
 				lines = append(lines, line)
 				continue
 			}
 			// Too wide: broken at words with an indent, as the reason is,
 			// the risk still in its colour; the terminal never breaks it.
-			plain := fmt.Sprintf("%s %s %s: %s", f.Risk.String(), clean(f.Arg), quoteText(f.Text), clean(f.Why))
+			plain := fmt.Sprintf("%s %s %s: %s", f.Risk.String(), clean(f.Arg), quoteText(f.Text), cleanProse(f.Why))
 			wrapped := wrapLines("│   ", "│     ", plain, w)
 			wrapped[0] = strings.Replace(wrapped[0], f.Risk.String(), r.paint(riskColour[f.Risk], f.Risk.String()), 1)
 			lines = append(lines, wrapped...)

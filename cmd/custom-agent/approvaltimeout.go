@@ -22,17 +22,9 @@ func addApprovalTimeoutFlag(cmd *cobra.Command, p *time.Duration) {
 	cmd.Flags().DurationVar(p, approvalTimeoutFlag, 0, "how long a question waits for an answer before it is denied, e.g. 2m (default: no limit when you answer at a terminal, "+approval.DefaultTimeout.String()+" when answers are read from stdin)")
 }
 
-// approvalTimeout returns the approval timeout of cmd's run:
-// --approval-timeout when given, else none when the questions are put to a
-// person at a terminal, else approval.DefaultTimeout.
-func approvalTimeout(cmd *cobra.Command, flag time.Duration) (time.Duration, error) {
-	changed := false
-	if f := cmd.Flags().Lookup(approvalTimeoutFlag); f != nil {
-		changed = f.Changed
-	}
-	return chooseApprovalTimeout(changed, flag, questionsAtTerminal(cmd))
-}
-
+// chooseApprovalTimeout returns the approval timeout of a run:
+// --approval-timeout when given (changed), else none when the questions
+// are put to a person at a terminal, else approval.DefaultTimeout.
 func chooseApprovalTimeout(changed bool, flag time.Duration, terminal bool) (time.Duration, error) {
 	switch {
 	case changed && flag <= 0:

@@ -159,7 +159,7 @@ func (r *renderer) event(e event.Event) {
 			r.println(fmt.Sprintf("  ! %d bytes of stdout and %d of stderr were not stored: over the output cap (--max-output-bytes)", t.Stdout, t.Stderr), "    ")
 		}
 		if in := p.Injection; in != nil {
-			r.println("  ! the output holds text that tries to give instructions ("+strings.Join(in.Classes, ", ")+"): every call above read is asked for the rest of this turn (docs/injection.md)", "    ")
+			r.println("  ! the output holds text that tries to give instructions ("+strings.Join(in.Classes, ", ")+"): every call above read is asked for the rest of this session (docs/injection.md)", "    ")
 		}
 		lines := outputLines(p.StdoutPreview, p.StdoutTail, 6, 8)
 		if p.StderrPreview != "" || p.StderrTail != nil {
@@ -174,7 +174,7 @@ func (r *renderer) event(e event.Event) {
 	case *event.ToolFailedPayload:
 		r.println(fmt.Sprintf("  %sfailed at %s: %s", r.label(p.ToolCallID), p.Stage, clip(p.Error, 400)), "    ")
 		if in := p.Injection; in != nil {
-			r.println("  ! the error holds text that tries to give instructions ("+strings.Join(in.Classes, ", ")+"): every call above read is asked for the rest of this turn (docs/injection.md)", "    ")
+			r.println("  ! the error holds text that tries to give instructions ("+strings.Join(in.Classes, ", ")+"): every call above read is asked for the rest of this session (docs/injection.md)", "    ")
 		}
 	case *event.SkillActivatedPayload:
 		r.newline()

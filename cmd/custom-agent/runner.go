@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -39,8 +40,11 @@ type sessionRunner struct {
 	mode      permission.Mode // the mode a new session starts in
 	noBuiltin bool
 	rt        *app.Runtime
-	servers   *mcp.Manager
-	cfg       session.Config
+	// ownsRuntime: close closes rt (run, chat); serve's runners share
+	// the runtime of the process.
+	ownsRuntime bool
+	servers     *mcp.Manager
+	cfg         session.Config
 
 	// rules is the session's policy store: its session level belongs to
 	// s, so a new session gets a new store.
@@ -53,25 +57,53 @@ type sessionRunner struct {
 // begins or resumes the session. close releases it all.
 func openRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway) (*sessionRunner, error) {
 	ctx := cmd.Context()
-	conf, err := loadRunConfig(cmd, f)
+	r, approvalTimeout, err := prepareRunner(cmd, g, f, m, questionsAtTerminal(cmd))
 	if err != nil {
 		return nil, err
+	}
+	store, err := g.resolveStore()
+	if err != nil {
+		return nil, err
+	}
+	rt, err := app.OpenWith(ctx, r.dataDir, store, approvalTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Recovered > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "resolved %d question(s) left pending by an earlier process to deny (process restarted)\n", rt.Recovered)
+	}
+	r.ownsRuntime = true
+	r.attach(ctx, rt, approvalTimeout, false)
+	return r, nil
+}
+
+// prepareRunner checks the flags and the configuration of the session's
+// directory and loads its policy; it opens nothing. terminal says whether
+// the questions are put to a person at a terminal (no time limit unless
+// one is set). It returns the approval timeout the turns' questions get.
+func prepareRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway, terminal bool) (*sessionRunner, time.Duration, error) {
+	conf, err := loadRunConfig(cmd, f)
+	if err != nil {
+		return nil, 0, err
 	}
 	mode, err := modeOf(f.mode, conf.Mode) // --mode, else the files
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	approvalTimeout, err := approvalTimeout(cmd, f.approvalTimeout)
+	changed := false
+	if fl := cmd.Flags().Lookup(approvalTimeoutFlag); fl != nil {
+		changed = fl.Changed
+	}
+	approvalTimeout, err := chooseApprovalTimeout(changed, f.approvalTimeout, terminal)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if conf.ApprovalTimeout > 0 && conf.Sources["approvalTimeout"].Level != config.LevelFlag {
 		approvalTimeout = conf.ApprovalTimeout
 	}
-	maxOutput := app.MaxOutput(conf)
 	cwd, err := app.Cwd(f.cwd)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	r := &sessionRunner{cmd: cmd, g: g, f: f, m: m, conf: conf, cwd: cwd, mode: mode}
 	r.home, _ = os.UserHomeDir()
@@ -82,44 +114,52 @@ func openRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gateway
 	// false in a (trusted) configuration file turns them off.
 	r.noBuiltin = f.noBuiltin || conf.BuiltinRules != nil && !*conf.BuiltinRules
 	if _, err := r.openRules(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if r.dataDir, err = g.resolveDataDir(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	store, err := g.resolveStore()
-	if err != nil {
-		return nil, err
-	}
-	if r.rt, err = app.OpenWith(ctx, r.dataDir, store, approvalTimeout); err != nil {
-		return nil, err
-	}
-	if r.rt.Recovered > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "resolved %d question(s) left pending by an earlier process to deny (process restarted)\n", r.rt.Recovered)
-	}
-	// MCP servers run for this session only; their tools pass the engine
-	// like any other.
-	servers, mcpErrs := r.rt.StartMCP(ctx, conf, cwd, os.Getenv)
-	r.servers = servers
-	for _, err := range mcpErrs {
-		fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: "+err.Error())
-	}
-	// Skills (docs/skills.md): use_skill is offered when there are any.
-	_, skillProblems := app.Skills(r.rt.Router, cwd, r.rules.Env().ConfigHome)
-	for _, err := range skillProblems {
-		fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: skill: "+err.Error())
+	return r, approvalTimeout, nil
+}
+
+// attach gives the runner the runtime its turns run in and starts the MCP
+// servers of its directory. perSession: the runtime serves other sessions
+// at the same time (serve), so the MCP tools and skills go into a router
+// of this runner's own rather than the runtime's shared one.
+func (r *sessionRunner) attach(ctx context.Context, rt *app.Runtime, approvalTimeout time.Duration, perSession bool) {
+	r.rt = rt
+	cmd, conf, cwd := r.cmd, r.conf, r.cwd
+	router := rt.Router
+	if perSession {
+		var errs []error
+		router, r.servers, errs = rt.SessionTools(ctx, conf.MCPServers, cwd, app.ConfigEnv(conf, os.Getenv))
+		for _, err := range errs {
+			fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: "+err.Error())
+		}
+	} else {
+		// MCP servers run for this session only; their tools pass the
+		// engine like any other.
+		servers, mcpErrs := rt.StartMCP(ctx, conf, cwd, os.Getenv)
+		r.servers = servers
+		for _, err := range mcpErrs {
+			fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: "+err.Error())
+		}
+		// Skills (docs/skills.md): use_skill is offered when there are any.
+		_, skillProblems := app.Skills(rt.Router, cwd, r.rules.Env().ConfigHome)
+		for _, err := range skillProblems {
+			fmt.Fprintln(cmd.ErrOrStderr(), "custom-agent: skill: "+err.Error())
+		}
 	}
 	gate := sandboxGate(conf, r.home, r.f.configHome, r.dataDir)
 	r.cfg = session.Config{
-		Log: r.rt.Store, Model: m, Router: r.rt.Router, Artifacts: r.rt.Artifacts, Approver: r.rt.Broker,
-		MaxSteps: f.maxSteps, System: systemPrompt(cwd),
-		Exec:    executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: maxOutput, Sandbox: gate},
+		Log: rt.Store, Model: r.m, Router: router, Artifacts: rt.Artifacts, Approver: rt.Broker,
+		MaxSteps: r.f.maxSteps, System: systemPrompt(cwd),
+		Exec:    executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: app.MaxOutput(conf), Sandbox: gate},
 		Sandbox: gate.State(),
 		// Resources are read only for includes; the model is not offered
 		// them.
-		Includes: servers.Resources(),
+		Includes: r.servers.Resources(),
 	}
-	return r, nil
 }
 
 func (r *sessionRunner) openRules() (*policy.Store, error) {
@@ -131,7 +171,8 @@ func (r *sessionRunner) openRules() (*policy.Store, error) {
 	return rules, nil
 }
 
-// close stops the MCP servers and closes the event log.
+// close stops the MCP servers, ends the session's lease and closes the
+// event log when the runner owns it.
 func (r *sessionRunner) close() {
 	if r.servers != nil {
 		r.servers.Close()
@@ -139,7 +180,7 @@ func (r *sessionRunner) close() {
 	if r.s != nil {
 		r.s.Close()
 	}
-	if r.rt != nil {
+	if r.rt != nil && r.ownsRuntime {
 		r.rt.Close()
 	}
 }
@@ -203,6 +244,9 @@ type turnOptions struct {
 	// cancel, when not nil, receives the turn's cancel function while the
 	// turn runs (chat's Ctrl-C), and nil once it has ended.
 	cancel func(context.CancelFunc)
+	// onEvent, when not nil, sees each event of the turn once it is in
+	// the log.
+	onEvent func(event.Event)
 }
 
 // turn runs one turn of the session and returns how it ended. The error is
@@ -247,6 +291,9 @@ func (r *sessionRunner) turn(ctx context.Context, prompt string, o turnOptions) 
 		}
 		if e.Type == event.TurnCompleted {
 			_ = json.Unmarshal(e.Payload, &last)
+		}
+		if o.onEvent != nil {
+			o.onEvent(e)
 		}
 		if o.json {
 			b, err := json.Marshal(e)

@@ -19,7 +19,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/custom-agent/custom-agent/artifact"
+	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/web"
 )
 
@@ -29,6 +30,7 @@ func newServeCmd(g *globalFlags) *cobra.Command {
 		open        bool
 		allowRemote bool
 		allowHosts  []string
+		f           runFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -37,6 +39,12 @@ func newServeCmd(g *globalFlags) *cobra.Command {
 decisions and whether its chain verifies), one queue of every question
 waiting for an answer from any custom-agent process on this machine, the
 approval dialog, and each session's live timeline.
+
+A prompt typed in the page starts a turn, on a new session or continuing a
+recorded one, in this process, with the model run would use (--model, the
+configuration files, CUSTOM_AGENT_MODEL); its questions are answered in the
+page (none in this terminal), and Cancel stops it. Without a model, serve
+still starts and the page says how to configure one.
 
 It listens on 127.0.0.1 (and holds the same port of ::1) and prints a URL
 on a random name under .localhost with a token made for this run, which works
@@ -51,9 +59,19 @@ keep it on loopback and use an SSH tunnel with the same port on both ends:
 docs/web.md explains the security model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), addr, open, allowRemote, allowHosts)
+			return runServe(cmd, g, &f, addr, open, allowRemote, allowHosts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "model of the turns started from the page, as openai:NAME, anthropic:NAME or script:FILE (default: the configuration files, else $CUSTOM_AGENT_MODEL)")
+	fl.StringVar(&f.cwd, "cwd", "", "directory a new session from the page starts in unless another is typed (default the current directory)")
+	addModeFlag(fl, &f.mode)
+	fl.DurationVar(&f.approvalTimeout, approvalTimeoutFlag, 0, "how long a question of a turn started from the page waits for an answer before it is denied (default "+approvalDefault().String()+")")
+	fl.BoolVar(&f.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
+	fl.StringVar(&f.sandbox, "sandbox", "", sandboxUsage)
+	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
+	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
+	fl.DurationVar(&f.modelTimeout, "model-timeout", 0, "how long a model call waits for the server's first byte, and then between two pieces of its answer (default $"+model.TimeoutEnv+", else "+model.DefaultTimeout.String()+")")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0: any free port)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the URL in the browser")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow an address other than loopback (prefer an SSH tunnel)")
@@ -160,7 +178,8 @@ func openPage(url string) []byte {
 `)
 }
 
-func runServe(ctx context.Context, g *globalFlags, out, errOut io.Writer, addr string, open, allowRemote bool, extraHosts []string) error {
+func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open, allowRemote bool, extraHosts []string) error {
+	ctx, out, errOut := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	host, port, warning, err := listenAddr(addr, allowRemote)
 	if err != nil {
 		return err
@@ -175,14 +194,38 @@ func runServe(ctx context.Context, g *globalFlags, out, errOut io.Writer, addr s
 	if err != nil {
 		return err
 	}
-	log, err := g.openLog(ctx, false)
+	store, err := g.resolveStore()
 	if err != nil {
 		return err
 	}
-	defer log.Close()
-	arts, err := artifact.Open(filepath.Join(dir, "artifacts"))
+	foldHookJournalOrWarn(ctx, store, dir, errOut)
+	// The runtime the page's turns run in, opened once; its log and
+	// artifact store are the ones the pages read.
+	changed := cmd.Flags().Lookup(approvalTimeoutFlag).Changed
+	timeout, err := chooseApprovalTimeout(changed, f.approvalTimeout, false)
 	if err != nil {
 		return err
+	}
+	rt, err := app.OpenWith(ctx, dir, store, timeout)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	if rt.Recovered > 0 {
+		fmt.Fprintf(errOut, "resolved %d question(s) left pending by an earlier process to deny (process restarted)\n", rt.Recovered)
+	}
+	log := rt.Store
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	turns, err := newServeTurns(ctx, cmd, g, *f, rt)
+	if err != nil {
+		return err
+	}
+	// Every turn ends (cancelled with ctx) before the runtime closes.
+	defer turns.wait()
+	defer cancel()
+	if name, _ := turns.Model(); name == "" {
+		fmt.Fprintln(errOut, "custom-agent serve: no model is configured, so the page cannot start turns (it says how to configure one)")
 	}
 	var lns []net.Listener
 	remote := net.ParseIP(host) == nil || !net.ParseIP(host).IsLoopback()
@@ -219,7 +262,7 @@ func runServe(ctx context.Context, g *globalFlags, out, errOut io.Writer, addr s
 	}
 	defer os.Remove(tokenFile)
 	srv, err := web.New(web.Options{
-		Log: log, Artifacts: arts, Token: token, ScriptToken: scriptToken, UIHost: uiHost,
+		Log: log, Artifacts: rt.Artifacts, Token: token, ScriptToken: scriptToken, UIHost: uiHost, Turns: turns,
 		Hosts: allowedHosts(host, port, extraHosts),
 		Inbox: inboxFor(log), Policy: servePolicy{},
 	})
@@ -238,8 +281,6 @@ func runServe(ctx context.Context, g *globalFlags, out, errOut io.Writer, addr s
 			openBrowser(page, errOut)
 		}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	go func() { _ = srv.Run(ctx) }()
 	hs := web.HTTPServer(ctx, srv.Handler())
 	go func() {

@@ -79,9 +79,9 @@ func (l *lockedBuffer) String() string {
 
 var servedURL = regexp.MustCompile(`open (http://([0-9a-f]{32})\.localhost:(\d+)/\?token=([0-9a-f]{64}))\n`)
 
-// startServe runs serve --open with a fake xdg-open that records its argv,
+// startServeOpen runs serve --open with a fake xdg-open that records its argv,
 // and returns the printed URL's parts and the recorded argv's file.
-func startServe(t *testing.T) (dir, url, port, token, argvFile string, out *lockedBuffer) {
+func startServeOpen(t *testing.T) (dir, url, port, token, argvFile string, out *lockedBuffer) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("the fake browser opener is a shell script named xdg-open")
@@ -126,7 +126,7 @@ func startServe(t *testing.T) (dir, url, port, token, argvFile string, out *lock
 // which every user reads in /proc/PID/cmdline. It opens a 0600 file that
 // redirects instead.
 func TestServeOpenKeepsTheTokenOutOfArgv(t *testing.T) {
-	_, url, _, token, argvFile, _ := startServe(t)
+	_, url, _, token, argvFile, _ := startServeOpen(t)
 	argv, err := os.ReadFile(argvFile)
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestServeOpenKeepsTheTokenOutOfArgv(t *testing.T) {
 // that host only, and scripts use a Bearer token from a 0600 file at
 // 127.0.0.1.
 func TestServeTokenIsSingleUseAndTheCookieHostOnly(t *testing.T) {
-	dir, url, port, _, _, out := startServe(t)
+	dir, url, port, _, _, out := startServeOpen(t)
 	// Go does not resolve NAME.localhost (browsers do): dial loopback.
 	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, network, "127.0.0.1:"+port)

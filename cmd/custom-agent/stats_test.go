@@ -40,7 +40,7 @@ func TestStats(t *testing.T) {
 			event.SessionStartedPayload{Cwd: "/p", Mode: "dont-ask", Model: "script:x"},
 			event.ToolFailedPayload{ToolCallID: "tc_1", Stage: event.StageExecute, Error: "\u202ex", Injection: hidden},
 			event.PermissionResolvedPayload{ToolCallID: "tc_2", Decision: "deny", Actor: event.ActorPolicy, RiskAtDecision: 3, SourcedFrom: "mode",
-				Reason: "dont-ask mode turned the question into a denial; it would have asked: A tool result earlier in this turn (event seq 2) holds text that tries to give instructions (hidden_text), so …"},
+				Reason: "dont-ask mode turned the question into a denial; it would have asked: A tool result earlier in this session (event seq 2) holds text that tries to give instructions (hidden_text) and is still in the model's context, so …"},
 			event.ToolFailedPayload{ToolCallID: "tc_3", Stage: event.StageResolve, Error: "unknown tool"},
 		},
 	}
@@ -107,7 +107,7 @@ func TestRunShowsInjectionAndStatsCountsIt(t *testing.T) {
 	if !strings.Contains(out, "! the output holds text that tries to give instructions (instruction_override)") {
 		t.Errorf("run does not say the output was flagged:\n%s", out)
 	}
-	if !strings.Contains(out+errOut, "holds text that tries to give instructions (instruction_override), so for the rest of the turn") {
+	if !strings.Contains(out+errOut, "holds text that tries to give instructions (instruction_override) and is still in the model's context, so for the rest of the session") {
 		t.Errorf("the question about ls does not give the taint as its reason:\n%s\n%s", out, errOut)
 	}
 	stats, _, err := runCLI(t, "--data-dir", data, "stats", "--json")

@@ -63,6 +63,7 @@ func TestCrashChild(t *testing.T) {
 					drafts[k] = d
 				}
 				var es []event.Event
+				var err error // this appender's own: not Open's, which every appender shares
 				if parts == 1 {
 					e, err := s.Append(context.Background(), drafts[0])
 					if err != nil {

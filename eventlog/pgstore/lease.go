@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -52,11 +53,21 @@ func (s *Store) Lease(ctx context.Context, sessionID string) (func(), error) {
 		}
 	}
 	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", leaseKey(sessionID)).Scan(&got); err != nil {
+	key := leaseKey(sessionID)
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
 		return fail(s.explain("leasing session "+sessionID, err))
 	}
 	if !got {
 		return fail(fmt.Errorf("session %s: %w", sessionID, eventlog.ErrSessionBusy))
 	}
-	return func() { conn.Close(context.Background()) }, nil
+	return func() {
+		// Unlocked before the connection closes: the server drops a
+		// closed connection's locks only once its backend has exited,
+		// a moment later, and a lease taken again at once must not see
+		// this one still held. Closing drops it anyway if this fails.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
+		conn.Close(ctx)
+	}, nil
 }

@@ -178,6 +178,97 @@
 		});
 	}
 
+	function post(path, body) {
+		return fetch(path, {
+			method: "POST",
+			credentials: "same-origin",
+			headers: { "Content-Type": "application/json", "X-Custom-Agent": "1" },
+			body: JSON.stringify(body)
+		}).then(function (r) { return r.json().then(function (res) { res.ok = r.ok; return res; }); });
+	}
+
+	// Turns from the browser: a prompt on a new session (the sessions
+	// page) or on this session (a session's page), and Cancel for a turn
+	// this server runs.
+	const newTurn = document.getElementById("new-turn");
+	const contTurn = document.getElementById("continue-turn");
+	const runningHere = document.getElementById("running-here");
+	let completedSeen = 0;
+	const turnGo = document.getElementById("turn-go");
+	if (turnGo && (newTurn || contTurn)) {
+		turnGo.addEventListener("click", function () {
+			const result = document.getElementById("turn-result");
+			const prompt = document.getElementById("turn-prompt");
+			const body = { prompt: prompt.value };
+			if (newTurn) body.cwd = document.getElementById("turn-cwd").value;
+			else body.sessionId = contTurn.dataset.session;
+			const before = completedSeen;
+			turnGo.disabled = true;
+			result.textContent = "Starting…";
+			post("/api/turn", body).then(function (res) {
+				turnGo.disabled = false;
+				result.textContent = res.message;
+				result.dataset.ok = res.ok ? "1" : "0";
+				if (!res.ok) return;
+				prompt.value = "";
+				if (newTurn) { location.href = res.url; return; }
+				contTurn.dataset.here = "1";
+				if (runningHere && completedSeen === before) runningHere.hidden = false;
+			}).catch(function (e) {
+				turnGo.disabled = false;
+				result.textContent = "The prompt could not be sent: " + e;
+			});
+		});
+	}
+	const cancelBtn = document.getElementById("turn-cancel");
+	if (cancelBtn && contTurn) {
+		cancelBtn.addEventListener("click", function () {
+			const result = document.getElementById("turn-result");
+			cancelBtn.disabled = true;
+			result.textContent = "Cancelling…";
+			post("/api/cancel", { sessionId: contTurn.dataset.session }).then(function (res) {
+				cancelBtn.disabled = false;
+				result.textContent = res.message;
+				result.dataset.ok = res.ok ? "1" : "0";
+				if (res.ok) runningHere.hidden = true;
+			}).catch(function (e) {
+				cancelBtn.disabled = false;
+				result.textContent = "The cancel could not be sent: " + e;
+			});
+		});
+	}
+	// Revoke a session rule (a session no process runs now; the answer
+	// says where to revoke it otherwise).
+	const revokes = document.querySelectorAll("button.revoke");
+	revokes.forEach(function (btn) {
+		btn.addEventListener("click", function () {
+			const out = document.getElementById("revoke-result");
+			btn.disabled = true;
+			out.textContent = "Revoking…";
+			post("/api/revoke", { sessionId: btn.dataset.session, ruleId: btn.dataset.rule }).then(function (res) {
+				out.textContent = res.message;
+				out.dataset.ok = res.ok ? "1" : "0";
+				if (res.ok) { const li = btn.closest("li"); if (li) li.remove(); } else btn.disabled = false;
+			}).catch(function (e) {
+				btn.disabled = false;
+				out.textContent = "The revoke could not be sent: " + e;
+			});
+		});
+	});
+
+	// The timeline's turn events show and hide Cancel.
+	// Events up to the page's head are history: the page was drawn with
+	// their outcome.
+	function turnEvent(type, seq) {
+		if (!contTurn || !runningHere || seq <= Number(contTurn.dataset.head)) return;
+		if (type === "turn.started" && contTurn.dataset.here) runningHere.hidden = false;
+		if (type === "turn.completed") {
+			completedSeen++;
+			runningHere.hidden = true;
+			delete contTurn.dataset.here;
+		}
+	}
+
 	// A session's timeline: server-sent events from the log. EventSource
 	// reconnects by itself and sends Last-Event-ID, so nothing is lost or
 	// shown twice.
@@ -238,6 +329,7 @@
 				li.appendChild(d);
 			});
 			timeline.appendChild(li);
+			turnEvent(ev.type, ev.seq);
 			status.textContent = "live · " + last + " events";
 		}
 		if (document.visibilityState !== "hidden") open();
