@@ -42,7 +42,8 @@ type RelayOptions struct {
 // elsewhere, and returns nil when ctx ends.
 //
 // While the broker has asks of the session pending, Relay looks in the
-// inbox every Interval for an answer to each (session, tool call id). An
+// inbox every Interval for an answer to each (session, tool call id, seq of
+// its open permission.requested, read from the log). An
 // answer resolves the ask it names through the broker, with actor user and
 // the answer's UI: the executor then records permission.resolved as for
 // any other answer. The first answer wins, from whichever UI (the broker
@@ -51,16 +52,16 @@ type RelayOptions struct {
 // taken only for the question it names:
 //   - the log must hold exactly one open permission.requested with the
 //     ask's tool call id, and the broker exactly one pending ask with it;
-//   - when the answer names the request's seq (RequestSeq) it must be that
-//     one; when it names none, the session's log must hold no other
-//     permission.requested with that tool call id ever.
+//   - the answer names that request's seq (RequestSeq): an answer to an
+//     earlier question with a reused tool call id is never taken.
 //
 // Otherwise the answer is ignored and logged, and the ask is left to the
 // other UIs and its timeout. An answer naming an option the ask does not
 // offer, or allowing a destructive call without the confirmation the
 // terminal demands (Confirmed), denies the ask, as the terminal does.
 func Relay(ctx context.Context, inbox eventlog.Inbox, log Reader, b *Broker, sessionID string, opts *RelayOptions) error {
-	r := &relay{inbox: inbox, log: log, b: b, session: sessionID, pending: map[string]Pending{}, done: map[string]bool{}}
+	r := &relay{inbox: inbox, log: log, b: b, session: sessionID, pending: map[string]Pending{}, done: map[string]bool{},
+		seqs: map[string]uint64{}, scans: map[string]*scan{}}
 	if opts != nil {
 		r.opts = *opts
 	}
@@ -117,6 +118,8 @@ type relay struct {
 
 	pending map[string]Pending // the session's asks pending, by ask id
 	done    map[string]bool    // asks whose answer was handled or refused
+	seqs    map[string]uint64  // the seq of each pending ask's permission.requested, once read
+	scans   map[string]*scan   // the log read so far, by session with asks pending
 	next    int                // where the next look starts, for PerTick
 	failing bool               // the last look failed (said once, until one works)
 	unread  bool               // the log could not be read to match an answer (said once, likewise)
@@ -132,7 +135,63 @@ func (r *relay) notice(n Notice) {
 	case NoticeResolved:
 		delete(r.pending, n.Pending.ID)
 		delete(r.done, n.Pending.ID)
+		delete(r.seqs, n.Pending.ID)
+		sid := n.Pending.Question.SessionID
+		for _, p := range r.pending {
+			if p.Question.SessionID == sid {
+				return
+			}
+		}
+		delete(r.scans, sid) // read again from the start for a later ask
 	}
+}
+
+// scan is how far the relay read a session's log, and its open questions.
+type scan struct {
+	next uint64              // the next seq to read
+	open map[string][]uint64 // by tool call id: the seqs of its open permission.requested
+}
+
+// requestSeq returns the seq of p's permission.requested: the one open
+// question of its tool call id in the log (0 while there is not exactly
+// one, e.g. before the request is read). It reads only what is new since the
+// last call for the session.
+func (r *relay) requestSeq(ctx context.Context, p Pending) (uint64, error) {
+	if seq, ok := r.seqs[p.ID]; ok {
+		return seq, nil
+	}
+	sid := p.Question.SessionID
+	sc := r.scans[sid]
+	if sc == nil {
+		sc = &scan{next: 1, open: map[string][]uint64{}}
+		r.scans[sid] = sc
+	}
+	for e, err := range r.log.Read(ctx, sid, sc.next) {
+		if err != nil {
+			return 0, err
+		}
+		sc.next = e.Seq + 1
+		if e.Type != event.PermissionRequested && e.Type != event.PermissionResolved {
+			continue
+		}
+		d, err := e.Decode()
+		if err != nil {
+			return 0, err
+		}
+		switch d := d.(type) {
+		case *event.PermissionRequestedPayload:
+			sc.open[d.ToolCallID] = append(sc.open[d.ToolCallID], e.Seq)
+		case *event.PermissionResolvedPayload:
+			if o := sc.open[d.ToolCallID]; len(o) > 0 {
+				sc.open[d.ToolCallID] = o[:len(o)-1]
+			}
+		}
+	}
+	if o := sc.open[p.Question.ToolCallID]; len(o) == 1 {
+		r.seqs[p.ID] = o[0]
+		return o[0], nil
+	}
+	return 0, nil
 }
 
 // look takes, for at most PerTick pending asks, the answer offered to each.
@@ -152,7 +211,15 @@ func (r *relay) look(ctx context.Context) {
 	r.next = start + n
 	for i := range n {
 		p := asks[(start+i)%len(asks)]
-		a, ok, err := r.inbox.TakeAnswer(ctx, p.Question.SessionID, p.Question.ToolCallID)
+		seq, err := r.requestSeq(ctx, p)
+		if err != nil || seq == 0 {
+			if err != nil && ctx.Err() == nil && !r.unread {
+				r.opts.Logger.Warn("approval relay: the log could not be read to find the question; trying again", "session", p.Question.SessionID, "toolCallId", p.Question.ToolCallID, "err", err)
+				r.unread = true
+			}
+			continue // not (yet) one open question in the log: no answer can be for it
+		}
+		a, ok, err := r.inbox.TakeAnswer(ctx, p.Question.SessionID, p.Question.ToolCallID, seq)
 		if err != nil {
 			if ctx.Err() == nil && !r.failing {
 				r.opts.Logger.Warn("approval relay: reading the inbox failed; trying again", "session", p.Question.SessionID, "toolCallId", p.Question.ToolCallID, "err", err)

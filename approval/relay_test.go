@@ -157,31 +157,45 @@ func TestRelayAnswerFromAnotherHandle(t *testing.T) {
 
 // TestRelayLateAnswerChangesNothing: an answer offered after the ask timed
 // out changes nothing, and is not taken by the next ask that reuses the
-// tool call id (it names the first request's seq), nor, naming no seq, by
-// an ask whose id the log holds twice.
+// tool call id (it names the first request's seq).
 func TestRelayLateAnswerChangesNothing(t *testing.T) {
 	t.Parallel()
-	for _, named := range []bool{true, false} {
-		e := newRelayEnv(t)
-		e.relay("s1")
-		seq, got := e.ask(relayQuestion("s1", "tc_1", risk.Execute, 30*time.Millisecond))
-		if a := <-got; a.Actor != event.ActorSystem || a.Allow {
-			t.Fatalf("before any answer: %+v, want the system's timeout deny", a)
-		}
-		late := eventlog.Answer{SessionID: "s1", ToolCallID: "tc_1", Option: executor.OptionAllowOnce}
-		if named {
-			late.RequestSeq = seq
-		}
-		e.offer(late)
-		// The same id again (a model reusing "tc_1"): the late answer is
-		// not for it.
-		_, again := e.ask(relayQuestion("s1", "tc_1", risk.Execute, 300*time.Millisecond))
-		if a := <-again; a.Allow || a.Actor != event.ActorSystem {
-			t.Fatalf("seq named %v: the second ask of tc_1 got %+v, want the system's timeout deny", named, a)
-		}
-		if n := resolutions(t, e.asker, "s1"); n != 2 {
-			t.Fatalf("%d permission.resolved, want 2", n)
-		}
+	e := newRelayEnv(t)
+	e.relay("s1")
+	seq, got := e.ask(relayQuestion("s1", "tc_1", risk.Execute, 30*time.Millisecond))
+	if a := <-got; a.Actor != event.ActorSystem || a.Allow {
+		t.Fatalf("before any answer: %+v, want the system's timeout deny", a)
+	}
+	e.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "tc_1", Option: executor.OptionAllowOnce, RequestSeq: seq})
+	// The same id again (a model reusing "tc_1"): the late answer is
+	// not for it.
+	_, again := e.ask(relayQuestion("s1", "tc_1", risk.Execute, 300*time.Millisecond))
+	if a := <-again; a.Allow || a.Actor != event.ActorSystem {
+		t.Fatalf("the second ask of tc_1 got %+v, want the system's timeout deny", a)
+	}
+	if n := resolutions(t, e.asker, "s1"); n != 2 {
+		t.Fatalf("%d permission.resolved, want 2", n)
+	}
+}
+
+// TestRelayReusedToolCallIDAnsweredTwice (finding 5 of the web review): the
+// inbox kept one answer per (session, tool call id), so once a question
+// was answered from the web, every later question with that id (a local
+// model server's invented call_0) could not be. Each request is answered by
+// its own answer now.
+func TestRelayReusedToolCallIDAnsweredTwice(t *testing.T) {
+	t.Parallel()
+	e := newRelayEnv(t)
+	e.relay("s1")
+	seq1, first := e.ask(relayQuestion("s1", "call_0", risk.Execute, time.Minute))
+	e.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "call_0", Option: executor.OptionDeny, RequestSeq: seq1})
+	if a := <-first; a.Allow || a.Actor != event.ActorUser || a.UI != "web" {
+		t.Fatalf("first ask: %+v, want the web's deny", a)
+	}
+	seq2, second := e.ask(relayQuestion("s1", "call_0", risk.Execute, time.Minute))
+	e.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "call_0", Option: executor.OptionAllowOnce, RequestSeq: seq2})
+	if a := <-second; !a.Allow || a.Actor != event.ActorUser || a.UI != "web" {
+		t.Fatalf("second ask of call_0: %+v, want the web's allow", a)
 	}
 }
 
@@ -230,8 +244,8 @@ func TestRelayOtherSessionIgnored(t *testing.T) {
 	e := newRelayEnv(t)
 	e.relay("s2") // the relay of another session in this process
 	e.relay("s1")
-	_, got := e.ask(relayQuestion("s1", "tc_1", risk.Execute, 300*time.Millisecond))
-	e.offer(eventlog.Answer{SessionID: "s2", ToolCallID: "tc_1", Option: executor.OptionAllowOnce})
+	seq, got := e.ask(relayQuestion("s1", "tc_1", risk.Execute, 300*time.Millisecond))
+	e.offer(eventlog.Answer{SessionID: "s2", ToolCallID: "tc_1", Option: executor.OptionAllowOnce, RequestSeq: seq})
 	if a := <-got; a.Allow || a.Actor != event.ActorSystem {
 		t.Fatalf("answer %+v, want the system's timeout deny", a)
 	}
@@ -239,8 +253,8 @@ func TestRelayOtherSessionIgnored(t *testing.T) {
 	// s1's ask answered in the inbox, with only s2's relay running.
 	e2 := newRelayEnv(t)
 	e2.relay("s2")
-	_, got = e2.ask(relayQuestion("s1", "tc_1", risk.Execute, 300*time.Millisecond))
-	e2.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "tc_1", Option: executor.OptionAllowOnce})
+	seq, got = e2.ask(relayQuestion("s1", "tc_1", risk.Execute, 300*time.Millisecond))
+	e2.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "tc_1", Option: executor.OptionAllowOnce, RequestSeq: seq})
 	if a := <-got; a.Allow || a.Actor != event.ActorSystem {
 		t.Fatalf("another session's relay answered: %+v", a)
 	}
@@ -282,8 +296,8 @@ func TestRelayUINameIsAWord(t *testing.T) {
 	t.Parallel()
 	e := newRelayEnv(t)
 	e.relay("s1")
-	_, got := e.ask(relayQuestion("s1", "tc_1", risk.Execute, time.Minute))
-	e.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "tc_1", Option: executor.OptionDeny, UI: "web\x1b[2J<script>"})
+	seq, got := e.ask(relayQuestion("s1", "tc_1", risk.Execute, time.Minute))
+	e.offer(eventlog.Answer{SessionID: "s1", ToolCallID: "tc_1", Option: executor.OptionDeny, UI: "web\x1b[2J<script>", RequestSeq: seq})
 	if a := <-got; a.UI != "other" {
 		t.Fatalf("ui %q, want other", a.UI)
 	}

@@ -9,7 +9,8 @@ import (
 // Answer is a person's answer to an open question, given in a UI that is not
 // the process that asked.
 //
-// A question is named by its session and tool call id. Answers live outside
+// A question is named by its session, tool call id and the seq of its
+// permission.requested event (a tool call id may be reused). Answers live outside
 // the sessions' hash chains: they are offers, and only the asking process's
 // permission.resolved, in the chain, says how a question ended.
 type Answer struct {
@@ -20,12 +21,10 @@ type Answer struct {
 	UI         string    `json:"ui"`                // which UI answered: "web", ...
 	At         time.Time `json:"at"`
 	// RequestSeq is the seq of the permission.requested event the answer
-	// is to, as the UI read it from the log. A model may give two calls
-	// the same tool call id; the seq tells their questions apart, and
-	// the asking process takes the answer only for the question with
-	// that seq. Zero names no seq: the answer is then taken only while
-	// the session's log holds a single permission.requested with that
-	// tool call id.
+	// is to, as the UI read it from the log (required, > 0). A model may
+	// give two calls the same tool call id; the seq tells their questions
+	// apart, and the asking process takes the answer only for the
+	// question with that seq.
 	RequestSeq uint64 `json:"requestSeq,omitempty"`
 }
 
@@ -34,7 +33,7 @@ type Answer struct {
 // log stays the one source of truth.
 //
 // A store that is an Inbox holds at most one answer per question (session,
-// tool call id), for as long as it holds the session: the first offer wins
+// tool call id, request seq), for as long as it holds the session: the first offer wins
 // and every later one fails with ErrAnswered. Taking an answer does not
 // remove it. All methods may be called concurrently, from any number of
 // processes sharing the store.
@@ -42,15 +41,18 @@ type Inbox interface {
 	// OfferAnswer stores a. It fails with an error wrapping ErrAnswered when
 	// an answer to the same question was already offered.
 	OfferAnswer(ctx context.Context, a Answer) error
-	// TakeAnswer returns the answer offered to the question, if any (ok=false when none).
-	TakeAnswer(ctx context.Context, sessionID, toolCallID string) (a Answer, ok bool, err error)
+	// TakeAnswer returns the answer offered to the question, the
+	// permission.requested at requestSeq with that tool call id, if any
+	// (ok=false when none). An answer to another request of the same tool
+	// call id is never returned.
+	TakeAnswer(ctx context.Context, sessionID, toolCallID string, requestSeq uint64) (a Answer, ok bool, err error)
 }
 
 // ErrAnswered: an answer to the question was already offered.
 var ErrAnswered = errors.New("question already answered")
 
 // CheckAnswer refuses an answer a store must not take: one that names no
-// session, tool call, option or UI, or no time. Stores call it in
+// session, tool call, request seq, option or UI, or no time. Stores call it in
 // OfferAnswer.
 func CheckAnswer(a Answer) error {
 	switch {
@@ -58,6 +60,8 @@ func CheckAnswer(a Answer) error {
 		return errors.New("offer answer: no session id")
 	case a.ToolCallID == "":
 		return errors.New("offer answer: no tool call id")
+	case a.RequestSeq == 0:
+		return errors.New("offer answer: no request seq (the seq of the permission.requested answered)")
 	case a.Option == "":
 		return errors.New("offer answer: no option")
 	case a.UI == "":

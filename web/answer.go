@@ -69,6 +69,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, answerResponse{Message: clean(err.Error())})
 		return
 	}
+	if ask.Source != "" {
+		writeJSON(w, http.StatusConflict, answerResponse{Message: "this question was asked through a hook of " + clean(ask.Source) + ": answer it there"})
+		return
+	}
 	if ask.Req.ToolCallID != req.ToolCallID {
 		writeJSON(w, http.StatusConflict, answerResponse{Message: "the question at that seq is for another tool call"})
 		return

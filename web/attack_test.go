@@ -1,11 +1,16 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
 // The HTTP attacks of issue 25. Each request is what a browser on our own
@@ -177,15 +182,107 @@ func TestTokenURLSetsAStrictCookieAndDropsTheToken(t *testing.T) {
 		t.Fatalf("%d cookies", len(cs))
 	}
 	c := cs[0]
-	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Value == testToken || c.Name != "custom-agent-7717" {
-		t.Errorf("cookie %+v: want HttpOnly, SameSite=Strict, Path=/, named for the port, not the token", c)
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Value == testToken || c.Name != CookieName || c.Domain != "" {
+		t.Errorf("cookie %+v: want HttpOnly, SameSite=Strict, Path=/, host-only, not the token", c)
 	}
+	f.c = c
 	// And the cookie lets the browser in.
 	if w := f.do(t, req{path: "/queue"}); w.Code != http.StatusOK {
 		t.Errorf("with the cookie: %d", w.Code)
 	}
 	if w := f.do(t, req{path: "/queue", auth: "bearer"}); w.Code != http.StatusOK {
 		t.Errorf("with the bearer token: %d", w.Code)
+	}
+}
+
+// Finding 1 of the web review: a cookie is sent to every port of a host, so
+// any local listener got it. The cookie is now host-only to the random UI
+// host and refused with any other Host, so a copy the browser sends to
+// 127.0.0.1 or localhost (any port) opens nothing here either.
+func TestCookieWorksOnTheUIHostOnly(t *testing.T) {
+	f := newFixture(t)
+	for _, h := range []string{testIPHost, "localhost:7717", "[::1]:7717"} {
+		w := f.do(t, req{path: "/queue/events", host: h})
+		if w.Code != http.StatusUnauthorized {
+			t.Errorf("the cookie with Host %s: %d, want 401", h, w.Code)
+		}
+		w = f.do(t, req{method: "POST", path: "/api/answer", body: f.answerBody("sess-D", "allow_once"), host: h, origin: str("http://" + h)})
+		if w.Code != http.StatusUnauthorized {
+			t.Errorf("an answer with the cookie and Host %s: %d, want 401", h, w.Code)
+		}
+	}
+	// The token URL too is for the UI host only (a cookie set elsewhere
+	// would reach every port).
+	w := f.do(t, req{path: "/?token=" + testToken, auth: "none", host: testIPHost})
+	if w.Code != http.StatusMisdirectedRequest || len(w.Result().Cookies()) != 0 {
+		t.Errorf("the token URL at %s: %d, cookies %v; want 421 and none", testIPHost, w.Code, w.Result().Cookies())
+	}
+	// Scripts with the Bearer token may use the address.
+	if w := f.do(t, req{path: "/queue", host: testIPHost, auth: "bearer"}); w.Code != http.StatusOK {
+		t.Errorf("Bearer at %s: %d", testIPHost, w.Code)
+	}
+	// The URL token is not a Bearer token.
+	if w := f.do(t, req{path: "/queue", host: testIPHost, auth: "Bearer " + testToken}); w.Code != http.StatusUnauthorized {
+		t.Errorf("the URL token as Bearer: %d, want 401", w.Code)
+	}
+	if f.inbox.count() != 0 {
+		t.Fatal("an answer reached the inbox")
+	}
+}
+
+// Finding 2 of the web review: the token URL stays in the browser's
+// history, where a program that reads the profile found it. It now works
+// once; a browser that already has the cookie is just sent on.
+func TestTokenURLWorksOnce(t *testing.T) {
+	f := newFixture(t)
+	c := f.cookie(t) // the first use
+	w := f.do(t, req{path: "/?token=" + testToken, auth: "none"})
+	if w.Code != http.StatusUnauthorized || len(w.Result().Cookies()) != 0 {
+		t.Fatalf("second use of the token: %d, cookies %v; want 401 and none", w.Code, w.Result().Cookies())
+	}
+	w = f.do(t, req{path: "/queue?token=" + testToken})
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/queue" || len(w.Result().Cookies()) != 0 {
+		t.Fatalf("the token URL with the cookie: %d %q", w.Code, w.Header().Get("Location"))
+	}
+	if c.Value == testToken {
+		t.Fatal("the cookie is the token")
+	}
+}
+
+// Finding 6 of the web review: a server elsewhere set a cookie of the same
+// name with a longer path, which the browser sends first; the guard read only
+// the first and every answer failed. Any matching cookie counts.
+func TestTossedCookieDoesNotLockTheUIOut(t *testing.T) {
+	f := newFixture(t)
+	c := f.cookie(t)
+	r := httptest.NewRequest("POST", "/api/answer", strings.NewReader(f.answerBody("sess-A", "allow_once")))
+	r.Host = testHost
+	r.Header.Set("Origin", testOrig)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set(HeaderCSRF, "1")
+	r.Header.Set("Cookie", CookieName+"=junk; "+CookieName+"="+c.Value)
+	w := httptest.NewRecorder()
+	f.h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Fatalf("answer with a tossed cookie first: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// Finding 10 of the web review: GET //evil.example?token=... redirected to
+// //evil.example, another host.
+func TestTokenRedirectStaysOnThisServer(t *testing.T) {
+	for _, p := range []string{"//evil.example/x", "/\\evil.example/x", "///evil.example"} {
+		f := newFixture(t)
+		r := httptest.NewRequest("GET", "/", nil)
+		r.URL.Path = p
+		r.URL.RawQuery = "token=" + testToken
+		r.Host = testHost
+		w := httptest.NewRecorder()
+		f.h.ServeHTTP(w, r)
+		loc := w.Header().Get("Location")
+		if w.Code != http.StatusSeeOther || !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
+			t.Errorf("%s: %d to %q, want a redirect to a path of this server", p, w.Code, loc)
+		}
 	}
 }
 
@@ -278,5 +375,68 @@ func TestOptionsAndConfirmation(t *testing.T) {
 	w := f.do(t, req{method: "POST", path: "/api/answer", body: strings.TrimSuffix(f.answerBody("sess-D", "allow_once"), "}") + `,"confirm":"confirm"}`})
 	if w.Code != 200 || f.inbox.count() != 1 || f.inbox.offers[0].Confirm != "confirm" {
 		t.Fatalf("confirmed destructive allow: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// Finding 5 of the web review: the store kept one answer per (session, tool
+// call id), so after one answer every later question with a reused id (a
+// local model server's invented call_0) was refused with "another answer
+// came first" though none had come. Answers are keyed by request seq too.
+func TestReusedToolCallIDCanBeAnsweredAgain(t *testing.T) {
+	f := newFixture(t)
+	srv, err := New(Options{Log: f.log, Inbox: f.log, Token: testToken, ScriptToken: testScriptToken, UIHost: testHost,
+		Poll: 20 * time.Millisecond, AnswerWait: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h, f.srv = srv.Handler(), srv
+	ask := func() uint64 {
+		return appendEvent(t, f.log, "sess-A", askPayload("call_0", "write_file", risk.Write, `{"path":"a.txt","content":"x"}`)).Seq
+	}
+	answer := func(seq uint64) *httptest.ResponseRecorder {
+		return f.do(t, req{method: "POST", path: "/api/answer", auth: "bearer",
+			body: fmt.Sprintf(`{"sessionId":"sess-A","seq":%d,"toolCallId":"call_0","option":"allow_once"}`, seq)})
+	}
+	first := ask()
+	if w := answer(first); w.Code != http.StatusAccepted {
+		t.Fatalf("first answer: %d %s, want 202 (stored; no process takes it here)", w.Code, w.Body.String())
+	}
+	// The asking process records how the first question ended, and asks
+	// again with the same id.
+	appendEvent(t, f.log, "sess-A", event.PermissionResolvedPayload{ToolCallID: "call_0", Decision: "allow", Reason: "user answered",
+		Actor: event.ActorUser, RiskAtDecision: risk.Write, SourcedFrom: "default", Option: "allow_once", UI: UIName})
+	second := ask()
+	if w := answer(second); w.Code != http.StatusAccepted {
+		t.Fatalf("answer to the reused id: %d %s, want 202", w.Code, w.Body.String())
+	}
+	for _, seq := range []uint64{first, second} {
+		if a, ok, err := f.log.TakeAnswer(t.Context(), "sess-A", "call_0", seq); !ok || err != nil || a.RequestSeq != seq {
+			t.Errorf("the answer to request %d: %+v, %v, %v", seq, a, ok, err)
+		}
+	}
+}
+
+// Finding 10 of the web review: a hook session's question (asked by
+// claude-code's hook, which no relay serves) showed answer buttons, and an
+// answer stayed "pending" forever. The dialog says where to answer it, its
+// buttons are off, and the server refuses an answer.
+func TestHookQuestionsAreNotAnswerableHere(t *testing.T) {
+	f := newFixture(t)
+	appendEvent(t, f.log, "sess-H", event.SessionStartedPayload{Cwd: "/work/h", Mode: "default", Model: "hook", SessionSource: "claude-code"})
+	seq := appendEvent(t, f.log, "sess-H", askPayload("tc_h", "shell", risk.Execute, `{"command":"make"}`)).Seq
+	w := f.do(t, req{path: fmt.Sprintf("/session/sess-H/ask/%d", seq)})
+	if w.Code != http.StatusOK {
+		t.Fatalf("dialog: %d", w.Code)
+	}
+	body := w.Body.String()
+	if !strings.Contains(body, "asked through a hook of claude-code: answer it there") {
+		t.Errorf("the dialog does not say where to answer: %s", body)
+	}
+	if n, d := strings.Count(body, `class="answer `), strings.Count(body, " disabled>"); n == 0 || d < n {
+		t.Errorf("%d answer buttons, %d disabled: want all disabled", n, d)
+	}
+	w = f.do(t, req{method: "POST", path: "/api/answer", body: fmt.Sprintf(`{"sessionId":"sess-H","seq":%d,"toolCallId":"tc_h","option":"allow_once"}`, seq)})
+	if w.Code != http.StatusConflict || f.inbox.count() != 0 {
+		t.Fatalf("answer to a hook question: %d %s, inbox %d; want 409 and nothing offered", w.Code, w.Body.String(), f.inbox.count())
 	}
 }

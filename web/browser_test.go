@@ -74,7 +74,8 @@ func browser(t *testing.T, width, height int) context.Context {
 
 // live serves a log on a real loopback port, as serve does.
 type live struct {
-	base string
+	base string // the UI host, for the browser: http://LABEL.localhost:PORT
+	api  string // for Go clients with the script token: http://127.0.0.1:PORT
 	srv  *Server
 	stop func()
 }
@@ -94,18 +95,19 @@ func serveLogPoll(t testing.TB, log *sqlitestore.Store, inbox Inbox, poll time.D
 	if inbox != nil {
 		in = inbox
 	}
-	s, err := New(Options{Log: log, Inbox: in, Token: testToken, Port: port, Poll: poll,
-		Hosts: []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}})
+	s, err := New(Options{Log: log, Inbox: in, Token: testToken, ScriptToken: testScriptToken, Poll: poll,
+		UIHost: testLabel + ".localhost:" + port, Hosts: []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewUnstartedServer(s.Handler())
-	hs.Listener.Close()
-	hs.Listener = ln
-	hs.Start()
 	ctx, cancel := context.WithCancel(context.Background())
+	hs := httptest.NewUnstartedServer(s.Handler())
+	hs.Config = HTTPServer(ctx, s.Handler())
+	hs.Listener.Close()
+	hs.Listener = LimitListener(ln)
+	hs.Start()
 	go func() { _ = s.Run(ctx) }()
-	l := &live{base: "http://127.0.0.1:" + port, srv: s, stop: func() { cancel(); hs.CloseClientConnections(); hs.Close() }}
+	l := &live{base: "http://" + testLabel + ".localhost:" + port, api: "http://127.0.0.1:" + port, srv: s, stop: func() { cancel(); hs.CloseClientConnections(); hs.Close() }}
 	t.Cleanup(l.stop)
 	return l
 }

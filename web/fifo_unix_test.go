@@ -32,7 +32,7 @@ func TestAskDialogOfAFIFOComes(t *testing.T) {
 	defer log.Close()
 	startSession(t, log, "s1")
 	e := appendEvent(t, log, "s1", askPayload("tc", "write_file", risk.Write, `{"path":"`+fifo+`","content":"x"}`))
-	s, err := New(Options{Log: log, Token: testToken, Port: "7717", Hosts: []string{testHost}})
+	s, err := New(Options{Log: log, Token: testToken, ScriptToken: testScriptToken, UIHost: testHost})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestAskDialogOfAFIFOComes(t *testing.T) {
 	go func() {
 		r := httptest.NewRequest("GET", "/session/s1/ask/"+strconv.FormatUint(e.Seq, 10), nil)
 		r.Host = testHost
-		r.Header.Set("Authorization", "Bearer "+testToken)
+		r.Header.Set("Authorization", "Bearer "+testScriptToken)
 		w := httptest.NewRecorder()
 		s.Handler().ServeHTTP(w, r)
 		done <- w

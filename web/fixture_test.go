@@ -20,9 +20,12 @@ import (
 )
 
 const (
-	testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	testHost  = "127.0.0.1:7717"
-	testOrig  = "http://" + testHost
+	testToken       = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	testScriptToken = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+	testLabel       = "00112233445566778899aabbccddeeff"
+	testHost        = testLabel + ".localhost:7717" // the UI host: cookies work here only
+	testIPHost      = "127.0.0.1:7717"              // scripts (Bearer) may use it
+	testOrig        = "http://" + testHost
 )
 
 // fakeInbox stands for the store's inbox and, when relay is set, for the
@@ -40,7 +43,7 @@ type fakeInbox struct {
 
 func (f *fakeInbox) OfferAnswer(ctx context.Context, a Answer) error {
 	f.mu.Lock()
-	key := a.SessionID + "/" + a.ToolCallID
+	key := fmt.Sprintf("%s/%s/%d", a.SessionID, a.ToolCallID, a.RequestSeq)
 	if f.taken[key] {
 		f.mu.Unlock()
 		return fmt.Errorf("offer %s: %w", key, eventlog.ErrAnswered)
@@ -89,6 +92,8 @@ type fixture struct {
 	h     http.Handler
 	// asks: "A" (write, tc_1), "B" (write, tc_1 too), "D" (destructive)
 	seq map[string]uint64
+	// the cookie of the one token exchange (the token is single-use)
+	c *http.Cookie
 }
 
 func askPayload(tc, tool string, l risk.Level, args string) event.PermissionRequestedPayload {
@@ -130,8 +135,8 @@ func newFixture(t *testing.T) *fixture {
 		f.seq[s.id] = e.Seq
 	}
 	f.turns = newFakeTurns()
-	f.srv, err = New(Options{Log: log, Inbox: f.inbox, Turns: f.turns, Token: testToken, Port: "7717",
-		Hosts: []string{testHost, "localhost:7717", "[::1]:7717"}, Poll: 20 * time.Millisecond, AnswerWait: 3 * time.Second})
+	f.srv, err = New(Options{Log: log, Inbox: f.inbox, Turns: f.turns, Token: testToken, ScriptToken: testScriptToken, UIHost: testHost,
+		Hosts: []string{testIPHost, "localhost:7717", "[::1]:7717"}, Poll: 20 * time.Millisecond, AnswerWait: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +160,10 @@ func str(s string) *string { return &s }
 
 func (f *fixture) cookie(t *testing.T) *http.Cookie {
 	t.Helper()
+	if f.c != nil {
+		c := *f.c
+		return &c
+	}
 	r := httptest.NewRequest("GET", "/?token="+testToken, nil)
 	r.Host = testHost
 	w := httptest.NewRecorder()
@@ -163,7 +172,9 @@ func (f *fixture) cookie(t *testing.T) *http.Cookie {
 	if len(cs) != 1 {
 		t.Fatalf("the token URL set %d cookies, want 1", len(cs))
 	}
-	return cs[0]
+	f.c = cs[0]
+	c := *f.c
+	return &c
 }
 
 func (f *fixture) do(t *testing.T, q req) *httptest.ResponseRecorder {
@@ -212,7 +223,7 @@ func (f *fixture) do(t *testing.T, q req) *httptest.ResponseRecorder {
 		}
 		r.AddCookie(c)
 	case "bearer":
-		r.Header.Set("Authorization", "Bearer "+testToken)
+		r.Header.Set("Authorization", "Bearer "+testScriptToken)
 	case "none":
 	default:
 		r.Header.Set("Authorization", q.auth)

@@ -8,17 +8,24 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // The four checks every request passes, each on its own (so that a flaw in
 // one is not a hole):
 //
-//  1. Host: the Host header is one of an exact list (127.0.0.1:PORT,
-//     localhost:PORT, [::1]:PORT and the names given), so a page whose DNS
-//     name was rebound to 127.0.0.1 is refused before anything else.
+//  1. Host: the Host header is one of an exact list (the random UI host
+//     LABEL.localhost:PORT, 127.0.0.1:PORT, localhost:PORT, [::1]:PORT and
+//     the names given), so a page whose DNS name was rebound to 127.0.0.1
+//     is refused before anything else.
 //  2. Token: every request but GET /healthz (which answers 204 and nothing
-//     else) carries the per-run token, as the cookie the token URL sets or
-//     as Authorization: Bearer.
+//     else) is authenticated, by one of two means:
+//     - the cookie, accepted only with the exact UI host. The URL serve
+//     prints carries a single-use token; its first use sets the cookie
+//     (host-only, so the browser sends it to that random name only, never
+//     to another port of 127.0.0.1 or localhost) and burns the token.
+//     - Authorization: Bearer with the script token (from a 0600 file, never
+//     in a URL), on any allowed Host.
 //  3. Origin: a request that changes state carries an Origin header equal to
 //     http://HOST for its own allowed Host; any request carrying an Origin
 //     other than that is refused too.
@@ -41,21 +48,28 @@ const maxBody = 64 << 10
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 
+// CookieName is the name of the session cookie. It is host-only: set by
+// the random UI host (Options.UIHost) and accepted only there.
+const CookieName = "custom-agent"
+
 // guard wraps the application's handler with the four checks.
 type guard struct {
-	token       string          // the per-run token printed in the URL
-	cookieName  string          // per port: cookies are not scoped by port
-	cookieValue string          // random, not the token
+	mu          sync.Mutex
+	urlToken    string          // single-use: "" once exchanged for the cookie
+	scriptToken string          // long-lived Bearer token for scripts ("" turns Bearer off)
+	uiHost      string          // the one Host a cookie is accepted on (lower case)
+	cookieValue string          // random, not a token
 	hosts       map[string]bool // exact Host values
 	next        http.Handler
 }
 
-func newGuard(token string, port string, hosts []string, next http.Handler) *guard {
+func newGuard(urlToken, scriptToken, uiHost string, hosts []string, next http.Handler) *guard {
 	g := &guard{
-		token:       token,
-		cookieName:  "custom-agent-" + port,
+		urlToken:    urlToken,
+		scriptToken: scriptToken,
+		uiHost:      strings.ToLower(uiHost),
 		cookieValue: randomHex(32),
-		hosts:       map[string]bool{},
+		hosts:       map[string]bool{strings.ToLower(uiHost): true},
 		next:        next,
 	}
 	for _, h := range hosts {
@@ -75,6 +89,11 @@ func randomHex(n int) string {
 
 // NewToken returns a fresh 256-bit token.
 func NewToken() string { return randomHex(32) }
+
+// NewHostLabel returns a fresh 128-bit DNS label for the UI host
+// (LABEL.localhost:PORT): the cookie is host-only to a name no other
+// listener is asked for unless it is told the name.
+func NewHostLabel() string { return randomHex(16) }
 
 func securityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", CSP)
@@ -110,20 +129,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusForbidden, "cross-origin request refused (Origin is not this server)")
 		return
 	}
-	// 2. The token: the URL serve printed sets the cookie.
+	// 2. The token: the URL serve printed sets the cookie, once.
 	if r.Method == http.MethodGet && r.URL.Query().Has("token") {
-		if !g.equal(r.URL.Query().Get("token"), g.token) {
-			refuse(w, http.StatusUnauthorized, "wrong token: open the URL custom-agent serve printed")
-			return
-		}
-		http.SetCookie(w, &http.Cookie{
-			Name: g.cookieName, Value: g.cookieValue, Path: "/",
-			HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		})
-		q := r.URL.Query()
-		q.Del("token")
-		to := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
-		http.Redirect(w, r, to.String(), http.StatusSeeOther)
+		g.exchange(w, r)
 		return
 	}
 	if !g.authenticated(r) {
@@ -161,13 +169,65 @@ func (g *guard) equal(got, want string) bool {
 	return len(got) == len(want) && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// authenticated reports whether r carries the cookie or the bearer token.
+// exchange trades the single-use URL token for the cookie, on the UI host
+// only, and redirects to the same page without the token.
+func (g *guard) exchange(w http.ResponseWriter, r *http.Request) {
+	if strings.ToLower(r.Host) != g.uiHost {
+		refuse(w, http.StatusMisdirectedRequest, "open the URL exactly as custom-agent serve printed it (http://"+g.uiHost+"/...)")
+		return
+	}
+	if !g.cookieOK(r) {
+		got := r.URL.Query().Get("token")
+		g.mu.Lock()
+		ok := g.urlToken != "" && g.equal(got, g.urlToken)
+		if ok {
+			g.urlToken = "" // single-use: a copy in the browser's history is worth nothing
+		}
+		g.mu.Unlock()
+		if !ok {
+			refuse(w, http.StatusUnauthorized, "wrong or already used token: the URL custom-agent serve printed works once; start serve again for a new one")
+			return
+		}
+		http.SetCookie(w, &http.Cookie{
+			Name: CookieName, Value: g.cookieValue, Path: "/",
+			HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		})
+	}
+	q := r.URL.Query()
+	q.Del("token")
+	// Only a path of this server: "//evil.example" or "/\\evil.example"
+	// would be read as another host.
+	p := r.URL.Path
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
+		p = "/"
+	}
+	to := url.URL{Path: p, RawQuery: q.Encode()}
+	http.Redirect(w, r, to.String(), http.StatusSeeOther)
+}
+
+// cookieOK reports whether r is on the UI host and carries the cookie. Any
+// of several cookies of that name may match (another may have been tossed
+// in with a longer path).
+func (g *guard) cookieOK(r *http.Request) bool {
+	if strings.ToLower(r.Host) != g.uiHost {
+		return false
+	}
+	for _, c := range r.CookiesNamed(CookieName) {
+		if g.equal(c.Value, g.cookieValue) {
+			return true
+		}
+	}
+	return false
+}
+
+// authenticated reports whether r carries the cookie (on the UI host) or
+// the script token.
 func (g *guard) authenticated(r *http.Request) bool {
-	if c, err := r.Cookie(g.cookieName); err == nil && g.equal(c.Value, g.cookieValue) {
+	if g.cookieOK(r) {
 		return true
 	}
-	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
-		return g.equal(strings.TrimPrefix(a, "Bearer "), g.token)
+	if a := r.Header.Get("Authorization"); g.scriptToken != "" && strings.HasPrefix(a, "Bearer ") {
+		return g.equal(strings.TrimPrefix(a, "Bearer "), g.scriptToken)
 	}
 	return false
 }

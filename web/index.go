@@ -102,7 +102,10 @@ type Ask struct {
 	At        time.Time
 	Cwd       string // where the session's turn runs
 	Sandbox   string // the session's sandbox setting
-	Req       event.PermissionRequestedPayload
+	// Source is the other agent of a hook session (claude-code, ...):
+	// its asks are answered there, never from the web (no relay takes them).
+	Source string
+	Req    event.PermissionRequestedPayload
 }
 
 // Deadline is when the asking process denies the ask unanswered; zero when
@@ -141,7 +144,7 @@ func (s *Session) apply(e event.Event) {
 		}
 	case *event.PermissionRequestedPayload:
 		s.Asks[p.ToolCallID] = &Ask{SessionID: e.SessionID, TurnID: e.TurnID, Seq: e.Seq, At: e.TS,
-			Cwd: s.Cwd, Sandbox: s.Sandbox, Req: *p}
+			Cwd: s.Cwd, Sandbox: s.Sandbox, Source: s.Source, Req: *p}
 	case *event.PermissionResolvedPayload:
 		delete(s.Asks, p.ToolCallID)
 		s.Outcomes[Outcome{p.Decision, p.Actor}]++

@@ -28,7 +28,7 @@ func follow(ctx context.Context, base, session string, lastID uint64, got func(s
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Authorization", "Bearer "+testScriptToken)
 	if lastID > 0 {
 		req.Header.Set("Last-Event-ID", strconv.FormatUint(lastID, 10))
 	}
@@ -97,7 +97,7 @@ func TestLoadTwentySessionsFivePages(t *testing.T) {
 				reconnect := p < 2
 				for last < total && ctx.Err() == nil {
 					sctx, scancel := context.WithCancel(ctx)
-					err := follow(sctx, l.base, id, last, func(seq uint64) bool {
+					err := follow(sctx, l.api, id, last, func(seq uint64) bool {
 						mu.Lock()
 						seen[k] = append(seen[k], seq)
 						mu.Unlock()
@@ -178,9 +178,9 @@ func BenchmarkAnswerToToolStart(b *testing.B) {
 			started <- time.Now()
 		}()
 		body := fmt.Sprintf(`{"sessionId":"bench","seq":%d,"toolCallId":%q,"option":"allow_once"}`, e.Seq, tc)
-		hr, _ := http.NewRequest("POST", l.base+"/api/answer", strings.NewReader(body))
-		hr.Header.Set("Authorization", "Bearer "+testToken)
-		hr.Header.Set("Origin", l.base)
+		hr, _ := http.NewRequest("POST", l.api+"/api/answer", strings.NewReader(body))
+		hr.Header.Set("Authorization", "Bearer "+testScriptToken)
+		hr.Header.Set("Origin", l.api)
 		hr.Header.Set("Content-Type", "application/json")
 		hr.Header.Set(HeaderCSRF, "1")
 		t0 := time.Now()

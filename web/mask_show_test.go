@@ -30,13 +30,13 @@ func TestAskDialogShowsTheCommandsAfterASecret(t *testing.T) {
 	p.Findings = []risk.Finding{{Risk: risk.Credential, Arg: "command", Span: risk.Span{Start: 60, End: 82},
 		Text: "cat ~/.aws/credentials", Why: "reads credentials: ~/.aws/credentials"}}
 	e := appendEvent(t, log, "s1", p)
-	s, err := New(Options{Log: log, Token: testToken, Port: "7717", Hosts: []string{testHost}})
+	s, err := New(Options{Log: log, Token: testToken, ScriptToken: testScriptToken, UIHost: testHost})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := httptest.NewRequest("GET", "/session/s1/ask/"+strconv.FormatUint(e.Seq, 10), nil)
 	r.Host = testHost
-	r.Header.Set("Authorization", "Bearer "+testToken)
+	r.Header.Set("Authorization", "Bearer "+testScriptToken)
 	w := httptest.NewRecorder()
 	s.Handler().ServeHTTP(w, r)
 	page := html.UnescapeString(w.Body.String())

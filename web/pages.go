@@ -173,7 +173,8 @@ type dialog struct {
 	Sandbox     string
 	Options     []optionView
 	ConfirmWord string
-	Answering   bool // an inbox is configured
+	Answering   bool   // an inbox is configured and the question can be answered here
+	Elsewhere   string // the hook's agent, when the question is answered there only
 }
 
 type findingView struct {
@@ -227,7 +228,7 @@ func needsConfirm(l risk.Level, option string) bool {
 func (s *Server) dialogFor(a *Ask) dialog {
 	q := a.Req
 	d := dialog{Ask: a, Level: q.RiskAtDecision, Destructive: destructive(q.RiskAtDecision),
-		ConfirmWord: cli.ConfirmWord, Answering: s.opts.Inbox != nil}
+		ConfirmWord: cli.ConfirmWord, Answering: s.opts.Inbox != nil && a.Source == "", Elsewhere: a.Source}
 	masked := secrets.MaskJSON(q.Args)
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, masked, "", "  ") == nil {

@@ -68,11 +68,16 @@ type Options struct {
 	Turns Turns
 	// Artifacts serves tool outputs for download; nil turns that off.
 	Artifacts Artifacts
-	// Token is the per-run secret of the URL (NewToken).
+	// Token is the per-run, single-use secret of the printed URL
+	// (NewToken): its first use sets the cookie and burns it.
 	Token string
-	// Port names the cookie (cookies are not scoped by port).
-	Port string
-	// Hosts are the exact Host header values served.
+	// ScriptToken is the long-lived Bearer token for scripts (NewToken),
+	// never put in a URL; empty turns Bearer authentication off.
+	ScriptToken string
+	// UIHost is the browser's Host, LABEL.localhost:PORT (NewHostLabel): the
+	// only Host on which the token URL and the cookie are accepted.
+	UIHost string
+	// Hosts are the other exact Host header values served (Bearer only).
 	Hosts []string
 	// Poll is how often the log is read for appends by other processes
 	// (default eventlog.DefaultPollInterval).
@@ -100,8 +105,11 @@ type Server struct {
 
 // New returns a server; call Run to follow the log.
 func New(opts Options) (*Server, error) {
-	if opts.Log == nil || len(opts.Token) < 32 {
-		return nil, errors.New("web: a log and a token of at least 32 characters are required")
+	if opts.Log == nil || len(opts.Token) < 32 || opts.UIHost == "" {
+		return nil, errors.New("web: a log, a UI host and a token of at least 32 characters are required")
+	}
+	if opts.ScriptToken != "" && (len(opts.ScriptToken) < 32 || opts.ScriptToken == opts.Token) {
+		return nil, errors.New("web: the script token must have at least 32 characters and differ from the URL token")
 	}
 	if opts.AnswerWait <= 0 {
 		opts.AnswerWait = 10 * time.Second
@@ -122,7 +130,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.tmpl = t
-	s.h = newGuard(opts.Token, opts.Port, opts.Hosts, s.routes())
+	s.h = newGuard(opts.Token, opts.ScriptToken, opts.UIHost, opts.Hosts, s.routes())
 	return s, nil
 }
 

@@ -31,8 +31,21 @@ func TestAnsweredInAnotherUI(t *testing.T) {
 	}
 	defer web.Close()
 	c := e.connect(a, func(ctx context.Context, p acpsdk.RequestPermissionRequest) (string, error) {
+		// The web names the question by the seq of its permission.requested.
+		var seq uint64
+		for e, err := range web.Read(context.Background(), string(p.SessionId), 1) {
+			if err != nil {
+				t.Error(err)
+				break
+			}
+			if e.Type == event.PermissionRequested {
+				if d, err := e.Decode(); err == nil && d.(*event.PermissionRequestedPayload).ToolCallID == string(p.ToolCall.ToolCallId) {
+					seq = e.Seq
+				}
+			}
+		}
 		err := web.OfferAnswer(context.Background(), eventlog.Answer{
-			SessionID: string(p.SessionId), ToolCallID: string(p.ToolCall.ToolCallId), Option: "allow_once", UI: "web", At: time.Now(),
+			SessionID: string(p.SessionId), ToolCallID: string(p.ToolCall.ToolCallId), Option: "allow_once", UI: "web", At: time.Now(), RequestSeq: seq,
 		})
 		if err != nil {
 			t.Error(err)

@@ -9,6 +9,7 @@ import (
 	neturl "net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -204,8 +205,17 @@ func servePage(t *testing.T, dataDir, store, id string) {
 	if err != nil || u.Query().Get("token") == "" {
 		t.Fatalf("serve printed no URL with a token: %q (%v)", out.String(), err)
 	}
-	req, _ := http.NewRequest("GET", "http://"+u.Host+"/", nil)
-	req.Header.Set("Authorization", "Bearer "+u.Query().Get("token"))
+	// A script reaches it at 127.0.0.1 with the token in the file serve names.
+	m := regexp.MustCompile(`Bearer \$\(cat (\S+)\) at (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("serve named no script token file: %q", out.String())
+	}
+	tok, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", m[2]+"/", nil)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

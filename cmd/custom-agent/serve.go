@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,8 +46,11 @@ configuration files, CUSTOM_AGENT_MODEL); its questions are answered in the
 page (none in this terminal), and Cancel stops it. Without a model, serve
 still starts and the page says how to configure one.
 
-It listens on 127.0.0.1 only and prints a URL with a token made for this run:
-every request but a data-free health check needs it. Another address is
+It listens on 127.0.0.1 (and holds the same port of ::1) and prints a URL
+on a random name under .localhost with a token made for this run, which works
+once: it gives the browser a cookie for that name only. Scripts use the
+Bearer token in the file it names. Every request but a data-free health check
+needs one of them. Another address is
 refused unless --allow-remote is given; to reach the UI from another machine,
 keep it on loopback and use an SSH tunnel with the same port on both ends:
 
@@ -71,8 +79,9 @@ docs/web.md explains the security model.`,
 	return cmd
 }
 
-// listenAddr checks the address serve may listen on: loopback, unless
-// allowRemote. It returns a warning to print for a remote address.
+// listenAddr checks the address serve may listen on: 127.0.0.1 or ::1 (the
+// addresses a browser gives LABEL.localhost), unless allowRemote. It
+// returns a warning to print for a remote address.
 func listenAddr(addr string, allowRemote bool) (host, port, warning string, err error) {
 	host, port, err = net.SplitHostPort(addr)
 	if err != nil {
@@ -83,15 +92,19 @@ func listenAddr(addr string, allowRemote bool) (host, port, warning string, err 
 	}
 	ip := net.ParseIP(host)
 	if ip != nil && ip.IsLoopback() {
+		if !ip.Equal(net.IPv4(127, 0, 0, 1)) && !ip.Equal(net.IPv6loopback) {
+			return "", "", "", fmt.Errorf("--addr %q: serve listens on 127.0.0.1 or ::1 only, the addresses a browser reaches NAME.localhost at (use an SSH tunnel to reach it from elsewhere)", addr)
+		}
 		return host, port, "", nil
 	}
 	if !allowRemote {
 		return "", "", "", fmt.Errorf("--addr %q is not a loopback address: serve listens on 127.0.0.1 or ::1 only (use an SSH tunnel to reach it from elsewhere, or --allow-remote if you must)", addr)
 	}
-	return host, port, fmt.Sprintf("custom-agent: warning: listening on %s, not loopback: anyone who can reach it and learns the URL can answer your agents' questions, and the traffic is not encrypted. An SSH tunnel to 127.0.0.1 is safer (docs/web.md).", addr), nil
+	return host, port, fmt.Sprintf("custom-agent: warning: listening on %s, not loopback: anyone who can reach it and learns the URL can answer your agents' questions, the traffic is not encrypted, and the cookie is sent to every port of that host. An SSH tunnel to 127.0.0.1 is safer (docs/web.md).", addr), nil
 }
 
-// allowedHosts are the exact Host values the server answers to.
+// allowedHosts are the exact Host values the server answers to besides the
+// UI host (only Bearer requests are authenticated on them).
 func allowedHosts(host, port string, extra []string) []string {
 	hosts := []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}
 	if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() && !ip.IsUnspecified() {
@@ -106,9 +119,68 @@ func allowedHosts(host, port string, extra []string) []string {
 	return hosts
 }
 
+// listenLoopback listens on addr (127.0.0.1 or ::1) and holds the same port
+// of the other loopback address too: a browser may try LABEL.localhost at
+// either, and another user's server on the other one would get the cookie.
+// A port taken on the other address is an error, or, for port 0, a retry.
+func listenLoopback(host, port string) ([]net.Listener, error) {
+	other := "::1"
+	if net.ParseIP(host).To4() == nil {
+		other = "127.0.0.1"
+	}
+	var last error
+	for range 20 {
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+		if err != nil {
+			return nil, err
+		}
+		_, p, _ := net.SplitHostPort(ln.Addr().String())
+		ln2, err := net.Listen("tcp", net.JoinHostPort(other, p))
+		if err == nil {
+			return []net.Listener{ln, ln2}, nil
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) {
+			// No such address here (no IPv6): no one else can listen there.
+			return []net.Listener{ln}, nil
+		}
+		ln.Close()
+		last = fmt.Errorf("port %s of %s is taken by another program: it would receive the browser's requests: %w", p, other, err)
+		if port != "0" {
+			break
+		}
+	}
+	return nil, last
+}
+
+// writePrivate writes b to a new file readable by the user only, replacing
+// any file (or link) there.
+func writePrivate(path string, b []byte) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// openPage is the file --open gives the browser: it redirects to the token
+// URL, so that the URL never appears in a process's argv.
+func openPage(url string) []byte {
+	e := html.EscapeString(url)
+	return []byte(`<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=` + e +
+		`"><title>custom-agent serve</title></head><body><p><a href="` + e + `">Open custom-agent serve</a></p></body></html>
+`)
+}
+
 func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open, allowRemote bool, extraHosts []string) error {
 	ctx, out, errOut := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-	host, _, warning, err := listenAddr(addr, allowRemote)
+	host, port, warning, err := listenAddr(addr, allowRemote)
 	if err != nil {
 		return err
 	}
@@ -155,48 +227,84 @@ func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open
 	if name, _ := turns.Model(); name == "" {
 		fmt.Fprintln(errOut, "custom-agent serve: no model is configured, so the page cannot start turns (it says how to configure one)")
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
+	var lns []net.Listener
+	remote := net.ParseIP(host) == nil || !net.ParseIP(host).IsLoopback()
+	if remote {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("listening on %s: %w", addr, err)
+		}
+		lns = []net.Listener{ln}
+	} else if lns, err = listenLoopback(host, port); err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	token := web.NewToken()
+	for _, ln := range lns {
+		defer ln.Close()
+	}
+	_, port, _ = net.SplitHostPort(lns[0].Addr().String())
+	// The browser's host: a random name under .localhost on loopback, so the
+	// host-only cookie goes to no other server; the given name when remote.
+	uiHost := web.NewHostLabel() + ".localhost:" + port
+	if remote {
+		// The given name (--allow-host), else the address (127.0.0.1 for
+		// 0.0.0.0); there the cookie reaches every port of that host.
+		uiHost = net.JoinHostPort(host, port)
+		if len(extraHosts) > 0 {
+			uiHost = allowedHosts(host, port, extraHosts[:1])[len(allowedHosts(host, port, nil))]
+		} else if net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
+			uiHost = "127.0.0.1:" + port
+		}
+	}
+	token, scriptToken := web.NewToken(), web.NewToken()
+	tokenFile := filepath.Join(dir, "serve-"+port+".token")
+	if err := writePrivate(tokenFile, []byte(scriptToken+"\n")); err != nil {
+		return fmt.Errorf("writing the script token: %w", err)
+	}
+	defer os.Remove(tokenFile)
 	srv, err := web.New(web.Options{
-		Log: log, Artifacts: rt.Artifacts, Token: token, Port: port, Turns: turns,
+		Log: log, Artifacts: rt.Artifacts, Token: token, ScriptToken: scriptToken, UIHost: uiHost, Turns: turns,
 		Hosts: allowedHosts(host, port, extraHosts),
 		Inbox: inboxFor(log), Policy: servePolicy{},
 	})
 	if err != nil {
 		return err
 	}
-	urlHost := "127.0.0.1"
-	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() && ip.To4() == nil {
-		urlHost = "[" + host + "]"
-	} else if ip != nil && !ip.IsUnspecified() {
-		urlHost = host
-	}
-	url := fmt.Sprintf("http://%s:%s/?token=%s", urlHost, port, token)
-	fmt.Fprintf(out, "custom-agent serve: open %s\n(the token is new for this run; Ctrl-C stops the server)\n", url)
+	url := fmt.Sprintf("http://%s/?token=%s", uiHost, token)
+	fmt.Fprintf(out, "custom-agent serve: open %s\n(the link works once and is new for this run; scripts: Authorization: Bearer $(cat %s) at http://%s; Ctrl-C stops the server)\n",
+		url, tokenFile, net.JoinHostPort(lns[0].Addr().(*net.TCPAddr).IP.String(), port))
 	if open {
-		openBrowser(url, errOut)
+		page := filepath.Join(dir, "serve-"+port+"-open.html")
+		if err := writePrivate(page, openPage(url)); err != nil {
+			fmt.Fprintf(errOut, "custom-agent: could not write %s (%v); open the URL above yourself\n", page, err)
+		} else {
+			defer os.Remove(page)
+			openBrowser(page, errOut)
+		}
 	}
 	go func() { _ = srv.Run(ctx) }()
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	hs := web.HTTPServer(ctx, srv.Handler())
 	go func() {
 		<-ctx.Done()
 		sctx, c := context.WithTimeout(context.Background(), 2*time.Second)
 		defer c()
 		_ = hs.Shutdown(sctx)
 	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	errc := make(chan error, len(lns))
+	for _, ln := range lns {
+		go func() { errc <- hs.Serve(web.LimitListener(ln)) }()
+	}
+	for range lns {
+		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cancel()
+			return err
+		}
 	}
 	return nil
 }
 
-// openBrowser starts the desktop's browser on url; a failure is only said.
-func openBrowser(url string, errOut io.Writer) {
+// openBrowser starts the desktop's browser on a file (never on the token
+// URL: argv is readable by every user); a failure is only said.
+func openBrowser(file string, errOut io.Writer) {
 	name := "xdg-open"
 	switch runtime.GOOS {
 	case "darwin":
@@ -204,7 +312,7 @@ func openBrowser(url string, errOut io.Writer) {
 	case "windows":
 		name = "explorer"
 	}
-	if err := exec.Command(name, url).Start(); err != nil {
+	if err := exec.Command(name, file).Start(); err != nil {
 		fmt.Fprintf(errOut, "custom-agent: could not open a browser (%s); open the URL above yourself\n", strings.TrimSpace(err.Error()))
 	}
 }

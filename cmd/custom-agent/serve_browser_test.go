@@ -63,7 +63,7 @@ func TestServeTurnInChromium(t *testing.T) {
 	p := startServe(t, data, home, "--model", "script:"+script, "--cwd", cwd, "--approval-timeout", "60s")
 	var path, result string
 	err := chromedp.Run(ctx,
-		chromedp.Navigate(p.base+"/?token="+p.token),
+		chromedp.Navigate(p.login),
 		chromedp.WaitVisible("#turn-prompt", chromedp.ByQuery),
 		chromedp.SendKeys("#turn-prompt", "touch a file", chromedp.ByQuery),
 		chromedp.Click("#turn-go", chromedp.ByQuery),
@@ -96,7 +96,7 @@ func TestServeTurnInChromium(t *testing.T) {
 	var msg string
 	var shot []byte
 	err = chromedp.Run(ctx,
-		chromedp.Navigate(p.base+path),
+		chromedp.Navigate(p.ui+path),
 		chromedp.WaitVisible("#turn-prompt", chromedp.ByQuery),
 		chromedp.SendKeys("#turn-prompt", "touch another", chromedp.ByQuery),
 		chromedp.Click("#turn-go", chromedp.ByQuery),

@@ -26,12 +26,17 @@ import (
 // servingProcess is `custom-agent serve`, a process of its own, with a
 // store handle on its log (to watch what it records) and its URL.
 type servingProcess struct {
-	base, token string
+	base, token string // for scripts: http://127.0.0.1:PORT and the script token
+	ui, login   string // for the browser: http://NAME.localhost:PORT and its single-use URL
 	log         *sqlitestore.Store
 	stderr      *testenv.Buffer
 }
 
-var serveURL = regexp.MustCompile(`open (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]{64})`)
+// serveScripts finds, in what serve prints, the script token's file and the
+// address scripts use.
+var serveLogin = regexp.MustCompile(`open ((http://[0-9a-f]{32}\.localhost:\d+)/\?token=[0-9a-f]{64})`)
+
+var serveScripts = regexp.MustCompile(`Bearer \$\(cat (\S+)\) at (http://127\.0\.0\.1:\d+)`)
 
 func startServe(t *testing.T, data, home string, args ...string) *servingProcess {
 	t.Helper()
@@ -63,8 +68,15 @@ func startServe(t *testing.T, data, home string, args ...string) *servingProcess
 	})
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		if m := serveURL.FindStringSubmatch(sc.Text()); m != nil {
-			p.base, p.token = m[1], m[2]
+		if m := serveLogin.FindStringSubmatch(sc.Text()); m != nil {
+			p.login, p.ui = m[1], m[2]
+		}
+		if m := serveScripts.FindStringSubmatch(sc.Text()); m != nil {
+			tok, err := os.ReadFile(m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.base, p.token = m[2], strings.TrimSpace(string(tok))
 			break
 		}
 	}

@@ -78,6 +78,14 @@ var migrations = []string{
 		request_seq  bigint NOT NULL CHECK (request_seq >= 0),
 		PRIMARY KEY (session_id, tool_call_id)
 	);`,
+
+	// 3: answers keyed by question: (session, tool call id, request seq).
+	// A model (or a client inventing call_0, call_1, ...) may reuse a tool
+	// call id; keyed by the id alone, one answer made every later question
+	// with that id unanswerable. Answers kept from schema 2 keep their
+	// seq (0 when they named none; no new offer may).
+	`ALTER TABLE custom_agent.answers DROP CONSTRAINT answers_pkey;
+	ALTER TABLE custom_agent.answers ADD PRIMARY KEY (session_id, tool_call_id, request_seq);`,
 }
 
 // inboxSchema is the first schema with the answers table.

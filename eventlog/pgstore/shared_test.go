@@ -254,6 +254,42 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
+// TestMigrationKeysAnswersByRequestSeq: schema 2 kept one answer per
+// (session, tool call id), so a reused tool call id could never be answered
+// again. Migration 3 keeps its answers and keys them by the request seq too.
+func TestMigrationKeysAnswersByRequestSeq(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.Shared(t)
+	url := srv.CreateDB(t)
+	s, err := pgstore.Open(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := srv.Exec(ctx, dbName(t, url),
+		`ALTER TABLE custom_agent.answers DROP CONSTRAINT answers_pkey`,
+		`ALTER TABLE custom_agent.answers ADD PRIMARY KEY (session_id, tool_call_id)`,
+		`INSERT INTO custom_agent.answers VALUES ('s1', 'call_0', 'deny', '', 'web', '2026-12-02T01:00:00.000000Z', 3)`,
+		`UPDATE custom_agent.meta SET version = 2`); err != nil {
+		t.Fatal(err)
+	}
+	s, err = pgstore.Open(ctx, url, nil)
+	if err != nil {
+		t.Fatalf("migrating: %v", err)
+	}
+	defer s.Close()
+	if a, ok, err := s.TakeAnswer(ctx, "s1", "call_0", 3); !ok || err != nil || a.Option != "deny" {
+		t.Fatalf("the schema 2 answer after migrating: %+v, %v, %v", a, ok, err)
+	}
+	again := eventlog.Answer{SessionID: "s1", ToolCallID: "call_0", Option: "allow_once", UI: "web", At: time.Now(), RequestSeq: 7}
+	if err := s.OfferAnswer(ctx, again); err != nil {
+		t.Fatalf("an answer to the reused tool call id at seq 7: %v", err)
+	}
+	if a, ok, err := s.TakeAnswer(ctx, "s1", "call_0", 7); !ok || err != nil || a.Option != "allow_once" {
+		t.Fatalf("the answer at seq 7: %+v, %v, %v", a, ok, err)
+	}
+}
+
 // TestMigrateFromSchema1: a log made by a build that knew only migration 1
 // (no inbox) is read as it is read-only, with no answers, and is migrated
 // when opened for writing, its chain intact.
@@ -279,7 +315,7 @@ func TestMigrateFromSchema1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := ro.TakeAnswer(ctx, "s", "tc_1"); ok || err != nil {
+	if _, ok, err := ro.TakeAnswer(ctx, "s", "tc_1", 1); ok || err != nil {
 		t.Fatalf("schema 1 read-only: answer %v, %v", ok, err)
 	}
 	if err := ro.Verify(ctx, "s"); err != nil {
@@ -291,7 +327,7 @@ func TestMigrateFromSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.OfferAnswer(ctx, eventlog.Answer{SessionID: "s", ToolCallID: "tc_1", Option: "deny", UI: "web", At: time.Now()}); err != nil {
+	if err := s.OfferAnswer(ctx, eventlog.Answer{SessionID: "s", ToolCallID: "tc_1", Option: "deny", UI: "web", At: time.Now(), RequestSeq: 1}); err != nil {
 		t.Fatalf("after migrating: %v", err)
 	}
 	if e, err := s.Append(ctx, storetest.Draft(t, "s", "after", 4)); err != nil || e.Seq != 4 {
@@ -306,8 +342,8 @@ func TestMigrateFromSchema1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, `SELECT version FROM custom_agent.meta`).Scan(&v); err != nil || v != 2 {
-		t.Fatalf("schema version %d (%v), want 2", v, err)
+	if err := conn.QueryRow(ctx, `SELECT version FROM custom_agent.meta`).Scan(&v); err != nil || v != 3 {
+		t.Fatalf("schema version %d (%v), want 3", v, err)
 	}
 }
 

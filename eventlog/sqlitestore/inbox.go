@@ -35,7 +35,7 @@ func (s *Store) OfferAnswer(ctx context.Context, a eventlog.Answer) error {
 	}
 	at := event.NormalizeTime(a.At).Format(event.TimeFormat)
 	res, err := s.w.ExecContext(ctx, `INSERT INTO answers (session_id, tool_call_id, option, confirm, ui, at, request_seq)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, tool_call_id) DO NOTHING`,
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, tool_call_id, request_seq) DO NOTHING`,
 		a.SessionID, a.ToolCallID, a.Option, a.Confirm, a.UI, at, int64(a.RequestSeq))
 	if err != nil {
 		return explain(s.path, "offering an answer", err)
@@ -45,21 +45,24 @@ func (s *Store) OfferAnswer(ctx context.Context, a eventlog.Answer) error {
 		return explain(s.path, "offering an answer", err)
 	}
 	if n == 0 {
-		return fmt.Errorf("session %s, tool call %s: %w", a.SessionID, a.ToolCallID, eventlog.ErrAnswered)
+		return fmt.Errorf("session %s, tool call %s, request seq %d: %w", a.SessionID, a.ToolCallID, a.RequestSeq, eventlog.ErrAnswered)
 	}
 	return nil
 }
 
 // TakeAnswer implements eventlog.Inbox. A log opened read-only at a schema
 // without the answers table holds no answers.
-func (s *Store) TakeAnswer(ctx context.Context, sessionID, toolCallID string) (eventlog.Answer, bool, error) {
+func (s *Store) TakeAnswer(ctx context.Context, sessionID, toolCallID string, requestSeq uint64) (eventlog.Answer, bool, error) {
+	if requestSeq == 0 || requestSeq > math.MaxInt64 {
+		return eventlog.Answer{}, false, nil // no offer names such a seq
+	}
 	if s.q.answer == "" {
 		return eventlog.Answer{}, false, nil
 	}
 	a := eventlog.Answer{SessionID: sessionID, ToolCallID: toolCallID}
 	var at string
 	var seq int64
-	switch err := s.r.QueryRowContext(ctx, s.q.answer, sessionID, toolCallID).Scan(&a.Option, &a.Confirm, &a.UI, &at, &seq); {
+	switch err := s.r.QueryRowContext(ctx, s.q.answer, sessionID, toolCallID, int64(requestSeq)).Scan(&a.Option, &a.Confirm, &a.UI, &at, &seq); {
 	case errors.Is(err, sql.ErrNoRows):
 		return eventlog.Answer{}, false, nil
 	case err != nil:

@@ -153,6 +153,25 @@ var migrations = []string{
 		request_seq  INTEGER NOT NULL CHECK (request_seq >= 0),
 		PRIMARY KEY (session_id, tool_call_id)
 	) WITHOUT ROWID;`,
+
+	// 6: answers keyed by question: (session, tool call id, request seq).
+	// A model (or a client inventing call_0, call_1, ...) may reuse a tool
+	// call id; keyed by the id alone, one answer made every later question
+	// with that id unanswerable. Answers kept from schema 5 keep their
+	// seq (0 when they named none; no new offer may).
+	`CREATE TABLE answers_v6 (
+		session_id   TEXT    NOT NULL,
+		tool_call_id TEXT    NOT NULL,
+		option       TEXT    NOT NULL,
+		confirm      TEXT    NOT NULL,
+		ui           TEXT    NOT NULL,
+		at           TEXT    NOT NULL,
+		request_seq  INTEGER NOT NULL CHECK (request_seq >= 0),
+		PRIMARY KEY (session_id, tool_call_id, request_seq)
+	) WITHOUT ROWID;
+	INSERT INTO answers_v6 SELECT session_id, tool_call_id, option, confirm, ui, at, request_seq FROM answers;
+	DROP TABLE answers;
+	ALTER TABLE answers_v6 RENAME TO answers;`,
 }
 
 // blobSchema is the first schema with the blobs table.

@@ -380,7 +380,7 @@ func queriesFor(schema int) *readQueries {
 		q.blob = `SELECT data FROM blobs WHERE sum = ?`
 	}
 	if schema >= inboxSchema {
-		q.answer = `SELECT option, confirm, ui, at, request_seq FROM answers WHERE session_id = ? AND tool_call_id = ?`
+		q.answer = `SELECT option, confirm, ui, at, request_seq FROM answers WHERE session_id = ? AND tool_call_id = ? AND request_seq = ?`
 	}
 	return q
 }

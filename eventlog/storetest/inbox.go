@@ -21,6 +21,7 @@ var inboxTests = []struct {
 	{"InboxQuestionsApart", testInboxApart},
 	{"InboxConcurrentOffersOneWins", testInboxConcurrent},
 	{"InboxInvalidAnswersRefused", testInboxInvalid},
+	{"InboxReusedToolCallIDWithAnotherRequestSeqCanBeAnswered", testInboxReusedCallID},
 }
 
 func answer(session, call, option string) eventlog.Answer {
@@ -29,7 +30,7 @@ func answer(session, call, option string) eventlog.Answer {
 
 func testInboxOfferTake(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 	ctx := context.Background()
-	if _, ok, err := in.TakeAnswer(ctx, "s1", "tc_1"); err != nil || ok {
+	if _, ok, err := in.TakeAnswer(ctx, "s1", "tc_1", 3); err != nil || ok {
 		t.Fatalf("TakeAnswer before any offer = ok %v, err %v; want none", ok, err)
 	}
 	a := answer("s1", "tc_1", "allow_once")
@@ -38,7 +39,7 @@ func testInboxOfferTake(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 		t.Fatal(err)
 	}
 	for range 2 { // taking does not remove it
-		got, ok, err := in.TakeAnswer(ctx, "s1", "tc_1")
+		got, ok, err := in.TakeAnswer(ctx, "s1", "tc_1", 3)
 		if err != nil || !ok {
 			t.Fatalf("TakeAnswer after the offer = ok %v, err %v", ok, err)
 		}
@@ -62,7 +63,7 @@ func testInboxFirstWins(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 	if err := in.OfferAnswer(ctx, second); !errors.Is(err, eventlog.ErrAnswered) {
 		t.Fatalf("second offer to the same question: %v, want ErrAnswered", err)
 	}
-	got, ok, err := in.TakeAnswer(ctx, "s1", "tc_1")
+	got, ok, err := in.TakeAnswer(ctx, "s1", "tc_1", 3)
 	if err != nil || !ok || got.Option != "deny" || got.UI != "web" {
 		t.Fatalf("after a refused second offer TakeAnswer = %+v, %v, %v; want the first (deny from web)", got, ok, err)
 	}
@@ -79,14 +80,14 @@ func testInboxApart(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 		t.Fatalf("offer to the same tool call id in another session: %v", err)
 	}
 	for _, q := range [][2]string{{"s1", "tc_2"}, {"s3", "tc_1"}, {"s1", "TC_1"}} {
-		if _, ok, err := in.TakeAnswer(ctx, q[0], q[1]); err != nil || ok {
+		if _, ok, err := in.TakeAnswer(ctx, q[0], q[1], 3); err != nil || ok {
 			t.Errorf("TakeAnswer(%s, %s) = ok %v, err %v; want none", q[0], q[1], ok, err)
 		}
 	}
-	if got, ok, _ := in.TakeAnswer(ctx, "s2", "tc_1"); !ok || got.Option != "deny" {
+	if got, ok, _ := in.TakeAnswer(ctx, "s2", "tc_1", 3); !ok || got.Option != "deny" {
 		t.Errorf("TakeAnswer(s2, tc_1) = %+v, %v; want deny", got, ok)
 	}
-	if got, ok, _ := in.TakeAnswer(ctx, "s1", "tc_1"); !ok || got.Option != "allow_once" {
+	if got, ok, _ := in.TakeAnswer(ctx, "s1", "tc_1", 3); !ok || got.Option != "allow_once" {
 		t.Errorf("TakeAnswer(s1, tc_1) = %+v, %v; want allow_once", got, ok)
 	}
 }
@@ -120,7 +121,7 @@ func testInboxConcurrent(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 	if won < 0 {
 		t.Fatal("no offer won")
 	}
-	got, ok, err := in.TakeAnswer(ctx, "s1", "tc_1")
+	got, ok, err := in.TakeAnswer(ctx, "s1", "tc_1", 3)
 	if err != nil || !ok || got.UI != fmt.Sprintf("ui-%d", won) {
 		t.Fatalf("TakeAnswer = %+v, %v, %v; want the winner ui-%d", got, ok, err, won)
 	}
@@ -132,6 +133,7 @@ func testInboxInvalid(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 		"no session": func(a *eventlog.Answer) { a.SessionID = "" },
 		"no call":    func(a *eventlog.Answer) { a.ToolCallID = "" },
 		"no option":  func(a *eventlog.Answer) { a.Option = "" },
+		"no seq":     func(a *eventlog.Answer) { a.RequestSeq = 0 },
 		"no ui":      func(a *eventlog.Answer) { a.UI = "" },
 		"no time":    func(a *eventlog.Answer) { a.At = time.Time{} },
 	} {
@@ -141,7 +143,39 @@ func testInboxInvalid(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 			t.Errorf("%s: OfferAnswer = %v, want a refusal", name, err)
 		}
 	}
-	if _, ok, err := in.TakeAnswer(ctx, "s1", "tc_1"); err != nil || ok {
+	if _, ok, err := in.TakeAnswer(ctx, "s1", "tc_1", 3); err != nil || ok {
 		t.Fatalf("a refused offer was stored: ok %v, err %v", ok, err)
+	}
+}
+
+// testInboxReusedCallID: a tool call id asked again (a model, or a client
+// that invents call_0, call_1, ... per turn, reuses it) is another question,
+// named by its request seq: an answer to the first request neither blocks
+// an answer to the second nor is taken for it.
+func testInboxReusedCallID(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
+	ctx := context.Background()
+	first := answer("s1", "call_0", "deny") // RequestSeq 3
+	if err := in.OfferAnswer(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := in.TakeAnswer(ctx, "s1", "call_0", 9); err != nil || ok {
+		t.Fatalf("TakeAnswer for request 9 before its offer = ok %v, err %v; want none (the answer to request 3 is not for it)", ok, err)
+	}
+	second := answer("s1", "call_0", "allow_once")
+	second.RequestSeq = 9
+	if err := in.OfferAnswer(ctx, second); err != nil {
+		t.Fatalf("an answer to the same tool call id at another request seq: %v, want it stored", err)
+	}
+	if err := in.OfferAnswer(ctx, second); !errors.Is(err, eventlog.ErrAnswered) {
+		t.Fatalf("a second answer to request 9: %v, want ErrAnswered", err)
+	}
+	for seq, want := range map[uint64]string{3: "deny", 9: "allow_once"} {
+		got, ok, err := in.TakeAnswer(ctx, "s1", "call_0", seq)
+		if err != nil || !ok || got.Option != want || got.RequestSeq != seq {
+			t.Errorf("TakeAnswer(s1, call_0, %d) = %+v, %v, %v; want %s", seq, got, ok, err, want)
+		}
+	}
+	if _, ok, err := in.TakeAnswer(ctx, "s1", "call_0", 0); err != nil || ok {
+		t.Errorf("TakeAnswer with no seq = ok %v, err %v; want none", ok, err)
 	}
 }

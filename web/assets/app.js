@@ -51,9 +51,9 @@
 	let first = true;
 	const dialog = document.getElementById("dialog");
 	let answeredHere = false;
-	const queue = new EventSource("/queue/events");
-	queue.addEventListener("queue", function (m) {
-		const items = JSON.parse(m.data);
+	let dialogChecked = false;
+	function onQueue(data) {
+		const items = JSON.parse(data);
 		const count = document.getElementById("queue-count");
 		if (count) count.textContent = items.length ? String(items.length) : "";
 		const keys = new Set();
@@ -68,9 +68,31 @@
 		seen.clear();
 		keys.forEach(function (k) { seen.add(k); });
 		if (!first && changed && document.body.dataset.page === "queue" && !dialog) location.reload();
-		if (dialog && !answeredHere && !keys.has(dialog.dataset.session + "/" + dialog.dataset.seq)) closeDialog();
+		if (dialog && !answeredHere && !keys.has(dialog.dataset.session + "/" + dialog.dataset.seq)) {
+			// The shared worker's first queue may be older than this page:
+			// a question missing from it is closed only if the server says so.
+			if (!first) closeDialog();
+			else if (!dialogChecked) {
+				dialogChecked = true;
+				fetch(location.pathname, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+					if (!new DOMParser().parseFromString(html, "text/html").getElementById("dialog")) closeDialog();
+				});
+			}
+		}
 		first = false;
-	});
+	}
+	// One stream for all tabs, through a shared worker where the browser
+	// has them (each tab's own stream would use up the browser's six
+	// connections to this server); else this tab's own.
+	if (window.SharedWorker) {
+		const w = new SharedWorker("/assets/queue-worker.js", { name: "custom-agent-queue" });
+		w.port.onmessage = function (m) { onQueue(m.data); };
+		w.port.start();
+		window.addEventListener("pagehide", function () { w.port.postMessage("bye"); });
+		window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
+	} else {
+		new EventSource("/queue/events").addEventListener("queue", function (m) { onQueue(m.data); });
+	}
 
 	function closeDialog(message) {
 		if (!dialog || dialog.dataset.closed) return;
@@ -254,8 +276,24 @@
 	if (timeline) {
 		const status = document.getElementById("stream-status");
 		let last = 0;
-		const src = new EventSource("/session/" + encodeURIComponent(timeline.dataset.session) + "/events");
-		src.addEventListener("ev", function (m) {
+		const url = "/session/" + encodeURIComponent(timeline.dataset.session) + "/events";
+		let src = null;
+		// A hidden tab holds no stream (a browser opens at most six
+		// connections to this server); shown again, it resumes after the
+		// last event it showed.
+		function open() {
+			if (src) return;
+			src = new EventSource(last ? url + "?from=" + (last + 1) : url);
+			src.addEventListener("ev", onEvent);
+			src.addEventListener("error", function () { status.textContent = "reconnecting from event " + last + "…"; });
+		}
+		document.addEventListener("visibilitychange", function () {
+			if (document.visibilityState === "hidden") {
+				if (src) { src.close(); src = null; }
+				status.textContent = "paused while the tab is hidden · " + last + " events";
+			} else open();
+		});
+		function onEvent(m) {
 			const ev = JSON.parse(m.data);
 			if (ev.seq <= last) return;
 			last = ev.seq;
@@ -293,7 +331,7 @@
 			timeline.appendChild(li);
 			turnEvent(ev.type, ev.seq);
 			status.textContent = "live · " + last + " events";
-		});
-		src.addEventListener("error", function () { status.textContent = "reconnecting from event " + last + "…"; });
+		}
+		if (document.visibilityState !== "hidden") open();
 	}
 })();
