@@ -364,7 +364,7 @@ func TestServeRevokesASessionRule(t *testing.T) {
 	if code, res := p.post(t, "/api/revoke", map[string]string{"sessionId": session, "ruleId": ruleID}); code != 200 {
 		t.Fatalf("POST /api/revoke: %d %v\n%s", code, res, p.stderr.String())
 	}
-	evs = p.await(t, session, "the removal", func(evs []event.Event) bool {
+	p.await(t, session, "the removal", func(evs []event.Event) bool {
 		for _, c := range payloads[event.PolicyChangedPayload](t, evs, event.PolicyChanged) {
 			if c.Op == "remove" {
 				return true
