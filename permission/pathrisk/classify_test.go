@@ -207,6 +207,10 @@ func TestClassify(t *testing.T) {
 		{name: "own project policy read", facts: pathrisk.PathFacts{Raw: ".custom-agent/policy.json"}, want: risk.Read},
 		{name: "own user policy write", facts: pathrisk.PathFacts{Raw: "~/.config/custom-agent/policy.json", Write: true}, want: risk.Credential},
 		{name: "own data write", facts: pathrisk.PathFacts{Raw: "~/.local/share/custom-agent/events.db", Write: true}, want: risk.Credential},
+		// The web UI's script token answers any question (third serve
+		// review): the agent must not read its own data dir.
+		{name: "own data read: serve's script token", facts: pathrisk.PathFacts{Raw: "~/.local/share/custom-agent/serve-7717.token"}, want: risk.Credential},
+		{name: "own data read: the log", facts: pathrisk.PathFacts{Raw: "~/.local/share/custom-agent/events.db-wal"}, want: risk.Credential},
 		{name: "recursive read of home", facts: pathrisk.PathFacts{Raw: "~", Recursive: true}, want: risk.Credential, whyHas: "beneath"},
 		{name: "recursive read of root", facts: pathrisk.PathFacts{Raw: "/", Recursive: true}, want: risk.Credential},
 		{name: "recursive read of /home", facts: pathrisk.PathFacts{Raw: "/home", Recursive: true}, want: risk.Credential},

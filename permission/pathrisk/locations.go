@@ -209,7 +209,7 @@ var homeLocations = index([]location{
 	loc("library/keychains", true, cred, false, "a keychain"),
 	loc(".local/share/keyrings", true, cred, false, "a keyring"),
 	loc(".config/custom-agent", true, cred, true, "custom-agent's own configuration; the agent must not change its own rights"),
-	loc(".local/share/custom-agent", true, cred, true, "custom-agent's own data and event log"),
+	loc(".local/share/custom-agent", true, cred, false, "custom-agent's own data: the event log, the outputs it keeps and the web UI's script token, which answers questions"),
 	loc(".bashrc", false, execute, true, "a shell startup file, which runs in every new shell"),
 	loc(".bash_profile", false, execute, true, "a shell startup file, which runs at login"),
 	loc(".bash_login", false, execute, true, "a shell startup file, which runs at login"),
