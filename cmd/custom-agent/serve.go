@@ -152,6 +152,23 @@ func listenLoopback(host, port string) ([]net.Listener, error) {
 	return nil, last
 }
 
+// privateDir refuses a data directory another user could change: serve
+// keeps its script token and its --open page there, and whoever can
+// rename entries in the directory could put their own in their place.
+func privateDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("the data directory: %w", err)
+	}
+	if uid, ok := ownerOf(st); ok && uid != os.Getuid() {
+		return fmt.Errorf("the data directory %s belongs to user id %d, not to you: serve keeps its login token there, so it does not start (choose another with --data-dir)", dir, uid)
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("the data directory %s can be changed by other users (mode %04o): serve keeps its login token there, so it does not start (chmod go-w %s, or choose another with --data-dir)", dir, st.Mode().Perm(), dir)
+	}
+	return nil
+}
+
 // writePrivate writes b to a new file readable by the user only, replacing
 // any file (or link) there.
 func writePrivate(path string, b []byte) error {
@@ -254,6 +271,9 @@ func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open
 		} else if net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified() {
 			uiHost = "127.0.0.1:" + port
 		}
+	}
+	if err := privateDir(dir); err != nil {
+		return err
 	}
 	token, scriptToken := web.NewToken(), web.NewToken()
 	tokenFile := filepath.Join(dir, "serve-"+port+".token")

@@ -246,3 +246,31 @@ func TestServeHoldsThePortOnBothLoopbacks(t *testing.T) {
 		t.Fatalf("listeners %v %v: want 127.0.0.1 and ::1 on one port", lns[0].Addr(), lns[len(lns)-1].Addr())
 	}
 }
+
+// TestServeRefusesADataDirOthersCanChange: serve keeps its script token
+// and its --open page in the data directory; one that other users can
+// write to (third serve review: they could swap the token file) is
+// refused before anything is written or served.
+func TestServeRefusesADataDirOthersCanChange(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	root := newRootCmd()
+	root.SetArgs([]string{"--data-dir", dir, "serve", "--addr", "127.0.0.1:0"})
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil || !strings.Contains(err.Error(), "can be changed by other users") {
+		t.Fatalf("serve on a 0777 data dir: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	if strings.Contains(out.String(), "token") {
+		t.Errorf("serve printed a login before refusing: %s", out.String())
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "serve-*")); len(m) > 0 {
+		t.Errorf("serve wrote %v into the data dir it refused", m)
+	}
+}
