@@ -454,25 +454,14 @@ var _ eventlog.BlobAppender = (*Store)(nil)
 // digest is checked here, so the table never holds bytes that do not hash
 // to their key.
 func (s *Store) AppendBatchBlobs(ctx context.Context, drafts []event.Draft, blobs []eventlog.Blob) ([]event.Event, error) {
-	if len(drafts) == 0 {
-		if len(blobs) > 0 {
-			return nil, errors.New("append batch: blobs without an event to name them")
-		}
-		return nil, nil
+	if err := eventlog.CheckBatch(drafts, blobs); err != nil {
+		return nil, err
 	}
-	for i, b := range blobs {
-		if sha256.Sum256(b.Data) != b.Sum {
-			return nil, fmt.Errorf("append batch: blob %d does not hash to its digest %x", i+1, b.Sum)
-		}
+	if len(drafts) == 0 {
+		return nil, nil
 	}
 	req := &appendReq{ds: drafts, ps: make([]event.Prepared, len(drafts)), ts: make([]string, len(drafts)), blobs: blobs}
 	for i, d := range drafts {
-		if d.Seq != 0 {
-			return nil, fmt.Errorf("append batch: draft %d (%s) names seq %d: a batch takes the next seqs, so its drafts name none", i+1, d.Type, d.Seq)
-		}
-		if d.SessionID != drafts[0].SessionID {
-			return nil, fmt.Errorf("append batch: draft %d is for session %q, the batch for %q: a batch is one session's", i+1, d.SessionID, drafts[0].SessionID)
-		}
 		p, err := s.check(d)
 		if err != nil {
 			return nil, fmt.Errorf("draft %d of the batch: %w", i+1, err)
