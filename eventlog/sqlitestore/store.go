@@ -472,26 +472,13 @@ func (s *Store) AppendBatchBlobs(ctx context.Context, drafts []event.Draft, blob
 	return s.submit(ctx, req)
 }
 
-// check refuses a draft the store cannot take and canonicalises it, in the
-// appender's goroutine rather than the writer's.
+// check refuses a draft on a read-only store, then as every store does
+// (eventlog.CheckDraft).
 func (s *Store) check(d event.Draft) (event.Prepared, error) {
 	if s.opts.ReadOnly {
 		return event.Prepared{}, fmt.Errorf("append to %s: %w (opened read-only)", s.path, ErrReadOnly)
 	}
-	if d.SessionID == "" {
-		return event.Prepared{}, errors.New("append: empty session id")
-	}
-	if !d.Type.Known() {
-		return event.Prepared{}, fmt.Errorf("append: unknown event type %q", d.Type)
-	}
-	if d.TS.IsZero() {
-		return event.Prepared{}, errors.New("append: draft has no timestamp")
-	}
-	p, err := event.Prepare(d)
-	if err != nil {
-		return event.Prepared{}, fmt.Errorf("append: %w", err)
-	}
-	return p, nil
+	return eventlog.CheckDraft(d)
 }
 
 // submit queues req and waits for its outcome, committing the queue itself

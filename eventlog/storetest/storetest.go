@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -271,6 +272,7 @@ func testInvalidDrafts(t *testing.T, s eventlog.Store) {
 		"unknown type": func(d *event.Draft) { d.Type = "tool.exploded" },
 		"no time":      func(d *event.Draft) { d.TS = time.Time{} },
 		"bad payload":  func(d *event.Draft) { d.Payload = json.RawMessage(`{"content":`) },
+		"seq > int64":  func(d *event.Draft) { d.Seq = math.MaxInt64 + 1 },
 	}
 	for name, mutate := range cases {
 		d := good

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/custom-agent/custom-agent/event"
 )
@@ -31,4 +32,29 @@ func CheckBatch(drafts []event.Draft, blobs []Blob) error {
 		}
 	}
 	return nil
+}
+
+// CheckDraft refuses a draft no store may take, whatever the store, and
+// canonicalises it: an empty session id, an unknown type, no timestamp, a
+// seq beyond what a store's signed 64-bit column holds. Stores call it for
+// each draft, in the appender's goroutine rather than the writer's, after
+// their own read-only check.
+func CheckDraft(d event.Draft) (event.Prepared, error) {
+	if d.SessionID == "" {
+		return event.Prepared{}, errors.New("append: empty session id")
+	}
+	if !d.Type.Known() {
+		return event.Prepared{}, fmt.Errorf("append: unknown event type %q", d.Type)
+	}
+	if d.TS.IsZero() {
+		return event.Prepared{}, errors.New("append: draft has no timestamp")
+	}
+	if d.Seq > math.MaxInt64 {
+		return event.Prepared{}, fmt.Errorf("append: seq %d is out of range", d.Seq)
+	}
+	p, err := event.Prepare(d)
+	if err != nil {
+		return event.Prepared{}, fmt.Errorf("append: %w", err)
+	}
+	return p, nil
 }
