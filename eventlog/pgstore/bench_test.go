@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/eventlog/storetest"
 	"github.com/custom-agent/custom-agent/internal/pgtest"
 )
 
@@ -56,22 +55,6 @@ func kinds() []storeKind {
 	}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func reportLatency(b *testing.B, lat []time.Duration, elapsed, cpu0 time.Duration) {
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(len(lat)), "cpu-µs/event")
-	slices.Sort(lat)
-	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "events/s")
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-}
-
 // BenchmarkAppend: durable appends of 1 KB events by 1, 16 and 64
 // concurrent appenders, each on its own session. events/commit is the mean
 // group commit size. (cpu-µs/event counts this process only: the
@@ -93,7 +76,7 @@ func BenchmarkAppend(b *testing.B) {
 				lat := make([]time.Duration, b.N)
 				var wg sync.WaitGroup
 				b.ResetTimer()
-				start, cpu0 := time.Now(), cpuTime()
+				start, cpu0 := time.Now(), storetest.CPUTime()
 				for a := range n {
 					wg.Add(1)
 					go func() {
@@ -111,7 +94,7 @@ func BenchmarkAppend(b *testing.B) {
 				wg.Wait()
 				elapsed := time.Since(start)
 				b.StopTimer()
-				reportLatency(b, lat, elapsed, cpu0)
+				storetest.ReportLatency(b, lat, elapsed, cpu0)
 				var commits, events uint64
 				switch s := s.(type) {
 				case *sqlitestore.Store:
@@ -234,7 +217,7 @@ func BenchmarkFollow(b *testing.B) {
 				}
 				lat := make([]time.Duration, b.N)
 				b.ResetTimer()
-				start, cpu0 := time.Now(), cpuTime()
+				start, cpu0 := time.Now(), storetest.CPUTime()
 				for i := range b.N {
 					if _, err := s.Append(context.Background(), d); err != nil {
 						b.Fatal(err)
@@ -249,7 +232,7 @@ func BenchmarkFollow(b *testing.B) {
 				}
 				elapsed := time.Since(start)
 				b.StopTimer()
-				reportLatency(b, lat, elapsed, cpu0)
+				storetest.ReportLatency(b, lat, elapsed, cpu0)
 			})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/eventlog/storetest"
 )
 
 // bareDB opens a plain modernc SQLite file as the store does (WAL,
@@ -176,10 +177,10 @@ func BenchmarkBareSQLite(b *testing.B) {
 			l := openBare(b)
 			defer l.close()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := storetest.CPUTime()
 			lat, elapsed := l.run(b, n, b.N)
 			b.StopTimer()
-			reportLatency(b, lat, elapsed, cpu0)
+			storetest.ReportLatency(b, lat, elapsed, cpu0)
 			b.SetBytes(1024)
 		})
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,31 +15,12 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
+	"github.com/custom-agent/custom-agent/eventlog/storetest"
 )
 
 // payload1KB makes a user.message whose sealed event is about 1 KB.
 func payload1KB() event.Payload {
 	return event.UserMessagePayload{Content: strings.Repeat("x", 700)}
-}
-
-// cpuTime is the process's user and system time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// reportLatency reports throughput and latency, and cpu-µs/event: the
-// process's CPU time per event since cpu0, which unlike events/s hardly
-// moves with what else the disk is doing.
-func reportLatency(b *testing.B, lat []time.Duration, elapsed, cpu0 time.Duration) {
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(len(lat)), "cpu-µs/event")
-	slices.Sort(lat)
-	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "events/s")
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
 
 // BenchmarkAppend measures durable appends of 1 KB events by 1, 16 and 64
@@ -69,10 +49,10 @@ func BenchmarkAppend(b *testing.B) {
 				}
 			}
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := storetest.CPUTime()
 			lat, elapsed := appendRun(b, s, drafts, b.N)
 			b.StopTimer()
-			reportLatency(b, lat, elapsed, cpu0)
+			storetest.ReportLatency(b, lat, elapsed, cpu0)
 			st := s.Stats()
 			b.ReportMetric(float64(st.Events)/float64(max(st.Commits, 1)), "events/commit")
 			b.SetBytes(1024)
@@ -119,7 +99,7 @@ func BenchmarkFileFdatasync(b *testing.B) {
 	defer f.Close()
 	lat := make([]time.Duration, b.N)
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), storetest.CPUTime()
 	for i := range b.N {
 		t := time.Now()
 		if _, err := f.Write(line); err != nil {
@@ -132,7 +112,7 @@ func BenchmarkFileFdatasync(b *testing.B) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
-	reportLatency(b, lat, elapsed, cpu0)
+	storetest.ReportLatency(b, lat, elapsed, cpu0)
 	b.SetBytes(int64(len(line)))
 }
 
@@ -248,7 +228,7 @@ func BenchmarkFollow(b *testing.B) {
 	}
 	lat := make([]time.Duration, b.N)
 	b.ResetTimer()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), storetest.CPUTime()
 	for i := range b.N {
 		if _, err := s.Append(context.Background(), d); err != nil {
 			b.Fatal(err)
@@ -263,5 +243,5 @@ func BenchmarkFollow(b *testing.B) {
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
-	reportLatency(b, lat, elapsed, cpu0)
+	storetest.ReportLatency(b, lat, elapsed, cpu0)
 }
