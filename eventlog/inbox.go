@@ -3,6 +3,8 @@ package eventlog
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"time"
 )
 
@@ -52,7 +54,8 @@ type Inbox interface {
 var ErrAnswered = errors.New("question already answered")
 
 // CheckAnswer refuses an answer a store must not take: one that names no
-// session, tool call, request seq, option or UI, or no time. Stores call it in
+// session, tool call, request seq, option or UI, or no time, or a request
+// seq beyond what a store's signed 64-bit column holds. Stores call it in
 // OfferAnswer.
 func CheckAnswer(a Answer) error {
 	switch {
@@ -62,6 +65,8 @@ func CheckAnswer(a Answer) error {
 		return errors.New("offer answer: no tool call id")
 	case a.RequestSeq == 0:
 		return errors.New("offer answer: no request seq (the seq of the permission.requested answered)")
+	case a.RequestSeq > math.MaxInt64:
+		return fmt.Errorf("offer answer: request seq %d is out of range", a.RequestSeq)
 	case a.Option == "":
 		return errors.New("offer answer: no option")
 	case a.UI == "":

@@ -26,9 +26,6 @@ func (s *Store) OfferAnswer(ctx context.Context, a eventlog.Answer) error {
 	if err := eventlog.CheckAnswer(a); err != nil {
 		return err
 	}
-	if a.RequestSeq > math.MaxInt64 {
-		return fmt.Errorf("offer answer: request seq %d is out of range", a.RequestSeq)
-	}
 	s.mu.RLock()
 	closed := s.closed
 	s.mu.RUnlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -130,12 +131,13 @@ func testInboxConcurrent(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 func testInboxInvalid(t *testing.T, _ eventlog.Store, in eventlog.Inbox) {
 	ctx := context.Background()
 	for name, edit := range map[string]func(*eventlog.Answer){
-		"no session": func(a *eventlog.Answer) { a.SessionID = "" },
-		"no call":    func(a *eventlog.Answer) { a.ToolCallID = "" },
-		"no option":  func(a *eventlog.Answer) { a.Option = "" },
-		"no seq":     func(a *eventlog.Answer) { a.RequestSeq = 0 },
-		"no ui":      func(a *eventlog.Answer) { a.UI = "" },
-		"no time":    func(a *eventlog.Answer) { a.At = time.Time{} },
+		"no session":  func(a *eventlog.Answer) { a.SessionID = "" },
+		"no call":     func(a *eventlog.Answer) { a.ToolCallID = "" },
+		"no option":   func(a *eventlog.Answer) { a.Option = "" },
+		"no seq":      func(a *eventlog.Answer) { a.RequestSeq = 0 },
+		"no ui":       func(a *eventlog.Answer) { a.UI = "" },
+		"no time":     func(a *eventlog.Answer) { a.At = time.Time{} },
+		"seq > int64": func(a *eventlog.Answer) { a.RequestSeq = math.MaxInt64 + 1 },
 	} {
 		a := answer("s1", "tc_1", "allow_once")
 		edit(&a)
