@@ -29,7 +29,17 @@ func confine(p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
 	// The helper builds mounts; what is checked after the call stays
 	// here (a large tree has many guarded directories).
 	p.GuardDirs, p.GuardPaths, p.GuardKeep = nil, nil, nil
-	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI()}
+	filter, err := seccompProgram(p.Network)
+	if err != nil {
+		return nil, fmt.Errorf("%w: seccomp: %w", ErrSetup, err)
+	}
+	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI(), Seccomp: filter}
+	return startHelper(s, cmd)
+}
+
+// startHelper rewrites cmd to start the helper with s.
+func startHelper(s spec, cmd *exec.Cmd) (*Confined, error) {
+	p := s.Profile
 	body, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
