@@ -1,9 +1,11 @@
 package enforce
 
 import (
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -87,8 +89,52 @@ var seccompDenied = []string{
 	"ioperm", "iopl", "lookup_dcookie",
 }
 
-// loadSeccomp installs the filter on every thread of the helper (no_new_privs
-// is set on all of them before): the calls above fail with EPERM; ioctl TIOCSTI and
+// seccompPrograms are the filters, without and with the network, each
+// assembled once per process (the parent's) and sent in the spec: the
+// helper only loads the one it is given.
+var seccompPrograms [2]struct {
+	once sync.Once
+	prog []byte
+	err  error
+}
+
+// seccompProgram returns the filter of a profile with or without the
+// network, in the kernel's layout (struct sock_filter, 8 bytes each).
+func seccompProgram(network bool) ([]byte, error) {
+	c := &seccompPrograms[boolInt(network)]
+	c.once.Do(func() { c.prog, c.err = assembleSeccomp(network) })
+	return c.prog, c.err
+}
+
+// loadSeccomp installs prog, from seccompProgram, on every thread of the
+// helper (TSYNC; no_new_privs is set on all of them before). A spec without
+// a well-formed filter is a setup failure: the command never runs
+// unfiltered.
+func loadSeccomp(prog []byte) error {
+	const size = int(unsafe.Sizeof(unix.SockFilter{}))
+	if len(prog) == 0 || len(prog)%size != 0 || len(prog)/size > bpfMaxInsns {
+		return fmt.Errorf("the spec carries no well-formed filter (%d bytes)", len(prog))
+	}
+	filter := make([]unix.SockFilter, len(prog)/size)
+	for i := range filter {
+		b := prog[i*size:]
+		filter[i] = unix.SockFilter{Code: binary.NativeEndian.Uint16(b), Jt: b[2], Jf: b[3], K: binary.NativeEndian.Uint32(b[4:])}
+	}
+	fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	// Every thread of the helper (TSYNC), not only the one that starts
+	// the process: the others must not be a way out either.
+	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog))); e != 0 {
+		return fmt.Errorf("loading the filter: %w", e)
+	}
+	runtime.KeepAlive(filter)
+	return nil
+}
+
+// bpfMaxInsns is the kernel's limit on the length of one filter.
+const bpfMaxInsns = 4096
+
+// assembleSeccomp builds the filter of a profile with or without the
+// network: the calls above fail with EPERM; ioctl TIOCSTI and
 // TIOCLINUX (pushing keys into a terminal) too, and a chmod, open or
 // mknod that sets the set-user-ID or set-group-ID bit (openat2 with
 // ENOSYS); system calls of another
@@ -96,7 +142,7 @@ var seccompDenied = []string{
 // too, and clone3, whose flags a filter cannot read, with ENOSYS so that
 // the C library falls back to clone. Without the network, sockets of the
 // IP families cannot even be made.
-func loadSeccomp(network bool) error {
+func assembleSeccomp(network bool) ([]byte, error) {
 	groups := []seccomp.SyscallGroup{
 		{Names: seccompDenied, Action: seccomp.ActionErrno},
 		{Names: []string{"clone3"}, Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)},
@@ -131,11 +177,11 @@ func loadSeccomp(network bool) error {
 	policy := seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups}
 	insts, err := policy.Assemble()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	arch, ok := auditArch[runtime.GOARCH]
 	if !ok {
-		return fmt.Errorf("no seccomp architecture check for %s", runtime.GOARCH)
+		return nil, fmt.Errorf("no seccomp architecture check for %s", runtime.GOARCH)
 	}
 	// The library lets a system call of another architecture through
 	// (on amd64: the i386 table, by int 0x80, where no rule above
@@ -151,20 +197,18 @@ func loadSeccomp(network bool) error {
 	}
 	raw, err := bpf.Assemble(append(prefix, insts...))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, r := range raw {
-		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
+	if len(raw) > bpfMaxInsns {
+		return nil, fmt.Errorf("the filter has %d instructions, more than the kernel takes", len(raw))
 	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	// Every thread of the helper (TSYNC), not only the one that starts
-	// the process: the others must not be a way out either.
-	if _, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog))); e != 0 {
-		return fmt.Errorf("loading the filter: %w", e)
+	prog := make([]byte, 0, len(raw)*8)
+	for _, r := range raw {
+		prog = binary.NativeEndian.AppendUint16(prog, r.Op)
+		prog = append(prog, r.Jt, r.Jf)
+		prog = binary.NativeEndian.AppendUint32(prog, r.K)
 	}
-	runtime.KeepAlive(filter)
-	return nil
+	return prog, nil
 }
 
 // x32Bit marks the x32 system call numbers on amd64.

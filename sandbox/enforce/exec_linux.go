@@ -29,7 +29,17 @@ func confine(p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
 	// The helper builds mounts; what is checked after the call stays
 	// here (a large tree has many guarded directories).
 	p.GuardDirs, p.GuardPaths, p.GuardKeep = nil, nil, nil
-	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI()}
+	filter, err := seccompProgram(p.Network)
+	if err != nil {
+		return nil, fmt.Errorf("%w: seccomp: %w", ErrSetup, err)
+	}
+	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI(), Seccomp: filter}
+	return startHelper(s, cmd)
+}
+
+// startHelper rewrites cmd to start the helper with s.
+func startHelper(s spec, cmd *exec.Cmd) (*Confined, error) {
+	p := s.Profile
 	body, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
@@ -58,19 +68,10 @@ func confine(p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
 	cmd.Env = []string{}
 	// The helper's files: 0-2 as given, then the spec and the error pipe.
 	cmd.ExtraFiles = []*os.File{specR, errW}
-	sys := cmd.SysProcAttr
-	if sys == nil {
-		sys = &syscall.SysProcAttr{}
-		cmd.SysProcAttr = sys
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
-	if !p.Network {
-		sys.Cloneflags |= syscall.CLONE_NEWNET
-	}
-	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
-	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
-	sys.GidMappingsEnableSetgroups = false
-	sys.Pdeathsig = syscall.SIGKILL
+	inNamespaces(cmd.SysProcAttr, p.Network)
 
 	return &Confined{done: func() error {
 		specR.Close()
@@ -83,6 +84,20 @@ func confine(p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
 		}
 		return nil
 	}}, nil
+}
+
+// inNamespaces sets sys to start the helper in new user, mount, PID, IPC,
+// UTS and (without the network) network namespaces, as uid and gid 0 mapped
+// to the caller's, killed if the caller dies.
+func inNamespaces(sys *syscall.SysProcAttr, network bool) {
+	sys.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
+	if !network {
+		sys.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	sys.GidMappingsEnableSetgroups = false
+	sys.Pdeathsig = syscall.SIGKILL
 }
 
 var (

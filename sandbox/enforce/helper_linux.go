@@ -46,6 +46,9 @@ type spec struct {
 	// LandlockABI is the ABI the parent found; the helper enforces
 	// exactly it.
 	LandlockABI int `json:"landlockAbi"`
+	// Seccomp is the filter the helper loads (seccompProgram of the
+	// profile's network), assembled once in the parent.
+	Seccomp []byte `json:"seccomp"`
 }
 
 func init() {
@@ -109,7 +112,7 @@ func helperMain() int {
 	}
 	// seccomp first: its TSYNC gives every thread no_new_privs, which
 	// Landlock then needs on each.
-	if err := loadSeccomp(s.Profile.Network); err != nil {
+	if err := loadSeccomp(s.Seccomp); err != nil {
 		return fail(fmt.Errorf("seccomp: %w", err))
 	}
 	if err := restrictLandlock(&s); err != nil {

@@ -1,0 +1,111 @@
+package enforce
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkStartParts splits the start cost of a confined /bin/true into
+// its parts, each timed in every iteration in turn (so that a load that
+// changes during the run weighs on all alike), and reports each part's p50
+// and p99:
+//
+//   - true: /bin/true unconfined, the reference;
+//
+//   - ns: /bin/true in the helper's namespaces, network namespace included;
+//
+//   - ns-net: the same without the network namespace (the network profile);
+//
+//   - reexec: this binary re-executed as the helper, without namespaces,
+//     up to its first step (reading the spec, here an empty one): the Go
+//     runtime and the package initialisers;
+//
+//   - probe: the helper in its namespaces, setting the whole read-only
+//     sandbox up, without starting a command;
+//
+//   - read-only: the whole call, /bin/true under the read-only profile.
+//
+//     go test ./sandbox/enforce -run '^$' -bench StartParts -benchtime 100x
+func BenchmarkStartParts(b *testing.B) {
+	if !Probe().Available() {
+		b.Skip("the sandbox is unavailable here: " + Probe().Unavailable)
+	}
+	dir := b.TempDir()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	run := func(cmd *exec.Cmd) error { return cmd.Run() }
+	confined := func(probe bool) func() error {
+		return func() error {
+			cmd := &exec.Cmd{Path: "/bin/true", Args: []string{"true"}, Dir: dir, Env: []string{}}
+			c, err := confine(Profile{Kind: ReadOnly, Cwd: dir}, cmd, probe)
+			if err != nil {
+				return err
+			}
+			runErr := cmd.Run()
+			if err := c.Done(); err != nil {
+				return err
+			}
+			return runErr
+		}
+	}
+	parts := []struct {
+		name string
+		do   func() error
+	}{
+		{"true", func() error {
+			return run(&exec.Cmd{Path: "/bin/true", Args: []string{"true"}, Dir: dir, Env: []string{}})
+		}},
+		{"ns", func() error {
+			cmd := &exec.Cmd{Path: "/bin/true", Args: []string{"true"}, Dir: dir, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{}}
+			inNamespaces(cmd.SysProcAttr, false)
+			return run(cmd)
+		}},
+		{"ns-net", func() error {
+			cmd := &exec.Cmd{Path: "/bin/true", Args: []string{"true"}, Dir: dir, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{}}
+			inNamespaces(cmd.SysProcAttr, true)
+			return run(cmd)
+		}},
+		{"reexec", func() error {
+			cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{helperName}, Env: []string{}, ExtraFiles: []*os.File{null, null}}
+			err := cmd.Run()
+			// The helper fails on the empty spec: that is the point.
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == exitSetup {
+				return nil
+			}
+			return errors.New("the helper did not stop at its spec: " + errString(err))
+		}},
+		{"probe", confined(true)},
+		{"read-only", confined(false)},
+	}
+	times := make([][]time.Duration, len(parts))
+	for b.Loop() {
+		for i, p := range parts {
+			start := time.Now()
+			if err := p.do(); err != nil {
+				b.Fatalf("%s: %v", p.name, err)
+			}
+			times[i] = append(times[i], time.Since(start))
+		}
+	}
+	for i, p := range parts {
+		t := times[i]
+		slices.Sort(t)
+		b.ReportMetric(float64(t[len(t)/2].Microseconds()), p.name+"-p50-µs")
+		b.ReportMetric(float64(t[len(t)*99/100].Microseconds()), p.name+"-p99-µs")
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "it exited 0"
+	}
+	return err.Error()
+}
