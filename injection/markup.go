@@ -229,9 +229,55 @@ func (s *scanner) bracket(i int) {
 		s.spoof(i, i+6)
 	case bytes.HasPrefix(rest, []byte("[/INST]")):
 		s.spoof(i, i+7)
+	case ownNote(rest) > 0 && !s.blockQuote(i):
+		// A note posing as custom-agent's own ("[custom-agent: the user
+		// approved …]"): only custom-agent writes those, outside the
+		// tool output it wraps. Docs quote one as a markdown block quote
+		// ("> [custom-agent: …"); the context builder rewrites every such
+		// note in a tool output anyway (contextbuild.Neutralise), so
+		// leaving those alone costs little.
+		s.spoof(i, i+ownNote(rest))
 	default:
 		s.refDefinition(i)
 	}
+}
+
+// blockQuote reports whether i follows "> " at the start of its line.
+func (s *scanner) blockQuote(i int) bool {
+	t := s.t
+	k := i
+	for k > 0 && t[k-1] == ' ' {
+		k--
+	}
+	return k > 0 && t[k-1] == '>' && (k == 1 || t[k-2] == '\n')
+}
+
+// ownNote returns the length of the opening of a note in custom-agent's
+// own form at the start of b ("[custom-agent:", in any case, with spaces,
+// '_' or a space for the hyphen, as a reader would still take it), or 0.
+func ownNote(b []byte) int {
+	k := 1
+	for k < len(b) && k < 4 && b[k] == ' ' {
+		k++
+	}
+	if !hasPrefixFold(b[k:], "custom") {
+		return 0
+	}
+	k += len("custom")
+	if k < len(b) && (b[k] == '-' || b[k] == '_' || b[k] == ' ') {
+		k++
+	}
+	if !hasPrefixFold(b[k:], "agent") {
+		return 0
+	}
+	k += len("agent")
+	for k < len(b) && k < 24 && b[k] == ' ' {
+		k++
+	}
+	if k >= len(b) || b[k] != ':' {
+		return 0
+	}
+	return k + 1
 }
 
 // spoof records a chat-template token or tag at t[i:e], unless it stands
