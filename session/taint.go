@@ -2,11 +2,11 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/injection"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/replay/record"
 )
 
 // TaintOf returns the taint a recorded event sets on the rest of its
@@ -21,19 +21,7 @@ import (
 // session. A person ends it by starting a new session. It is a pure
 // function of the event, so the taint of every request is the first
 // flagged event before it in the log, and a replay re-derives it.
-func TaintOf(e event.Event) *permission.Taint {
-	if e.Type != event.ToolCompleted && e.Type != event.ToolFailed {
-		return nil
-	}
-	var p struct {
-		ToolCallID string           `json:"toolCallId"`
-		Injection  *event.Injection `json:"injection"`
-	}
-	if err := json.Unmarshal(e.Payload, &p); err != nil || p.Injection == nil {
-		return nil
-	}
-	return &permission.Taint{Seq: e.Seq, ToolCallID: p.ToolCallID, Classes: p.Injection.Classes}
-}
+func TaintOf(e event.Event) *permission.Taint { return record.TaintOf(e) }
 
 // flagged reports whether a draft is a tool result the scanner flagged:
 // it gates the decisions after it in the turn, so it is made durable (and
