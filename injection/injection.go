@@ -315,8 +315,8 @@ func init() {
 // bytes, so that eight bytes' flags are gathered with a shift and an OR
 // each: bit 0 a letter, bit 8 a digit, bit 16 a byte that starts a token
 // of its own (kLT … kHigh), bit 24 a byte fold may change from
-// (foldSkip 0).
-var cls [256]uint32
+// (foldSkip 0), bit 32 a byte of the base64 alphabet (b64).
+var cls [256]uint64
 
 // initCls fills cls from kind, once init has filled kind.
 func initCls() {
@@ -332,6 +332,9 @@ func initCls() {
 		}
 		if foldSkip[b] == 0 {
 			cls[b] |= 1 << 24
+		}
+		if b64[b] {
+			cls[b] |= 1 << 32
 		}
 	}
 }
@@ -351,7 +354,7 @@ func (s *scanner) run() {
 	i := 0      // the next byte to look at: events before it are inside a token
 	fi := 0     // the same, for the fold points
 	for base := 0; base < n; base += 64 {
-		letters, D, S, F := blockMasks(t, base)
+		letters, D, S, F, B := blockMasks(t, base)
 		L := letters
 		if base > 0 {
 			prev := cls[t[base-1]]
@@ -393,7 +396,14 @@ func (s *scanner) run() {
 					s.word(p, j)
 				}
 				if p >= encEnd && (j-p >= minEncoded || j < n && b64[t[j]]) && (p == 0 || !b64[t[p-1]]) {
-					encEnd = s.encodedRun(p)
+					// A run of the base64 alphabet shorter than
+					// minEncoded (foo-bar, a/b/c), ending inside the
+					// block, is passed over as encodedRun would pass it.
+					if e := bits.TrailingZeros64(^B >> k); k+e < 64 && e < minEncoded {
+						encEnd = p + e
+					} else {
+						encEnd = s.encodedRun(p)
+					}
 				}
 				i = j
 			} else {
@@ -407,27 +417,29 @@ func (s *scanner) run() {
 }
 
 // blockMasks returns, for the up to 64 bytes at t[base:], the masks of
-// letters, digits, token bytes and fold bytes (cls), bit k for byte
-// base+k.
-func blockMasks(t []byte, base int) (L, D, S, F uint64) {
+// letters, digits, token bytes, fold bytes and base64 bytes (cls), bit k
+// for byte base+k.
+func blockMasks(t []byte, base int) (L, D, S, F, B uint64) {
 	if base+64 <= len(t) {
 		b := t[base : base+64 : base+64]
 		for w := 0; w < 64; w += 8 {
-			v := uint64(cls[b[w]]) | uint64(cls[b[w+1]])<<1 | uint64(cls[b[w+2]])<<2 | uint64(cls[b[w+3]])<<3 |
-				uint64(cls[b[w+4]])<<4 | uint64(cls[b[w+5]])<<5 | uint64(cls[b[w+6]])<<6 | uint64(cls[b[w+7]])<<7
+			v := cls[b[w]] | cls[b[w+1]]<<1 | cls[b[w+2]]<<2 | cls[b[w+3]]<<3 |
+				cls[b[w+4]]<<4 | cls[b[w+5]]<<5 | cls[b[w+6]]<<6 | cls[b[w+7]]<<7
 			L |= (v & 0xff) << w
 			D |= (v >> 8 & 0xff) << w
 			S |= (v >> 16 & 0xff) << w
 			F |= (v >> 24 & 0xff) << w
+			B |= (v >> 32 & 0xff) << w
 		}
 		return
 	}
 	for k, c := range t[base:] {
-		v := uint64(cls[c])
+		v := cls[c]
 		L |= (v & 1) << k
 		D |= (v >> 8 & 1) << k
 		S |= (v >> 16 & 1) << k
 		F |= (v >> 24 & 1) << k
+		B |= (v >> 32 & 1) << k
 	}
 	return
 }
