@@ -315,7 +315,8 @@ func init() {
 // bytes, so that eight bytes' flags are gathered with a shift and an OR
 // each: bit 0 a letter, bit 8 a digit, bit 16 a byte that starts a token
 // of its own (kLT … kHigh), bit 24 a byte fold may change from
-// (foldSkip 0), bit 32 a byte of the base64 alphabet (b64).
+// (foldSkip 0), bit 32 a byte of the base64 alphabet (b64), bit 40 a '-'
+// or '<' (which fold changes only after a letter).
 var cls [256]uint64
 
 // initCls fills cls from kind, once init has filled kind.
@@ -336,6 +337,9 @@ func initCls() {
 		if b64[b] {
 			cls[b] |= 1 << 32
 		}
+		if b == '-' || b == '<' {
+			cls[b] |= 1 << 40
+		}
 	}
 }
 
@@ -354,16 +358,21 @@ func (s *scanner) run() {
 	i := 0      // the next byte to look at: events before it are inside a token
 	fi := 0     // the same, for the fold points
 	for base := 0; base < n; base += 64 {
-		letters, D, S, F, B := blockMasks(t, base)
+		letters, D, S, F, B, H := blockMasks(t, base)
 		L := letters
+		var prevL uint64
 		if base > 0 {
 			prev := cls[t[base-1]]
-			L &^= (L << 1) | uint64(prev&1)
-			D &^= (D << 1) | uint64(prev>>8&1)
+			prevL = prev & 1
+			D &^= (D << 1) | (prev >> 8 & 1)
 		} else {
-			L &^= L << 1
 			D &^= D << 1
 		}
+		afterLetter := letters<<1 | prevL
+		L &^= afterLetter
+		// A '-' or '<' not after a letter (a list's "- ", a tag after a
+		// space or '>') is nothing fold changes (splitWord, innerTag).
+		F &^= H &^ afterLetter
 		if s.points != nil {
 			for F != 0 {
 				p := base + bits.TrailingZeros64(F)
@@ -417,9 +426,9 @@ func (s *scanner) run() {
 }
 
 // blockMasks returns, for the up to 64 bytes at t[base:], the masks of
-// letters, digits, token bytes, fold bytes and base64 bytes (cls), bit k
-// for byte base+k.
-func blockMasks(t []byte, base int) (L, D, S, F, B uint64) {
+// letters, digits, token bytes, fold bytes, base64 bytes and '-'/'<'
+// (cls), bit k for byte base+k.
+func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
 	if base+64 <= len(t) {
 		b := t[base : base+64 : base+64]
 		for w := 0; w < 64; w += 8 {
@@ -430,6 +439,7 @@ func blockMasks(t []byte, base int) (L, D, S, F, B uint64) {
 			S |= (v >> 16 & 0xff) << w
 			F |= (v >> 24 & 0xff) << w
 			B |= (v >> 32 & 0xff) << w
+			H |= (v >> 40 & 0xff) << w
 		}
 		return
 	}
@@ -440,6 +450,7 @@ func blockMasks(t []byte, base int) (L, D, S, F, B uint64) {
 		S |= (v >> 16 & 1) << k
 		F |= (v >> 24 & 1) << k
 		B |= (v >> 32 & 1) << k
+		H |= (v >> 40 & 1) << k
 	}
 	return
 }
