@@ -144,6 +144,7 @@ func TestEveryTypeDecodes(t *testing.T) {
 		SkillActivated:         SkillActivatedPayload{ToolCallID: "tc", Name: "review", Source: "project", Path: "/p/.custom-agent/skills/review/SKILL.md", AllowedTools: []string{"read_file"}, Digest: "sha256:ab"},
 		SkillEnded:             SkillEndedPayload{Name: "review", Reason: "the turn ended"},
 		PolicySnapshot:         PolicySnapshotPayload{Digest: "sha256:00", Rules: []SnapshotRule{}},
+		ModelReplyFlagged:      ModelReplyFlaggedPayload{Classes: []string{"role_spoof"}, Spans: []ReplySpan{{Class: "role_spoof", Start: 0, End: 5}}, Bytes: 9},
 	}
 	all := slices.Concat(Types, MCPTypes, SessionTypes)
 	if len(valid) != len(all) || len(newPayload) != len(all) {
@@ -209,6 +210,8 @@ func deref(p Payload) Payload {
 	case *SkillEndedPayload:
 		return *p
 	case *PolicySnapshotPayload:
+		return *p
+	case *ModelReplyFlaggedPayload:
 		return *p
 	}
 	panic(fmt.Sprintf("unhandled %T", p))

@@ -45,6 +45,11 @@ const (
 	// when a session's turn starts and whenever they change, before the
 	// next decision under them (package replay).
 	PolicySnapshot Type = "policy.snapshot"
+	// ModelReplyFlagged: the model's own reply text (its model.delta
+	// events of one model call) holds what the injection scanner flags,
+	// such as an echoed spoofed closer or a data-carrying image. A flag
+	// only: it taints nothing (docs/injection.md says why).
+	ModelReplyFlagged Type = "model.reply_flagged"
 )
 
 // Types lists every event type in the order a turn usually emits them.
@@ -63,7 +68,7 @@ var MCPTypes = []Type{ToolDefinitionChanged}
 // changes or a skill is used, and the policy snapshot only a session (not
 // an executor alone) records. Every type
 // is in Types, MCPTypes or here.
-var SessionTypes = []Type{ModeChanged, SkillActivated, SkillEnded, PolicySnapshot}
+var SessionTypes = []Type{ModeChanged, SkillActivated, SkillEnded, PolicySnapshot, ModelReplyFlagged}
 
 // Known reports whether t is one of Types, MCPTypes or SessionTypes.
 func (t Type) Known() bool {
@@ -461,6 +466,7 @@ var newPayload = map[Type]func() Payload{
 	SkillActivated:         func() Payload { return &SkillActivatedPayload{} },
 	SkillEnded:             func() Payload { return &SkillEndedPayload{} },
 	PolicySnapshot:         func() Payload { return &PolicySnapshotPayload{} },
+	ModelReplyFlagged:      func() Payload { return &ModelReplyFlaggedPayload{} },
 }
 
 // Decode returns the event's typed payload (a pointer to one of the
@@ -560,6 +566,7 @@ func (ModeChangedPayload) EventType() Type            { return ModeChanged }
 func (SkillActivatedPayload) EventType() Type         { return SkillActivated }
 func (SkillEndedPayload) EventType() Type             { return SkillEnded }
 func (PolicySnapshotPayload) EventType() Type         { return PolicySnapshot }
+func (ModelReplyFlaggedPayload) EventType() Type      { return ModelReplyFlagged }
 
 func (p SessionStartedPayload) Validate() error {
 	return required([2]string{"cwd", p.Cwd}, [2]string{"mode", p.Mode})
@@ -854,6 +861,36 @@ func (p PolicySnapshotPayload) Validate() error {
 	}
 	if p.Rules == nil {
 		return fmt.Errorf("%w %q", errMissing, "rules")
+	}
+	return nil
+}
+
+// ModelReplyFlaggedPayload is what the injection scanner found in the text
+// of one model response: the model.delta texts recorded after the last
+// context.built, joined, Bytes long. Spans are byte ranges of that text.
+type ModelReplyFlaggedPayload struct {
+	Classes   []string    `json:"classes"`
+	Spans     []ReplySpan `json:"spans"`
+	Truncated bool        `json:"truncated,omitempty"`
+	Bytes     int         `json:"bytes"`
+}
+
+// ReplySpan is one finding in a model reply.
+type ReplySpan struct {
+	Class string `json:"class"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
+}
+
+// Validate requires classes and spans inside the reply.
+func (p ModelReplyFlaggedPayload) Validate() error {
+	if len(p.Classes) == 0 {
+		return fmt.Errorf("%w %q", errMissing, "classes")
+	}
+	for _, sp := range p.Spans {
+		if sp.Class == "" || sp.Start < 0 || sp.Start >= sp.End || sp.End > p.Bytes {
+			return fmt.Errorf("field \"spans\": span %s [%d,%d) out of range (%d bytes)", sp.Class, sp.Start, sp.End, p.Bytes)
+		}
 	}
 	return nil
 }

@@ -83,6 +83,8 @@ func (e Event) Summary() string {
 			s += fmt.Sprintf(", %d untrusted project allow rules ignored", len(p.Ignored))
 		}
 		return s + " " + shortHash(p.Digest)
+	case *ModelReplyFlaggedPayload:
+		return "the model's reply holds text the scanner flags: injection=" + strings.Join(p.Classes, ",")
 	}
 	return ""
 }

@@ -46,6 +46,9 @@ var deferrable = map[event.Type]bool{
 	// decision (or user.message), in order, so it is durable before any
 	// decision made under it.
 	event.PolicySnapshot: true,
+	// A flag on the model's reply gates nothing (it taints nothing); it
+	// goes with the reply's model.delta events.
+	event.ModelReplyFlagged: true,
 }
 
 // MayDefer reports whether an event of type t may join the next durable

@@ -139,26 +139,35 @@ func Scan(text []byte) Result { return scan(text, false) }
 
 func scan(text []byte, relaxed bool) Result {
 	decode, regions := maxDecodeTotal, maxRegionTotal
-	s := scanner{t: text, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions}
+	var segs foldSegs
+	s := scanner{t: text, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions, points: &segs}
 	s.run()
 	s.finishHidden()
 	// Once more over what a reader sees where it differs from the bytes
 	// (normalise.go): what is found there only is a span of the text too.
-	// Only the lines around what folds are folded and scanned again.
-	for _, seg := range foldSegments(text, foldPoints(text, len(text))) {
-		folded, off, changed := fold(text[seg[0]:seg[1]])
-		if !changed {
-			continue
-		}
-		f := scanner{t: folded, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions}
-		f.run()
-		f.finishHidden()
-		for _, sp := range f.spans {
-			start, end := seg[0]+int(off[sp.Start]), seg[0]+int(off[sp.End])
-			if end <= start || slices.ContainsFunc(s.spans, func(o Span) bool { return o.Class == sp.Class && o.Start < end && start < o.End }) {
+	// Only the lines around what folds are folded and scanned again, into
+	// buffers made once, of the longest such stretch.
+	if len(segs.segs) > 0 {
+		buf := make([]byte, segs.longest)
+		offBuf := make([]int32, segs.longest+1)
+		var f scanner
+		for _, seg := range segs.segs {
+			folded, off, changed := fold(text[seg[0]:seg[1]], buf, offBuf)
+			if !changed {
 				continue
 			}
-			s.add(sp.Class, start, end)
+			f = scanner{t: folded, relaxed: relaxed, decodeBudget: &decode, regionBudget: &regions,
+				spans: f.spans[:0], zwSpans: f.zwSpans[:0], regions: f.regions[:0], buf: s.buf}
+			f.run()
+			f.finishHidden()
+			s.buf = f.buf
+			for _, sp := range f.spans {
+				start, end := seg[0]+int(off[sp.Start]), seg[0]+int(off[sp.End])
+				if end <= start || slices.ContainsFunc(s.spans, func(o Span) bool { return o.Class == sp.Class && o.Start < end && start < o.End }) {
+					continue
+				}
+				s.add(sp.Class, start, end)
+			}
 		}
 	}
 	slices.SortFunc(s.spans, func(a, b Span) int {
@@ -189,6 +198,11 @@ type scanner struct {
 	t         []byte
 	spans     []Span
 	truncated bool
+	// points, when set (the top-level scan only), collects the stretches
+	// of text fold changes (normalise.go).
+	points *foldSegs
+	// child is the scanner nested scans reuse (nested).
+	child *scanner
 	// relaxed is set inside hidden regions and decoded payloads: there
 	// text is suspicious by where it is, so an ask counts without being
 	// at the start of a sentence and when quoted.
@@ -214,8 +228,8 @@ type scanner struct {
 	// (quoteState), ahead the look-aheads that found nothing (memo).
 	quotes quotes
 	ahead  struct{ commentEnd, tagEnd, imgClose, urlStop, bracketEnd memo }
-	// imageRefs are the labels of reference-style images seen.
-	imageRefs map[string]bool
+	// imageRefs are the labels of reference-style images seen (labelHash).
+	imageRefs []uint64
 	// work counts the bytes the look-aheads and look-backs read, beyond
 	// the scan's one pass (a test bounds it: workbound_internal_test.go).
 	work int
@@ -294,66 +308,197 @@ func init() {
 		b64[c] = kind[c] == kLetter || kind[c] == kDigit || b == '+' || b == '/' || b == '=' || b == '-' || b == '_'
 		hexd[c] = kind[c] == kDigit || (b|0x20) >= 'a' && (b|0x20) <= 'f'
 	}
+	initCls()
 }
 
+// cls[c] flags byte c for run's block masks, one bit in each of four
+// bytes, so that eight bytes' flags are gathered with a shift and an OR
+// each: bit 0 a letter, bit 8 a digit, bit 16 a byte that starts a token
+// of its own (kLT … kHigh), bit 24 a byte fold may change from
+// (foldSkip 0), bit 32 a byte of the base64 alphabet (b64), bit 40 a '-'
+// or '<' (which fold changes only after a letter).
+var cls [256]uint64
+
+// initCls fills cls from kind, once init has filled kind.
+func initCls() {
+	for b := 0; b < 256; b++ {
+		switch kind[b] {
+		case kLetter:
+			cls[b] = 1
+		case kDigit:
+			cls[b] = 1 << 8
+		case kOther:
+		default:
+			cls[b] = 1 << 16
+		}
+		if foldSkip[b] == 0 {
+			cls[b] |= 1 << 24
+		}
+		if b64[b] {
+			cls[b] |= 1 << 32
+		}
+		if b == '-' || b == '<' {
+			cls[b] |= 1 << 40
+		}
+	}
+}
+
+// run scans s.t once. It goes 64 bytes at a time: a block's bytes are
+// classified into bit masks without a branch per byte, and the work is
+// done only at the events they show (the start of a word or of a run of
+// digits, a byte that starts a token of its own, and, when s.points is
+// set, a byte fold may change), in order. A branch per byte on what
+// kind of byte comes next mispredicts on ordinary text about once a word;
+// this is what made the scan several times slower than a plain loop over
+// the bytes.
 func (s *scanner) run() {
 	t := s.t
 	n := len(t)
 	encEnd := 0 // end of the last base64/hex run looked at
-	for i := 0; i < n; {
-		c := t[i]
-		k := kind[c]
-		if k == kOther {
-			for i++; i < n && kind[t[i]] == kOther; i++ {
-			}
-			continue
+	i := 0      // the next byte to look at: events before it are inside a token
+	fi := 0     // the same, for the fold points
+	for base := 0; base < n; base += 64 {
+		letters, D, S, F, B, H := blockMasks(t, base)
+		L := letters
+		var prevL uint64
+		if base > 0 {
+			prev := cls[t[base-1]]
+			prevL = prev & 1
+			D &^= (D << 1) | (prev >> 8 & 1)
+		} else {
+			D &^= D << 1
 		}
-		switch k {
-		case kLetter, kDigit:
-			j := i
-			if kind[c] == kLetter {
-				j = wordEnd(t, i)
-				if l := uint(j - i); lenMask[c&31][t[j-1]&31]&(1<<l) != 0 && (j >= n || kind[t[j]] != kDigit) && (i == 0 || kind[t[i-1]] != kDigit) {
-					s.word(i, j)
+		afterLetter := letters<<1 | prevL
+		L &^= afterLetter
+		// A '-' or '<' not after a letter (a list's "- ", a tag after a
+		// space or '>') is nothing fold changes (splitWord, innerTag).
+		F &^= H &^ afterLetter
+		if s.points != nil {
+			for F != 0 {
+				p := base + bits.TrailingZeros64(F)
+				F &= F - 1
+				if p < fi {
+					continue
 				}
-			} else {
-				for j < n && kind[t[j]] == kDigit {
-					j++
+				adv, hit := foldAt(t, p)
+				if hit {
+					s.points.add(t, p)
 				}
+				fi = p + adv
 			}
-			// A base64 or hex run: a word that goes on in the alphabet
-			// (digits, + / = - _), or a long one.
-			if i >= encEnd && (j-i >= minEncoded || j < n && b64[t[j]]) && (i == 0 || !b64[t[i-1]]) {
-				encEnd = s.encodedRun(i)
-			}
-			i = j
-		case kLT:
-			s.angle(i)
-			i++
-		case kBracket:
-			s.bracket(i)
-			i++
-		case kHash:
-			s.hash(i)
-			i++
-		case kBang:
-			s.bang(i)
-			i++
-		case kTick:
-			// A markdown code fence: what it holds is shown, not said.
-			if i+2 < n && t[i+1] == '`' && t[i+2] == '`' && (i == 0 || t[i-1] == '\n') {
-				s.fence = !s.fence
-				i += 3
-			} else {
-				i++
-			}
-		default: // kHigh
-			i += s.high(i)
 		}
-		if s.found && s.probe {
-			return
+		for ev := L | D | S; ev != 0; ev &= ev - 1 {
+			k := bits.TrailingZeros64(ev)
+			p := base + k
+			if p < i {
+				continue
+			}
+			if L&(1<<k) != 0 {
+				// A word, the common case, here rather than in token: its
+				// end is the next byte that is not a letter, in the
+				// block's mask when the word ends inside the block.
+				j := p + bits.TrailingZeros64(^letters>>k)
+				if j >= base+64 {
+					j = wordEnd(t, p)
+				}
+				if l := uint(j - p); lenMask[t[p]&31][t[j-1]&31]&(1<<l) != 0 && (j >= n || kind[t[j]] != kDigit) && (p == 0 || kind[t[p-1]] != kDigit) {
+					s.word(p, j)
+				}
+				if p >= encEnd && (j-p >= minEncoded || j < n && b64[t[j]]) && (p == 0 || !b64[t[p-1]]) {
+					// A run of the base64 alphabet shorter than
+					// minEncoded (foo-bar, a/b/c), ending inside the
+					// block, is passed over as encodedRun would pass it.
+					if e := bits.TrailingZeros64(^B >> k); k+e < 64 && e < minEncoded {
+						encEnd = p + e
+					} else {
+						encEnd = s.encodedRun(p)
+					}
+				}
+				i = j
+			} else {
+				i, encEnd = s.token(p, encEnd)
+			}
+			if s.found && s.probe {
+				return
+			}
 		}
 	}
+}
+
+// blockMasks returns, for the up to 64 bytes at t[base:], the masks of
+// letters, digits, token bytes, fold bytes, base64 bytes and '-'/'<'
+// (cls), bit k for byte base+k.
+func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
+	if base+64 <= len(t) {
+		b := t[base : base+64 : base+64]
+		for w := 0; w < 64; w += 8 {
+			v := cls[b[w]] | cls[b[w+1]]<<1 | cls[b[w+2]]<<2 | cls[b[w+3]]<<3 |
+				cls[b[w+4]]<<4 | cls[b[w+5]]<<5 | cls[b[w+6]]<<6 | cls[b[w+7]]<<7
+			L |= (v & 0xff) << w
+			D |= (v >> 8 & 0xff) << w
+			S |= (v >> 16 & 0xff) << w
+			F |= (v >> 24 & 0xff) << w
+			B |= (v >> 32 & 0xff) << w
+			H |= (v >> 40 & 0xff) << w
+		}
+		return
+	}
+	for k, c := range t[base:] {
+		v := cls[c]
+		L |= (v & 1) << k
+		D |= (v >> 8 & 1) << k
+		S |= (v >> 16 & 1) << k
+		F |= (v >> 24 & 1) << k
+		B |= (v >> 32 & 1) << k
+		H |= (v >> 40 & 1) << k
+	}
+	return
+}
+
+// token looks at the token that starts at i (an event of run) and returns
+// where the next one may start, and the end of the last base64/hex run
+// looked at.
+func (s *scanner) token(i, encEnd int) (int, int) {
+	t := s.t
+	n := len(t)
+	c := t[i]
+	switch k := kind[c]; k {
+	case kLetter, kDigit:
+		j := i
+		if k == kLetter {
+			j = wordEnd(t, i)
+			if l := uint(j - i); lenMask[c&31][t[j-1]&31]&(1<<l) != 0 && (j >= n || kind[t[j]] != kDigit) && (i == 0 || kind[t[i-1]] != kDigit) {
+				s.word(i, j)
+			}
+		} else {
+			for j < n && kind[t[j]] == kDigit {
+				j++
+			}
+		}
+		// A base64 or hex run: a word that goes on in the alphabet
+		// (digits, + / = - _), or a long one.
+		if i >= encEnd && (j-i >= minEncoded || j < n && b64[t[j]]) && (i == 0 || !b64[t[i-1]]) {
+			encEnd = s.encodedRun(i)
+		}
+		return j, encEnd
+	case kLT:
+		s.angle(i)
+	case kBracket:
+		s.bracket(i)
+	case kHash:
+		s.hash(i)
+	case kBang:
+		s.bang(i)
+	case kTick:
+		// A markdown code fence: what it holds is shown, not said.
+		if i+2 < n && t[i+1] == '`' && t[i+2] == '`' && (i == 0 || t[i-1] == '\n') {
+			s.fence = !s.fence
+			return i + 3, encEnd
+		}
+	case kHigh:
+		return i + s.high(i), encEnd
+	}
+	return i + 1, encEnd
 }
 
 // wordEnd returns the end of the run of ASCII letters at i, eight bytes
@@ -489,7 +634,7 @@ func (s *scanner) encodedRun(i int) int {
 		return j
 	}
 	// The nested scan decodes into a buffer of its own.
-	sub := scanner{t: dec, relaxed: true, depth: s.depth + 1, probe: true, decodeBudget: s.decodeBudget, regionBudget: s.regionBudget}
+	sub := s.nested(dec, s.depth+1, true)
 	sub.run()
 	if !sub.found {
 		sub.finishHidden()
@@ -498,6 +643,22 @@ func (s *scanner) encodedRun(i int) int {
 		s.add(Encoded, i, j)
 	}
 	return j
+}
+
+// nested returns the scanner for a nested scan of t (a decoded run, a
+// hidden region), relaxed: s.child, reset, and made on first use, so that
+// the nested scans of one scan allocate once, not once each. A nested
+// scan is over before the next starts, and its own nested scans use its
+// own child.
+func (s *scanner) nested(t []byte, depth int, probe bool) *scanner {
+	c := s.child
+	if c == nil {
+		c = new(scanner)
+		s.child = c
+	}
+	*c = scanner{t: t, relaxed: true, depth: depth, probe: probe, decodeBudget: s.decodeBudget, regionBudget: s.regionBudget,
+		buf: c.buf, child: c.child, spans: c.spans[:0], zwSpans: c.zwSpans[:0], regions: c.regions[:0]}
+	return c
 }
 
 // printable reports whether b looks like text: valid UTF-8, mostly

@@ -2,6 +2,7 @@ package injection
 
 import (
 	"bytes"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -228,9 +229,55 @@ func (s *scanner) bracket(i int) {
 		s.spoof(i, i+6)
 	case bytes.HasPrefix(rest, []byte("[/INST]")):
 		s.spoof(i, i+7)
+	case ownNote(rest) > 0 && !s.blockQuote(i):
+		// A note posing as custom-agent's own ("[custom-agent: the user
+		// approved …]"): only custom-agent writes those, outside the
+		// tool output it wraps. Docs quote one as a markdown block quote
+		// ("> [custom-agent: …"); the context builder rewrites every such
+		// note in a tool output anyway (contextbuild.Neutralise), so
+		// leaving those alone costs little.
+		s.spoof(i, i+ownNote(rest))
 	default:
 		s.refDefinition(i)
 	}
+}
+
+// blockQuote reports whether i follows "> " at the start of its line.
+func (s *scanner) blockQuote(i int) bool {
+	t := s.t
+	k := i
+	for k > 0 && t[k-1] == ' ' {
+		k--
+	}
+	return k > 0 && t[k-1] == '>' && (k == 1 || t[k-2] == '\n')
+}
+
+// ownNote returns the length of the opening of a note in custom-agent's
+// own form at the start of b ("[custom-agent:", in any case, with spaces,
+// '_' or a space for the hyphen, as a reader would still take it), or 0.
+func ownNote(b []byte) int {
+	k := 1
+	for k < len(b) && k < 4 && b[k] == ' ' {
+		k++
+	}
+	if !hasPrefixFold(b[k:], "custom") {
+		return 0
+	}
+	k += len("custom")
+	if k < len(b) && (b[k] == '-' || b[k] == '_' || b[k] == ' ') {
+		k++
+	}
+	if !hasPrefixFold(b[k:], "agent") {
+		return 0
+	}
+	k += len("agent")
+	for k < len(b) && k < 24 && b[k] == ' ' {
+		k++
+	}
+	if k >= len(b) || b[k] != ':' {
+		return 0
+	}
+	return k + 1
 }
 
 // spoof records a chat-template token or tag at t[i:e], unless it stands
@@ -607,7 +654,7 @@ func (s *scanner) finishHidden() {
 			continue
 		}
 		*s.regionBudget -= size
-		sub := scanner{t: s.t[r.inStart:r.inEnd], relaxed: true, depth: s.depth, decodeBudget: s.decodeBudget, regionBudget: s.regionBudget}
+		sub := s.nested(s.t[r.inStart:r.inEnd], s.depth, false)
 		sub.run()
 		sub.finishHidden()
 		if !sub.found {
@@ -734,7 +781,13 @@ func opaquePath(u []byte, q int) bool {
 		p = p[:h]
 	}
 	p = p[min(len(p), bytes.Index(p, []byte("//"))+2):]
-	for _, seg := range bytes.Split(p, []byte("/")) {
+	for len(p) > 0 {
+		seg := p
+		if k := bytes.IndexByte(p, '/'); k >= 0 {
+			seg, p = p[:k], p[k+1:]
+		} else {
+			p = nil
+		}
 		if d := bytes.LastIndexByte(seg, '.'); d > 0 && len(seg)-d <= 5 {
 			seg = seg[:d]
 		}
@@ -788,7 +841,7 @@ func (s *scanner) refDefinition(i int) {
 		return
 	}
 	// An image before it used the label (bang records them).
-	if s.imageRefs[string(label[1:len(label)-1])] {
+	if slices.Contains(s.imageRefs, labelHash(label[1:len(label)-1])) {
 		s.add(DataLink, i, end)
 	}
 }
@@ -806,12 +859,28 @@ func (s *scanner) imageRef(i int) {
 		return
 	}
 	f := bytes.IndexByte(t[k+1:min(len(t), k+1+40)], ']')
-	if f <= 0 || len(s.imageRefs) >= 256 {
+	if f <= 0 || len(s.imageRefs) >= maxImageRefs {
 		return
 	}
 	s.work += f
 	if s.imageRefs == nil {
-		s.imageRefs = map[string]bool{}
+		s.imageRefs = make([]uint64, 0, maxImageRefs)
 	}
-	s.imageRefs[string(t[k+1:k+1+f])] = true
+	s.imageRefs = append(s.imageRefs, labelHash(t[k+1:k+1+f]))
+}
+
+// maxImageRefs is how many reference-style image labels a scan keeps.
+const maxImageRefs = 256
+
+// labelHash is the 64-bit FNV-1a hash of a reference label: labels are
+// kept as hashes, in a slice made once, rather than as strings made one
+// by one. Two labels with one hash only make a link definition be taken
+// for an image's.
+func labelHash(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }

@@ -24,16 +24,18 @@ import (
 //
 // off maps each byte of the folded text to the offset of the byte it came
 // from, with off[len(folded)] == len(t), so a span found in it is a span
-// of t. changed is false when nothing was folded (the folded text is then
-// not made).
-func fold(t []byte) (folded []byte, off []int32, changed bool) {
+// of t. changed is false when nothing was folded. The folded text is
+// written into buf and the offsets into offBuf, from their starts: the
+// folded text is never longer than t, so buffers of len(t) and len(t)+1
+// bytes of capacity are never grown.
+func fold(t, buf []byte, offBuf []int32) (folded []byte, off []int32, changed bool) {
 	// A cheap first look: nothing to fold in pure ASCII text without '&',
 	// '%', '\\', '<', '*', '_' or '-' between letters.
 	if !mayFold(t) {
 		return nil, nil, false
 	}
-	folded = make([]byte, 0, len(t))
-	off = make([]int32, 0, len(t)+1)
+	folded = buf[:0]
+	off = offBuf[:0]
 	emit := func(b byte, from int) {
 		folded = append(folded, b)
 		off = append(off, int32(from))
@@ -300,6 +302,9 @@ func splitWord(t []byte, i int) bool {
 	n := copy(w[:], t[a:i])
 	n += copy(w[n:], t[i+1:b])
 	word := w[:n]
+	if n >= 64 || lenMask[word[0]&31][word[n-1]&31]&(1<<n) == 0 {
+		return false
+	}
 	for _, tr := range triggers[lower(word[0])-'a'] {
 		if len(tr.word) == n && eqFold(word, tr.word) {
 			return true
@@ -308,77 +313,69 @@ func splitWord(t []byte, i int) bool {
 	return false
 }
 
-// foldPoints returns where fold would change t, at most max of them:
-// the scan folds only the lines around them (foldSegments).
-func foldPoints(t []byte, max int) []int {
-	var pts []int
-	for i := 0; i < len(t) && len(pts) < max; {
-		// Most bytes start nothing that folds: skip them on one lookup.
-		for i < len(t) && foldSkip[t[i]] != 0 {
-			i += int(foldSkip[t[i]])
-		}
-		if i >= len(t) {
-			break
-		}
-		c := t[i]
-		if c < utf8.RuneSelf {
-			n := 0
-			switch c {
-			case '&':
-				if r, m := charRef(t[i:]); m > 0 && r < utf8.RuneSelf {
-					n = m
-				}
-			case '%', '\\':
-				n = escapeRun(t[i:])
-			case '<':
-				n = innerTag(t, i) - i
-			case '*':
-				n = innerMark(t, i) - i
-			case '-':
-				if splitWord(t, i) {
-					n = 1
-				}
+// foldAt looks at t[i], a byte fold may change from (foldSkip 0), and
+// returns whether fold changes the text there, and how far on the next
+// such place may start (past a character reference, an escape run or a
+// rune).
+func foldAt(t []byte, i int) (adv int, hit bool) {
+	c := t[i]
+	if c < utf8.RuneSelf {
+		n := 0
+		switch c {
+		case '&':
+			if r, m := charRef(t[i:]); m > 0 && r < utf8.RuneSelf {
+				n = m
 			}
-			if n > 0 {
-				pts = append(pts, i)
-				i += n
-			} else {
-				i++
+		case '%', '\\':
+			n = escapeRun(t[i:])
+		case '<':
+			n = innerTag(t, i) - i
+		case '*':
+			n = innerMark(t, i) - i
+		case '-':
+			if splitWord(t, i) {
+				n = 1
 			}
-			continue
 		}
-		r, n := utf8.DecodeRune(t[i:])
-		switch {
-		case r >= 0xFF10 && r <= 0xFF5A,
-			invisibleInWord(r) && letterBefore(t, i) && i+n < len(t) && isASCIILetter(t[i+n]),
-			(r >= 0x0370 && r < 0x0530 || r == 0x0261) && confusables[r] != 0 && (letterBefore(t, i) || i+n < len(t) && isASCIILetter(t[i+n])):
-			pts = append(pts, i)
+		if n > 0 {
+			return n, true
 		}
-		i += n
+		return 1, false
 	}
-	return pts
+	r, n := utf8.DecodeRune(t[i:])
+	switch {
+	case r >= 0xFF10 && r <= 0xFF5A,
+		invisibleInWord(r) && letterBefore(t, i) && i+n < len(t) && isASCIILetter(t[i+n]),
+		(r >= 0x0370 && r < 0x0530 || r == 0x0261) && confusables[r] != 0 && (letterBefore(t, i) || i+n < len(t) && isASCIILetter(t[i+n])):
+		return n, true
+	}
+	return n, false
 }
 
-// foldSegments are the stretches of t fold is applied to: the lines
-// around each point, about 512 bytes either side, merged.
-func foldSegments(t []byte, pts []int) [][2]int {
-	var segs [][2]int
-	for _, p := range pts {
-		a := max(0, p-512)
-		if nl := bytes.LastIndexByte(t[max(0, a-256):a], '\n'); nl >= 0 {
-			a = max(0, a-256) + nl + 1
-		}
-		b := min(len(t), p+512)
-		if nl := bytes.IndexByte(t[b:min(len(t), b+256)], '\n'); nl >= 0 {
-			b += nl + 1
-		}
-		if k := len(segs); k > 0 && a <= segs[k-1][1] {
-			segs[k-1][1] = max(segs[k-1][1], b)
-			continue
-		}
-		segs = append(segs, [2]int{a, b})
+// foldSegs are the stretches of a text fold is applied to: the lines
+// around each place fold changes, about 512 bytes either side, merged.
+// The scan's main pass adds the places in order (foldAt).
+type foldSegs struct {
+	segs    [][2]int
+	longest int
+}
+
+func (f *foldSegs) add(t []byte, p int) {
+	a := max(0, p-512)
+	if nl := bytes.LastIndexByte(t[max(0, a-256):a], '\n'); nl >= 0 {
+		a = max(0, a-256) + nl + 1
 	}
-	return segs
+	b := min(len(t), p+512)
+	if nl := bytes.IndexByte(t[b:min(len(t), b+256)], '\n'); nl >= 0 {
+		b += nl + 1
+	}
+	if k := len(f.segs); k > 0 && a <= f.segs[k-1][1] {
+		f.segs[k-1][1] = max(f.segs[k-1][1], b)
+		f.longest = max(f.longest, f.segs[k-1][1]-f.segs[k-1][0])
+		return
+	}
+	f.segs = append(f.segs, [2]int{a, b})
+	f.longest = max(f.longest, b-a)
 }
 
 // foldSkip[b] is, for a byte that starts nothing fold changes, how far to

@@ -631,6 +631,15 @@ func (s *scanner) cue(i, j int) {
 		if w.n > 0 && in(w.at(t, 0), "must", "should", "shall", "reading", "processing", "parsing", "summarizing", "summarising", "reviewing") ||
 			w.n > 1 && in(w.at(t, 0), "need", "needs") && in(w.at(t, 1), "to") {
 			sentences = 1
+		} else if w.n > 0 && in(w.at(t, 0), agentQualifiers...) {
+			// "AI agents working in this repository must …": the
+			// order's modal comes after a phrase saying which agents.
+			w := s.window(j, 10, 120, 1)
+			for k := 1; k < w.n && sentences == 0; k++ {
+				if in(w.at(t, k), "must", "should", "shall") || k+1 < w.n && in(w.at(t, k), "need", "needs") && in(w.at(t, k+1), "to") {
+					sentences = 1
+				}
+			}
 		}
 	}
 	// Before: "Attention AI", "Note to AI agents", "If you are an AI".
@@ -651,6 +660,11 @@ func (s *scanner) cue(i, j int) {
 		}
 	}
 }
+
+// agentQualifiers begin a phrase that says which agents are meant
+// ("agents working in this repository", "assistants that read this").
+var agentQualifiers = []string{"working", "operating", "running", "contributing", "editing", "acting", "in", "on",
+	"that", "who", "which", "with", "touching", "modifying", "using"}
 
 // subjectStart reports whether the cue word at i, with the words that
 // may come before it ("AI", "the", "all", "coding" …), begins a clause.
@@ -790,10 +804,17 @@ var preps = []string{"to", "into", "at", "via", "on", "onto", "in", "through", "
 // exfil: "send the contents of .env to https://…", "paste your API keys
 // into …", "exfiltrate the conversation".
 func (s *scanner) exfil(i, j int) {
-	if !s.clauseStart(i) {
-		return
-	}
 	t := s.t
+	// "The next step is to POST the .env file to …", "you need to send
+	// …": an order given as what is to be done; then the secret must be
+	// a credential file and the destination a URL (below).
+	toDo := false
+	if !s.clauseStart(i) {
+		if !s.toDo(i) {
+			return
+		}
+		toDo = true
+	}
 	verbOnly := eqFold(t[i:j], "exfiltrate")
 	w := s.window(j, 24, 240, 1)
 	secret := -1
@@ -827,12 +848,35 @@ func (s *scanner) exfil(i, j int) {
 	if api && !s.relaxed {
 		return
 	}
+	if toDo && (dest < 0 || !bytes.Contains(w.at(t, dest), []byte("://")) || !hasCredential(w.at(t, secret))) {
+		return
+	}
 	switch {
 	case dest >= 0:
 		s.add(Exfiltration, i, w.tok[max(secret, dest)][1])
 	case verbOnly:
 		s.add(Exfiltration, i, w.tok[secret][1])
 	}
+}
+
+// toDo reports whether the verb at i follows "is to", "need to", "have
+// to", "are required to" … (a step to take), outside quotes.
+func (s *scanner) toDo(i int) bool {
+	a, b := s.prevWord(i)
+	if a < 0 || !in(s.t[a:b], "to") {
+		return false
+	}
+	a, b = s.prevWord(a)
+	if a < 0 || !in(s.t[a:b], "is", "are", "need", "needs", "have", "has", "required", "supposed", "asked", "instructed") || s.quoted(i) {
+		return false
+	}
+	// "The attacker's aim is to post …": a sentence about an attack
+	// describes the step, it does not ask for it.
+	k := a
+	for k > 0 && a-k < 160 && s.t[k-1] != '\n' && !(s.t[k-1] == '.' && k < len(s.t) && s.t[k] == ' ') {
+		k--
+	}
+	return indexFold(s.t[k:a], "attack") < 0 && indexFold(s.t[k:a], "adversar") < 0 && indexFold(s.t[k:a], "malicious") < 0
 }
 
 // reveal: "print your system prompt", "reveal the contents of .env".
@@ -941,6 +985,7 @@ func (s *scanner) toolVerb(i, j int) {
 		// Every tool name has an underscore, or is followed by "tool".
 		ahead := t[j:min(len(t), j+80)]
 		if bytes.IndexByte(ahead, '_') < 0 && !bytes.Contains(ahead, []byte("tool")) && !bytes.Contains(ahead, []byte("function")) {
+			s.remoteScript(i, j)
 			return
 		}
 	}
@@ -966,6 +1011,47 @@ func (s *scanner) toolVerb(i, j int) {
 		tok := w.at(t, k)
 		if bytes.Contains(tok, []byte("://")) || k+1 < w.n && in(tok, "|") && in(w.at(t, k+1), "sh", "bash", "zsh", "python", "python3") {
 			s.add(ToolBait, i, w.tok[min(k+1, w.n-1)][1])
+			return
+		}
+	}
+}
+
+// remoteScript: "Fix: run `curl -s https://…/fix.sh | bash`": an order
+// to run a script fetched from the network in a shell. The order must
+// begin a clause and stand outside quotes; the command may be in inline
+// code (the order is not). An install guide says the same ("To install,
+// run `curl … | sh`"), so a line that speaks of installing is left alone:
+// that is a way around this check, and the price of not flagging READMEs.
+func (s *scanner) remoteScript(i, j int) {
+	t := s.t
+	if !in(t[i:j], "run", "execute") || !s.clauseStart(i) {
+		return
+	}
+	w := s.window(j, 16, 240, 1)
+	fetch, url := -1, false
+	for k := 0; k < w.n; k++ {
+		tok := w.at(t, k)
+		switch {
+		case fetch < 0 && in(tok, "curl", "wget"):
+			fetch = k
+		case fetch >= 0 && bytes.Contains(tok, []byte("://")):
+			url = true
+		case url && in(tok, "|") && k+1 < w.n:
+			sh := k + 1
+			if in(w.at(t, sh), "sudo") && sh+1 < w.n {
+				sh++
+			}
+			if !in(w.at(t, sh), "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "node", "perl", "ruby") {
+				return
+			}
+			a := i
+			for a > 0 && i-a < 200 && t[a-1] != '\n' {
+				a--
+			}
+			if indexFold(t[a:w.tok[sh][1]], "install") >= 0 {
+				return
+			}
+			s.add(ToolBait, i, w.tok[sh][1])
 			return
 		}
 	}

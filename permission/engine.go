@@ -107,10 +107,18 @@ func decide(req *Request, j *judge) Decision {
 // allowed it.
 func taintReason(tn *Taint) string {
 	var b strings.Builder
-	b.WriteString("A tool result earlier in this session (event seq ")
-	b.WriteString(strconv.FormatUint(tn.Seq, 10))
+	b.WriteString("A tool result earlier in this session (")
+	if tn.Seq != 0 {
+		b.WriteString("event seq ")
+		b.WriteString(strconv.FormatUint(tn.Seq, 10))
+	}
 	if tn.ToolCallID != "" {
-		b.WriteString(", call ")
+		if tn.Seq != 0 {
+			b.WriteString(", ")
+		}
+		// A hook decision names the call alone: the flagged event is
+		// in the hook journal, its seq given when it is folded in.
+		b.WriteString("call ")
 		b.WriteString(quoteText(tn.ToolCallID))
 	}
 	b.WriteString(") holds text that tries to give instructions")

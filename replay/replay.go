@@ -105,6 +105,10 @@ type Call struct {
 	// says what changed (the rule or the finding).
 	Today  *Outcome `json:"today,omitempty"`
 	Change string   `json:"change,omitempty"`
+	// Taint, when set, says that the taint recorded with the request is
+	// not the one the log's flagged tool results give (a fact dropped or
+	// forged); Today is then decided with the log's.
+	Taint string `json:"taint,omitempty"`
 	// Candidate is the decision under the candidate policy, when one is
 	// given.
 	Candidate *Outcome `json:"candidate,omitempty"`
@@ -174,6 +178,13 @@ type replayer struct {
 	// sandbox profile, recorded after the decision).
 	listed map[string]int
 	today  map[string]permission.Decision
+	// taint is the first tool result of the session the scanner flagged,
+	// from the log (record.TaintOf): what every request after it must
+	// carry as Request.Taint.
+	taint *permission.Taint
+	// taintAsked is the taint when each asked call was decided (its
+	// permission.requested), for its replay at its permission.resolved.
+	taintAsked map[string]*permission.Taint
 }
 
 // Replay decides every recorded call of the session again. A chain that
@@ -189,10 +200,11 @@ func Replay(ctx context.Context, log Log, id string, opts Options) (*Session, er
 	}
 	r := &replayer{
 		opts: opts, out: &Session{ID: id, Calls: []Call{}},
-		requested: map[string]*event.PermissionRequestedPayload{},
-		calls:     map[string]*event.ModelToolCallRequestedPayload{},
-		listed:    map[string]int{},
-		today:     map[string]permission.Decision{},
+		requested:  map[string]*event.PermissionRequestedPayload{},
+		calls:      map[string]*event.ModelToolCallRequestedPayload{},
+		listed:     map[string]int{},
+		today:      map[string]permission.Decision{},
+		taintAsked: map[string]*permission.Taint{},
 	}
 	n := 0
 	// The events read are checked again as they are read: a session still
@@ -258,10 +270,16 @@ func (r *replayer) event(e event.Event) error {
 		r.calls[p.ToolCallID] = p
 	case *event.PermissionRequestedPayload:
 		r.requested[p.ToolCallID] = p
+		// An asked call was decided here: the taint then is its.
+		r.taintAsked[p.ToolCallID] = r.taint
 	case *event.PermissionResolvedPayload:
 		r.resolved(e, p)
 	case *event.ToolStartedPayload:
 		r.started(p)
+	case *event.ToolCompletedPayload, *event.ToolFailedPayload:
+		if r.taint == nil {
+			r.taint = record.TaintOf(e)
+		}
 	case *event.PolicyChangedPayload:
 		// A revoked session rule takes the prior approvals of its tool
 		// with it, in the directory it was revoked in (session.Revoke).
@@ -327,6 +345,11 @@ func (r *replayer) policy(s *event.PolicySnapshotPayload) {
 func (r *replayer) resolved(e event.Event, res *event.PermissionResolvedPayload) {
 	req := r.requested[res.ToolCallID]
 	delete(r.requested, res.ToolCallID)
+	taint := r.taint
+	if req != nil {
+		taint = r.taintAsked[res.ToolCallID]
+		delete(r.taintAsked, res.ToolCallID)
+	}
 	c := Call{Seq: e.Seq, Time: e.TS, TurnID: e.TurnID, ToolCallID: res.ToolCallID}
 	facts := res.Facts
 	c.Recorded = Outcome{Decision: res.Decision, Risk: res.RiskAtDecision, SourcedFrom: res.SourcedFrom, Reason: res.Reason, Finding: topFinding(res.Findings)}
@@ -359,7 +382,7 @@ func (r *replayer) resolved(e event.Event, res *event.PermissionResolvedPayload)
 				c.Recorded.Rule = &ref
 			}
 		}
-		r.decide(&c, facts, request)
+		r.decide(&c, facts, request, taint)
 	}
 	if r.opts.Since.IsZero() || !e.TS.Before(r.opts.Since) {
 		r.listed[c.ToolCallID] = len(r.out.Calls)
@@ -369,8 +392,9 @@ func (r *replayer) resolved(e event.Event, res *event.PermissionResolvedPayload)
 }
 
 // decide decides the call again under the recorded policy on today's
-// engine, and under the candidate policy when there is one.
-func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Request) {
+// engine, and under the candidate policy when there is one; taint is the
+// one the log gives for the moment it was decided.
+func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Request, taint *permission.Taint) {
 	switch {
 	case facts.Masked:
 		c.NotReplayable = "not replayable: its arguments held a secret, which the log does not keep"
@@ -392,12 +416,24 @@ func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Re
 	}
 	req.History = hist
 	req.Policy = r.recorded
+	// The taint is a fact the log gives, not one to take on trust: a
+	// recorded request whose taint is not the first flagged result before
+	// it (dropped, or naming a result the log does not show as flagged)
+	// is a divergence, and today's decision uses the log's.
+	if why := taintMismatch(req.Taint, taint); why != "" {
+		c.Taint = why
+		c.Differs = true
+	}
+	req.Taint = taint
 	d := r.engine.Check(req)
 	r.today[c.ToolCallID] = d
 	today := outcome(d)
 	if !today.same(&c.Recorded) {
 		c.Today = &today
 		c.Change = r.change(c, &today)
+		if c.Taint != "" {
+			c.Change = "decided with the taint the log gives, not the recorded one"
+		}
 		c.Differs = true
 	}
 	if r.candidate != nil {
@@ -408,6 +444,22 @@ func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Re
 			c.Differs = true
 		}
 	}
+}
+
+// taintMismatch says how a recorded taint differs from the one the log's
+// flagged events give, or "" when they agree.
+func taintMismatch(recorded, fromLog *permission.Taint) string {
+	switch {
+	case recorded == nil && fromLog == nil:
+		return ""
+	case recorded == nil:
+		return fmt.Sprintf("the log shows a flagged tool result before it (seq %d, call %s), but its recorded request carries no taint", fromLog.Seq, fromLog.ToolCallID)
+	case fromLog == nil:
+		return fmt.Sprintf("its recorded request is tainted by seq %d (call %s), but the log shows no flagged tool result before it", recorded.Seq, recorded.ToolCallID)
+	case recorded.Seq != fromLog.Seq || recorded.ToolCallID != fromLog.ToolCallID:
+		return fmt.Sprintf("its recorded request is tainted by seq %d (call %s), but the first flagged tool result before it is seq %d (call %s)", recorded.Seq, recorded.ToolCallID, fromLog.Seq, fromLog.ToolCallID)
+	}
+	return ""
 }
 
 // started compares the sandbox profile a call ran under with the one

@@ -638,6 +638,9 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 	}
 	req := model.Request{System: s.cfg.System, Messages: c.Messages, Tools: t.toolSpecs()}
 	var buf string
+	// reply is the whole text of this response, scanned when it ends
+	// (scanReply): a marker may be cut between two model.delta events.
+	var reply strings.Builder
 	last := s.cfg.Now()
 	flush := func() error {
 		if buf == "" {
@@ -654,6 +657,9 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 			if err := flush(); err != nil {
 				return nil, "", "", err
 			}
+			if err := t.scanReply(ctx, reply.String()); err != nil {
+				return nil, "", "", err
+			}
 			if ctx.Err() != nil {
 				return nil, event.StopCancelled, "", nil
 			}
@@ -662,6 +668,7 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 		switch ch.Kind {
 		case model.ChunkText:
 			buf += ch.Text
+			reply.WriteString(ch.Text)
 			if len(buf) >= deltaFlushBytes || s.cfg.Now().Sub(last) >= deltaFlushEvery {
 				if err := flush(); err != nil {
 					return nil, "", "", err
@@ -687,6 +694,9 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 		}
 	}
 	if err := flush(); err != nil {
+		return nil, "", "", err
+	}
+	if err := t.scanReply(ctx, reply.String()); err != nil {
 		return nil, "", "", err
 	}
 	if !done {

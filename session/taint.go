@@ -1,10 +1,12 @@
 package session
 
 import (
-	"encoding/json"
+	"context"
 
 	"github.com/custom-agent/custom-agent/event"
+	"github.com/custom-agent/custom-agent/injection"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/replay/record"
 )
 
 // TaintOf returns the taint a recorded event sets on the rest of its
@@ -19,19 +21,7 @@ import (
 // session. A person ends it by starting a new session. It is a pure
 // function of the event, so the taint of every request is the first
 // flagged event before it in the log, and a replay re-derives it.
-func TaintOf(e event.Event) *permission.Taint {
-	if e.Type != event.ToolCompleted && e.Type != event.ToolFailed {
-		return nil
-	}
-	var p struct {
-		ToolCallID string           `json:"toolCallId"`
-		Injection  *event.Injection `json:"injection"`
-	}
-	if err := json.Unmarshal(e.Payload, &p); err != nil || p.Injection == nil {
-		return nil
-	}
-	return &permission.Taint{Seq: e.Seq, ToolCallID: p.ToolCallID, Classes: p.Injection.Classes}
-}
+func TaintOf(e event.Event) *permission.Taint { return record.TaintOf(e) }
 
 // flagged reports whether a draft is a tool result the scanner flagged:
 // it gates the decisions after it in the turn, so it is made durable (and
@@ -55,4 +45,35 @@ func (t *turn) observe(e event.Event) {
 	if tn := TaintOf(e); tn != nil {
 		t.s.taint = tn
 	}
+}
+
+// scanReply records what the injection scanner finds in the text of one
+// model response (model.reply_flagged), or nothing. The model's reply is
+// not a tool result: it does not taint the session (TaintOf ignores the
+// event), for three reasons. Its words come from the model's context,
+// where any injected text from a tool is already flagged and already
+// taints; the engine's decisions depend on recorded facts, never on what
+// the model says, and a reply that quotes a marker (explaining an attack
+// the user asked about) would otherwise end auto-allows for the session
+// at the model's word; and what the reply can do by itself (a
+// data-carrying image a client renders, a spoofed closer shown to a
+// person) is not a tool call the engine decides. The flag is there for
+// the person and the audit: log names it, and a client may refuse to
+// render the reply's images.
+func (t *turn) scanReply(ctx context.Context, reply string) error {
+	if reply == "" {
+		return nil
+	}
+	r := injection.ScanString(reply)
+	if !r.Flagged() {
+		return nil
+	}
+	p := event.ModelReplyFlaggedPayload{Spans: []event.ReplySpan{}, Truncated: r.Truncated, Bytes: len(reply)}
+	for _, c := range r.Classes() {
+		p.Classes = append(p.Classes, string(c))
+	}
+	for _, sp := range r.Spans {
+		p.Spans = append(p.Spans, event.ReplySpan{Class: string(sp.Class), Start: sp.Start, End: sp.End})
+	}
+	return t.emit(context.WithoutCancel(ctx), p)
 }

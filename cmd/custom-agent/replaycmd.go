@@ -291,9 +291,14 @@ func (r *replayRun) write(s *replay.Session) error {
 			continue
 		}
 		fmt.Fprintf(w, "    recorded:  %s\n", recordedWords(c))
+		if c.Taint != "" {
+			fmt.Fprintf(w, "    the taint does not match the log: %s\n", termtext.Line(c.Taint))
+		}
 		if c.Today != nil {
 			fmt.Fprintf(w, "    today:     %s\n", outcomeWords(c.Today))
-			fmt.Fprintf(w, "    the engine changed: %s\n", termtext.Line(c.Change))
+			if c.Taint == "" {
+				fmt.Fprintf(w, "    the engine changed: %s\n", termtext.Line(c.Change))
+			}
 		}
 		if c.Candidate != nil {
 			fmt.Fprintf(w, "    candidate: %s\n", outcomeWords(c.Candidate))

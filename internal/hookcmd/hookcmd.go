@@ -14,6 +14,7 @@ package hookcmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -256,7 +257,19 @@ func run(a hook.Agent, stdin io.Reader, o Options, g *guard) (ans hook.Answer) {
 	}
 	cwd := hook.JudgeCwd(in.Cwd, projectDir(a, o.Getenv))
 	if in.Stage == hook.After {
-		if err := o.record(g, in, cwd, "", now, outcome(in)); err != nil {
+		es, flag := outcome(in), (*injectionFound)(nil)
+		var p toolCompleted
+		if json.Unmarshal(es[0].Payload, &p) == nil {
+			flag = p.Injection
+		}
+		if flag != nil && !o.NoRecord {
+			// The flag taints the rest of the session (permission step
+			// 9): the later before events read it (taint.go).
+			if err := o.markTaint(in, p.ToolCallID, flag.Classes); err != nil {
+				return hook.Fail(err)
+			}
+		}
+		if err := o.record(g, in, cwd, "", now, es); err != nil {
 			return hook.Fail(err)
 		}
 		return hook.Recorded(a)
@@ -301,10 +314,19 @@ func judge(in *hook.Input, cwd string, o Options) (permission.Decision, permissi
 	if err != nil {
 		return permission.Decision{}, "", fmt.Errorf("the policy or configuration does not load: %w", err)
 	}
+	// A tool result of this session the scanner flagged (recorded by an
+	// earlier after event) taints every later call, as in custom-agent's
+	// own sessions.
+	tn, err := o.taintOf(in)
+	if err != nil {
+		return permission.Decision{}, "", err
+	}
 	mode := hook.ModeFor(c.Mode(), in.PermissionMode)
 	ds := make([]permission.Decision, 0, len(calls))
 	for _, call := range calls {
-		ds = append(ds, c.Decide(c.RequestFor(call.Tool, call.Args, cwd, mode)))
+		req := c.RequestFor(call.Tool, call.Args, cwd, mode)
+		req.Taint = tn
+		ds = append(ds, c.Decide(req))
 	}
 	d := hook.Combine(ds)
 	if keys := hook.UnknownKeys(in); len(keys) > 0 && d.Decision != permission.Deny {

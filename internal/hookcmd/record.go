@@ -2,11 +2,14 @@ package hookcmd
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/custom-agent/custom-agent/hook"
 	"github.com/custom-agent/custom-agent/hook/journal"
+	"github.com/custom-agent/custom-agent/injection"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/secrets"
@@ -53,6 +56,20 @@ type (
 		StdoutPreview string   `json:"stdoutPreview"`
 		StderrPreview string   `json:"stderrPreview,omitempty"`
 		Artifacts     []string `json:"artifacts"`
+		// Injection is what the scanner found in the output the agent's
+		// model is given (event.Injection).
+		Injection *injectionFound `json:"injection,omitempty"`
+	}
+	injectionFound struct {
+		Classes   []string        `json:"classes"`
+		Spans     []injectionSpan `json:"spans"`
+		Truncated bool            `json:"truncated,omitempty"`
+	}
+	injectionSpan struct {
+		Field string `json:"field"`
+		Class string `json:"class"`
+		Start int    `json:"start"`
+		End   int    `json:"end"`
 	}
 )
 
@@ -138,7 +155,81 @@ func outcome(in *hook.Input) []journal.Entry {
 	}
 	p.StdoutBytes, p.StderrBytes = int64(len(stdout)), int64(len(stderr))
 	p.StdoutPreview, p.StderrPreview = preview(stdout), preview(stderr)
+	seen := stdout
+	if !okOut && len(in.ToolResponse) > 0 {
+		// A response recorded as JSON is read by the model for its
+		// strings (a file's content with real line breaks, not "\n").
+		seen = jsonText(in.ToolResponse)
+	}
+	p.Injection = scanOutput(seen, stderr, p.StdoutPreview, p.StderrPreview)
 	return []journal.Entry{entry("tool.completed", p)}
+}
+
+// jsonText is the string values of a JSON document, decoded, one per
+// line, in document order (object keys sorted, as encoding/json decodes
+// them); a document that does not decode is its own text.
+func jsonText(doc []byte) string {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return string(doc)
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(v)
+			b.WriteByte('\n')
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				walk(v[k])
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+// scanOutput scans what the agent's model is given of the call, the
+// whole output (unlike custom-agent's own context, the agent's is not cut
+// to a preview), and returns the finding as tool.completed records it, or
+// nil. The classes are those found in the whole output; the spans locate
+// what of it lies in the recorded previews (masked and cut, they are
+// scanned themselves), so a finding past the preview is a class without a
+// span.
+func scanOutput(stdout, stderr, outPreview, errPreview string) *injectionFound {
+	whole := [2]injection.Result{injection.ScanString(stdout), injection.ScanString(stderr)}
+	var found injectionFound
+	for _, c := range injection.AllClasses() {
+		if whole[0].Has(c) || whole[1].Has(c) {
+			found.Classes = append(found.Classes, string(c))
+		}
+	}
+	if len(found.Classes) == 0 {
+		return nil
+	}
+	found.Spans = []injectionSpan{}
+	found.Truncated = whole[0].Truncated || whole[1].Truncated
+	for _, f := range [...]struct{ field, text string }{{"stdoutPreview", outPreview}, {"stderrPreview", errPreview}} {
+		for _, sp := range injection.ScanString(f.text).Spans {
+			if !slices.Contains(found.Classes, string(sp.Class)) {
+				// Found in the preview only (the cut or the masking made
+				// it): the class list is the output's.
+				continue
+			}
+			found.Spans = append(found.Spans, injectionSpan{Field: f.field, Class: string(sp.Class), Start: sp.Start, End: sp.End})
+		}
+	}
+	return &found
 }
 
 // preview is the start of s, secrets masked (before it is cut, so that a

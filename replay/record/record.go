@@ -213,3 +213,24 @@ func mustJSON(v any) json.RawMessage {
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
+
+// TaintOf returns the taint a recorded event sets on the rest of its
+// session: a tool.completed or tool.failed whose output the injection
+// scanner flagged (its payload carries injection), named by its seq and
+// call id. Nil for any other event. It is a pure function of the event:
+// the taint of a request is TaintOf of the first flagged event before it
+// in the log, which is how the session sets Request.Taint and how replay
+// checks the recorded one.
+func TaintOf(e event.Event) *permission.Taint {
+	if e.Type != event.ToolCompleted && e.Type != event.ToolFailed {
+		return nil
+	}
+	var p struct {
+		ToolCallID string           `json:"toolCallId"`
+		Injection  *event.Injection `json:"injection"`
+	}
+	if err := json.Unmarshal(e.Payload, &p); err != nil || p.Injection == nil {
+		return nil
+	}
+	return &permission.Taint{Seq: e.Seq, ToolCallID: p.ToolCallID, Classes: p.Injection.Classes}
+}
