@@ -3,7 +3,7 @@ package hook
 import (
 	"errors"
 	"fmt"
-	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -538,7 +538,7 @@ func cleanURL(u string) string {
 	labels := strings.Split(strings.TrimSuffix(host, "."), ".")
 	if last := labels[len(labels)-1]; last != "" && '0' <= last[0] && last[0] <= '9' {
 		// A numeric host: only a dotted quad as Go writes it reads alike.
-		if ip := net.ParseIP(host); ip == nil || ip.To4() == nil || ip.String() != host {
+		if ip, err := netip.ParseAddr(host); err != nil || !ip.Is4() || ip.String() != host {
 			return "has a numeric host that parsers read differently"
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,7 +35,16 @@ var notLinked = []string{
 	"github.com/custom-agent/custom-agent/tool",
 	"github.com/custom-agent/custom-agent/tools",
 	"github.com/google/jsonschema-go",
+	// cobra and pflag, and what they bring: pflag links net (for its IP
+	// flags), whose init and cgo resolver cost every start, and cobra
+	// text/template, which keeps every exported method reachable.
+	"github.com/spf13/",
+	"text/template",
 }
+
+// notLinkedExactly are packages forbidden by their exact path (not the
+// packages under them: net/url and net/netip are small and used).
+var notLinkedExactly = []string{"net"}
 
 func deps(t *testing.T, pkg string) []string {
 	t.Helper()
@@ -50,6 +60,9 @@ func deps(t *testing.T, pkg string) []string {
 func linked(ps []string) []string {
 	var bad []string
 	for _, p := range ps {
+		if slices.Contains(notLinkedExactly, p) {
+			bad = append(bad, p)
+		}
 		for _, prefix := range notLinked {
 			if p == prefix || strings.HasPrefix(p, prefix+"/") || strings.HasSuffix(prefix, "/") && strings.HasPrefix(p, prefix) {
 				bad = append(bad, p)
@@ -71,7 +84,8 @@ func TestLinksNoModelSDKNorStore(t *testing.T) {
 			t.Errorf("custom-agent-gate does not link %s", want)
 		}
 	}
-	for _, want := range []string{"github.com/openai/openai-go/v3", "github.com/anthropics/anthropic-sdk-go/v2", "modernc.org/sqlite"} {
+	for _, want := range []string{"github.com/openai/openai-go/v3", "github.com/anthropics/anthropic-sdk-go/v2", "modernc.org/sqlite",
+		"github.com/spf13/cobra", "github.com/spf13/pflag", "net", "text/template"} {
 		if bad := linked(deps(t, "../custom-agent")); !strings.Contains("\n"+strings.Join(bad, "\n")+"\n", "\n"+want+"\n") {
 			t.Errorf("the list does not catch %s, which custom-agent links", want)
 		}

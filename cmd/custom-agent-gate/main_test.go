@@ -11,7 +11,7 @@ import (
 )
 
 func TestVersion(t *testing.T) {
-	for _, args := range [][]string{{"version"}, {"--version"}} {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}, {"--data-dir", "/x", "version"}} {
 		var out, errOut bytes.Buffer
 		if code := run(t.Context(), args, strings.NewReader(""), &out, &errOut); code != 0 || errOut.Len() > 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, errOut.String())
@@ -71,6 +71,59 @@ func TestHookWithoutAKnownAgent(t *testing.T) {
 		// A flag only an agent takes fails on its own, with exit 2 too.
 		if code != 2 || out.Len() > 0 || errOut.Len() == 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
+}
+
+// TestHelp: each command's help names its flags, from the definitions
+// custom-agent's commands use too, and exits 0.
+func TestHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{}, []string{"Usage:\n  custom-agent-gate [command]", "--version", "--data-dir string"}},
+		{[]string{"--help"}, []string{"custom-agent-gate check …"}},
+		{[]string{"check", "--help"}, []string{"Usage:\n  custom-agent-gate check [flags]", "--policy stringArray", "--mode string", `(default "{}")`, "custom-agent-gate check --jsonl", "Global Flags:\n      --data-dir string"}},
+		{[]string{"help", "check"}, []string{"--no-builtin-rules"}},
+		{[]string{"hook", "-h"}, []string{"claude-code  Answer one claude-code hook event", "gemini-cli"}},
+		{[]string{"hook", "gemini-cli", "--help"}, []string{"--strict", "--deadline duration", "(default 5s)"}},
+		{[]string{"--data-dir", "/x", "hook", "claude-code", "-h"}, []string{"--no-record"}},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(t.Context(), tc.args, strings.NewReader(""), &out, &errOut); code != 0 || errOut.Len() > 0 {
+			t.Errorf("%v: exit %d\n%s", tc.args, code, errOut.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: help without %q:\n%s", tc.args, w, out.String())
+			}
+		}
+	}
+	var out bytes.Buffer
+	if run(t.Context(), []string{"hook", "claude-code", "-h"}, strings.NewReader(""), &out, io.Discard); strings.Contains(out.String(), "--strict") {
+		t.Errorf("claude-code's help offers gemini-cli's --strict:\n%s", out.String())
+	}
+}
+
+// TestBadCommandLines: the errors name what is wrong, exit 2, as
+// custom-agent's (cmd/custom-agent's gate parity test runs both).
+func TestBadCommandLines(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--frobnicate"}, "custom-agent: unknown flag: --frobnicate\n"},
+		{[]string{"check", "--tool"}, "custom-agent: flag needs an argument: --tool\n"},
+		{[]string{"--frobnicate", "check"}, "custom-agent: unknown flag: --frobnicate\n"},
+		{[]string{"hook", "claude-code", "--strict"}, "custom-agent: unknown flag: --strict\n"},
+		{[]string{"hook", "gemini-cli", "--deadline", "soon"}, `custom-agent: invalid argument "soon" for "--deadline" flag: time: invalid duration "soon"` + "\n"},
+		{[]string{"hook", "claude-code", "extra"}, `custom-agent: unknown command "extra" for "custom-agent-gate hook claude-code"` + "\n"},
+		{[]string{"version", "extra"}, `custom-agent: unknown command "extra" for "custom-agent-gate version"` + "\n"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(t.Context(), tc.args, strings.NewReader(""), &out, &errOut); code != 2 || out.Len() > 0 || errOut.String() != tc.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", tc.args, code, out.String(), errOut.String(), tc.want)
 		}
 	}
 }

@@ -9,17 +9,24 @@ import (
 )
 
 // newCheckCmd is the check command of internal/checkcmd, the one
-// custom-agent-gate offers too, with its exit statuses carried as
-// exitError.
+// custom-agent-gate offers too (the same help, flags and output), with its
+// exit statuses carried as exitError.
 func newCheckCmd(_ *globalFlags) *cobra.Command {
-	cmd := checkcmd.New()
-	run := cmd.RunE
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		err := run(cmd, args)
-		if ex, ok := errors.AsType[*checkcmd.ExitError](err); ok {
-			return &exitError{code: ex.Code, msg: ex.Msg, err: err}
-		}
-		return err
+	var o checkcmd.Options
+	cmd := &cobra.Command{
+		Use:     "check",
+		Short:   checkcmd.Short,
+		Long:    checkcmd.Long,
+		Example: checkcmd.Example,
+		Args:    cobra.ArbitraryArgs, // checkcmd.Exec refuses them, with the gate's message
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := checkcmd.Exec(o, args, cmd.Flags().Changed, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if ex, ok := errors.AsType[*checkcmd.ExitError](err); ok {
+				return &exitError{code: ex.Code, msg: ex.Msg, err: err}
+			}
+			return err
+		},
 	}
+	addFlags(cmd.Flags(), checkcmd.Flags(&o))
 	return cmd
 }

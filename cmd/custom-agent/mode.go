@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/custom-agent/custom-agent/internal/flagspec"
 	"github.com/custom-agent/custom-agent/internal/gateconf"
 	"github.com/custom-agent/custom-agent/permission"
 )
@@ -11,7 +12,11 @@ import (
 const modeUsage = gateconf.ModeUsage
 
 // addModeFlag adds --mode (gateconf.AddModeFlag).
-func addModeFlag(fl *pflag.FlagSet, p *string) { gateconf.AddModeFlag(fl, p) }
+func addModeFlag(fl *pflag.FlagSet, p *string) {
+	var s flagspec.Set
+	gateconf.AddModeFlag(&s, p)
+	addFlags(fl, &s)
+}
 
 // parseMode checks a mode from a flag, a configuration file or a request
 // (gateconf.ParseMode).

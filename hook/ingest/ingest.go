@@ -6,10 +6,11 @@
 //
 // Ingest may run in several processes at once: a lock file in the journal
 // directory lets one fold at a time, and the store's own locking keeps
-// appends from other writers in order. A record whose events were appended
-// but which was not removed (the process died in between) is recognised by
-// its last event, which is then the session's last, and is not appended
-// twice.
+// appends from other writers in order. A journal file is removed once all
+// its records are appended; when the process died before (or in between),
+// the records already appended are recognised, for each session, by the
+// session's last event, which is the last event of the last of its
+// records that was appended, and are not appended twice.
 package ingest
 
 import (
@@ -21,6 +22,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
@@ -50,7 +52,8 @@ type Result struct {
 	// Appended counts the records whose events were appended.
 	Appended int
 	// Broken lists records that could not be read or whose events are
-	// not valid; each was renamed to end in .broken and left in dir.
+	// not valid, and lines torn by a crash (journal.ErrTorn); each was
+	// set aside in a file ending in .broken in dir.
 	Broken []error
 }
 
@@ -64,7 +67,7 @@ func Ingest(ctx context.Context, log Log, dir string) (Result, error) {
 		return res, err
 	}
 	defer unlock()
-	paths, err := journal.List(dir)
+	paths, err := journal.Take(dir)
 	if err != nil || len(paths) == 0 {
 		return res, err
 	}
@@ -72,64 +75,160 @@ func Ingest(ctx context.Context, log Log, dir string) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("folding the hook journal: %w", err)
 	}
-	last := make(map[string]uint64, len(list))
+	f := &folder{log: log, res: &res, last: make(map[string]uint64, len(list)), sources: map[string]string{}}
 	for _, si := range list {
-		last[si.ID] = si.Events
+		f.last[si.ID] = si.Events
 	}
-	sources := map[string]string{} // the sessionSource of known sessions read so far
 	for _, p := range paths {
-		r, err := journal.Read(p)
-		var ds []event.Draft
-		if err == nil {
-			ds, err = drafts(r)
-		}
-		if err == nil {
-			if _, known := last[r.SessionID]; known {
-				var lerr error
-				if err, lerr = sameSource(ctx, log, sources, r); lerr != nil {
-					return res, lerr
-				}
-			}
-		}
-		if err != nil {
-			res.Broken = append(res.Broken, err)
-			if rerr := os.Rename(p, p+".broken"); rerr != nil {
-				return res, fmt.Errorf("setting aside a broken hook record: %w", rerr)
-			}
-			continue
-		}
-		n, known := last[r.SessionID]
-		if !known {
-			start, err := event.NewDraft(r.SessionID, "", r.TS, &event.SessionStartedPayload{
-				Cwd: r.Cwd, Mode: r.Mode, SessionSource: r.Source})
-			if err != nil {
-				return res, err
-			}
-			ds = append([]event.Draft{start}, ds...)
-		} else {
-			tail, err := readTail(ctx, log, r.SessionID, n)
-			if err != nil {
-				return res, err
-			}
-			if len(tail) > 0 && same(tail[len(tail)-1], ds[len(ds)-1]) {
-				ds = nil // appended before; the record was not removed
-			} else if ds, err = resolveAsk(tail, ds, r); err != nil {
-				return res, err
-			}
-		}
-		if len(ds) > 0 {
-			es, err := log.AppendBatch(ctx, ds)
-			if err != nil {
-				return res, fmt.Errorf("folding the hook journal: %w", err)
-			}
-			last[r.SessionID] = es[len(es)-1].Seq
-			res.Appended++
-		}
-		if err := os.Remove(p); err != nil {
-			return res, fmt.Errorf("folding the hook journal: %w", err)
+		if err := f.file(ctx, p); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
+}
+
+// folder folds the journal's files, one after another.
+type folder struct {
+	log Log
+	res *Result
+	// last is each known session's last seq; sources the sessionSource
+	// of the known sessions read so far.
+	last    map[string]uint64
+	sources map[string]string
+}
+
+// candidate is a record of a file and its events as drafts, or why it is
+// broken.
+type candidate struct {
+	r   *journal.Record
+	ds  []event.Draft
+	err error
+	raw []byte
+}
+
+// file folds the records of the journal file p and removes it; its broken
+// lines are set aside.
+func (f *folder) file(ctx context.Context, p string) error {
+	lines, err := journal.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	cs := make([]candidate, len(lines))
+	for i, l := range lines {
+		c := candidate{r: l.Record, err: l.Err, raw: l.Raw}
+		if c.err == nil {
+			c.ds, c.err = drafts(c.r)
+		}
+		if c.err == nil {
+			if _, known := f.last[c.r.SessionID]; known {
+				var lerr error
+				if c.err, lerr = sameSource(ctx, f.log, f.sources, c.r); lerr != nil {
+					return lerr
+				}
+			}
+		}
+		cs[i] = c
+	}
+	done, err := f.appended(ctx, cs)
+	if err != nil {
+		return err
+	}
+	var broken [][]byte
+	for i, c := range cs {
+		if c.err != nil {
+			f.res.Broken = append(f.res.Broken, c.err)
+			broken = append(broken, c.raw)
+			continue
+		}
+		if d, ok := done[c.r.SessionID]; ok && i <= d {
+			continue // appended by a fold that did not finish
+		}
+		if err := f.record(ctx, c); err != nil {
+			return err
+		}
+	}
+	if len(broken) > 0 {
+		if !strings.HasSuffix(p, ".jsonl") { // a one-record file is renamed whole
+			if err := os.Rename(p, p+".broken"); err != nil {
+				return fmt.Errorf("setting aside a broken hook record: %w", err)
+			}
+			return nil
+		}
+		if err := journal.SetAside(p, broken); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(p); err != nil {
+		return fmt.Errorf("folding the hook journal: %w", err)
+	}
+	return nil
+}
+
+// appended returns, for each known session of cs, the index of the last
+// record of cs whose events were appended already (by a fold that died
+// before it removed the file): the one whose last event is the session's
+// last event. Records are appended in order, so every record of that
+// session before it was appended too. A session absent has none.
+func (f *folder) appended(ctx context.Context, cs []candidate) (map[string]int, error) {
+	done := map[string]int{}
+	tails := map[string]*event.Event{}
+	for i, c := range cs {
+		if c.err != nil {
+			continue
+		}
+		id := c.r.SessionID
+		n, known := f.last[id]
+		if !known {
+			continue
+		}
+		e, ok := tails[id]
+		if !ok {
+			tail, err := readTail(ctx, f.log, id, n, 1)
+			if err != nil {
+				return nil, err
+			}
+			if len(tail) > 0 {
+				e = &tail[len(tail)-1]
+			}
+			tails[id] = e
+		}
+		if e != nil && same(*e, c.ds[len(c.ds)-1]) {
+			done[id] = i
+		}
+	}
+	return done, nil
+}
+
+// record appends one record's events (a new session opened first).
+func (f *folder) record(ctx context.Context, c candidate) error {
+	r, ds := c.r, c.ds
+	n, known := f.last[r.SessionID]
+	if !known {
+		start, err := event.NewDraft(r.SessionID, "", r.TS, &event.SessionStartedPayload{
+			Cwd: r.Cwd, Mode: r.Mode, SessionSource: r.Source})
+		if err != nil {
+			return err
+		}
+		ds = append([]event.Draft{start}, ds...)
+	} else {
+		tail, err := readTail(ctx, f.log, r.SessionID, n, window)
+		if err != nil {
+			return err
+		}
+		if len(tail) > 0 && same(tail[len(tail)-1], ds[len(ds)-1]) {
+			return nil // appended before
+		}
+		if ds, err = resolveAsk(tail, ds, r); err != nil {
+			return err
+		}
+	}
+	es, err := f.log.AppendBatch(ctx, ds)
+	if err != nil {
+		return fmt.Errorf("folding the hook journal: %w", err)
+	}
+	f.last[r.SessionID] = es[len(es)-1].Seq
+	f.res.Appended++
+	return nil
 }
 
 // recorded are the event types a hook records; a record with another is
@@ -246,10 +345,12 @@ func sameSource(ctx context.Context, log Log, sources map[string]string, r *jour
 	return nil, nil
 }
 
-func readTail(ctx context.Context, log Log, id string, n uint64) ([]event.Event, error) {
+// readTail reads the last (up to) k events of the session id, whose last
+// seq is n.
+func readTail(ctx context.Context, log Log, id string, n uint64, k uint64) ([]event.Event, error) {
 	from := uint64(1)
-	if n > window {
-		from = n - window + 1
+	if n > k {
+		from = n - k + 1
 	}
 	var tail []event.Event
 	for e, err := range log.Read(ctx, id, from) {

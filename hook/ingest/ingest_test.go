@@ -1,7 +1,9 @@
 package ingest_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -362,5 +364,96 @@ func TestHookTaint(t *testing.T) {
 	}
 	if err := s.Verify(context.Background(), "claude-code-s1"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestTornLineReported: a line torn by a crash (a hook killed while it
+// wrote, which therefore never answered) is reported and set aside, and
+// the records around it are folded.
+func TestTornLineReported(t *testing.T) {
+	setEnv(t)
+	data := t.TempDir()
+	dir := filepath.Join(data, journal.Dir)
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	hookCall(t, data, hook.ClaudeCode, pre("LS", `{"path":"/home/user/proj"}`, "t1"), t0)
+	paths, _ := journal.List(dir)
+	whole, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	tornBytes := whole[:len(whole)/2]
+	appendTorn := func() {
+		f, err := os.OpenFile(paths[0], os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(tornBytes)
+		f.Close()
+	}
+	appendTorn()
+	hookCall(t, data, hook.ClaudeCode, pre("LS", `{"path":"/home/user/proj"}`, "t2"), t0.Add(time.Second))
+	appendTorn()
+	s := openLog(t, data)
+	res, err := ingest.Ingest(context.Background(), s, dir)
+	if err != nil || res.Appended != 2 || len(res.Broken) != 2 || !errors.Is(res.Broken[1], journal.ErrTorn) {
+		t.Fatalf("Ingest: %+v, %v", res, err)
+	}
+	if got := strings.Join(types(t, s, "claude-code-s1"), ", "); got != "session.started claude-code, model.tool_call_requested, permission.resolved allow policy, model.tool_call_requested, permission.resolved allow policy" {
+		t.Errorf("the session: %s", got)
+	}
+	aside, _ := filepath.Glob(filepath.Join(dir, "*.broken"))
+	if len(aside) != 1 {
+		t.Fatalf("set aside: %v", aside)
+	}
+	if b, _ := os.ReadFile(aside[0]); strings.Count(string(b), string(bytes.TrimSpace(tornBytes))) != 2 {
+		t.Errorf("the torn lines are not kept whole in %s:\n%s", aside[0], b)
+	}
+	if ingest.Pending(dir) {
+		t.Error("records left in the journal")
+	}
+}
+
+// TestFoldThatDiedMidFile: a fold that appended some of a file's records
+// and died before it removed the file leaves them appended; the next fold
+// appends only the rest, for each session.
+func TestFoldThatDiedMidFile(t *testing.T) {
+	setEnv(t)
+	data := t.TempDir()
+	dir := filepath.Join(data, journal.Dir)
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	call := func(sid, id string, at time.Duration) {
+		hookCall(t, data, hook.ClaudeCode, strings.Replace(pre("LS", `{"path":"/home/user/proj"}`, id), `"s1"`, `"`+sid+`"`, 1), t0.Add(at))
+	}
+	call("a", "a1", 0)
+	call("b", "b1", 1)
+	call("a", "a2", 2)
+	paths, _ := journal.List(dir)
+	first, _ := os.ReadFile(paths[0])
+	call("b", "b2", 3)
+	call("a", "a3", 4)
+	paths, _ = journal.List(dir)
+	all, _ := os.ReadFile(paths[0])
+	// The fold that died had appended the first three records.
+	if err := os.WriteFile(paths[0], first, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := openLog(t, data)
+	if res, err := ingest.Ingest(context.Background(), s, dir); err != nil || res.Appended != 3 {
+		t.Fatalf("first fold: %+v, %v", res, err)
+	}
+	if err := os.WriteFile(paths[0], all, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ingest.Ingest(context.Background(), s, dir)
+	if err != nil || res.Appended != 2 || len(res.Broken) != 0 {
+		t.Fatalf("second fold: %+v, %v", res, err)
+	}
+	for sid, calls := range map[string]int{"claude-code-a": 3, "claude-code-b": 2} {
+		if n := len(types(t, s, sid)); n != 1+2*calls {
+			t.Errorf("%s: %d events, want %d", sid, n, 1+2*calls)
+		}
+		if err := s.Verify(context.Background(), sid); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -1,21 +1,33 @@
 // Package journal is where a hook process leaves the record of its
-// decision before it answers: one file per hook call in a directory of the
-// data directory, written whole, synced and renamed into place, so that a
-// record is durable once Write returns and a reader never sees half of
-// one. Concurrent hook processes never share a file, so they need no lock.
+// decision before it answers. Each record is one line appended to the
+// day's file (day-YYYY-MM-DD.jsonl) with O_APPEND, then the file's data is
+// synced (fdatasync): one sync per hook call, and a record is durable once
+// Write returns. Concurrent hook processes append whole lines, each with
+// one write; a line is preceded by a newline of its own, so that a line
+// torn by a crash never runs into the next record.
+//
+// custom-agent folds the journal into the event log's hash chain (package
+// hook/ingest): Take renames the day files aside (taken-…), waits for
+// the hook processes still appending to them (they hold a shared lock on
+// the file while they write; Take's reader an exclusive one), and a hook
+// that finds its file taken appends to a new one. A line that does not end
+// in a newline was torn: its hook never answered (it answers after the
+// sync); ReadFile reports it, it is never folded.
+//
+// Files of one record each (<ns>-<pid>-<random>.json), which earlier
+// versions wrote, are still read and folded first.
 //
 // The hook binary links no event store (it must start in a few
-// milliseconds); custom-agent folds the journal into the event log's hash
-// chain (package hook/ingest) before it reads the log, so sessions, log and
-// audit verify show every recorded hook decision.
+// milliseconds); custom-agent folds the journal before it reads the log,
+// so sessions, log and audit verify show every recorded hook decision.
 package journal
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,46 +68,125 @@ type Entry struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-// Write stores r in dir (created 0700 when missing) as a new file, durable
-// when Write returns: the file and the directory are synced. Names sort in
-// the order the records were written, to the nanosecond of the clock.
+// Write appends r to the day's file in dir (created 0700 when missing),
+// durable when Write returns: the line is written with one write and the
+// file's data synced. The day file is created (and the directory synced)
+// once, before any record is written to it, so that a record in it never
+// depends on a directory entry not yet durable.
 func Write(dir string, r *Record) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encoding the hook record: %w", err)
 	}
+	line := make([]byte, 0, len(b)+2)
+	line = append(append(append(line, '\n'), b...), '\n')
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("hook journal: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	path := filepath.Join(dir, dayName(r.TS))
+	for range tries {
+		f, err := openDay(dir, path)
+		if err != nil {
+			return fmt.Errorf("hook journal: %w", err)
+		}
+		ok, err := holdForAppend(f, path)
+		if err == nil && ok {
+			_, err = f.Write(line)
+			if err == nil {
+				err = datasync(f)
+			}
+		}
+		if cerr := f.Close(); err == nil { // closing releases the lock
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("hook journal: writing the record: %w", err)
+		}
+		if ok {
+			return nil
+		}
+		// Taken by a fold between the open and the lock: the next file.
+	}
+	return fmt.Errorf("hook journal: the day file was taken %d times in a row while this hook wrote", tries)
+}
+
+// tries bounds the attempts to append to a day file that folds keep
+// taking away (each fold takes it once).
+const tries = 100
+
+// dayName is the name of the file of the records of ts's day (UTC).
+func dayName(ts time.Time) string {
+	return dayPrefix + ts.UTC().Format(time.DateOnly) + dayExt
+}
+
+const (
+	dayPrefix    = "day-"
+	dayExt       = ".jsonl"
+	takenPrefix  = "taken-"
+	legacyExt    = ".json"
+	brokenSuffix = ".broken"
+)
+
+// openDay opens the day file path to append to it, creating it when
+// missing: a file created under a temporary name, synced, linked to
+// path (unless another hook did first) and the directory synced, so that
+// the name is durable before any record goes in.
+func openDay(dir, path string) (*os.File, error) {
+	for range tries {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return f, err
+		}
+		if err := createDay(dir, path); err != nil {
+			return nil, err
+		}
+		// A fold may take it before it is opened: then again.
+	}
+	return nil, fmt.Errorf("the day file was taken %d times in a row before this hook opened it", tries)
+}
+
+// createDay creates the day file path, durable (file and directory
+// synced) before it has its name; when another hook created it first,
+// that one is kept.
+func createDay(dir, path string) error {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
-		return fmt.Errorf("hook journal: %w", err)
+		return err
 	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	if werr == nil {
-		werr = f.Sync()
+	err = tmp.Sync()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
+	if err == nil {
+		if err = os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
+			err = nil
+		}
 	}
-	if werr == nil {
-		werr = os.Rename(tmp, filepath.Join(dir, name(r.TS)))
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("hook journal: writing the record: %w", werr)
+	os.Remove(tmp.Name())
+	if err != nil {
+		return err
 	}
 	return syncDir(dir)
 }
 
-// name is a record's file name: the time (zero-padded nanoseconds, so
-// names sort by it), the process and a random part (two records of one
-// nanosecond never share a name).
-func name(ts time.Time) string {
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:]) // never fails (crypto/rand)
-	return fmt.Sprintf("%020d-%d-%s.json", ts.UnixNano(), os.Getpid(), hex.EncodeToString(rnd[:]))
+// holdForAppend takes f's shared lock and reports whether f is still the
+// file at path (not taken by a fold meanwhile).
+func holdForAppend(f *os.File, path string) (bool, error) {
+	if err := lockFile(f, false); err != nil {
+		return false, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	pi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(fi, pi), nil
 }
 
 func syncDir(dir string) error {
@@ -110,8 +201,10 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// List returns the records' paths in dir in the order they were written;
-// a missing directory has none. Files being written are left out.
+// List returns the paths of the journal's files in dir in the order their
+// records were written: one-record files (earlier versions'), then taken
+// files, then day files; a missing directory has none. Files being
+// created and files set aside as broken are left out.
 func List(dir string) ([]string, error) {
 	es, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,28 +213,136 @@ func List(dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hook journal: %w", err)
 	}
-	var out []string
+	var legacy, taken, days []string
 	for _, e := range es {
-		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(n, ".json") && !strings.HasPrefix(n, ".") {
-			out = append(out, filepath.Join(dir, n))
+		n := e.Name()
+		if !e.Type().IsRegular() || strings.HasPrefix(n, ".") {
+			continue
+		}
+		switch p := filepath.Join(dir, n); {
+		case strings.HasPrefix(n, takenPrefix) && strings.HasSuffix(n, dayExt):
+			taken = append(taken, p)
+		case strings.HasPrefix(n, dayPrefix) && strings.HasSuffix(n, dayExt):
+			days = append(days, p)
+		case strings.HasSuffix(n, legacyExt):
+			legacy = append(legacy, p)
 		}
 	}
-	slices.Sort(out)
+	slices.Sort(legacy)
+	slices.Sort(taken)
+	slices.Sort(days)
+	return slices.Concat(legacy, taken, days), nil
+}
+
+// Take renames the day files in dir aside, so that hooks append to new
+// ones, and returns the files to fold, in order: one-record files, then
+// taken files (those of an earlier fold that did not finish first). Only
+// one process may fold at a time (hook/ingest holds a lock).
+func Take(dir string) ([]string, error) {
+	paths, err := List(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := paths[:0:0]
+	for _, p := range paths {
+		n := filepath.Base(p)
+		if !strings.HasPrefix(n, dayPrefix) {
+			out = append(out, p)
+			continue
+		}
+		to := filepath.Join(dir, fmt.Sprintf("%s%020d-%s", takenPrefix, time.Now().UnixNano(), n))
+		if err := os.Rename(p, to); err != nil {
+			return nil, fmt.Errorf("hook journal: taking %s: %w", n, err)
+		}
+		out = append(out, to)
+	}
 	return out, nil
 }
 
-// Read reads one record.
+// Line is one record of a journal file, or why it is not one.
+type Line struct {
+	Record *Record
+	// Err is why the line is not a record: it does not decode, is of
+	// another version, or was torn (ErrTorn).
+	Err error
+	// Raw is the line as read (without its newline).
+	Raw []byte
+}
+
+// ErrTorn is a last line without its newline: its write never finished,
+// so its hook never answered.
+var ErrTorn = errors.New("a torn last line (its write never finished, so its hook never answered)")
+
+// ReadFile reads the records of a file List or Take returned. A taken
+// file is read once the hooks still appending to it are done (it is
+// locked exclusively while read); a day file is read as it is.
+func ReadFile(path string) ([]Line, error) {
+	n := filepath.Base(path)
+	if !strings.HasSuffix(n, dayExt) {
+		r, err := Read(path)
+		return []Line{{Record: r, Err: err}}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hook journal: %w", err)
+	}
+	defer f.Close()
+	if strings.HasPrefix(n, takenPrefix) {
+		if err := lockFile(f, true); err != nil {
+			return nil, fmt.Errorf("hook journal: %w", err)
+		}
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("hook journal: %w", err)
+	}
+	var out []Line
+	for len(b) > 0 {
+		raw, rest, complete := bytes.Cut(b, []byte{'\n'})
+		b = rest
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		l := Line{Raw: raw}
+		if !complete {
+			l.Err = fmt.Errorf("hook journal: %s: %w", n, ErrTorn)
+		} else {
+			l.Record, l.Err = decode(raw, n)
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// Read reads a file of one record (an earlier version's).
 func Read(path string) (*Record, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("hook journal: %w", err)
 	}
+	return decode(b, filepath.Base(path))
+}
+
+func decode(b []byte, name string) (*Record, error) {
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("hook journal: %s: %w", filepath.Base(path), err)
+		return nil, fmt.Errorf("hook journal: %s: %w", name, err)
 	}
 	if r.V != Version {
-		return nil, fmt.Errorf("hook journal: %s: version %d, want %d", filepath.Base(path), r.V, Version)
+		return nil, fmt.Errorf("hook journal: %s: version %d, want %d", name, r.V, Version)
 	}
 	return &r, nil
+}
+
+// SetAside writes lines (not records) to path's broken file, which List
+// leaves out, for a person to look at.
+func SetAside(path string, lines [][]byte) error {
+	var b []byte
+	for _, l := range lines {
+		b = append(append(b, l...), '\n')
+	}
+	if err := os.WriteFile(path+brokenSuffix, b, 0o600); err != nil {
+		return fmt.Errorf("hook journal: setting aside broken lines: %w", err)
+	}
+	return nil
 }

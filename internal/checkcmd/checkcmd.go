@@ -17,10 +17,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"golang.org/x/text/width"
 
 	"github.com/custom-agent/custom-agent/config"
+	"github.com/custom-agent/custom-agent/internal/flagspec"
 	"github.com/custom-agent/custom-agent/internal/gateconf"
 	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/internal/termtext"
@@ -57,14 +57,11 @@ type ExitError struct {
 
 func (e *ExitError) Error() string { return e.Msg }
 
-// New returns the check command. Its errors other than *ExitError are to
-// be printed as "custom-agent: " and the error, with exit status 2.
-func New() *cobra.Command {
-	var o Options
-	cmd := &cobra.Command{
-		Use:   "check",
-		Short: "Decide a tool call as a fresh session would, and print the decision",
-		Long: `check runs the PermissionEngine on one tool call and prints its decision:
+// Short and Long are check's help; Example its examples. custom-agent
+// and custom-agent-gate both show them.
+const (
+	Short = "Decide a tool call as a fresh session would, and print the decision"
+	Long  = `check runs the PermissionEngine on one tool call and prints its decision:
 allow, ask or deny, the risk it was judged at, where the decision came from,
 the reason, and the findings that raised the risk, each with the part of the
 argument it is about underlined. With --json it prints the decision as one
@@ -85,39 +82,42 @@ and builtinRules apply.
 
 Paths need not exist. Symbolic links in the paths a call touches are resolved
 the way the executor resolves them. HOME and XDG_CONFIG_HOME come from the
-environment.`,
-		Example: `  custom-agent check --tool read_file --args '{"path":"~/.ssh/id_rsa"}'
+environment.`
+	Example = `  custom-agent check --tool read_file --args '{"path":"~/.ssh/id_rsa"}'
   custom-agent check --tool shell --args '{"command":"rm -rf dist"}' --policy team.json
   custom-agent check --json --tool shell --args '{"command":"npm test"}' | jq -r .decision
-  printf '%s\n' '{"tool":"shell","args":{"command":"ls"}}' | custom-agent check --jsonl`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.JSON && o.JSONL {
-				return errors.New("check: --jsonl already prints JSON, one decision per line; drop --json")
-			}
-			o.ModeSet, o.Warn = cmd.Flags().Changed("mode"), cmd.ErrOrStderr()
-			return Run(cmd.InOrStdin(), cmd.OutOrStdout(), o)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&o.Tool, "tool", "", "name of the tool called, e.g. read_file or shell")
-	f.StringVar(&o.Args, "args", "{}", "the call's arguments as a JSON object")
-	f.StringVar(&o.Cwd, "cwd", "", "the session's working directory (default the current directory)")
-	gateconf.AddModeFlag(f, &o.Mode)
-	f.StringArrayVar(&o.Policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
-	f.BoolVar(&o.JSONL, "jsonl", false, "read one request per line from standard input, print one JSON decision per line")
-	f.BoolVar(&o.JSON, "json", false, "print the decision as one JSON object")
-	f.BoolVar(&o.NoBuiltin, "no-builtin-rules", false, gateconf.NoBuiltinRulesUsage)
-	return cmd
+  printf '%s\n' '{"tool":"shell","args":{"command":"ls"}}' | custom-agent check --jsonl`
+)
+
+// Flags defines check's flags, which set o.
+func Flags(o *Options) *flagspec.Set {
+	var f flagspec.Set
+	f.String(&o.Tool, "tool", "", "name of the tool called, e.g. read_file or shell")
+	f.String(&o.Args, "args", "{}", "the call's arguments as a JSON object")
+	f.String(&o.Cwd, "cwd", "", "the session's working directory (default the current directory)")
+	gateconf.AddModeFlag(&f, &o.Mode)
+	f.StringArray(&o.Policies, "policy", `a policy file {"version":1,"rules":[...]} (repeatable)`)
+	f.Bool(&o.JSONL, "jsonl", false, "read one request per line from standard input, print one JSON decision per line")
+	f.Bool(&o.JSON, "json", false, "print the decision as one JSON object")
+	f.Bool(&o.NoBuiltin, "no-builtin-rules", false, gateconf.NoBuiltinRulesUsage)
+	return &f
 }
 
-// noArgs refuses an argument with a message that names no program, so
-// that custom-agent and custom-agent-gate print the same.
-func noArgs(_ *cobra.Command, args []string) error {
+// Exec is check once its flags (Flags) are parsed into o: args are the
+// arguments left, and changed reports whether a flag was given. Its
+// errors other than *ExitError are to be printed as "custom-agent: " and
+// the error, with exit status 2.
+func Exec(o Options, args []string, changed func(string) bool, in io.Reader, out, errOut io.Writer) error {
 	if len(args) > 0 {
+		// A message that names no program, so that custom-agent and
+		// custom-agent-gate print the same.
 		return fmt.Errorf("check: unexpected argument %q: the call is given with --tool and --args (or one per line of standard input with --jsonl)", args[0])
 	}
-	return nil
+	if o.JSON && o.JSONL {
+		return errors.New("check: --jsonl already prints JSON, one decision per line; drop --json")
+	}
+	o.ModeSet, o.Warn = changed(gateconf.ModeFlag), errOut
+	return Run(in, out, o)
 }
 
 // Line is one --jsonl request.

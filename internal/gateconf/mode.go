@@ -1,8 +1,7 @@
 package gateconf
 
 import (
-	"github.com/spf13/pflag"
-
+	"github.com/custom-agent/custom-agent/internal/flagspec"
 	"github.com/custom-agent/custom-agent/permission"
 )
 
@@ -13,10 +12,13 @@ const ModeUsage = "session mode: default (writes, commands and network calls are
 	"accept-edits (write_file and apply_patch inside the working directory run without asking; protected and credential paths as default) " +
 	"or dont-ask (every question is a denial at once, for CI and headless use)"
 
+// ModeFlag is the name of the mode flag.
+const ModeFlag = "mode"
+
 // AddModeFlag adds --mode, defaulting to default. A command reads the
 // configuration files' mode when the flag is not given.
-func AddModeFlag(fl *pflag.FlagSet, p *string) {
-	fl.StringVar(p, "mode", string(permission.ModeDefault), ModeUsage)
+func AddModeFlag(s *flagspec.Set, p *string) {
+	s.String(p, ModeFlag, string(permission.ModeDefault), ModeUsage)
 }
 
 // ParseMode checks a mode from a flag, a configuration file or a request:

@@ -25,12 +25,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/custom-agent/custom-agent/hook"
 	"github.com/custom-agent/custom-agent/hook/journal"
 	"github.com/custom-agent/custom-agent/internal/checkcmd"
 	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/internal/flagspec"
+	"github.com/custom-agent/custom-agent/internal/gateconf"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -92,13 +92,11 @@ func (o *Options) defaults() {
 // ExitError carries the answer's exit status to the program's main.
 type ExitError = checkcmd.ExitError
 
-// New returns the hook command with a subcommand per agent; more (install,
-// uninstall) may be added by the caller.
-func New() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "hook",
-		Short: "Answer Claude Code's and Gemini CLI's tool hooks with custom-agent's decisions",
-		Long: `hook reads one hook event of Claude Code (PreToolUse, PostToolUse) or Gemini
+// Short and Long are the hook command's help. custom-agent and
+// custom-agent-gate both show them.
+const (
+	Short = "Answer Claude Code's and Gemini CLI's tool hooks with custom-agent's decisions"
+	Long  = `hook reads one hook event of Claude Code (PreToolUse, PostToolUse) or Gemini
 CLI (BeforeTool, AfterTool) on standard input, judges the tool call as
 custom-agent judges its own (the same engine, rules and configuration as
 check, found from the event's cwd), and answers in that agent's format:
@@ -119,54 +117,52 @@ within --deadline (5s), or when the agent sends SIGTERM or SIGINT.
 Every decision, and the outcome PostToolUse/AfterTool report, is recorded in
 the data directory's hook journal before the answer is written; custom-agent
 sessions, log and audit verify show it as the session <agent>-<session_id>.
-See docs/hooks.md.`,
-		// An agent's settings that name no agent, or one this build does
-		// not know, must block the call, not print help and exit 0 (which
-		// Claude Code reads as "go ahead").
-		Args: cobra.ArbitraryArgs,
-		RunE: func(_ *cobra.Command, args []string) error {
-			what := "no agent named"
-			if len(args) > 0 {
-				what = "unknown agent " + strconv.Quote(args[0])
-			}
-			return &ExitError{Code: 2, Msg: "custom-agent: hook: " + what + " (want " + agentNames() + "); the call is blocked"}
-		},
-	}
-	for _, a := range hook.Agents {
-		cmd.AddCommand(newAgentCmd(a))
-	}
-	return cmd
+See docs/hooks.md.`
+)
+
+// AgentShort is the help line of the hook command of agent a.
+func AgentShort(a hook.Agent) string {
+	return "Answer one " + string(a) + " hook event read from standard input"
 }
 
-func newAgentCmd(a hook.Agent) *cobra.Command {
-	var o Options
-	cmd := &cobra.Command{
-		Use:   string(a),
-		Short: "Answer one " + string(a) + " hook event read from standard input",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f := cmd.Flag("data-dir"); f != nil {
-				o.DataDir = f.Value.String()
-			}
-			o.Ctx = cmd.Context()
-			ans := Run(a, cmd.InOrStdin(), o)
-			cmd.OutOrStdout().Write(ans.Stdout)
-			cmd.ErrOrStderr().Write(ans.Stderr)
-			if ans.Code != 0 {
-				return &ExitError{Code: ans.Code}
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
+// Flags defines the flags of the hook command of agent a, which set o.
+func Flags(a hook.Agent, o *Options) *flagspec.Set {
+	var f flagspec.Set
 	if a == hook.GeminiCLI {
-		f.BoolVar(&o.Strict, "strict", false, "deny every ask, writes too (Gemini CLI has no ask)")
+		f.Bool(&o.Strict, "strict", false, "deny every ask, writes too (Gemini CLI has no ask)")
 	}
-	f.BoolVar(&o.NoRecord, "no-record", false, "record nothing in the hook journal")
-	f.StringArrayVar(&o.Policies, "policy", nil, `a policy file {"version":1,"rules":[...]} (repeatable)`)
-	f.BoolVar(&o.NoBuiltin, "no-builtin-rules", false, "leave out the built-in rules that allow read-only commands")
-	f.DurationVar(&o.Deadline, "deadline", DefaultDeadline, "block the call (exit status 2) when no decision is made within this time")
-	return cmd
+	f.Bool(&o.NoRecord, "no-record", false, "record nothing in the hook journal")
+	f.StringArray(&o.Policies, "policy", `a policy file {"version":1,"rules":[...]} (repeatable)`)
+	f.Bool(&o.NoBuiltin, "no-builtin-rules", false, gateconf.NoBuiltinRulesUsage)
+	f.Duration(&o.Deadline, "deadline", DefaultDeadline, "block the call (exit status 2) when no decision is made within this time")
+	return &f
+}
+
+// NoAgent is the answer to a hook command line that names no agent, or
+// one this build does not know (args are the arguments after hook): the
+// call is blocked, exit status 2, never help and exit status 0, which
+// Claude Code reads as "go ahead".
+func NoAgent(args []string) error {
+	what := "no agent named"
+	if len(args) > 0 {
+		what = "unknown agent " + strconv.Quote(args[0])
+	}
+	return &ExitError{Code: 2, Msg: "custom-agent: hook: " + what + " (want " + agentNames() + "); the call is blocked"}
+}
+
+// Exec is the hook command of agent a once its flags (Flags) are parsed
+// into o: it answers the event on stdin, on stdout and stderr, and
+// returns the exit status as an *ExitError when it is not 0. ctx is the
+// program's (done on SIGTERM or SIGINT), dataDir its --data-dir.
+func Exec(ctx context.Context, a hook.Agent, o Options, dataDir string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o.DataDir, o.Ctx = dataDir, ctx
+	ans := Run(a, stdin, o)
+	stdout.Write(ans.Stdout)
+	stderr.Write(ans.Stderr)
+	if ans.Code != 0 {
+		return &ExitError{Code: ans.Code}
+	}
+	return nil
 }
 
 // Run answers one hook event of agent a read from stdin. It never panics

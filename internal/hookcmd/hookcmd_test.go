@@ -106,11 +106,16 @@ func records(t *testing.T, data string) []*journal.Record {
 	}
 	var out []*journal.Record
 	for _, p := range paths {
-		r, err := journal.Read(p)
+		lines, err := journal.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, r)
+		for _, l := range lines {
+			if l.Err != nil {
+				t.Fatal(l.Err)
+			}
+			out = append(out, l.Record)
+		}
 	}
 	return out
 }
