@@ -127,8 +127,8 @@ func Parse(path string, src []byte) (*File, error) {
 		l, c := strictjson.Position(src, off)
 		f.Pos[key] = path + ":" + strconv.Itoa(l) + ":" + strconv.Itoa(c)
 	}
-	for i := range root.Members {
-		key, v, koff := root.Members[i].Key, &root.Members[i].Value, root.Members[i].KeyOff
+	for i := range root.Items {
+		key, v, koff := root.Items[i].Key, &root.Items[i].Value, root.Items[i].KeyOff
 		switch key {
 		case "version":
 			n, err := r.int(v, key)
@@ -204,8 +204,8 @@ func Parse(path string, src []byte) (*File, error) {
 			if err := r.object(v, key); err != nil {
 				return nil, err
 			}
-			for j := range v.Members {
-				m := &v.Members[j]
+			for j := range v.Items {
+				m := &v.Items[j]
 				p, err := parseProvider(r, "providers."+m.Key, &m.Value)
 				if err != nil {
 					return nil, err
@@ -216,8 +216,8 @@ func Parse(path string, src []byte) (*File, error) {
 			if err := r.object(v, key); err != nil {
 				return nil, err
 			}
-			for j := range v.Members {
-				m := &v.Members[j]
+			for j := range v.Items {
+				m := &v.Items[j]
 				if err := CheckServerName(m.Key); err != nil {
 					return nil, r.errAt(m.KeyOff, "mcpServers", err)
 				}
@@ -239,8 +239,8 @@ func parseProvider(r *reader, key string, v *strictjson.Value) (Provider, error)
 	if err := r.object(v, key); err != nil {
 		return p, err
 	}
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Items {
+		m := &v.Items[i]
 		switch k := m.Key; k {
 		case "baseURL":
 			s, err := r.str(&m.Value, key+"."+k)
@@ -265,9 +265,9 @@ func parseServer(r *reader, key string, v *strictjson.Value) (Server, error) {
 	if err := r.object(v, key); err != nil {
 		return s, err
 	}
-	for i := range v.Members {
-		k := v.Members[i].Key
-		val, at := &v.Members[i].Value, key+"."+k
+	for i := range v.Items {
+		k := v.Items[i].Key
+		val, at := &v.Items[i].Value, key+"."+k
 		var err error
 		switch k {
 		case "type":
@@ -300,7 +300,7 @@ func parseServer(r *reader, key string, v *strictjson.Value) (Server, error) {
 				}
 			}
 		default:
-			err = r.errAt(v.Members[i].KeyOff, key, fmt.Errorf("unknown key %q (a server has command, args, env, cwd and timeout, or type \"http\", url, headers and timeout)", k))
+			err = r.errAt(v.Items[i].KeyOff, key, fmt.Errorf("unknown key %q (a server has command, args, env, cwd and timeout, or type \"http\", url, headers and timeout)", k))
 		}
 		if err != nil {
 			return s, err

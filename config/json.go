@@ -98,8 +98,8 @@ func (r *reader) strings(v *strictjson.Value, key string) ([]string, error) {
 		return nil, r.typeErr(v, key, "a list of strings")
 	}
 	out := []string{}
-	for i := range v.Elems {
-		s, err := r.str(&v.Elems[i], key+"["+strconv.Itoa(i)+"]")
+	for i := range v.Items {
+		s, err := r.str(&v.Items[i].Value, key+"["+strconv.Itoa(i)+"]")
 		if err != nil {
 			return nil, err
 		}
@@ -113,8 +113,8 @@ func (r *reader) stringMap(v *strictjson.Value, key string) (map[string]string, 
 		return nil, err
 	}
 	out := map[string]string{}
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Items {
+		m := &v.Items[i]
 		s, err := r.str(&m.Value, key+"."+m.Key)
 		if err != nil {
 			return nil, err

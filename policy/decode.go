@@ -24,8 +24,8 @@ func (p *parsed) read() error {
 		return p.errorAt(root.Off, "", "", fmt.Errorf("a policy file is a JSON object, not a %s", root.Kind))
 	}
 	var version *strictjson.Member
-	for i := range root.Members {
-		m := &root.Members[i]
+	for i := range root.Items {
+		m := &root.Items[i]
 		switch m.Key {
 		case "version":
 			version = m
@@ -88,10 +88,10 @@ func (p *parsed) readRules(v *strictjson.Value) error {
 	if v.Kind != strictjson.List {
 		return p.errorAt(v.Off, "", "rules", fmt.Errorf("%s is not a list", v.Kind))
 	}
-	n := len(v.Elems)
+	n := len(v.Items)
 	p.ents, p.offs, p.objs = make([]Entry, n), make([]int, n), make([]*strictjson.Value, n)
-	for i := range v.Elems {
-		o := &v.Elems[i]
+	for i := range v.Items {
+		o := &v.Items[i].Value
 		if o.Kind != strictjson.Object {
 			return p.errorAt(o.Off, "", "rules["+strconv.Itoa(i)+"]", fmt.Errorf("%s is not an object (a rule)", o.Kind))
 		}
@@ -133,8 +133,8 @@ func ruleID(o *strictjson.Value) string {
 // decodeRule sets *r, which must be zero, to the rule object o. A null
 // value is a field left out, as encoding/json reads it.
 func decodeRule(r *Rule, o *strictjson.Value) error {
-	for i := range o.Members {
-		m := &o.Members[i]
+	for i := range o.Items {
+		m := &o.Items[i]
 		v := &m.Value
 		var s *string
 		switch m.Key {
@@ -188,9 +188,9 @@ func decodeArgs(v *strictjson.Value) (map[string]string, error) {
 	default:
 		return nil, notA(v, "args", "an object")
 	}
-	args := make(map[string]string, len(v.Members))
-	for i := range v.Members {
-		m := &v.Members[i]
+	args := make(map[string]string, len(v.Items))
+	for i := range v.Items {
+		m := &v.Items[i]
 		if m.Value.Kind != strictjson.String {
 			return nil, notA(&m.Value, "args."+m.Key, "a string")
 		}
@@ -208,8 +208,8 @@ func decodeExamples(v *strictjson.Value) (*Examples, error) {
 		return nil, notA(v, "examples", "an object")
 	}
 	ex := &Examples{}
-	for i := range v.Members {
-		m := &v.Members[i]
+	for i := range v.Items {
+		m := &v.Items[i]
 		var calls *[]map[string]any
 		switch m.Key {
 		case "match":
@@ -227,9 +227,9 @@ func decodeExamples(v *strictjson.Value) (*Examples, error) {
 		default:
 			return nil, notA(&m.Value, field, "a list of calls")
 		}
-		*calls = make([]map[string]any, len(m.Value.Elems))
-		for j := range m.Value.Elems {
-			c := &m.Value.Elems[j]
+		*calls = make([]map[string]any, len(m.Value.Items))
+		for j := range m.Value.Items {
+			c := &m.Value.Items[j].Value
 			at := field + "[" + strconv.Itoa(j) + "]"
 			switch c.Kind {
 			case strictjson.Null:
@@ -265,9 +265,9 @@ func plain(v *strictjson.Value, at string) (any, error) {
 	case strictjson.String:
 		return v.Str, nil
 	case strictjson.List:
-		out := make([]any, len(v.Elems))
-		for i := range v.Elems {
-			e, err := plain(&v.Elems[i], at)
+		out := make([]any, len(v.Items))
+		for i := range v.Items {
+			e, err := plain(&v.Items[i].Value, at)
 			if err != nil {
 				return nil, err
 			}
@@ -275,13 +275,13 @@ func plain(v *strictjson.Value, at string) (any, error) {
 		}
 		return out, nil
 	}
-	out := make(map[string]any, len(v.Members))
-	for i := range v.Members {
-		e, err := plain(&v.Members[i].Value, at)
+	out := make(map[string]any, len(v.Items))
+	for i := range v.Items {
+		e, err := plain(&v.Items[i].Value, at)
 		if err != nil {
 			return nil, err
 		}
-		out[v.Members[i].Key] = e
+		out[v.Items[i].Key] = e
 	}
 	return out, nil
 }

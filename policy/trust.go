@@ -223,8 +223,8 @@ func decodeTrust(path string, src []byte) (*trustList, error) {
 		if o.Kind != strictjson.Object {
 			return p.errorAt(o.Off, "", at, fmt.Errorf("%s is not an object", o.Kind))
 		}
-		for i := range o.Members {
-			m := &o.Members[i]
+		for i := range o.Items {
+			m := &o.Items[i]
 			s, ok := to[m.Key]
 			if !ok {
 				return p.errorAt(m.KeyOff, "", at, fmt.Errorf("unknown field %q", m.Key))
@@ -246,8 +246,8 @@ func decodeTrust(path string, src []byte) (*trustList, error) {
 	if root.Kind != strictjson.Object {
 		return nil, p.errorAt(root.Off, "", "", fmt.Errorf("the trust file is a JSON object, not a %s", root.Kind))
 	}
-	for i := range root.Members {
-		m := &root.Members[i]
+	for i := range root.Items {
+		m := &root.Items[i]
 		switch m.Key {
 		case "version":
 			n, err := wholeNumber(&m.Value)
@@ -259,9 +259,9 @@ func decodeTrust(path string, src []byte) (*trustList, error) {
 			if err := list(&m.Value, m.Key); err != nil {
 				return nil, err
 			}
-			for j := range m.Value.Elems {
+			for j := range m.Value.Items {
 				var tp trustedProject
-				if err := fields(&m.Value.Elems[j], "projects["+strconv.Itoa(j)+"]", map[string]*string{"root": &tp.Root}); err != nil {
+				if err := fields(&m.Value.Items[j].Value, "projects["+strconv.Itoa(j)+"]", map[string]*string{"root": &tp.Root}); err != nil {
 					return nil, err
 				}
 				t.Projects = append(t.Projects, tp)
@@ -270,9 +270,9 @@ func decodeTrust(path string, src []byte) (*trustList, error) {
 			if err := list(&m.Value, m.Key); err != nil {
 				return nil, err
 			}
-			for j := range m.Value.Elems {
+			for j := range m.Value.Items {
 				var tr trustedRule
-				if err := fields(&m.Value.Elems[j], "rules["+strconv.Itoa(j)+"]", map[string]*string{"root": &tr.Root, "id": &tr.ID, "digest": &tr.Digest}); err != nil {
+				if err := fields(&m.Value.Items[j].Value, "rules["+strconv.Itoa(j)+"]", map[string]*string{"root": &tr.Root, "id": &tr.ID, "digest": &tr.Digest}); err != nil {
 					return nil, err
 				}
 				t.Rules = append(t.Rules, tr)

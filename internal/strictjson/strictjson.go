@@ -57,20 +57,22 @@ func (k Kind) String() string {
 
 // Value is one JSON value and where it starts.
 type Value struct {
+	// Str is a String's decoded text, or a Number's literal as written
+	// (valid JSON number syntax, e.g. "1", "-0.5e3").
+	Str string
+	// Items are an Object's members, in the order written, or a List's
+	// elements (members without a key). One field for both keeps a
+	// Value small: a policy file of a thousand rules is several
+	// thousand of them.
+	Items []Member
 	// Off is the byte offset of the value's first byte in the document.
 	Off  int
 	Kind Kind
-	// Str is a String's decoded text, or a Number's literal as written
-	// (valid JSON number syntax, e.g. "1", "-0.5e3").
-	Str  string
 	Bool bool
-	// Members are an Object's keys and values, in the order written.
-	Members []Member
-	// Elems are a List's elements.
-	Elems []Value
 }
 
-// Member is one key of an object and its value.
+// Member is one key of an object and its value, or one element of a list
+// (Key "", KeyOff the element's offset).
 type Member struct {
 	Key    string
 	KeyOff int // byte offset of the key's opening quote
@@ -79,9 +81,12 @@ type Member struct {
 
 // Get returns the member of an Object with the given key.
 func (v *Value) Get(key string) (*Member, bool) {
-	for i := range v.Members {
-		if v.Members[i].Key == key {
-			return &v.Members[i], true
+	if v.Kind != Object {
+		return nil, false
+	}
+	for i := range v.Items {
+		if v.Items[i].Key == key {
+			return &v.Items[i], true
 		}
 	}
 	return nil, false
@@ -113,15 +118,14 @@ const MaxDepth = 10000
 // around it aside). Every error is an *Error.
 func Parse(src []byte) (*Value, error) {
 	p := &parser{src: src}
-	v := new(Value)
-	i, err := p.value(p.ws(0), v, 0)
+	v, i, err := p.value(p.ws(0), 0)
 	if err != nil {
 		return nil, err
 	}
 	if i = p.ws(i); i < len(src) {
 		return nil, &Error{Offset: i, Err: ErrTrailingData}
 	}
-	return v, nil
+	return &v, nil
 }
 
 // Position returns the 1-based line and column (in characters) of byte
@@ -135,16 +139,24 @@ func Position(src []byte, off int) (line, col int) {
 
 type parser struct {
 	src []byte
-	// members and elems are stacks of the objects and lists being read;
-	// a finished one is copied out to an arena, so that the tree is built
-	// from few allocations whatever its shape.
-	members []Member
-	elems   []Value
-	marena  []Member
-	earena  []Value
+	// members are the arenas of the objects' and lists' items at each
+	// depth.
+	members []*[]Member
 	// keys holds each distinct key once, so that a thousand rules do not
 	// allocate "id" a thousand times.
 	keys map[string]string
+	// text is src as a string, made once: a string without escapes is
+	// a substring of it, so that a document's strings cost one
+	// allocation rather than one each.
+	text string
+}
+
+// plain returns src[i:j] as a string sharing text.
+func (p *parser) plain(i, j int) string {
+	if p.text == "" {
+		p.text = string(p.src)
+	}
+	return p.text[i:j]
 }
 
 // ws returns the offset of the first byte at or after i that is not JSON
@@ -182,43 +194,44 @@ func quoteChar(b []byte) string {
 	return "'" + s[1:len(s)-1] + "'"
 }
 
-// value reads the value starting at i (past white space) into v and
-// returns the offset just past it.
-func (p *parser) value(i int, v *Value, depth int) (int, error) {
+// value reads the value starting at i (past white space) and returns it
+// and the offset just past it.
+func (p *parser) value(i int, depth int) (Value, int, error) {
 	src := p.src
 	if i >= len(src) {
-		return i, p.syntax(i, "")
+		return Value{}, i, p.syntax(i, "")
 	}
-	v.Off = i
+	v := Value{Off: i}
+	var err error
 	switch c := src[i]; {
 	case c == '{':
-		return p.object(i, v, depth+1)
+		v.Kind = Object
+		v.Items, i, err = p.object(i, depth+1)
 	case c == '[':
-		return p.list(i, v, depth+1)
+		v.Kind = List
+		v.Items, i, err = p.list(i, depth+1)
 	case c == '"':
 		v.Kind = String
-		s, j, err := p.str(i)
-		v.Str = s
-		return j, err
+		v.Str, i, err = p.str(i)
 	case c == '-' || (c >= '0' && c <= '9'):
 		v.Kind = Number
-		j, err := p.number(i)
-		if err != nil {
-			return j, err
+		j := i
+		if i, err = p.number(i); err == nil {
+			v.Str = p.plain(j, i)
 		}
-		v.Str = string(src[i:j])
-		return j, nil
 	case c == 't':
 		v.Kind, v.Bool = Bool, true
-		return p.literal(i, "true")
+		i, err = p.literal(i, "true")
 	case c == 'f':
 		v.Kind = Bool
-		return p.literal(i, "false")
+		i, err = p.literal(i, "false")
 	case c == 'n':
 		v.Kind = Null
-		return p.literal(i, "null")
+		i, err = p.literal(i, "null")
+	default:
+		err = p.syntax(i, "looking for beginning of value")
 	}
-	return i, p.syntax(i, "looking for beginning of value")
+	return v, i, err
 }
 
 func (p *parser) literal(i int, lit string) (int, error) {
@@ -234,97 +247,93 @@ func (p *parser) literal(i int, lit string) (int, error) {
 	return i + len(lit), nil
 }
 
-func (p *parser) object(i int, v *Value, depth int) (int, error) {
+func (p *parser) object(i int, depth int) ([]Member, int, error) {
 	if depth > MaxDepth {
-		return i, &Error{Offset: i, Err: fmt.Errorf("nested more than %d deep", MaxDepth)}
+		return nil, i, &Error{Offset: i, Err: fmt.Errorf("nested more than %d deep", MaxDepth)}
 	}
-	v.Kind = Object
-	base := len(p.members)
-	defer func() { p.members = p.members[:base] }()
 	i = p.ws(i + 1)
 	if i < len(p.src) && p.src[i] == '}' {
-		return i + 1, nil
+		return nil, i + 1, nil
 	}
+	a := arenaAt(&p.members, depth)
+	base := len(*a)
 	var seen map[string]bool
 	for {
 		if i >= len(p.src) || p.src[i] != '"' {
-			return i, p.syntax(i, "looking for beginning of object key string")
+			return nil, i, p.syntax(i, "looking for beginning of object key string")
 		}
 		koff := i
 		key, j, err := p.key(i)
 		if err != nil {
-			return j, err
+			return nil, j, err
 		}
 		if seen != nil {
 			if seen[key] {
-				return koff, dupKey(koff, key)
+				return nil, koff, dupKey(koff, key)
 			}
 			seen[key] = true
 		} else {
-			for k := base; k < len(p.members); k++ {
-				if p.members[k].Key == key {
-					return koff, dupKey(koff, key)
+			for k := base; k < len(*a); k++ {
+				if (*a)[k].Key == key {
+					return nil, koff, dupKey(koff, key)
 				}
 			}
-			if len(p.members)-base == linearKeys {
+			if len(*a)-base == linearKeys {
 				// Past a few keys, a set: an object of many keys is
 				// checked in linear time, not quadratic.
 				seen = make(map[string]bool, 2*linearKeys)
-				for _, m := range p.members[base:] {
+				for _, m := range (*a)[base:] {
 					seen[m.Key] = true
 				}
 				seen[key] = true
 			}
 		}
 		if i = p.ws(j); i >= len(p.src) || p.src[i] != ':' {
-			return i, p.syntax(i, "after object key")
+			return nil, i, p.syntax(i, "after object key")
 		}
-		p.members = append(p.members, Member{Key: key, KeyOff: koff})
-		n := len(p.members) - 1
 		var val Value
-		if i, err = p.value(p.ws(i+1), &val, depth); err != nil {
-			return i, err
+		if val, i, err = p.value(p.ws(i+1), depth); err != nil {
+			return nil, i, err
 		}
-		p.members[n].Value = val
+		base = room(a, base)
+		*a = append(*a, Member{Key: key, KeyOff: koff, Value: val})
 		if i = p.ws(i); i < len(p.src) && p.src[i] == ',' {
 			i = p.ws(i + 1)
 			continue
 		}
 		if i < len(p.src) && p.src[i] == '}' {
-			v.Members = p.outMembers(p.members[base:])
-			return i + 1, nil
+			return (*a)[base:len(*a):len(*a)], i + 1, nil
 		}
-		return i, p.syntax(i, "after object key:value pair")
+		return nil, i, p.syntax(i, "after object key:value pair")
 	}
 }
 
-func (p *parser) list(i int, v *Value, depth int) (int, error) {
+func (p *parser) list(i int, depth int) ([]Member, int, error) {
 	if depth > MaxDepth {
-		return i, &Error{Offset: i, Err: fmt.Errorf("nested more than %d deep", MaxDepth)}
+		return nil, i, &Error{Offset: i, Err: fmt.Errorf("nested more than %d deep", MaxDepth)}
 	}
-	v.Kind = List
-	base := len(p.elems)
-	defer func() { p.elems = p.elems[:base] }()
 	i = p.ws(i + 1)
 	if i < len(p.src) && p.src[i] == ']' {
-		return i + 1, nil
+		return nil, i + 1, nil
 	}
+	a := arenaAt(&p.members, depth)
+	base := len(*a)
 	for {
-		var val Value
-		var err error
-		if i, err = p.value(i, &val, depth); err != nil {
-			return i, err
+		val, j, err := p.value(i, depth)
+		if err != nil {
+			return nil, j, err
 		}
-		p.elems = append(p.elems, val)
+		i = j
+		base = room(a, base)
+		*a = append(*a, Member{KeyOff: val.Off, Value: val})
 		if i = p.ws(i); i < len(p.src) && p.src[i] == ',' {
 			i = p.ws(i + 1)
 			continue
 		}
 		if i < len(p.src) && p.src[i] == ']' {
-			v.Elems = p.outElems(p.elems[base:])
-			return i + 1, nil
+			return (*a)[base:len(*a):len(*a)], i + 1, nil
 		}
-		return i, p.syntax(i, "after array element")
+		return nil, i, p.syntax(i, "after array element")
 	}
 }
 
@@ -336,33 +345,39 @@ func dupKey(off int, key string) error {
 	return &Error{Offset: off, Err: fmt.Errorf("the key %q appears twice", key)}
 }
 
-// arenaSize is how many members (or elements) one arena allocation holds.
-const arenaSize = 512
+// The members of an object (the elements of a list) are appended to the
+// arena of its depth as they are read: at each depth only one object (one
+// list) is open at a time, so they lie side by side there and the tree
+// takes them as they are, without copying them from a stack.
 
-func (p *parser) outMembers(ms []Member) []Member {
-	n := len(ms)
-	if n > arenaSize/4 {
-		return append([]Member(nil), ms...)
+// arenaAt returns the arena of depth, adding arenas up to it.
+// (Each arena is held by pointer: the list of arenas grows as deeper
+// containers are read while an outer one holds its own.)
+func arenaAt[T any](arenas *[]*[]T, depth int) *[]T {
+	for len(*arenas) <= depth {
+		*arenas = append(*arenas, new([]T))
 	}
-	if cap(p.marena)-len(p.marena) < n {
-		p.marena = make([]Member, 0, arenaSize)
-	}
-	l := len(p.marena)
-	p.marena = append(p.marena, ms...)
-	return p.marena[l : l+n : l+n]
+	return (*arenas)[depth]
 }
 
-func (p *parser) outElems(es []Value) []Value {
-	n := len(es)
-	if n > arenaSize/4 {
-		return append([]Value(nil), es...)
+// maxChunk bounds the size of one arena allocation.
+const maxChunk = 1024
+
+// room makes room in arena a for one more item of the container whose
+// items start at base, and returns where they start then: a full arena is
+// replaced by a larger one, to which the container's items move (those of
+// containers already closed stay where they are).
+func room[T any](a *[]T, base int) int {
+	if len(*a) < cap(*a) {
+		return base
 	}
-	if cap(p.earena)-len(p.earena) < n {
-		p.earena = make([]Value, 0, arenaSize)
-	}
-	l := len(p.earena)
-	p.earena = append(p.earena, es...)
-	return p.earena[l : l+n : l+n]
+	open := (*a)[base:]
+	n := min(max(2*cap(*a), 8), maxChunk)
+	n = max(n, 2*len(open))
+	fresh := make([]T, len(open), n)
+	copy(fresh, open)
+	*a = fresh
+	return 0
 }
 
 // key reads an object key, keeping one copy of each distinct key.
@@ -378,7 +393,7 @@ func (p *parser) key(i int) (string, int, error) {
 	if p.keys == nil {
 		p.keys = make(map[string]string)
 	}
-	s := string(b)
+	s := p.plain(i+1, j)
 	p.keys[s] = s
 	return s, j + 1, nil
 }
@@ -405,7 +420,7 @@ func (p *parser) strEnd(i int) (int, bool) {
 func (p *parser) str(i int) (string, int, error) {
 	j, plain := p.strEnd(i)
 	if plain {
-		return string(p.src[i+1 : j]), j + 1, nil
+		return p.plain(i+1, j), j + 1, nil
 	}
 	src := p.src
 	buf := make([]byte, 0, j-i+16)

@@ -27,15 +27,15 @@ func plain(v *strictjson.Value) any {
 	case strictjson.String:
 		return v.Str
 	case strictjson.List:
-		out := make([]any, len(v.Elems))
-		for i := range v.Elems {
-			out[i] = plain(&v.Elems[i])
+		out := make([]any, len(v.Items))
+		for i := range v.Items {
+			out[i] = plain(&v.Items[i].Value)
 		}
 		return out
 	}
-	out := make(map[string]any, len(v.Members))
-	for i := range v.Members {
-		out[v.Members[i].Key] = plain(&v.Members[i].Value)
+	out := make(map[string]any, len(v.Items))
+	for i := range v.Items {
+		out[v.Items[i].Key] = plain(&v.Items[i].Value)
 	}
 	return out
 }
@@ -65,6 +65,9 @@ func TestSameValuesAsEncodingJSON(t *testing.T) {
 		`{"bad pair": "\ud800\u0041"}`,
 		`[[[[[[{"deep": [1, 2, {"x": {"y": [3]}}]}]]]]]]`,
 		"\n\t{\"k\": 1}\r\n",
+		// Containers at one depth one after the other, each holding
+		// deeper ones, while the outer ones stay open.
+		`{"rules": [{"id": "a", "x": {"y": [1]}}, {"id": "b", "x": {"y": [2, {"z": 3}]}}, {"id": "c", "w": [[4], {"q": [[5]]}]}], "v": [[1], [2], {"k": [3]}], "last": {"id": "d"}}`,
 	}
 	for _, d := range docs {
 		v, err := strictjson.Parse([]byte(d))
@@ -92,8 +95,8 @@ func TestOffsets(t *testing.T) {
 	}
 	a, _ := v.Get("a")
 	c, _ := v.Get("c")
-	b, _ := a.Value.Elems[2].Get("b")
-	got := []int{v.Off, a.KeyOff, a.Value.Off, a.Value.Elems[0].Off, a.Value.Elems[1].Off, a.Value.Elems[2].Off, b.KeyOff, b.Value.Off, c.KeyOff, c.Value.Off}
+	b, _ := a.Value.Items[2].Value.Get("b")
+	got := []int{v.Off, a.KeyOff, a.Value.Off, a.Value.Items[0].Value.Off, a.Value.Items[1].Value.Off, a.Value.Items[2].Value.Off, b.KeyOff, b.Value.Off, c.KeyOff, c.Value.Off}
 	want := []int{0, 4, 9, 10, 13, 19, 20, 25, 35, 40}
 	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("offsets (-want +got):\n%s", diff)
