@@ -523,52 +523,41 @@ func isHomeOrAbove(p, home string) bool {
 		p == "/home" || p == "/Users"
 }
 
-// execValue are the options of docker exec that take a value.
-var execValue = []string{"-e", "--env", "--env-file", "--detach-keys", "-u", "--user", "-w", "--workdir", "--preserve-fds"}
+// execOpts is the option table of docker (podman, nerdctl) exec. Its
+// options end at the container's name; as pflag reads them, long options
+// are never abbreviated.
+var execOpts = opts{short: "euw", long: []string{"env", "env-file", "detach-keys", "user", "workdir", "preserve-fds"},
+	flags: "ditl", flagsLong: []string{"detach", "interactive", "tty", "privileged", "latest"},
+	stop: true, exact: true, complete: true}
 
 // containerExec judges docker exec CTR CMD: the command runs inside a
 // running container, whose data it can change or delete.
 func (a *analyzer) containerExec(c *call, name string, args []arg) {
 	a.find(risk.Execute, c.sp, name+" exec runs a command inside a running container")
-	i := 0
 	cwd := "/"
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn {
-			a.opaque(x.sp, name+" exec is given a word built at run time where an option or the container may stand")
-			return
+	os, rest := a.scan(execOpts, append([]arg{c.args[0]}, args...))
+	for _, op := range os {
+		if op.unknown {
+			return // scan made the command opaque
 		}
-		s := x.s
-		if s == "--" {
-			i++
-			break
+		// pflag takes -w=/dir as -w /dir.
+		val := arg{s: strings.TrimPrefix(op.val.s, "="), sp: op.val.sp, w: op.val.w, dyn: op.val.dyn}
+		switch op.name {
+		case "-w", "--workdir":
+			cwd = val.s
+		case "--env-file":
+			a.access(arg{s: val.s, sp: op.x.sp}, c.cwd, false, false)
+		case "--privileged":
+			a.find(risk.Execute, op.x.sp, name+" exec --privileged runs the command with every capability of the host")
 		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			break
-		}
-		opt, val, hasVal := strings.Cut(s, "=")
-		switch {
-		case slices.Contains(execValue, opt):
-			if !hasVal && i+1 < len(args) {
-				i++
-				val = args[i].s
-			}
-			if opt == "-w" || opt == "--workdir" {
-				cwd = val
-			}
-			if opt == "--env-file" {
-				a.access(arg{s: val, sp: x.sp}, c.cwd, false, false)
-			}
-		case opt == "--privileged":
-			a.find(risk.Execute, x.sp, name+" exec --privileged runs the command with every capability of the host")
-		case opt == "-d" || opt == "--detach" || opt == "-i" || opt == "--interactive" || opt == "-t" || opt == "--tty" ||
-			opt == "-it" || opt == "-ti" || opt == "-itd" || opt == "-dit" || opt == "-id" || opt == "-td" || opt == "-l" || opt == "--latest":
-		case len(s) > 2 && s[1] != '-' && strings.Trim(s[1:], "dit") == "":
-		default:
-			a.opaque(x.sp, name+" exec is given the option "+quote(s)+", which the analyser does not know; no rule allows it")
+	}
+	if len(rest) > 0 && rest[0].dyn {
+		if at := len(args) - len(rest); at < 1 || args[at-1].dyn || args[at-1].s != "--" {
+			a.opaque(rest[0].sp, name+" exec is given a word built at run time where an option or the container may stand")
 			return
 		}
 	}
+	i := len(args) - len(rest) // the container
 	if i+1 >= len(args) {
 		return
 	}
@@ -722,6 +711,16 @@ func ruleKubectlSideDoor(a *analyzer, c *call) {
 	a.elsewhere(elsewhere{where: "inside the pod", cwd: "/", keepDestroy: true}, func() { a.inner(c, cmd, "/", false) })
 }
 
+// nsenterOpts is nsenter's option table (util-linux 2.40). Its options end
+// at the first operand, the command. -m, -u, -i, -n, -p, -U, -C, -T, -r
+// and -w take a file only attached (-m/proc/1/ns/mnt, --mount=FILE).
+var nsenterOpts = opts{short: "tSGW", long: []string{"target", "setuid", "setgid", "wdns"},
+	flags: "aFZechV", flagsLong: []string{"all", "env", "preserve-credentials", "no-fork", "follow-context", "join-cgroup",
+		"keep-caps", "user-parent", "help", "version"},
+	optShort: "muinpUCTrw",
+	optional: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd"},
+	stop:     true, complete: true}
+
 // ruleNsenter: nsenter runs a command in the namespaces of another
 // process, as root. Entering the mount namespace of PID 1 (the host's
 // init, reachable from a container started with --pid=host) is root on
@@ -730,79 +729,27 @@ func ruleKubectlSideDoor(a *analyzer, c *call) {
 func ruleNsenter(a *analyzer, c *call) {
 	args := c.args
 	target, mountNS, all := "", false, false
-	i := 1
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn {
-			a.opaque(x.sp, "nsenter is given a word built at run time where an option may stand")
+	os, rest := a.scan(nsenterOpts, args)
+	for _, op := range os {
+		if op.unknown {
+			return // scan made the command opaque
+		}
+		switch op.name {
+		case "-t", "--target":
+			target = op.val.s
+		case "-m", "--mount":
+			mountNS = true
+			if strings.HasPrefix(op.val.s, "/proc/1/") {
+				target = "1"
+			}
+		case "-a", "--all":
+			all = true
+		}
+	}
+	if len(rest) > 0 && rest[0].dyn {
+		if at := len(args) - len(rest); at < 1 || args[at-1].dyn || args[at-1].s != "--" {
+			a.opaque(rest[0].sp, "nsenter is given a word built at run time where an option may stand")
 			return
-		}
-		s := x.s
-		if s == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			break
-		}
-		if strings.HasPrefix(s, "--") {
-			opt, val, hasVal := strings.Cut(s[2:], "=")
-			switch opt {
-			case "target", "setuid", "setgid", "wdns", "env":
-				if opt == "env" {
-					continue
-				}
-				if !hasVal && i+1 < len(args) {
-					i++
-					val = args[i].s
-				}
-				if opt == "target" {
-					target = val
-				}
-			case "mount":
-				mountNS = true
-				if hasVal && strings.HasPrefix(val, "/proc/1/") {
-					target = "1"
-				}
-			case "all":
-				all = true
-			case "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd", "preserve-credentials", "no-fork",
-				"follow-context", "join-cgroup", "keep-caps", "user-parent", "help", "version":
-			default:
-				a.opaque(x.sp, "nsenter is given the option "+quote(s)+", which the analyser does not know")
-				return
-			}
-			continue
-		}
-		for j := 1; j < len(s); j++ {
-			switch ch := s[j]; ch {
-			case 't', 'S', 'G', 'W':
-				val := s[j+1:]
-				if val == "" && i+1 < len(args) {
-					i++
-					val = args[i].s
-				}
-				if ch == 't' {
-					target = val
-				}
-				j = len(s)
-			case 'm':
-				mountNS = true
-				if strings.HasPrefix(s[j+1:], "/proc/1/") {
-					target = "1"
-				}
-				j = len(s) // an attached value is the namespace file
-			case 'a':
-				all = true
-			case 'u', 'i', 'n', 'p', 'U', 'C', 'T', 'r', 'w':
-				if ch == 'r' || ch == 'w' {
-					j = len(s)
-				}
-			case 'F', 'Z', 'e', 'c', 'h', 'V':
-			default:
-				a.opaque(x.sp, "nsenter is given the option "+quote(s)+", which the analyser does not know")
-				return
-			}
 		}
 	}
 	a.find(risk.Execute, c.sp, "nsenter runs a command inside the namespaces of another process, which needs root")
@@ -810,7 +757,6 @@ func ruleNsenter(a *analyzer, c *call) {
 	if host {
 		a.hostRoot(c.sp, "nsenter enters the mount namespace of PID 1, the host's init: from a container that shares the host's processes this reaches the host's file system as root")
 	}
-	rest := args[min(i, len(args)):]
 	if len(rest) == 0 {
 		a.shellStdin(c, "the shell nsenter starts")
 		return

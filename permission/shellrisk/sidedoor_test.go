@@ -108,6 +108,11 @@ var containerCases = []analyzeCase{
 	{name: "docker exec rm", cmd: "docker exec ctr sh -c 'rm -rf /var/lib/mysql'", min: D},
 	{name: "docker exec env", cmd: "docker exec ctr env", min: C},
 	{name: "docker exec secret", cmd: "docker exec -it db cat /run/secrets/db_password", min: C},
+	// docker exec's options come from its table, read as pflag reads
+	// them: a value attached to a short option, and no abbreviations.
+	{name: "docker exec attached env", cmd: "docker exec -eMODE=1 -uroot db rm -rf /var/lib/mysql", min: D},
+	{name: "docker exec abbreviation unknown", cmd: "docker exec --priv db ls", min: X, opaque: 1},
+	{name: "docker exec dynamic option", cmd: `docker exec "$flag" db ls`, min: X, opaque: 1},
 	{name: "docker remote host", cmd: "docker -H tcp://10.0.0.5:2375 ps", min: N},
 	{name: "docker host env", cmd: "DOCKER_HOST=tcp://10.0.0.5:2375 docker ps", min: N},
 	{name: "docker host export", cmd: "export DOCKER_HOST=ssh://me@host; docker ps", min: N},
@@ -120,6 +125,13 @@ var containerCases = []analyzeCase{
 	{name: "nsenter host", cmd: "nsenter -t 1 -m -u -i -n -p sh", min: D},
 	{name: "nsenter long", cmd: "nsenter --target 1 --mount --uts --ipc --net --pid -- bash -c 'cat /etc/shadow'", min: D, acc: &acc{"/etc/shadow", "r"}},
 	{name: "nsenter other target", cmd: "nsenter -t 4242 -m cat /root/.ssh/id_rsa", min: C},
+	// nsenter's options come from its table: getopt_long's unique
+	// prefixes and attached namespace files are read as nsenter reads
+	// them, not left opaque.
+	{name: "nsenter abbreviated", cmd: "nsenter --targ 1 --mou -- cat /etc/shadow", min: D, acc: &acc{"/etc/shadow", "r"}},
+	{name: "nsenter attached net file", cmd: "nsenter -t 1 -m -n/proc/1/ns/net rm -rf /home/u/proj", min: D, acc: &acc{"/home/u/proj", "d"}},
+	{name: "nsenter dynamic option", cmd: `nsenter "$opt" sh`, min: X, opaque: 1},
+	{name: "nsenter unknown option", cmd: "nsenter --frob 1 sh", min: X, opaque: 1},
 	{name: "kubectl exec rm", cmd: "kubectl exec mypod -- rm -rf /data", min: D},
 	{name: "kubectl exec token", cmd: "kubectl exec -it mypod -- sh -c 'cat /var/run/secrets/kubernetes.io/serviceaccount/token'", min: C},
 	{name: "kubectl exec no dash", cmd: "kubectl exec mypod rm -rf /data", min: N, opaque: 1},
