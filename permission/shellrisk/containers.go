@@ -591,29 +591,30 @@ func (a *analyzer) containerCp(c *call, args []arg) {
 	}
 }
 
-// composeValue are the options of docker compose (before its subcommand)
-// that take a value.
-var composeValue = []string{"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--ansi",
-	"--progress", "--parallel"}
+// composeOpts are the options of docker compose before its subcommand, and
+// composeExecOpts those of compose exec before the service: the ones that
+// take a value (the tables are not complete: another option is taken as a
+// flag). As pflag reads them, long options are never abbreviated.
+var (
+	composeOpts = opts{short: "fp", long: []string{"file", "project-name", "profile", "env-file", "project-directory", "ansi",
+		"progress", "parallel"}, stop: true, exact: true}
+	composeExecOpts = opts{short: "euw", long: []string{"env", "index", "user", "workdir"}, stop: true, exact: true}
+)
 
 // compose judges docker compose: read-only subcommands talk only to the
 // local daemon; exec and run run a command in a service's container;
 // the rest is ruleDocker's.
 func (a *analyzer) compose(c *call, name string, whole, args []arg) {
-	i := 0
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn || !strings.HasPrefix(x.s, "-") {
-			break
-		}
-		opt, _, hasVal := strings.Cut(x.s, "=")
-		if slices.Contains(composeValue, opt) && !hasVal {
-			i++
-			if i < len(args) && (opt == "-f" || opt == "--file" || opt == "--env-file") {
-				a.access(args[i], c.cwd, false, false)
+	os, rest := a.scan(composeOpts, append([]arg{c.args[0]}, args...))
+	for _, op := range os {
+		switch op.name {
+		case "-f", "--file", "--env-file":
+			if op.val.s != "" || op.val.dyn {
+				a.access(op.val, c.cwd, false, false)
 			}
 		}
 	}
+	i := len(args) - len(rest)
 	sub := ""
 	if i < len(args) && !args[i].dyn {
 		sub = args[i].s
@@ -623,20 +624,9 @@ func (a *analyzer) compose(c *call, name string, whole, args []arg) {
 		return // what the local daemon and the compose file say
 	case "exec":
 		a.find(risk.Execute, c.sp, name+" compose exec runs a command inside a service's container")
-		rest := args[i+1:]
-		j := 0
-		for ; j < len(rest); j++ {
-			x := rest[j]
-			if x.dyn || !strings.HasPrefix(x.s, "-") {
-				break
-			}
-			opt, _, hasVal := strings.Cut(x.s, "=")
-			if !hasVal && slices.Contains([]string{"-e", "--env", "--index", "-u", "--user", "-w", "--workdir"}, opt) {
-				j++
-			}
-		}
-		if j+1 < len(rest) {
-			cmd := rest[j+1:]
+		_, svc := a.scan(composeExecOpts, args[i:])
+		if len(svc) > 1 {
+			cmd := svc[1:]
 			a.elsewhere(elsewhere{where: "inside the container", cwd: "/", keepDestroy: true}, func() { a.inner(c, cmd, "/", false) })
 		}
 		return

@@ -139,6 +139,8 @@ var containerCases = []analyzeCase{
 	{name: "kubectl run overrides", cmd: `kubectl run r00t --restart=Never -ti --rm --image lol --overrides '{"spec":{"hostPID": true, "containers":[{"name":"1","image":"alpine","command":["nsenter","--mount=/proc/1/ns/mnt","--","/bin/bash"],"stdin": true,"tty":true,"securityContext":{"privileged":true}}]}}'`, min: D},
 	{name: "benign docker ps", cmd: "docker ps -a", min: X, exact: true},
 	{name: "benign compose ps", cmd: "docker compose ps", min: X, exact: true},
+	{name: "compose attached file read", cmd: "docker compose --file=/home/u/.ssh/id_rsa ps", min: X, acc: &acc{"/home/u/.ssh/id_rsa", "r"}},
+	{name: "compose exec after options", cmd: "docker compose -f dev.yml exec -u root -w /app web rm -rf /app/uploads", min: D},
 	{name: "benign docker images", cmd: "docker images", min: X, exact: true},
 	{name: "benign docker pwd mount", cmd: `docker run --rm -v "$PWD":/src -w /src golang go test ./...`, min: N, exact: true, acc: &acc{"/home/u/proj", "w"}},
 	{name: "benign docker run echo", cmd: "docker run --rm alpine echo hi", min: N, exact: true},
