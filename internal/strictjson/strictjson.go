@@ -372,7 +372,7 @@ func room[T any](a *[]T, base int) int {
 		return base
 	}
 	open := (*a)[base:]
-	n := min(max(2*cap(*a), 8), maxChunk)
+	n := min(max(2*cap(*a), 4), maxChunk) // small at first: a deep document has an arena a level
 	n = max(n, 2*len(open))
 	fresh := make([]T, len(open), n)
 	copy(fresh, open)
