@@ -57,6 +57,27 @@ var (
 		"--syslog", "--transient-store", "--noout", "--debug-full", "--experimental", "--insecure-registry"}
 )
 
+// containerGlobalOpts is the table of those options, for scan: they end at
+// the subcommand, and as pflag reads them, are never abbreviated.
+var containerGlobalOpts = func() opts {
+	o := opts{stop: true, exact: true, complete: true}
+	for _, v := range containerGlobalValue {
+		if l, ok := strings.CutPrefix(v, "--"); ok {
+			o.long = append(o.long, l)
+		} else {
+			o.short += v[1:]
+		}
+	}
+	for _, f := range containerGlobalFlag {
+		if l, ok := strings.CutPrefix(f, "--"); ok {
+			o.flagsLong = append(o.flagsLong, l)
+		} else {
+			o.flags += f[1:]
+		}
+	}
+	return o
+}()
+
 // ruleContainer judges docker, podman and nerdctl. Subcommands it does not
 // change (rm, prune, push, pull, build, inspect, …) go to ruleDocker with
 // the global options taken off.
@@ -64,59 +85,52 @@ func ruleContainer(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	args := c.args
 	remote := false
-	i := 1
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn {
-			a.opaque(x.sp, name+" is given a word built at run time before its subcommand")
-			return
+	os, tail := a.scan(containerGlobalOpts, args)
+	for _, op := range os {
+		if op.unknown {
+			return // scan made the command opaque
 		}
-		s := x.s
-		if s == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			break
-		}
-		opt, val, hasVal := strings.Cut(s, "=")
-		switch {
-		case slices.Contains(containerGlobalValue, opt):
-			if !hasVal {
-				if i+1 >= len(args) {
-					return
-				}
-				i++
-				if args[i].dyn {
-					a.opaque(args[i].sp, name+" "+opt+" is given a value built at run time")
-					return
-				}
-				val = args[i].s
-			}
-			switch opt {
-			case "-H", "--host", "--url", "-a", "--address":
-				if remoteDaemon(val) {
-					remote = true
-					a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+val+" sends the command to a daemon on another machine, where its containers run")
-				}
-			case "-c", "--context", "--connection":
-				if val != "default" {
-					remote = true
-					a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+val+" sends the command to the daemon the context names, which may be on another machine")
-				}
-			}
-		case slices.Contains(containerGlobalFlag, opt) && !hasVal:
+		opt, x, val := op.name, op.x, op.val
+		if !slices.Contains(containerGlobalValue, opt) {
 			if opt == "-r" || opt == "--remote" {
 				remote = true
 				a.network(x.sp, quote(name+" "+opt), name+" "+opt+" sends the command to a daemon on another machine")
 			}
-		default:
-			a.opaque(x.sp, name+" is given the global option "+quote(s)+", which the analyser does not know")
+			continue
+		}
+		if val == (arg{}) {
+			return // the value is missing: there is no subcommand
+		}
+		if val.dyn {
+			a.opaque(val.sp, name+" "+opt+" is given a value built at run time")
 			return
 		}
+		v := val.s
+		if len(opt) == 2 {
+			v = strings.TrimPrefix(v, "=") // pflag takes -H=URL as -H URL
+		}
+		switch opt {
+		case "-H", "--host", "--url", "-a", "--address":
+			if remoteDaemon(v) {
+				remote = true
+				a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+v+" sends the command to a daemon on another machine, where its containers run")
+			}
+		case "-c", "--context", "--connection":
+			if v != "default" {
+				remote = true
+				a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+v+" sends the command to the daemon the context names, which may be on another machine")
+			}
+		}
 	}
-	if i >= len(args) {
+	if len(tail) == 0 {
 		return
+	}
+	i := len(args) - len(tail) // the subcommand
+	if sub := args[i]; sub.dyn {
+		if at := args[i-1]; at.dyn || at.s != "--" {
+			a.opaque(sub.sp, name+" is given a word built at run time before its subcommand")
+			return
+		}
 	}
 	sub := args[i]
 	if sub.dyn {

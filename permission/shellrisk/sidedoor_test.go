@@ -119,6 +119,12 @@ var containerCases = []analyzeCase{
 	{name: "docker host env wrapper", cmd: "env DOCKER_HOST=tcp://h:2375 docker ps", min: N},
 	{name: "docker context use", cmd: "docker context use remote", min: N},
 	{name: "docker global option then rm", cmd: "docker --context prod rm -f web", min: D},
+	// The global options come from a table, read as pflag reads them.
+	{name: "docker attached host", cmd: "docker -Htcp://10.0.0.5:2375 ps", min: N},
+	{name: "docker global flags clustered", cmd: "docker -Dr ps", min: N},
+	{name: "docker global abbreviation unknown", cmd: "docker --hos tcp://10.0.0.5:2375 ps", min: X, opaque: 1},
+	{name: "docker global dynamic value", cmd: `docker -H "$h" ps`, min: X, opaque: 1},
+	{name: "docker global dynamic word", cmd: `docker "$g" ps`, min: X, opaque: 1},
 	{name: "podman mount", cmd: "podman run -v /:/host alpine", min: D},
 	{name: "nerdctl privileged", cmd: "nerdctl run --privileged alpine", min: D},
 	{name: "podman remote", cmd: "podman --remote ps", min: N},
