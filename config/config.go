@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custom-agent/custom-agent/internal/strictjson"
 	"github.com/custom-agent/custom-agent/permission"
 )
 
@@ -112,117 +113,119 @@ const Keys = "version, model, providers, approvalTimeout, mode, maxOutputBytes, 
 // Parse reads one configuration file strictly: an unknown key or a value
 // of the wrong type is an *Error naming path:line:col.
 func Parse(path string, src []byte) (*File, error) {
-	root, err := parseJSON(path, src)
+	r := &reader{path: path, src: src}
+	root, err := r.parse()
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{path: path, src: src}
-	if root.kind != "object" {
-		return nil, r.errAt(root.off, "", fmt.Errorf("a configuration file is a JSON object, not a %s", root.kind))
+	if root.Kind != strictjson.Object {
+		return nil, r.errAt(root.Off, "", fmt.Errorf("a configuration file is a JSON object, not a %s", root.Kind))
 	}
 	f := &File{Path: path, Set: map[string]any{}, Pos: map[string]string{}}
 	set := func(key string, off int, v any) {
 		f.Set[key] = v
-		l, c := position(src, off)
+		l, c := strictjson.Position(src, off)
 		f.Pos[key] = path + ":" + strconv.Itoa(l) + ":" + strconv.Itoa(c)
 	}
-	for i, key := range root.keys {
-		v, koff := root.vals[i], root.koff[i]
+	for i := range root.Items {
+		key, v, koff := root.Items[i].Key, &root.Items[i].Value, root.Items[i].KeyOff
 		switch key {
 		case "version":
-			n, err := v.int(r, key)
+			n, err := r.int(v, key)
 			if err != nil {
 				return nil, err
 			}
 			if n != Version {
-				return nil, r.errAt(v.off, key, fmt.Errorf("%d is not supported (this custom-agent reads version %d)", n, Version))
+				return nil, r.errAt(v.Off, key, fmt.Errorf("%d is not supported (this custom-agent reads version %d)", n, Version))
 			}
 		case "model":
-			s, err := v.string(r, key)
+			s, err := r.str(v, key)
 			if err != nil {
 				return nil, err
 			}
 			if err := CheckModel(s); err != nil {
-				return nil, r.errAt(v.off, key, err)
+				return nil, r.errAt(v.Off, key, err)
 			}
-			set(key, v.off, s)
+			set(key, v.Off, s)
 		case "mode":
-			s, err := v.string(r, key)
+			s, err := r.str(v, key)
 			if err != nil {
 				return nil, err
 			}
 			if _, err := permission.ParseMode(s); err != nil {
-				return nil, r.errAt(v.off, key, err)
+				return nil, r.errAt(v.Off, key, err)
 			}
-			set(key, v.off, s)
+			set(key, v.Off, s)
 		case "approvalTimeout":
-			s, err := v.string(r, key)
+			s, err := r.str(v, key)
 			if err != nil {
 				return nil, err
 			}
 			d, err := ParseTimeout(s)
 			if err != nil {
-				return nil, r.errAt(v.off, key, err)
+				return nil, r.errAt(v.Off, key, err)
 			}
-			set(key, v.off, d)
+			set(key, v.Off, d)
 		case "maxOutputBytes":
 			var s string
-			switch v.kind {
-			case "number":
-				s = v.num.String()
-			case "string":
-				s = v.str
+			switch v.Kind {
+			case strictjson.Number:
+				s = v.Str
+			case strictjson.String:
+				s = v.Str
 			default:
-				return nil, r.errAt(v.off, key, fmt.Errorf("%s is not a size (a number of bytes, or a string such as \"512MiB\")", v.kind))
+				return nil, r.errAt(v.Off, key, fmt.Errorf("%s is not a size (a number of bytes, or a string such as \"512MiB\")", v.Kind))
 			}
 			n, err := ParseSize(s)
 			if err != nil {
-				return nil, r.errAt(v.off, key, err)
+				return nil, r.errAt(v.Off, key, err)
 			}
-			set(key, v.off, n)
+			set(key, v.Off, n)
 		case "store":
-			s, err := v.string(r, key)
+			s, err := r.str(v, key)
 			if err != nil {
 				return nil, err
 			}
 			if err := CheckStore(s); err != nil {
-				return nil, r.errAt(v.off, key, err)
+				return nil, r.errAt(v.Off, key, err)
 			}
-			set(key, v.off, s)
+			set(key, v.Off, s)
 		case "sandbox":
-			if v.kind != "string" || (v.str != "on" && v.str != "off") {
-				return nil, r.errAt(v.off, key, fmt.Errorf("sandbox is \"on\" or \"off\""))
+			if v.Kind != strictjson.String || (v.Str != "on" && v.Str != "off") {
+				return nil, r.errAt(v.Off, key, fmt.Errorf("sandbox is \"on\" or \"off\""))
 			}
-			set(key, v.off, v.str)
+			set(key, v.Off, v.Str)
 		case "builtinRules":
-			if v.kind != "boolean" {
-				return nil, r.errAt(v.off, key, fmt.Errorf("%s is not a boolean", v.kind))
+			if v.Kind != strictjson.Bool {
+				return nil, r.errAt(v.Off, key, fmt.Errorf("%s is not a boolean", v.Kind))
 			}
-			set(key, v.off, v.b)
+			set(key, v.Off, v.Bool)
 		case "providers":
-			if err := v.object(r, key); err != nil {
+			if err := r.object(v, key); err != nil {
 				return nil, err
 			}
-			for j, name := range v.keys {
-				p, err := parseProvider(r, "providers."+name, v.vals[j])
+			for j := range v.Items {
+				m := &v.Items[j]
+				p, err := parseProvider(r, "providers."+m.Key, &m.Value)
 				if err != nil {
 					return nil, err
 				}
-				set("providers."+name, v.koff[j], p)
+				set("providers."+m.Key, m.KeyOff, p)
 			}
 		case "mcpServers":
-			if err := v.object(r, key); err != nil {
+			if err := r.object(v, key); err != nil {
 				return nil, err
 			}
-			for j, name := range v.keys {
-				if err := CheckServerName(name); err != nil {
-					return nil, r.errAt(v.koff[j], "mcpServers", err)
+			for j := range v.Items {
+				m := &v.Items[j]
+				if err := CheckServerName(m.Key); err != nil {
+					return nil, r.errAt(m.KeyOff, "mcpServers", err)
 				}
-				s, err := parseServer(r, "mcpServers."+name, v.vals[j])
+				s, err := parseServer(r, "mcpServers."+m.Key, &m.Value)
 				if err != nil {
 					return nil, err
 				}
-				set("mcpServers."+name, v.koff[j], s)
+				set("mcpServers."+m.Key, m.KeyOff, s)
 			}
 		default:
 			return nil, r.errAt(koff, "", fmt.Errorf("unknown key %q (a configuration file has %s)", key, Keys))
@@ -231,71 +234,73 @@ func Parse(path string, src []byte) (*File, error) {
 	return f, nil
 }
 
-func parseProvider(r *reader, key string, v *node) (Provider, error) {
+func parseProvider(r *reader, key string, v *strictjson.Value) (Provider, error) {
 	var p Provider
-	if err := v.object(r, key); err != nil {
+	if err := r.object(v, key); err != nil {
 		return p, err
 	}
-	for i, k := range v.keys {
-		switch k {
+	for i := range v.Items {
+		m := &v.Items[i]
+		switch k := m.Key; k {
 		case "baseURL":
-			s, err := v.vals[i].string(r, key+"."+k)
+			s, err := r.str(&m.Value, key+"."+k)
 			if err != nil {
 				return p, err
 			}
 			if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return p, r.errAt(v.vals[i].off, key+"."+k, fmt.Errorf("%q is not an http or https URL", s))
+				return p, r.errAt(m.Value.Off, key+"."+k, fmt.Errorf("%q is not an http or https URL", s))
 			}
 			p.BaseURL = s
 		case "apiKey", "key", "token":
-			return p, r.errAt(v.koff[i], key, fmt.Errorf("%q: keys and tokens come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY), never from a configuration file", k))
+			return p, r.errAt(m.KeyOff, key, fmt.Errorf("%q: keys and tokens come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY), never from a configuration file", k))
 		default:
-			return p, r.errAt(v.koff[i], key, fmt.Errorf("unknown key %q (a provider has baseURL)", k))
+			return p, r.errAt(m.KeyOff, key, fmt.Errorf("unknown key %q (a provider has baseURL)", k))
 		}
 	}
 	return p, nil
 }
 
-func parseServer(r *reader, key string, v *node) (Server, error) {
+func parseServer(r *reader, key string, v *strictjson.Value) (Server, error) {
 	var s Server
-	if err := v.object(r, key); err != nil {
+	if err := r.object(v, key); err != nil {
 		return s, err
 	}
-	for i, k := range v.keys {
-		val, at := v.vals[i], key+"."+k
+	for i := range v.Items {
+		k := v.Items[i].Key
+		val, at := &v.Items[i].Value, key+"."+k
 		var err error
 		switch k {
 		case "type":
-			s.Type, err = val.string(r, at)
+			s.Type, err = r.str(val, at)
 			if err == nil && s.Type != "stdio" && s.Type != "http" {
-				err = r.errAt(val.off, at, fmt.Errorf("%q is not supported (want stdio or http; streamable HTTP is \"http\")", s.Type))
+				err = r.errAt(val.Off, at, fmt.Errorf("%q is not supported (want stdio or http; streamable HTTP is \"http\")", s.Type))
 			}
 		case "command":
-			s.Command, err = val.string(r, at)
+			s.Command, err = r.str(val, at)
 		case "args":
-			s.Args, err = val.strings(r, at)
+			s.Args, err = r.strings(val, at)
 		case "env":
-			s.Env, err = val.stringMap(r, at)
+			s.Env, err = r.stringMap(val, at)
 		case "cwd":
-			s.Cwd, err = val.string(r, at)
+			s.Cwd, err = r.str(val, at)
 		case "url":
-			s.URL, err = val.string(r, at)
+			s.URL, err = r.str(val, at)
 			if err == nil {
 				if u, perr := url.Parse(s.URL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-					err = r.errAt(val.off, at, fmt.Errorf("%q is not an http or https URL", s.URL))
+					err = r.errAt(val.Off, at, fmt.Errorf("%q is not an http or https URL", s.URL))
 				}
 			}
 		case "headers":
-			s.Headers, err = val.stringMap(r, at)
+			s.Headers, err = r.stringMap(val, at)
 		case "timeout":
 			var t string
-			if t, err = val.string(r, at); err == nil {
+			if t, err = r.str(val, at); err == nil {
 				if s.Timeout, err = ParseTimeout(t); err != nil {
-					err = r.errAt(val.off, at, err)
+					err = r.errAt(val.Off, at, err)
 				}
 			}
 		default:
-			err = r.errAt(v.koff[i], key, fmt.Errorf("unknown key %q (a server has command, args, env, cwd and timeout, or type \"http\", url, headers and timeout)", k))
+			err = r.errAt(v.Items[i].KeyOff, key, fmt.Errorf("unknown key %q (a server has command, args, env, cwd and timeout, or type \"http\", url, headers and timeout)", k))
 		}
 		if err != nil {
 			return s, err
@@ -304,79 +309,20 @@ func parseServer(r *reader, key string, v *node) (Server, error) {
 	switch s.Transport() {
 	case "stdio":
 		if s.Command == "" {
-			return s, r.errAt(v.off, key, errors.New("no \"command\": a stdio server needs the command that starts it (or give \"url\" for an HTTP server)"))
+			return s, r.errAt(v.Off, key, errors.New("no \"command\": a stdio server needs the command that starts it (or give \"url\" for an HTTP server)"))
 		}
 		if s.URL != "" || s.Headers != nil {
-			return s, r.errAt(v.off, key, errors.New("a stdio server has no \"url\" or \"headers\""))
+			return s, r.errAt(v.Off, key, errors.New("a stdio server has no \"url\" or \"headers\""))
 		}
 	case "http":
 		if s.URL == "" {
-			return s, r.errAt(v.off, key, errors.New("no \"url\": an http server needs its endpoint"))
+			return s, r.errAt(v.Off, key, errors.New("no \"url\": an http server needs its endpoint"))
 		}
 		if s.Command != "" || s.Args != nil || s.Env != nil || s.Cwd != "" {
-			return s, r.errAt(v.off, key, errors.New("an http server has no \"command\", \"args\", \"env\" or \"cwd\""))
+			return s, r.errAt(v.Off, key, errors.New("an http server has no \"command\", \"args\", \"env\" or \"cwd\""))
 		}
 	}
 	return s, nil
-}
-
-func (n *node) typeErr(r *reader, key, want string) error {
-	return r.errAt(n.off, key, fmt.Errorf("%s is not %s", n.kind, want))
-}
-
-func (n *node) object(r *reader, key string) error {
-	if n.kind != "object" {
-		return n.typeErr(r, key, "an object")
-	}
-	return nil
-}
-
-func (n *node) string(r *reader, key string) (string, error) {
-	if n.kind != "string" {
-		return "", n.typeErr(r, key, "a string")
-	}
-	return n.str, nil
-}
-
-func (n *node) int(r *reader, key string) (int, error) {
-	if n.kind != "number" {
-		return 0, n.typeErr(r, key, "a number")
-	}
-	i, err := strconv.Atoi(n.num.String())
-	if err != nil {
-		return 0, r.errAt(n.off, key, fmt.Errorf("%s is not a whole number", n.num))
-	}
-	return i, nil
-}
-
-func (n *node) strings(r *reader, key string) ([]string, error) {
-	if n.kind != "list" {
-		return nil, n.typeErr(r, key, "a list of strings")
-	}
-	out := []string{}
-	for i, e := range n.vals {
-		s, err := e.string(r, key+"["+strconv.Itoa(i)+"]")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func (n *node) stringMap(r *reader, key string) (map[string]string, error) {
-	if err := n.object(r, key); err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for i, k := range n.keys {
-		s, err := n.vals[i].string(r, key+"."+k)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = s
-	}
-	return out, nil
 }
 
 // CheckModel checks a model spec "provider:name".

@@ -1,43 +1,20 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/custom-agent/custom-agent/internal/strictjson"
 )
 
-// node is a JSON value with the byte offset it starts at, so that every
-// error names the line and column of what is wrong.
-type node struct {
-	off  int
-	kind string // "object", "list", "string", "number", "boolean", "null"
-	str  string
-	num  json.Number
-	b    bool
-	keys []string
-	koff []int
-	vals []*node // object values (same order as keys) or list elements
-}
-
-// get returns the value of key in an object node.
-func (n *node) get(key string) (*node, int, bool) {
-	for i, k := range n.keys {
-		if k == key {
-			return n.vals[i], n.koff[i], true
-		}
-	}
-	return nil, 0, false
-}
-
+// reader checks one configuration file, read by strictjson into a tree of
+// values that know their offsets, so that every error names the line and
+// column of what is wrong.
 type reader struct {
 	path string
 	src  []byte
-	dec  *json.Decoder
 }
 
 // Error is a configuration file that cannot be used, at the position of the
@@ -68,114 +45,81 @@ func (e *Error) Unwrap() error { return e.Err }
 // errAt returns an Error at byte offset off.
 func (r *reader) errAt(off int, key string, err error) *Error {
 	e := &Error{Path: r.path, Key: key, Err: err}
-	e.Line, e.Col = position(r.src, off)
+	e.Line, e.Col = strictjson.Position(r.src, off)
 	return e
 }
 
-// parseJSON reads src into a node tree; a syntax error names its position.
-func parseJSON(path string, src []byte) (*node, error) {
-	r := &reader{path: path, src: src, dec: json.NewDecoder(bytes.NewReader(src))}
-	r.dec.UseNumber()
-	n, err := r.value()
-	if err != nil {
-		return nil, err
+// parse reads the file into a tree; a syntax error names its position.
+func (r *reader) parse() (*strictjson.Value, error) {
+	v, err := strictjson.Parse(r.src)
+	var se *strictjson.Error
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, strictjson.ErrTrailingData) && errors.As(err, &se):
+		return nil, r.errAt(se.Offset, "", errors.New("trailing data after the configuration object"))
+	case errors.As(err, &se):
+		return nil, r.errAt(se.Offset, "", se.Err)
 	}
-	off := r.next()
-	if _, err := r.dec.Token(); err != io.EOF {
-		return nil, r.errAt(off, "", errors.New("trailing data after the configuration object"))
-	}
-	return n, nil
+	return nil, &Error{Path: r.path, Err: err}
 }
 
-// next is the offset of the next token: past spaces, ':' and ','.
-func (r *reader) next() int {
-	off := int(r.dec.InputOffset())
-	for off < len(r.src) {
-		switch r.src[off] {
-		case ' ', '\t', '\n', '\r', ':', ',':
-			off++
-			continue
-		}
-		break
-	}
-	return off
+func (r *reader) typeErr(v *strictjson.Value, key, want string) error {
+	return r.errAt(v.Off, key, fmt.Errorf("%s is not %s", v.Kind, want))
 }
 
-func (r *reader) token() (json.Token, int, error) {
-	off := r.next()
-	t, err := r.dec.Token()
-	if err != nil {
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			var v any
-			if err2 := json.Unmarshal(r.src, &v); errors.As(err2, &se) {
-				err = err2
-			}
-			return nil, 0, r.errAt(int(se.Offset)-1, "", err)
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, 0, r.errAt(len(r.src), "", errors.New("unexpected end of file"))
-		}
-		return nil, 0, r.errAt(off, "", err)
+func (r *reader) object(v *strictjson.Value, key string) error {
+	if v.Kind != strictjson.Object {
+		return r.typeErr(v, key, "an object")
 	}
-	return t, off, nil
+	return nil
 }
 
-func (r *reader) value() (*node, error) {
-	t, off, err := r.token()
-	if err != nil {
-		return nil, err
+func (r *reader) str(v *strictjson.Value, key string) (string, error) {
+	if v.Kind != strictjson.String {
+		return "", r.typeErr(v, key, "a string")
 	}
-	n := &node{off: off}
-	switch v := t.(type) {
-	case json.Delim:
-		switch v {
-		case '{':
-			n.kind = "object"
-			for r.dec.More() {
-				kt, koff, err := r.token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				if _, _, dup := n.get(k); dup {
-					return nil, r.errAt(koff, "", fmt.Errorf("the key %q appears twice", k))
-				}
-				val, err := r.value()
-				if err != nil {
-					return nil, err
-				}
-				n.keys, n.koff, n.vals = append(n.keys, k), append(n.koff, koff), append(n.vals, val)
-			}
-		case '[':
-			n.kind = "list"
-			for r.dec.More() {
-				val, err := r.value()
-				if err != nil {
-					return nil, err
-				}
-				n.vals = append(n.vals, val)
-			}
-		}
-		if _, _, err := r.token(); err != nil { // the closing delimiter
+	return v.Str, nil
+}
+
+func (r *reader) int(v *strictjson.Value, key string) (int, error) {
+	if v.Kind != strictjson.Number {
+		return 0, r.typeErr(v, key, "a number")
+	}
+	i, err := strconv.Atoi(v.Str)
+	if err != nil {
+		return 0, r.errAt(v.Off, key, fmt.Errorf("%s is not a whole number", v.Str))
+	}
+	return i, nil
+}
+
+func (r *reader) strings(v *strictjson.Value, key string) ([]string, error) {
+	if v.Kind != strictjson.List {
+		return nil, r.typeErr(v, key, "a list of strings")
+	}
+	out := []string{}
+	for i := range v.Items {
+		s, err := r.str(&v.Items[i].Value, key+"["+strconv.Itoa(i)+"]")
+		if err != nil {
 			return nil, err
 		}
-	case string:
-		n.kind, n.str = "string", v
-	case json.Number:
-		n.kind, n.num = "number", v
-	case bool:
-		n.kind, n.b = "boolean", v
-	case nil:
-		n.kind = "null"
+		out = append(out, s)
 	}
-	return n, nil
+	return out, nil
 }
 
-// position returns the 1-based line and column (in characters) of byte off.
-func position(src []byte, off int) (line, col int) {
-	off = min(max(off, 0), len(src))
-	line = bytes.Count(src[:off], []byte("\n")) + 1
-	start := bytes.LastIndexByte(src[:off], '\n') + 1
-	return line, utf8.RuneCount(src[start:off]) + 1
+func (r *reader) stringMap(v *strictjson.Value, key string) (map[string]string, error) {
+	if err := r.object(v, key); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i := range v.Items {
+		m := &v.Items[i]
+		s, err := r.str(&m.Value, key+"."+m.Key)
+		if err != nil {
+			return nil, err
+		}
+		out[m.Key] = s
+	}
+	return out, nil
 }

@@ -12,6 +12,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+
+	"github.com/custom-agent/custom-agent/internal/strictjson"
 )
 
 // trustList is the user's trust file, $XDG_CONFIG_HOME/custom-agent/trusted.json:
@@ -52,12 +55,9 @@ func readTrust(path string) (*trustList, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the trusted projects: %w", err)
 	}
-	var t trustList
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&t); err != nil {
-		p := &parsed{path: path, src: b}
-		return nil, p.jsonError(dec, err, 0)
+	t, err := decodeTrust(path, b)
+	if err != nil {
+		return nil, err
 	}
 	if t.Version != Version {
 		return nil, &Error{Path: path, Field: "version", Err: fmt.Errorf("%d is not supported (want %d)", t.Version, Version)}
@@ -67,7 +67,7 @@ func readTrust(path string) (*trustList, error) {
 			return nil, &Error{Path: path, Field: "projects", Err: fmt.Errorf("%q is not an absolute path", p.Root)}
 		}
 	}
-	return &t, nil
+	return t, nil
 }
 
 func (t *trustList) trusts(root string) bool {
@@ -208,4 +208,78 @@ func untrustRule(configHome, root, id string) error {
 		}
 		return nil
 	})
+}
+
+// decodeTrust reads the trust file strictly, every error at its position.
+func decodeTrust(path string, src []byte) (*trustList, error) {
+	root, err := parseJSON(path, src, "trust object")
+	if err != nil {
+		return nil, err
+	}
+	p := &parsed{path: path, src: src}
+	// fields reads the members of object o named in to (each a string,
+	// or for "version" a whole number), refusing any other.
+	fields := func(o *strictjson.Value, at string, to map[string]*string) error {
+		if o.Kind != strictjson.Object {
+			return p.errorAt(o.Off, "", at, fmt.Errorf("%s is not an object", o.Kind))
+		}
+		for i := range o.Items {
+			m := &o.Items[i]
+			s, ok := to[m.Key]
+			if !ok {
+				return p.errorAt(m.KeyOff, "", at, fmt.Errorf("unknown field %q", m.Key))
+			}
+			if m.Value.Kind != strictjson.String {
+				return p.errorAt(m.Value.Off, "", at+"."+m.Key, fmt.Errorf("%s is not a string", m.Value.Kind))
+			}
+			*s = m.Value.Str
+		}
+		return nil
+	}
+	list := func(v *strictjson.Value, at string) error {
+		if v.Kind != strictjson.List && v.Kind != strictjson.Null {
+			return p.errorAt(v.Off, "", at, fmt.Errorf("%s is not a list", v.Kind))
+		}
+		return nil
+	}
+	t := &trustList{}
+	if root.Kind != strictjson.Object {
+		return nil, p.errorAt(root.Off, "", "", fmt.Errorf("the trust file is a JSON object, not a %s", root.Kind))
+	}
+	for i := range root.Items {
+		m := &root.Items[i]
+		switch m.Key {
+		case "version":
+			n, err := wholeNumber(&m.Value)
+			if err != nil {
+				return nil, p.errorAt(m.Value.Off, "", "version", err)
+			}
+			t.Version = n
+		case "projects":
+			if err := list(&m.Value, m.Key); err != nil {
+				return nil, err
+			}
+			for j := range m.Value.Items {
+				var tp trustedProject
+				if err := fields(&m.Value.Items[j].Value, "projects["+strconv.Itoa(j)+"]", map[string]*string{"root": &tp.Root}); err != nil {
+					return nil, err
+				}
+				t.Projects = append(t.Projects, tp)
+			}
+		case "rules":
+			if err := list(&m.Value, m.Key); err != nil {
+				return nil, err
+			}
+			for j := range m.Value.Items {
+				var tr trustedRule
+				if err := fields(&m.Value.Items[j].Value, "rules["+strconv.Itoa(j)+"]", map[string]*string{"root": &tr.Root, "id": &tr.ID, "digest": &tr.Digest}); err != nil {
+					return nil, err
+				}
+				t.Rules = append(t.Rules, tr)
+			}
+		default:
+			return nil, p.errorAt(m.KeyOff, "", "", fmt.Errorf("unknown field %q (the trust file has version, projects and rules)", m.Key))
+		}
+	}
+	return t, nil
 }

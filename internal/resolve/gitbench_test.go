@@ -67,7 +67,7 @@ func BenchmarkGitConfigsModules(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if cold {
-					linkFree = &dirCache{}
+					linkFree = newStampCache[dirEntryList](maxCachedDirs)
 				}
 				if m := GitConfigs([]string{dir}); m[dir] != "" {
 					b.Fatalf("not judged clean: %s", m[dir])

@@ -40,15 +40,6 @@ const maxCredEntries = 5000
 // fileID is a file's identity: device and inode.
 type fileID struct{ dev, ino uint64 }
 
-// stamp is what tells that a directory's entries may have changed.
-type stamp struct {
-	ino, mtimeSec, mtimeNsec, ctimeSec, ctimeNsec int64
-}
-
-func stampOf(st *unix.Stat_t) stamp {
-	return stamp{int64(st.Ino), st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec}
-}
-
 // credIndex maps the identities of the credential files under one home
 // (and one working directory) to their paths, with the stamps of the
 // directories read to build it.
@@ -66,7 +57,7 @@ var credCache struct {
 func (c *credIndex) fresh() bool {
 	for d, s := range c.stamps {
 		var st unix.Stat_t
-		if unix.Stat(d, &st) != nil || stampOf(&st) != s {
+		if unix.Stat(d, &st) != nil || dirStamp(&st) != s {
 			return false
 		}
 	}
@@ -99,7 +90,7 @@ func buildIndex(env pathrisk.Env) *credIndex {
 		if unix.Stat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 			return
 		}
-		c.stamps[dir] = stampOf(&st)
+		c.stamps[dir] = dirStamp(&st)
 		list, err := os.ReadDir(dir)
 		if err != nil {
 			return

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -684,27 +683,13 @@ func gitDirLink(gitDir string) (string, bool) {
 	return "", true
 }
 
-// dirStamp is what changes when a directory's entries do: a link added,
-// removed or put in another's place changes its modification and change
-// times.
-type dirStamp struct {
-	ino          uint64
-	mtime, ctime int64
-}
-
 // linkFree remembers directories gitDirLink found holding no link, with
 // their subdirectories, as they stood; git status checked again and again
 // then costs one lstat a directory, not a read of it (a git directory's
 // objects hold 257 entries).
-var linkFree = &dirCache{}
-
-type dirCache struct {
-	mu sync.Mutex
-	m  map[string]dirEntryList
-}
+var linkFree = newStampCache[dirEntryList](maxCachedDirs)
 
 type dirEntryList struct {
-	stamp   dirStamp
 	subdirs []string
 	// gitish: the directory holds HEAD, and objects, refs or commondir
 	// (mayBeGitDir, answered from its entries); commondir: it holds a
@@ -723,7 +708,7 @@ const maxCachedDirs = 32768
 // such a directory). *entries counts the entries read, up to max: past it
 // ok is false. ok is false too when dir cannot be read.
 func listDir(dir string, st *unix.Stat_t, entries *int, max int) (l dirEntryList, link string, ok bool) {
-	stamp := dirStamp{ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	stamp := dirStamp(st)
 	if l, ok := linkFree.get(dir, stamp); ok {
 		return l, "", true
 	}
@@ -731,7 +716,6 @@ func listDir(dir string, st *unix.Stat_t, entries *int, max int) (l dirEntryList
 	if err != nil {
 		return l, "", false
 	}
-	l.stamp = stamp
 	var head, parts bool
 	for _, e := range ents {
 		if *entries++; *entries > max {
@@ -755,36 +739,8 @@ func listDir(dir string, st *unix.Stat_t, entries *int, max int) (l dirEntryList
 		}
 	}
 	l.gitish = head && parts
-	linkFree.put(dir, l)
+	linkFree.put(dir, stamp, l)
 	return l, "", true
-}
-
-// racyWindow: a directory changed this recently may change again within
-// the same tick of the file system's clock, unseen by its stamp: it is not
-// remembered (git's own racy-clean rule, for the same reason).
-var racyWindow = 2 * time.Second
-
-func (c *dirCache) get(dir string, st dirStamp) (dirEntryList, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[dir]
-	if !ok || e.stamp != st {
-		return dirEntryList{}, false
-	}
-	return e, true
-}
-
-func (c *dirCache) put(dir string, l dirEntryList) {
-	now := time.Now().UnixNano()
-	if now-l.stamp.mtime < int64(racyWindow) || now-l.stamp.ctime < int64(racyWindow) {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCachedDirs {
-		c.m = map[string]dirEntryList{}
-	}
-	c.m[dir] = l
 }
 
 // readDirUnsorted is os.ReadDir without the sort: the entries' types come
@@ -848,7 +804,7 @@ func swappedObjects(gitDir string) string {
 	}
 	// A repository's packed-refs may hold thousands of refs: what was
 	// found in it is remembered while it is unchanged.
-	stamp := fileStamp{ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	stamp := fileStamp(&st)
 	if r, ok := packedRefs.get(path, stamp); ok {
 		return r
 	}
@@ -867,50 +823,8 @@ func swappedObjects(gitDir string) string {
 	return r
 }
 
-// fileStamp is what changes when a file's content may have: its inode,
-// size, and modification and change times.
-type fileStamp struct {
-	ino          uint64
-	size         int64
-	mtime, ctime int64
-}
-
-// verdicts remembers what a file was found to hold, by its stamp, for
-// files that changed before the racy window (as dirCache).
-type verdicts struct {
-	mu sync.Mutex
-	m  map[string]fileVerdict
-}
-
-type fileVerdict struct {
-	stamp fileStamp
-	r     string
-}
-
-var packedRefs = &verdicts{}
-
-func (v *verdicts) get(path string, st fileStamp) (string, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	e, ok := v.m[path]
-	if !ok || e.stamp != st {
-		return "", false
-	}
-	return e.r, true
-}
-
-func (v *verdicts) put(path string, st fileStamp, r string) {
-	now := time.Now().UnixNano()
-	if now-st.mtime < int64(racyWindow) || now-st.ctime < int64(racyWindow) {
-		return
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.m == nil || len(v.m) >= 4096 {
-		v.m = map[string]fileVerdict{}
-	}
-	v.m[path] = fileVerdict{stamp: st, r: r}
-}
+// packedRefs remembers what swappedObjects found in packed-refs files.
+var packedRefs = newStampCache[string](4096)
 
 const alternatesRisk = "its objects come partly from elsewhere (objects/info/alternates, or objects a link), so what git prints of them is not this project's"
 

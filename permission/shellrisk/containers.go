@@ -57,6 +57,27 @@ var (
 		"--syslog", "--transient-store", "--noout", "--debug-full", "--experimental", "--insecure-registry"}
 )
 
+// containerGlobalOpts is the table of those options, for scan: they end at
+// the subcommand, and as pflag reads them, are never abbreviated.
+var containerGlobalOpts = func() opts {
+	o := opts{stop: true, exact: true, complete: true}
+	for _, v := range containerGlobalValue {
+		if l, ok := strings.CutPrefix(v, "--"); ok {
+			o.long = append(o.long, l)
+		} else {
+			o.short += v[1:]
+		}
+	}
+	for _, f := range containerGlobalFlag {
+		if l, ok := strings.CutPrefix(f, "--"); ok {
+			o.flagsLong = append(o.flagsLong, l)
+		} else {
+			o.flags += f[1:]
+		}
+	}
+	return o
+}()
+
 // ruleContainer judges docker, podman and nerdctl. Subcommands it does not
 // change (rm, prune, push, pull, build, inspect, …) go to ruleDocker with
 // the global options taken off.
@@ -64,59 +85,52 @@ func ruleContainer(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	args := c.args
 	remote := false
-	i := 1
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn {
-			a.opaque(x.sp, name+" is given a word built at run time before its subcommand")
-			return
+	os, tail := a.scan(containerGlobalOpts, args)
+	for _, op := range os {
+		if op.unknown {
+			return // scan made the command opaque
 		}
-		s := x.s
-		if s == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			break
-		}
-		opt, val, hasVal := strings.Cut(s, "=")
-		switch {
-		case slices.Contains(containerGlobalValue, opt):
-			if !hasVal {
-				if i+1 >= len(args) {
-					return
-				}
-				i++
-				if args[i].dyn {
-					a.opaque(args[i].sp, name+" "+opt+" is given a value built at run time")
-					return
-				}
-				val = args[i].s
-			}
-			switch opt {
-			case "-H", "--host", "--url", "-a", "--address":
-				if remoteDaemon(val) {
-					remote = true
-					a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+val+" sends the command to a daemon on another machine, where its containers run")
-				}
-			case "-c", "--context", "--connection":
-				if val != "default" {
-					remote = true
-					a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+val+" sends the command to the daemon the context names, which may be on another machine")
-				}
-			}
-		case slices.Contains(containerGlobalFlag, opt) && !hasVal:
+		opt, x, val := op.name, op.x, op.val
+		if !slices.Contains(containerGlobalValue, opt) {
 			if opt == "-r" || opt == "--remote" {
 				remote = true
 				a.network(x.sp, quote(name+" "+opt), name+" "+opt+" sends the command to a daemon on another machine")
 			}
-		default:
-			a.opaque(x.sp, name+" is given the global option "+quote(s)+", which the analyser does not know")
+			continue
+		}
+		if val == (arg{}) {
+			return // the value is missing: there is no subcommand
+		}
+		if val.dyn {
+			a.opaque(val.sp, name+" "+opt+" is given a value built at run time")
 			return
 		}
+		v := val.s
+		if len(opt) == 2 {
+			v = strings.TrimPrefix(v, "=") // pflag takes -H=URL as -H URL
+		}
+		switch opt {
+		case "-H", "--host", "--url", "-a", "--address":
+			if remoteDaemon(v) {
+				remote = true
+				a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+v+" sends the command to a daemon on another machine, where its containers run")
+			}
+		case "-c", "--context", "--connection":
+			if v != "default" {
+				remote = true
+				a.network(x.sp, quote(name+" "+opt), name+" "+opt+" "+v+" sends the command to the daemon the context names, which may be on another machine")
+			}
+		}
 	}
-	if i >= len(args) {
+	if len(tail) == 0 {
 		return
+	}
+	i := len(args) - len(tail) // the subcommand
+	if sub := args[i]; sub.dyn {
+		if at := args[i-1]; at.dyn || at.s != "--" {
+			a.opaque(sub.sp, name+" is given a word built at run time before its subcommand")
+			return
+		}
 	}
 	sub := args[i]
 	if sub.dyn {
@@ -523,52 +537,41 @@ func isHomeOrAbove(p, home string) bool {
 		p == "/home" || p == "/Users"
 }
 
-// execValue are the options of docker exec that take a value.
-var execValue = []string{"-e", "--env", "--env-file", "--detach-keys", "-u", "--user", "-w", "--workdir", "--preserve-fds"}
+// execOpts is the option table of docker (podman, nerdctl) exec. Its
+// options end at the container's name; as pflag reads them, long options
+// are never abbreviated.
+var execOpts = opts{short: "euw", long: []string{"env", "env-file", "detach-keys", "user", "workdir", "preserve-fds"},
+	flags: "ditl", flagsLong: []string{"detach", "interactive", "tty", "privileged", "latest"},
+	stop: true, exact: true, complete: true}
 
 // containerExec judges docker exec CTR CMD: the command runs inside a
 // running container, whose data it can change or delete.
 func (a *analyzer) containerExec(c *call, name string, args []arg) {
 	a.find(risk.Execute, c.sp, name+" exec runs a command inside a running container")
-	i := 0
 	cwd := "/"
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn {
-			a.opaque(x.sp, name+" exec is given a word built at run time where an option or the container may stand")
-			return
+	os, rest := a.scan(execOpts, append([]arg{c.args[0]}, args...))
+	for _, op := range os {
+		if op.unknown {
+			return // scan made the command opaque
 		}
-		s := x.s
-		if s == "--" {
-			i++
-			break
+		// pflag takes -w=/dir as -w /dir.
+		val := arg{s: strings.TrimPrefix(op.val.s, "="), sp: op.val.sp, w: op.val.w, dyn: op.val.dyn}
+		switch op.name {
+		case "-w", "--workdir":
+			cwd = val.s
+		case "--env-file":
+			a.access(arg{s: val.s, sp: op.x.sp}, c.cwd, false, false)
+		case "--privileged":
+			a.find(risk.Execute, op.x.sp, name+" exec --privileged runs the command with every capability of the host")
 		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			break
-		}
-		opt, val, hasVal := strings.Cut(s, "=")
-		switch {
-		case slices.Contains(execValue, opt):
-			if !hasVal && i+1 < len(args) {
-				i++
-				val = args[i].s
-			}
-			if opt == "-w" || opt == "--workdir" {
-				cwd = val
-			}
-			if opt == "--env-file" {
-				a.access(arg{s: val, sp: x.sp}, c.cwd, false, false)
-			}
-		case opt == "--privileged":
-			a.find(risk.Execute, x.sp, name+" exec --privileged runs the command with every capability of the host")
-		case opt == "-d" || opt == "--detach" || opt == "-i" || opt == "--interactive" || opt == "-t" || opt == "--tty" ||
-			opt == "-it" || opt == "-ti" || opt == "-itd" || opt == "-dit" || opt == "-id" || opt == "-td" || opt == "-l" || opt == "--latest":
-		case len(s) > 2 && s[1] != '-' && strings.Trim(s[1:], "dit") == "":
-		default:
-			a.opaque(x.sp, name+" exec is given the option "+quote(s)+", which the analyser does not know; no rule allows it")
+	}
+	if len(rest) > 0 && rest[0].dyn {
+		if at := len(args) - len(rest); at < 1 || args[at-1].dyn || args[at-1].s != "--" {
+			a.opaque(rest[0].sp, name+" exec is given a word built at run time where an option or the container may stand")
 			return
 		}
 	}
+	i := len(args) - len(rest) // the container
 	if i+1 >= len(args) {
 		return
 	}
@@ -602,29 +605,30 @@ func (a *analyzer) containerCp(c *call, args []arg) {
 	}
 }
 
-// composeValue are the options of docker compose (before its subcommand)
-// that take a value.
-var composeValue = []string{"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory", "--ansi",
-	"--progress", "--parallel"}
+// composeOpts are the options of docker compose before its subcommand, and
+// composeExecOpts those of compose exec before the service: the ones that
+// take a value (the tables are not complete: another option is taken as a
+// flag). As pflag reads them, long options are never abbreviated.
+var (
+	composeOpts = opts{short: "fp", long: []string{"file", "project-name", "profile", "env-file", "project-directory", "ansi",
+		"progress", "parallel"}, stop: true, exact: true}
+	composeExecOpts = opts{short: "euw", long: []string{"env", "index", "user", "workdir"}, stop: true, exact: true}
+)
 
 // compose judges docker compose: read-only subcommands talk only to the
 // local daemon; exec and run run a command in a service's container;
 // the rest is ruleDocker's.
 func (a *analyzer) compose(c *call, name string, whole, args []arg) {
-	i := 0
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn || !strings.HasPrefix(x.s, "-") {
-			break
-		}
-		opt, _, hasVal := strings.Cut(x.s, "=")
-		if slices.Contains(composeValue, opt) && !hasVal {
-			i++
-			if i < len(args) && (opt == "-f" || opt == "--file" || opt == "--env-file") {
-				a.access(args[i], c.cwd, false, false)
+	os, rest := a.scan(composeOpts, append([]arg{c.args[0]}, args...))
+	for _, op := range os {
+		switch op.name {
+		case "-f", "--file", "--env-file":
+			if op.val.s != "" || op.val.dyn {
+				a.access(op.val, c.cwd, false, false)
 			}
 		}
 	}
+	i := len(args) - len(rest)
 	sub := ""
 	if i < len(args) && !args[i].dyn {
 		sub = args[i].s
@@ -634,20 +638,9 @@ func (a *analyzer) compose(c *call, name string, whole, args []arg) {
 		return // what the local daemon and the compose file say
 	case "exec":
 		a.find(risk.Execute, c.sp, name+" compose exec runs a command inside a service's container")
-		rest := args[i+1:]
-		j := 0
-		for ; j < len(rest); j++ {
-			x := rest[j]
-			if x.dyn || !strings.HasPrefix(x.s, "-") {
-				break
-			}
-			opt, _, hasVal := strings.Cut(x.s, "=")
-			if !hasVal && slices.Contains([]string{"-e", "--env", "--index", "-u", "--user", "-w", "--workdir"}, opt) {
-				j++
-			}
-		}
-		if j+1 < len(rest) {
-			cmd := rest[j+1:]
+		_, svc := a.scan(composeExecOpts, args[i:])
+		if len(svc) > 1 {
+			cmd := svc[1:]
 			a.elsewhere(elsewhere{where: "inside the container", cwd: "/", keepDestroy: true}, func() { a.inner(c, cmd, "/", false) })
 		}
 		return
@@ -722,6 +715,16 @@ func ruleKubectlSideDoor(a *analyzer, c *call) {
 	a.elsewhere(elsewhere{where: "inside the pod", cwd: "/", keepDestroy: true}, func() { a.inner(c, cmd, "/", false) })
 }
 
+// nsenterOpts is nsenter's option table (util-linux 2.40). Its options end
+// at the first operand, the command. -m, -u, -i, -n, -p, -U, -C, -T, -r
+// and -w take a file only attached (-m/proc/1/ns/mnt, --mount=FILE).
+var nsenterOpts = opts{short: "tSGW", long: []string{"target", "setuid", "setgid", "wdns"},
+	flags: "aFZechV", flagsLong: []string{"all", "env", "preserve-credentials", "no-fork", "follow-context", "join-cgroup",
+		"keep-caps", "user-parent", "help", "version"},
+	optShort: "muinpUCTrw",
+	optional: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd"},
+	stop:     true, complete: true}
+
 // ruleNsenter: nsenter runs a command in the namespaces of another
 // process, as root. Entering the mount namespace of PID 1 (the host's
 // init, reachable from a container started with --pid=host) is root on
@@ -730,79 +733,27 @@ func ruleKubectlSideDoor(a *analyzer, c *call) {
 func ruleNsenter(a *analyzer, c *call) {
 	args := c.args
 	target, mountNS, all := "", false, false
-	i := 1
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn {
-			a.opaque(x.sp, "nsenter is given a word built at run time where an option may stand")
+	os, rest := a.scan(nsenterOpts, args)
+	for _, op := range os {
+		if op.unknown {
+			return // scan made the command opaque
+		}
+		switch op.name {
+		case "-t", "--target":
+			target = op.val.s
+		case "-m", "--mount":
+			mountNS = true
+			if strings.HasPrefix(op.val.s, "/proc/1/") {
+				target = "1"
+			}
+		case "-a", "--all":
+			all = true
+		}
+	}
+	if len(rest) > 0 && rest[0].dyn {
+		if at := len(args) - len(rest); at < 1 || args[at-1].dyn || args[at-1].s != "--" {
+			a.opaque(rest[0].sp, "nsenter is given a word built at run time where an option may stand")
 			return
-		}
-		s := x.s
-		if s == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			break
-		}
-		if strings.HasPrefix(s, "--") {
-			opt, val, hasVal := strings.Cut(s[2:], "=")
-			switch opt {
-			case "target", "setuid", "setgid", "wdns", "env":
-				if opt == "env" {
-					continue
-				}
-				if !hasVal && i+1 < len(args) {
-					i++
-					val = args[i].s
-				}
-				if opt == "target" {
-					target = val
-				}
-			case "mount":
-				mountNS = true
-				if hasVal && strings.HasPrefix(val, "/proc/1/") {
-					target = "1"
-				}
-			case "all":
-				all = true
-			case "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd", "preserve-credentials", "no-fork",
-				"follow-context", "join-cgroup", "keep-caps", "user-parent", "help", "version":
-			default:
-				a.opaque(x.sp, "nsenter is given the option "+quote(s)+", which the analyser does not know")
-				return
-			}
-			continue
-		}
-		for j := 1; j < len(s); j++ {
-			switch ch := s[j]; ch {
-			case 't', 'S', 'G', 'W':
-				val := s[j+1:]
-				if val == "" && i+1 < len(args) {
-					i++
-					val = args[i].s
-				}
-				if ch == 't' {
-					target = val
-				}
-				j = len(s)
-			case 'm':
-				mountNS = true
-				if strings.HasPrefix(s[j+1:], "/proc/1/") {
-					target = "1"
-				}
-				j = len(s) // an attached value is the namespace file
-			case 'a':
-				all = true
-			case 'u', 'i', 'n', 'p', 'U', 'C', 'T', 'r', 'w':
-				if ch == 'r' || ch == 'w' {
-					j = len(s)
-				}
-			case 'F', 'Z', 'e', 'c', 'h', 'V':
-			default:
-				a.opaque(x.sp, "nsenter is given the option "+quote(s)+", which the analyser does not know")
-				return
-			}
 		}
 	}
 	a.find(risk.Execute, c.sp, "nsenter runs a command inside the namespaces of another process, which needs root")
@@ -810,7 +761,6 @@ func ruleNsenter(a *analyzer, c *call) {
 	if host {
 		a.hostRoot(c.sp, "nsenter enters the mount namespace of PID 1, the host's init: from a container that shares the host's processes this reaches the host's file system as root")
 	}
-	rest := args[min(i, len(args)):]
 	if len(rest) == 0 {
 		a.shellStdin(c, "the shell nsenter starts")
 		return

@@ -241,6 +241,10 @@ type opts struct {
 	// getopt_long does, and reported by its full name. A complete table
 	// needs none: its abbreviations come from long, flagsLong and optional.
 	abbrev []string
+	// exact is set for programs that take long options only in full
+	// (Go's pflag, as docker's): a complete table then gives no
+	// abbreviations.
+	exact bool
 
 	// complete marks a table that lists every option of the program: the
 	// short ones taking no value in flags, the long ones in flagsLong, and
@@ -265,7 +269,7 @@ type opts struct {
 // longNames returns every long option of a complete table, for
 // abbreviations.
 func (o opts) longNames() []string {
-	if len(o.abbrev) > 0 || !o.complete {
+	if len(o.abbrev) > 0 || !o.complete || o.exact {
 		return o.abbrev
 	}
 	all := make([]string, 0, len(o.long)+len(o.flagsLong)+len(o.optional))
