@@ -31,7 +31,10 @@ type Match struct {
 
 type pattern struct {
 	kind string
-	re   *regexp.Regexp
+	// re is compiled on its first use: a text that holds none of a
+	// pattern's literals (need) never compiles it, so a short-lived
+	// process (a hook) pays only for the patterns its text could match.
+	re func() *regexp.Regexp
 	// group is the submatch to hide; 0 hides the whole match.
 	group int
 	// need are literals at least one of which is in every text re
@@ -97,37 +100,37 @@ var prefilter = true
 var patterns = sync.OnceValue(func() []pattern {
 	return []pattern{
 		// PRIVATE, and SECRET for PGP 2's "SECRET KEY BLOCK".
-		{"private key", regexp.MustCompile(`-----BEGIN[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----|\z)`), 0, []string{"-----BEGIN"}, false, false, true},
+		{"private key", lazy(`-----BEGIN[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*(?:PRIVATE|SECRET) KEY(?: BLOCK)?-----|\z)`), 0, []string{"-----BEGIN"}, false, false, true},
 		// Base64 of "-----BEGIN": a key (or certificate) as kubeconfig's
 		// *-key-data and many secrets stores hold it.
-		{"base64 PEM", regexp.MustCompile(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}`), 0, []string{"LS0tLS1CRUdJTi"}, false, false, false},
-		{"OpenVPN static key", regexp.MustCompile(`-----BEGIN OpenVPN Static key V\d+-----[\s\S]*?(?:-----END OpenVPN Static key V\d+-----|\z)`), 0, []string{"-----BEGIN OpenVPN"}, false, false, true},
+		{"base64 PEM", lazy(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}`), 0, []string{"LS0tLS1CRUdJTi"}, false, false, false},
+		{"OpenVPN static key", lazy(`-----BEGIN OpenVPN Static key V\d+-----[\s\S]*?(?:-----END OpenVPN Static key V\d+-----|\z)`), 0, []string{"-----BEGIN OpenVPN"}, false, false, true},
 		// RFC 4716 (SSH.com, puttygen's export) and PuTTY's own .ppk.
-		{"private key", regexp.MustCompile(`---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|\z)`), 0, []string{"---- BEGIN SSH2"}, false, false, true},
-		{"private key", regexp.MustCompile(`PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\r\n]*|\z)`), 0, []string{"PuTTY-User-Key-File-"}, false, false, true},
-		{"GitHub token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0, []string{"gh", "github_pat_"}, false, false, false},
-		{"GitLab token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{16,}`), 0, []string{"glpat-"}, false, false, false},
-		{"Slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}, false, false, false},
-		{"Anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0, []string{"sk-ant-"}, false, false, false},
-		{"OpenAI-style key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0, []string{"sk-"}, false, false, false},
-		{"Stripe key", regexp.MustCompile(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0, []string{"k_live_", "k_test_"}, false, false, false},
-		{"Google API key", regexp.MustCompile(`\bAIza[A-Za-z0-9_-]{35}`), 0, []string{"AIza"}, false, false, false},
-		{"npm token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`), 0, []string{"npm_"}, false, false, false},
-		{"PyPI token", regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_-]{50,}`), 0, []string{"pypi-AgE"}, false, false, false},
-		{"age secret key", regexp.MustCompile(`\bAGE-SECRET-KEY-1[0-9A-Z]{50,}`), 0, []string{"AGE-SECRET-KEY-1"}, false, false, false},
-		{"AWS access key id", regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0, []string{"AKIA", "ASIA"}, false, false, false},
-		{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0, []string{"eyJ"}, false, false, false},
-		{"authorization header", regexp.MustCompile(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1, []string{"bearer", "basic", "token"}, true, false, false},
-		{"URL password", regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1, []string{"://"}, false, false, false},
+		{"private key", lazy(`---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----[\s\S]*?(?:---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----|\z)`), 0, []string{"---- BEGIN SSH2"}, false, false, true},
+		{"private key", lazy(`PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC:[^\r\n]*|\z)`), 0, []string{"PuTTY-User-Key-File-"}, false, false, true},
+		{"GitHub token", lazy(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`), 0, []string{"gh", "github_pat_"}, false, false, false},
+		{"GitLab token", lazy(`\bglpat-[A-Za-z0-9_-]{16,}`), 0, []string{"glpat-"}, false, false, false},
+		{"Slack token", lazy(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`), 0, []string{"xox"}, false, false, false},
+		{"Anthropic key", lazy(`\bsk-ant-[A-Za-z0-9_-]{16,}`), 0, []string{"sk-ant-"}, false, false, false},
+		{"OpenAI-style key", lazy(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), 0, []string{"sk-"}, false, false, false},
+		{"Stripe key", lazy(`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`), 0, []string{"k_live_", "k_test_"}, false, false, false},
+		{"Google API key", lazy(`\bAIza[A-Za-z0-9_-]{35}`), 0, []string{"AIza"}, false, false, false},
+		{"npm token", lazy(`\bnpm_[A-Za-z0-9]{36}`), 0, []string{"npm_"}, false, false, false},
+		{"PyPI token", lazy(`\bpypi-AgE[A-Za-z0-9_-]{50,}`), 0, []string{"pypi-AgE"}, false, false, false},
+		{"age secret key", lazy(`\bAGE-SECRET-KEY-1[0-9A-Z]{50,}`), 0, []string{"AGE-SECRET-KEY-1"}, false, false, false},
+		{"AWS access key id", lazy(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), 0, []string{"AKIA", "ASIA"}, false, false, false},
+		{"JSON web token", lazy(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0, []string{"eyJ"}, false, false, false},
+		{"authorization header", lazy(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1, []string{"bearer", "basic", "token"}, true, false, false},
+		{"URL password", lazy(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1, []string{"://"}, false, false, false},
 		// .netrc: "machine h login u password p", or password on a line
 		// of its own; no = or : after the name.
-		{"netrc password", regexp.MustCompile(`(?im)(?:\blogin[ \t]+\S+[ \t]+|^[ \t]*)password[ \t]+([^\s=:]\S*)`), 1, []string{"password"}, true, false, false},
-		{"XML secret", regexp.MustCompile(`(?i)<(?:password|passwd|secret|token|api[_-]?key|client[_-]?secret)>([^<]+)</`), 1, []string{"<password>", "<passwd>", "<secret>", "<token>", "<api", "<client"}, true, false, false},
+		{"netrc password", lazy(`(?im)(?:\blogin[ \t]+\S+[ \t]+|^[ \t]*)password[ \t]+([^\s=:]\S*)`), 1, []string{"password"}, true, false, false},
+		{"XML secret", lazy(`(?i)<(?:password|passwd|secret|token|api[_-]?key|client[_-]?secret)>([^<]+)</`), 1, []string{"<password>", "<passwd>", "<secret>", "<token>", "<api", "<client"}, true, false, false},
 		// key = value, key: value, "key": "value", KEY=value (env files,
 		// shell). The value ends where a shell word would (valueEnd).
 		// Every name it knows holds one of the literals (client_secret
 		// holds secret; "credential" stands for credentials).
-		{"secret assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|key[_-]?data|private[_-]?key|client[_-]?secret|credentials?|auth)["']?(\s*)[:=](\s*)(\S)`), 3, []string{"passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "accountkey", "account_key", "account-key", "keydata", "key_data", "key-data", "privatekey", "private_key", "private-key", "credential", "auth"}, true, true, false},
+		{"secret assignment", lazy(`(?i)\b[a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|account[_-]?key|key[_-]?data|private[_-]?key|client[_-]?secret|credentials?|auth)["']?(\s*)[:=](\s*)(\S)`), 3, []string{"passw", "passphrase", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "accountkey", "account_key", "account-key", "keydata", "key_data", "key-data", "privatekey", "private_key", "private-key", "credential", "auth"}, true, true, false},
 	}
 })
 
@@ -169,6 +172,11 @@ func unquoted(s string) (string, []int) {
 	return string(b), pos
 }
 
+// lazy returns expr compiled on first use.
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // find returns the pattern matches in s, unsorted; tokensOnly keeps to the
 // patterns of whole tokens (those that hide their whole match).
 func find(s string, tokensOnly bool) []Match {
@@ -189,7 +197,7 @@ func find(s string, tokensOnly bool) []Match {
 		if tokensOnly && p.group != 0 || !p.could(s, fold) {
 			continue
 		}
-		for _, loc := range p.re.FindAllStringSubmatchIndex(s, -1) {
+		for _, loc := range p.re().FindAllStringSubmatchIndex(s, -1) {
 			start, end := loc[2*p.group], loc[2*p.group+1]
 			if start < 0 || end <= start {
 				continue

@@ -78,3 +78,14 @@ func FuzzMask(f *testing.F) {
 		}
 	})
 }
+
+// TestPatternsCompile compiles every pattern: they are compiled lazily, on
+// first use, so a bad expression would otherwise show only on a text that
+// holds its literal.
+func TestPatternsCompile(t *testing.T) {
+	for _, p := range patterns() {
+		if p.re() == nil {
+			t.Errorf("%s: no expression", p.kind)
+		}
+	}
+}
