@@ -139,9 +139,12 @@ type Answer struct {
 // Session is what the executor needs to know of the session a call belongs
 // to. The caller owns it; Execute does not modify it.
 type Session struct {
-	ID, TurnID   string
-	Cwd, Home    string
-	ConfigHome   string
+	ID, TurnID string
+	Cwd, Home  string
+	ConfigHome string
+	// DataDir is custom-agent's data directory, symbolic links resolved
+	// (permission.Request.DataDir); "" for the default one.
+	DataDir      string
 	Mode         permission.Mode
 	Policy       *permission.Policy
 	History      []permission.Prior
@@ -288,7 +291,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	}
 	info := t.Info()
 	req := permission.Request{
-		Tool: info, Args: args, Cwd: s.Cwd, Home: s.Home, ConfigHome: s.ConfigHome,
+		Tool: info, Args: args, Cwd: s.Cwd, Home: s.Home, ConfigHome: s.ConfigHome, DataDir: s.DataDir,
 		Mode: s.Mode, Policy: s.Policy, History: s.History, AllowedTools: s.AllowedTools, Taint: s.Taint,
 	}
 	resolve.Fill(&req) // one analysis of the command, each path resolved once

@@ -336,7 +336,7 @@ var dependencyTrees = map[string]bool{
 // whole: the process, as the same user, could make it readable. Any other
 // error fails the plan.
 func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
-	env := pathrisk.Env{Cwd: p.Cwd, Home: pl.env.Home, ConfigHome: pl.env.ConfigHome}
+	env := pathrisk.Env{Cwd: p.Cwd, Home: pl.env.Home, ConfigHome: pl.env.ConfigHome, DataDir: pl.env.DataDir}
 	writable := p.Kind == Workspace
 	entries := 0
 	secret := maps.Clone(homes.inodes)

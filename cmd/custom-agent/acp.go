@@ -15,6 +15,7 @@ import (
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/session"
@@ -149,6 +150,7 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		System:  systemPrompt,
 		Cwd:     app.Cwd,
 		Home:    home,
+		DataDir: datadir.Real(dir),
 		Env:     os.Environ(),
 		Mode:    mode,
 		Logger:  logger,

@@ -17,6 +17,7 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/mcp"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/permission"
@@ -199,7 +200,7 @@ func (r *sessionRunner) start(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	info := session.Info{Cwd: r.cwd, Home: r.home, Mode: r.mode, Rules: rules, Env: os.Environ()}
+	info := session.Info{Cwd: r.cwd, Home: r.home, DataDir: datadir.Real(r.dataDir), Mode: r.mode, Rules: rules, Env: os.Environ()}
 	if id == "" {
 		r.s = session.New(r.cfg, info)
 		return nil

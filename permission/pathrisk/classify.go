@@ -1,6 +1,7 @@
 package pathrisk
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -185,6 +186,9 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 			}
 		}
 	}
+	if inDataDir(lower, env) {
+		consider(risk.Credential, dataDirWhat)
+	}
 	for i := range comps {
 		if l, w := matchAt(anyLocations, comps, i, write); l != 0 {
 			consider(l, w)
@@ -206,6 +210,20 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 		consider(locate(p[:i], env, write))
 	}
 	return best, what
+}
+
+// dataDirWhat is what a path in a data directory given by the runner is,
+// the words of the default one's entry in homeLocations.
+const dataDirWhat = "custom-agent's own data: the event log, the outputs it keeps and the web UI's script token, which answers questions"
+
+// inDataDir reports whether the lower-cased clean path lower lies in
+// env.DataDir (in any letter case, as the default one is matched).
+func inDataDir(lower string, env Env) bool {
+	d := env.DataDir
+	if d == "" || d[0] != '/' || d == "/" {
+		return false
+	}
+	return withinFold(lower, strings.ToLower(strings.TrimSuffix(d, "/")))
 }
 
 // gitDirWrite is what a write inside a git directory is, when no entry of
@@ -461,6 +479,11 @@ func Sensitive(p string, env Env, write bool) []string {
 				consider(risk.Credential, splitAll(rest))
 			}
 		}
+	}
+	if inDataDir(lower, env) {
+		// Only a rule naming the data directory itself, whole, names it.
+		var db [maxComps]string
+		consider(risk.Credential, slices.Clone(split(strings.ToLower(path.Clean(env.DataDir)), db[:0])))
 	}
 	for i := range comps {
 		at(anyLocations, i)

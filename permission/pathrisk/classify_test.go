@@ -329,3 +329,50 @@ func TestGlobTargetsCredential(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyDataDir (third serve review, left-over): a data directory
+// given by --data-dir or $CUSTOM_AGENT_DATA_DIR holds the event log and
+// serve's script token like the default one, so reading or writing in it
+// is a credential access, and a symbolic link to it is one too.
+func TestClassifyDataDir(t *testing.T) {
+	t.Parallel()
+	e := env
+	e.DataDir = "/srv/ca-data"
+	tests := []struct {
+		name  string
+		facts pathrisk.PathFacts
+		want  risk.Level
+	}{
+		{"serve token read", pathrisk.PathFacts{Raw: "/srv/ca-data/serve-1234.token"}, risk.Credential},
+		{"log read", pathrisk.PathFacts{Raw: "/srv/ca-data/events.db"}, risk.Credential},
+		{"the directory itself", pathrisk.PathFacts{Raw: "/srv/ca-data"}, risk.Credential},
+		{"write", pathrisk.PathFacts{Raw: "/srv/ca-data/events.db", Write: true}, risk.Credential},
+		{"other letter case", pathrisk.PathFacts{Raw: "/SRV/CA-Data/serve-1234.token"}, risk.Credential},
+		{"through a link", pathrisk.PathFacts{Raw: "proj/t", Resolved: "/srv/ca-data/serve-1234.token"}, risk.Credential},
+		{"a sibling with the same prefix", pathrisk.PathFacts{Raw: "/srv/ca-data2/x"}, risk.Write},
+		{"the parent", pathrisk.PathFacts{Raw: "/srv/x"}, risk.Write},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, why := pathrisk.Classify(tc.facts, e)
+			if got != tc.want {
+				t.Fatalf("Classify(%+v) = %v (%s), want %v", tc.facts, got, why, tc.want)
+			}
+			if got == risk.Credential && !strings.Contains(why, "custom-agent's own data") {
+				t.Errorf("Classify(%+v) explains %q, want it to name custom-agent's own data", tc.facts, why)
+			}
+		})
+	}
+	if !pathrisk.IsCredential("/srv/ca-data/serve-1.token", e) {
+		t.Error("IsCredential: the data directory's token is a credential")
+	}
+	if s := pathrisk.Sensitive("/srv/ca-data/serve-1.token", e, false); strings.Join(s, "/") != "srv/ca-data" {
+		t.Errorf("Sensitive = %q, want the whole data directory", s)
+	}
+	// Without the fact, the same path is only outside the working
+	// directory: what the old engine said.
+	if got, _ := pathrisk.Classify(pathrisk.PathFacts{Raw: "/srv/ca-data/serve-1234.token"}, env); got != risk.Write {
+		t.Errorf("without DataDir = %v, want write (outside the working directory)", got)
+	}
+}
