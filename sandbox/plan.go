@@ -213,6 +213,9 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 				add(m)
 			}
 		}
+		for _, m := range browserProfiles(home, h.hidden) {
+			add(m)
+		}
 	}
 	cfg := pl.env.ConfigHome
 	if cfg == "" && pl.env.Home != "" {
@@ -937,4 +940,88 @@ func DefaultCaches(home string, getenv func(string) string) []string {
 		out = append(out, filepath.Join(cacheHome, "pip"))
 	}
 	return out
+}
+
+// The walk browserProfiles makes through a home's application data.
+const (
+	// browserWalkDepth is the deepest a browser database is looked for,
+	// in components beneath the home: snap/NAME/common/NAME/Default/History
+	// and Library/Application Support/NAME/User Data/Default/History.
+	browserWalkDepth = 6
+	// browserWalkBudget bounds the directory entries read per home. The
+	// walk is breadth first, so what is left unread when it runs out is
+	// the deepest part of the largest trees.
+	browserWalkBudget = 30_000
+)
+
+// browserWalkSkip are directories of a home that hold no browser profile
+// but many files (caches of build tools and package managers): not
+// walked, so the budget goes where browsers live. The caches of the
+// browsers named in pathrisk's table are hidden whole by it.
+var browserWalkSkip = map[string]bool{
+	".cache": true, ".npm": true, ".cargo": true, ".rustup": true, ".gradle": true, ".m2": true,
+	".nvm": true, ".pyenv": true, ".rbenv": true, ".gem": true, ".bun": true, ".deno": true,
+	".vscode": true, ".vscode-server": true, ".cursor": true, ".git": true,
+}
+
+// browserProfiles finds the profiles of browsers no table names, by the
+// names of the databases every browser writes (pathrisk.IsBrowserStoreName:
+// History, Cookies, places.sqlite, history.sqlite, Login Data …), in the
+// places applications keep data beneath home: its dot directories, ~/snap
+// and ~/Library. It returns the directory that holds each one (the
+// profile: its sessions, icons and cache hold the URLs visited too), or
+// the file itself when that directory is the home or one of the roots
+// applications share (~/.config, ~/.local/share). Directories in hidden
+// are not entered; links are not followed.
+func browserProfiles(home string, hidden []string) []string {
+	shared := map[string]bool{home: true}
+	for _, r := range []string{".config", ".local", ".local/share", ".local/state", "snap", "Library", "Library/Application Support", "Library/Containers"} {
+		shared[filepath.Join(home, r)] = true
+	}
+	isHidden := func(p string) bool {
+		for _, h := range hidden {
+			if pathrisk.Within(p, h) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	budget := browserWalkBudget
+	level := []string{home}
+	for depth := 1; depth <= browserWalkDepth && len(level) > 0 && budget > 0; depth++ {
+		var next []string
+		for _, dir := range level {
+			f, err := os.Open(dir)
+			if err != nil {
+				continue
+			}
+			ents, _ := f.ReadDir(budget)
+			f.Close()
+			budget -= len(ents)
+			for _, e := range ents {
+				name := e.Name()
+				if depth == 1 && !(strings.HasPrefix(name, ".") || name == "snap" || name == "Library") || depth == 1 && browserWalkSkip[name] {
+					continue
+				}
+				p := filepath.Join(dir, name)
+				switch {
+				case e.Type().IsRegular() && pathrisk.IsBrowserStoreName(name):
+					if shared[dir] {
+						out = append(out, p)
+					} else {
+						out = append(out, dir)
+					}
+				case e.IsDir() && !isHidden(p):
+					next = append(next, p)
+				}
+			}
+			if budget <= 0 {
+				break
+			}
+		}
+		level = next
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -176,6 +176,9 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 		if l, w := matchAt(homeLocations, comps, off, write); l != 0 {
 			consider(l, w)
 		}
+		if l, w, _ := browserStore(comps, off); l != 0 {
+			consider(l, w)
+		}
 	}
 	if write && env.ConfigHome != "" {
 		ch := strings.ToLower(env.ConfigHome)
@@ -471,6 +474,11 @@ func Sensitive(p string, env Env, write bool) []string {
 	var hb [8]int
 	for _, off := range homeOffsets(lower, comps, env, hb[:0]) {
 		at(homeLocations, off)
+		if l, _, i := browserStore(comps, off); l != 0 {
+			// The database's name (History) or the profile's directory
+			// (Sessions) and what is beneath it.
+			considerComps(l, i)
+		}
 	}
 	if write && env.ConfigHome != "" {
 		ch := strings.ToLower(env.ConfigHome)
