@@ -217,6 +217,12 @@ type Options struct {
 	// Sandbox confines the processes of allowed calls of tools that start
 	// them; nil runs them unconfined (tests, and callers without one).
 	Sandbox Sandbox
+	// Known returns secrets the runner knows of that no call's output,
+	// error or recorded arguments may show, though nothing in the call
+	// names them: the script tokens of the serve instances running on
+	// this data directory, which answer questions. It is called once per
+	// call, before anything is recorded; nil knows none.
+	Known func() []string
 }
 
 // Sandbox plans the confinement of a call's processes (package sandbox,
@@ -281,6 +287,9 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	// Every string this call puts in an event, a question or a rule is
 	// masked of the secrets its arguments hold, fragments included.
 	sec := secrets.Collect(c.Args)
+	if x.opts.Known != nil {
+		sec = sec.With(x.opts.Known()...)
+	}
 	t, err := x.router.Resolve(c.Tool)
 	if err != nil {
 		return x.fail(ctx, s, c, event.StageResolve, err, start, sec)

@@ -130,7 +130,8 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		Broker: rt.Broker,
 		Session: session.Config{
 			Router: rt.Router, Artifacts: rt.Artifacts, MaxSteps: f.maxSteps,
-			Exec:    executor.Options{ApprovalTimeout: timeout, MaxStored: maxOutput, Logger: logger, Sandbox: gate},
+			Exec: executor.Options{ApprovalTimeout: timeout, MaxStored: maxOutput, Logger: logger, Sandbox: gate,
+				Known: func() []string { return datadir.ServeTokens(dir) }},
 			Sandbox: gate.State(),
 		},
 		Model: m, ModelErr: modelErr,

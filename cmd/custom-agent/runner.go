@@ -155,7 +155,8 @@ func (r *sessionRunner) attach(ctx context.Context, rt *app.Runtime, approvalTim
 	r.cfg = session.Config{
 		Log: rt.Store, Model: r.m, Router: router, Artifacts: rt.Artifacts, Approver: rt.Broker,
 		MaxSteps: r.f.maxSteps, System: systemPrompt(cwd),
-		Exec:    executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: app.MaxOutput(conf), Sandbox: gate},
+		Exec: executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: app.MaxOutput(conf), Sandbox: gate,
+			Known: func() []string { return datadir.ServeTokens(r.dataDir) }},
 		Sandbox: gate.State(),
 		// Resources are read only for includes; the model is not offered
 		// them.
