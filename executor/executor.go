@@ -12,6 +12,7 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -286,9 +287,13 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	start := x.opts.Now()
 	// Every string this call puts in an event, a question or a rule is
 	// masked of the secrets its arguments hold, fragments included.
-	sec := secrets.Collect(c.Args)
+	// The runner's known secrets (serve's tokens) are masked too; own
+	// is what the arguments hold, which decides whether a rule may be
+	// offered.
+	own := secrets.Collect(c.Args)
+	sec := own
 	if x.opts.Known != nil {
-		sec = sec.With(x.opts.Known()...)
+		sec = own.With(x.opts.Known()...)
 	}
 	t, err := x.router.Resolve(c.Tool)
 	if err != nil {
@@ -325,7 +330,10 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	case permission.Allow:
 		resolved = x.resolvedBy(c, shown, true, event.ActorPolicy, shown.Reason, "", sec)
 	case permission.Ask:
-		p := x.proposals(s, info, args, d, sec)
+		// The arguments hold a secret when the patterns find one, or
+		// when they show a known one (masking them changes them).
+		holds := !own.Empty() || sec != own && !bytes.Equal(masked, own.MaskJSON(c.Args))
+		p := x.proposals(s, info, args, d, holds)
 		ans, err := x.ask(ctx, s, c, info, masked, shown, p, plan != nil && confined(plan, d), facts)
 		if err != nil {
 			return out, err
