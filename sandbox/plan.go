@@ -58,10 +58,20 @@ type Planner struct {
 	homes    homeFacts
 	homesAt  time.Time
 	homesErr error
+	// browsers are the browser profiles found by name in each home
+	// (browserProfiles), kept for browserTTL: the walk reads far more
+	// than the table's fixed locations.
+	browsers   map[string][]string
+	browsersAt time.Time
 }
 
 // homeTTL is how long the secrets found in home directories are reused.
 const homeTTL = 10 * time.Second
+
+// browserTTL is how long the browser profiles found by name are reused. A
+// browser's profile is made once, when it first starts, so a longer
+// reuse costs little; one made meanwhile is found at the next walk.
+const browserTTL = time.Minute
 
 // NewPlanner returns a planner for env.
 func NewPlanner(env Env) *Planner { return &Planner{env: env} }
@@ -213,7 +223,7 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 				add(m)
 			}
 		}
-		for _, m := range browserProfiles(home, h.hidden) {
+		for _, m := range pl.browserProfiles(home, h.hidden) {
 			add(m)
 		}
 	}
@@ -940,6 +950,20 @@ func DefaultCaches(home string, getenv func(string) string) []string {
 		out = append(out, filepath.Join(cacheHome, "pip"))
 	}
 	return out
+}
+
+// browserProfiles returns browserProfiles(home, hidden), walked again
+// once browserTTL has passed since the last walk. pl.mu is held.
+func (pl *Planner) browserProfiles(home string, hidden []string) []string {
+	if pl.browsers == nil || time.Since(pl.browsersAt) >= browserTTL {
+		pl.browsers, pl.browsersAt = map[string][]string{}, time.Now()
+	}
+	ps, ok := pl.browsers[home]
+	if !ok {
+		ps = browserProfiles(home, hidden)
+		pl.browsers[home] = ps
+	}
+	return ps
 }
 
 // The walk browserProfiles makes through a home's application data.
