@@ -978,21 +978,11 @@ const (
 	browserWalkBudget = 30_000
 )
 
-// browserWalkSkip are directories of a home that hold no browser profile
-// but many files (caches of build tools and package managers): not
-// walked, so the budget goes where browsers live. The caches of the
-// browsers named in pathrisk's table are hidden whole by it.
-var browserWalkSkip = map[string]bool{
-	".cache": true, ".npm": true, ".cargo": true, ".rustup": true, ".gradle": true, ".m2": true,
-	".nvm": true, ".pyenv": true, ".rbenv": true, ".gem": true, ".bun": true, ".deno": true,
-	".vscode": true, ".vscode-server": true, ".cursor": true, ".git": true,
-}
-
 // browserProfiles finds the profiles of browsers no table names, by the
 // names of the databases every browser writes (pathrisk.IsBrowserStoreName:
 // History, Cookies, places.sqlite, history.sqlite, Login Data …), in the
-// places applications keep data beneath home: its dot directories, ~/snap
-// and ~/Library. It returns the directory that holds each one (the
+// places applications keep data beneath home (pathrisk.IsAppData): its
+// dot directories but the caches of build tools, ~/snap and ~/Library. It returns the directory that holds each one (the
 // profile: its sessions, icons and cache hold the URLs visited too), or
 // the file itself when that directory is the home or one of the roots
 // applications share (~/.config, ~/.local/share). Directories in hidden
@@ -1025,8 +1015,8 @@ func browserProfiles(home string, hidden []string) []string {
 			budget -= len(ents)
 			for _, e := range ents {
 				name := e.Name()
-				if depth == 1 && !(strings.HasPrefix(name, ".") || name == "snap" || name == "Library") || depth == 1 && browserWalkSkip[name] {
-					continue
+				if depth == 1 && !pathrisk.IsAppData(name) {
+					continue // the analyser judges browser names there only
 				}
 				p := filepath.Join(dir, name)
 				switch {

@@ -57,17 +57,36 @@ func stripSidecar(name string) string {
 // browserWhat is what a browser database is, in a reason.
 const browserWhat = "a browser's history, session, cookie or password database, which holds every URL visited (serve's login link among them), cookies and saved passwords"
 
-// inAppData reports whether the component at off (the first one beneath a
-// home directory) is where applications keep their data: a dot directory
-// (~/.config, ~/.local/share, ~/.mozilla, ~/.var/app, ~/.cache, a
-// browser's own ~/.NAME), ~/snap or macOS's ~/Library.
-func inAppData(comps []string, off int) bool {
-	if off >= len(comps) {
-		return false
-	}
-	c := comps[off]
-	return len(c) > 1 && c[0] == '.' && c != ".." || c == "snap" || c == "library"
+// notAppData are dot directories of a home that hold code and caches of
+// build tools and package managers, not an application's data: a crate's
+// src/sessions/ or a package's History file there is source, not a
+// browser's. The caches of the browsers named in homeLocations are
+// judged by that table.
+var notAppData = map[string]bool{
+	".cache": true, ".npm": true, ".cargo": true, ".rustup": true, ".gradle": true, ".m2": true,
+	".nvm": true, ".pyenv": true, ".rbenv": true, ".gem": true, ".bun": true, ".deno": true,
+	".vscode": true, ".vscode-server": true, ".cursor": true, ".git": true,
 }
+
+// inAppData reports whether the component at off (the first one beneath a
+// home directory) is where applications keep their data.
+func inAppData(comps []string, off int) bool {
+	return off < len(comps) && isAppData(comps[off])
+}
+
+// isAppData reports whether c, lower case, the name of an entry of a home,
+// is where applications keep their data: a dot directory (~/.config,
+// ~/.local, ~/.mozilla, ~/.var, a browser's own ~/.NAME) other than the
+// tool caches of notAppData, ~/snap or macOS's ~/Library.
+func isAppData(c string) bool {
+	return len(c) > 1 && c[0] == '.' && c != ".." && !notAppData[c] || c == "snap" || c == "library"
+}
+
+// IsAppData reports whether an entry of a home named name (any letter
+// case) is where applications keep their data, where IsBrowserStoreName's
+// names count: what a sandbox walks to find browser profiles no table
+// names.
+func IsAppData(name string) bool { return isAppData(strings.ToLower(name)) }
 
 // browserStore judges comps, a lower-cased path whose home directory ends
 // at component off, as a browser database: credential when it is one of

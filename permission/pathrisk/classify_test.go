@@ -241,6 +241,7 @@ func TestClassify(t *testing.T) {
 		// keep data: a project's own History or sessions are not.
 		{name: "project file named History", facts: pathrisk.PathFacts{Raw: "docs/History"}, want: risk.Read, noReason: true},
 		{name: "project sessions dir", facts: pathrisk.PathFacts{Raw: "app/sessions/store.go"}, want: risk.Read, noReason: true},
+		{name: "a crate's sessions module", facts: pathrisk.PathFacts{Raw: "~/.cargo/registry/src/index/tower-sessions-0.1/src/sessions/mod.rs"}, want: risk.Write},
 		{name: "home file named History", facts: pathrisk.PathFacts{Raw: "~/notes/History"}, want: risk.Write},
 		{name: "recursive read of home", facts: pathrisk.PathFacts{Raw: "~", Recursive: true}, want: risk.Credential, whyHas: "beneath"},
 		{name: "recursive read of root", facts: pathrisk.PathFacts{Raw: "/", Recursive: true}, want: risk.Credential},
