@@ -12,6 +12,7 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -139,9 +140,12 @@ type Answer struct {
 // Session is what the executor needs to know of the session a call belongs
 // to. The caller owns it; Execute does not modify it.
 type Session struct {
-	ID, TurnID   string
-	Cwd, Home    string
-	ConfigHome   string
+	ID, TurnID string
+	Cwd, Home  string
+	ConfigHome string
+	// DataDir is custom-agent's data directory, symbolic links resolved
+	// (permission.Request.DataDir); "" for the default one.
+	DataDir      string
 	Mode         permission.Mode
 	Policy       *permission.Policy
 	History      []permission.Prior
@@ -214,6 +218,12 @@ type Options struct {
 	// Sandbox confines the processes of allowed calls of tools that start
 	// them; nil runs them unconfined (tests, and callers without one).
 	Sandbox Sandbox
+	// Known returns secrets the runner knows of that no call's output,
+	// error or recorded arguments may show, though nothing in the call
+	// names them: the script tokens of the serve instances running on
+	// this data directory, which answer questions. It is called once per
+	// call, before anything is recorded; nil knows none.
+	Known func() []string
 }
 
 // Sandbox plans the confinement of a call's processes (package sandbox,
@@ -277,7 +287,14 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	start := x.opts.Now()
 	// Every string this call puts in an event, a question or a rule is
 	// masked of the secrets its arguments hold, fragments included.
-	sec := secrets.Collect(c.Args)
+	// The runner's known secrets (serve's tokens) are masked too; own
+	// is what the arguments hold, which decides whether a rule may be
+	// offered.
+	own := secrets.Collect(c.Args)
+	sec := own
+	if x.opts.Known != nil {
+		sec = own.With(x.opts.Known()...)
+	}
 	t, err := x.router.Resolve(c.Tool)
 	if err != nil {
 		return x.fail(ctx, s, c, event.StageResolve, err, start, sec)
@@ -288,7 +305,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	}
 	info := t.Info()
 	req := permission.Request{
-		Tool: info, Args: args, Cwd: s.Cwd, Home: s.Home, ConfigHome: s.ConfigHome,
+		Tool: info, Args: args, Cwd: s.Cwd, Home: s.Home, ConfigHome: s.ConfigHome, DataDir: s.DataDir,
 		Mode: s.Mode, Policy: s.Policy, History: s.History, AllowedTools: s.AllowedTools, Taint: s.Taint,
 	}
 	resolve.Fill(&req) // one analysis of the command, each path resolved once
@@ -313,7 +330,10 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	case permission.Allow:
 		resolved = x.resolvedBy(c, shown, true, event.ActorPolicy, shown.Reason, "", sec)
 	case permission.Ask:
-		p := x.proposals(s, info, args, d, sec)
+		// The arguments hold a secret when the patterns find one, or
+		// when they show a known one (masking them changes them).
+		holds := !own.Empty() || sec != own && !bytes.Equal(masked, own.MaskJSON(c.Args))
+		p := x.proposals(s, info, args, d, holds)
 		ans, err := x.ask(ctx, s, c, info, masked, shown, p, plan != nil && confined(plan, d), facts)
 		if err != nil {
 			return out, err

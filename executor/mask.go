@@ -64,14 +64,15 @@ func ruleHoldsSecret(r permission.Rule) bool {
 
 // proposals asks the session's Rules which rules the session and project
 // answers would make: never for a destructive call, never for a call whose
-// arguments hold a secret, and never a rule that would hold one. noRule
+// arguments hold a secret (holds: one the patterns find or one the runner
+// knows), and never a rule that would hold one. noRule
 // says why none is offered, when a person should be told.
-func (x *Executor) proposals(s *Session, info permission.ToolInfo, args map[string]any, d permission.Decision, sec *secrets.Set) proposal {
+func (x *Executor) proposals(s *Session, info permission.ToolInfo, args map[string]any, d permission.Decision, holds bool) proposal {
 	var p proposal
 	if s.Rules == nil || riskOf(d) >= risk.Destructive {
 		return p
 	}
-	if !sec.Empty() {
+	if holds {
 		p.noRule = NoRuleSecret
 		return p
 	}

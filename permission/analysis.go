@@ -24,6 +24,7 @@ import (
 type Analysis struct {
 	command   string
 	cwd, home string
+	dataDir   string
 	userHomes map[string]string
 	res       shellrisk.Result
 }
@@ -33,12 +34,12 @@ type Analysis struct {
 // be read (not a string, a working directory argument that is not one):
 // Check then judges the request as it is. It is pure, like Check.
 func Analyze(req Request) *Analysis {
-	cmd, cwd, ok := shellInput(&req, pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome})
+	cmd, cwd, ok := shellInput(&req, pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome, DataDir: req.DataDir})
 	if !ok {
 		return nil
 	}
-	a := &Analysis{command: cmd, cwd: cwd, home: req.Home, userHomes: maps.Clone(req.UserHomes)}
-	a.res = shellrisk.Analyze(cmd, shellrisk.Env{Cwd: cwd, Home: req.Home, UserHomes: a.userHomes})
+	a := &Analysis{command: cmd, cwd: cwd, home: req.Home, dataDir: req.DataDir, userHomes: maps.Clone(req.UserHomes)}
+	a.res = shellrisk.Analyze(cmd, shellrisk.Env{Cwd: cwd, Home: req.Home, UserHomes: a.userHomes, DataDir: req.DataDir})
 	return a
 }
 
@@ -70,7 +71,7 @@ func shellInput(req *Request, env pathrisk.Env) (cmd, cwd string, ok bool) {
 
 // fits reports whether a was computed from exactly these inputs.
 func (a *Analysis) fits(cmd, cwd string, req *Request) bool {
-	return a != nil && a.command == cmd && a.cwd == cwd && a.home == req.Home && maps.Equal(a.userHomes, req.UserHomes)
+	return a != nil && a.command == cmd && a.cwd == cwd && a.home == req.Home && a.dataDir == req.DataDir && maps.Equal(a.userHomes, req.UserHomes)
 }
 
 // analyzeShell returns the analysis of cmd run in cwd: the request's own
@@ -83,5 +84,5 @@ func (j *judge) analyzeShell(cmd, cwd string) (res shellrisk.Result, owned bool)
 	}
 	// Analyze's default credential classifier is pathrisk.IsCredential with
 	// the same Home and UserHomes: one list, and no closure to allocate.
-	return shellrisk.Analyze(cmd, shellrisk.Env{Cwd: cwd, Home: j.req.Home, UserHomes: j.req.UserHomes}), true
+	return shellrisk.Analyze(cmd, shellrisk.Env{Cwd: cwd, Home: j.req.Home, UserHomes: j.req.UserHomes, DataDir: j.req.DataDir}), true
 }

@@ -110,7 +110,7 @@ func firstUnder(p, dir string) string {
 func (j *judge) run(r *Request) {
 	j.req = *r
 	req := &j.req
-	j.env = pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
+	j.env = pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome, DataDir: req.DataDir}
 	t := &req.Tool
 	j.level = t.Risk
 	if j.level == risk.Unknown || j.level > risk.Destructive {

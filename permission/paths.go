@@ -80,7 +80,7 @@ func GitConfigsToRead(req Request) []string {
 	// The shell's analysis alone says where git runs: no judgement of
 	// the request is needed, and the caller's Analysis is used when it
 	// fits.
-	cmd, cwd, ok := shellInput(&req, pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome})
+	cmd, cwd, ok := shellInput(&req, pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome, DataDir: req.DataDir})
 	if !ok {
 		return nil
 	}

@@ -23,6 +23,12 @@ type Request struct {
 	Home string `json:"home,omitempty"`
 	// ConfigHome is $XDG_CONFIG_HOME when it is set.
 	ConfigHome string `json:"configHome,omitempty"`
+	// DataDir is custom-agent's data directory as the runner resolved it
+	// (--data-dir, $CUSTOM_AGENT_DATA_DIR, $XDG_DATA_HOME), absolute, with
+	// its symbolic links resolved. It holds the event log and serve's
+	// script token, so every path in it is a credential location, like
+	// the default ~/.local/share/custom-agent. "" means the default.
+	DataDir string `json:"dataDir,omitempty"`
 	// UserHomes maps user names to home directories, for ~user paths.
 	UserHomes map[string]string `json:"userHomes,omitempty"`
 	// Resolved maps an absolute path to the same path with symbolic links

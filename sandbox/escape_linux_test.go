@@ -148,6 +148,9 @@ func errnoErr(e syscall.Errno) error {
 // with secrets, protected paths, a nested repository and hard links.
 type world struct {
 	root, home, proj, cache string
+	// dataDir is custom-agent's data directory ("" is the default one
+	// in home).
+	dataDir string
 }
 
 func newWorld(t *testing.T) *world {
@@ -249,7 +252,11 @@ func (w *world) run(t *testing.T, kind Kind, network bool, extraEnv []string, ar
 		t.Fatal(err)
 	}
 	path := os.Getenv("PATH") + ":" + filepath.Dir(self)
-	pl := NewPlanner(Env{Home: w.home, DataDir: filepath.Join(w.home, ".local", "share", "custom-agent"), Caches: []string{w.cache}, Path: path})
+	data := w.dataDir
+	if data == "" {
+		data = filepath.Join(w.home, ".local", "share", "custom-agent")
+	}
+	pl := NewPlanner(Env{Home: w.home, DataDir: data, Caches: []string{w.cache}, Path: path})
 	p, err := pl.Plan(Workspace, false, w.proj)
 	if err != nil {
 		t.Fatal(err)

@@ -58,10 +58,20 @@ type Planner struct {
 	homes    homeFacts
 	homesAt  time.Time
 	homesErr error
+	// browsers are the browser profiles found by name in each home
+	// (browserProfiles), kept for browserTTL: the walk reads far more
+	// than the table's fixed locations.
+	browsers   map[string][]string
+	browsersAt time.Time
 }
 
 // homeTTL is how long the secrets found in home directories are reused.
 const homeTTL = 10 * time.Second
+
+// browserTTL is how long the browser profiles found by name are reused. A
+// browser's profile is made once, when it first starts, so a longer
+// reuse costs little; one made meanwhile is found at the next walk.
+const browserTTL = time.Minute
 
 // NewPlanner returns a planner for env.
 func NewPlanner(env Env) *Planner { return &Planner{env: env} }
@@ -213,6 +223,9 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 				add(m)
 			}
 		}
+		for _, m := range pl.browserProfiles(home, h.hidden) {
+			add(m)
+		}
 	}
 	cfg := pl.env.ConfigHome
 	if cfg == "" && pl.env.Home != "" {
@@ -336,7 +349,7 @@ var dependencyTrees = map[string]bool{
 // whole: the process, as the same user, could make it readable. Any other
 // error fails the plan.
 func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
-	env := pathrisk.Env{Cwd: p.Cwd, Home: pl.env.Home, ConfigHome: pl.env.ConfigHome}
+	env := pathrisk.Env{Cwd: p.Cwd, Home: pl.env.Home, ConfigHome: pl.env.ConfigHome, DataDir: pl.env.DataDir}
 	writable := p.Kind == Workspace
 	entries := 0
 	secret := maps.Clone(homes.inodes)
@@ -937,4 +950,92 @@ func DefaultCaches(home string, getenv func(string) string) []string {
 		out = append(out, filepath.Join(cacheHome, "pip"))
 	}
 	return out
+}
+
+// browserProfiles returns browserProfiles(home, hidden), walked again
+// once browserTTL has passed since the last walk. pl.mu is held.
+func (pl *Planner) browserProfiles(home string, hidden []string) []string {
+	if pl.browsers == nil || time.Since(pl.browsersAt) >= browserTTL {
+		pl.browsers, pl.browsersAt = map[string][]string{}, time.Now()
+	}
+	ps, ok := pl.browsers[home]
+	if !ok {
+		ps = browserProfiles(home, hidden)
+		pl.browsers[home] = ps
+	}
+	return ps
+}
+
+// The walk browserProfiles makes through a home's application data.
+const (
+	// browserWalkDepth is the deepest a browser database is looked for,
+	// in components beneath the home: snap/NAME/common/NAME/Default/History
+	// and Library/Application Support/NAME/User Data/Default/History.
+	browserWalkDepth = 6
+	// browserWalkBudget bounds the directory entries read per home. The
+	// walk is breadth first, so what is left unread when it runs out is
+	// the deepest part of the largest trees.
+	browserWalkBudget = 30_000
+)
+
+// browserProfiles finds the profiles of browsers no table names, by the
+// names of the databases every browser writes (pathrisk.IsBrowserStoreName:
+// History, Cookies, places.sqlite, history.sqlite, Login Data …), in the
+// places applications keep data beneath home (pathrisk.IsAppData): its
+// dot directories but the caches of build tools, ~/snap and ~/Library. It returns the directory that holds each one (the
+// profile: its sessions, icons and cache hold the URLs visited too), or
+// the file itself when that directory is the home or one of the roots
+// applications share (~/.config, ~/.local/share). Directories in hidden
+// are not entered; links are not followed.
+func browserProfiles(home string, hidden []string) []string {
+	shared := map[string]bool{home: true}
+	for _, r := range []string{".config", ".local", ".local/share", ".local/state", "snap", "Library", "Library/Application Support", "Library/Containers"} {
+		shared[filepath.Join(home, r)] = true
+	}
+	isHidden := func(p string) bool {
+		for _, h := range hidden {
+			if pathrisk.Within(p, h) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	budget := browserWalkBudget
+	level := []string{home}
+	for depth := 1; depth <= browserWalkDepth && len(level) > 0 && budget > 0; depth++ {
+		var next []string
+		for _, dir := range level {
+			f, err := os.Open(dir)
+			if err != nil {
+				continue
+			}
+			ents, _ := f.ReadDir(budget)
+			f.Close()
+			budget -= len(ents)
+			for _, e := range ents {
+				name := e.Name()
+				if depth == 1 && !pathrisk.IsAppData(name) {
+					continue // the analyser judges browser names there only
+				}
+				p := filepath.Join(dir, name)
+				switch {
+				case e.Type().IsRegular() && pathrisk.IsBrowserStoreName(name):
+					if shared[dir] {
+						out = append(out, p)
+					} else {
+						out = append(out, dir)
+					}
+				case e.IsDir() && !isHidden(p):
+					next = append(next, p)
+				}
+			}
+			if budget <= 0 {
+				break
+			}
+		}
+		level = next
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -122,6 +122,12 @@ var patterns = sync.OnceValue(func() []pattern {
 		{"JSON web token", lazy(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), 0, []string{"eyJ"}, false, false, false},
 		{"authorization header", lazy(`(?i)\b(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{8,})`), 1, []string{"bearer", "basic", "token"}, true, false, false},
 		{"URL password", lazy(`(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), 1, []string{"://"}, false, false, false},
+		// serve's login link (http://NAME.localhost:PORT/?token=…, its
+		// query already a secret assignment) as a browser's history or
+		// a log may print it: URL-encoded, or with a one-letter name.
+		// Only 64 hex digits, serve's tokens, so that a checksum
+		// elsewhere stays visible.
+		{"login link token", lazy(`(?i)(?:[?&]|%3F|%26)(?:t|token)(?:=|%3D)([0-9a-f]{64})(?:[^0-9a-z]|\z)`), 1, []string{"t=", "n=", "t%3d", "n%3d"}, true, false, false},
 		// .netrc: "machine h login u password p", or password on a line
 		// of its own; no = or : after the name.
 		{"netrc password", lazy(`(?im)(?:\blogin[ \t]+\S+[ \t]+|^[ \t]*)password[ \t]+([^\s=:]\S*)`), 1, []string{"password"}, true, false, false},

@@ -64,6 +64,29 @@ func CollectValue(v any) *Set {
 // Holds reports whether a JSON value holds anything MaskJSON would hide.
 func Holds(raw json.RawMessage) bool { return !Collect(raw).Empty() }
 
+// With returns a set holding s's secrets and extra: secrets the caller
+// knows of without finding them in the call (the script tokens of running
+// serve instances), hidden whole and in part like the call's own. Values
+// shorter than minExact are left out, as a known secret that short would
+// hide ordinary text. s is not changed.
+func (s *Set) With(extra ...string) *Set {
+	out := &Set{}
+	if s != nil {
+		out.whole = append(out.whole, s.whole...)
+	}
+	n := len(out.whole)
+	for _, e := range extra {
+		if len(e) >= minExact {
+			out.whole = append(out.whole, e)
+		}
+	}
+	if len(out.whole) == n {
+		return s
+	}
+	out.index()
+	return out
+}
+
 // Empty reports whether the set holds no secret.
 func (s *Set) Empty() bool { return s == nil || len(s.whole) == 0 }
 

@@ -80,7 +80,9 @@ type Include struct {
 // Info describes where and how a session runs.
 type Info struct {
 	Cwd, Home, ConfigHome string
-	Mode                  permission.Mode
+	// DataDir is custom-agent's data directory (executor.Session.DataDir).
+	DataDir string
+	Mode    permission.Mode
 	// Policy is the rules the engine is given. With Rules set it is taken
 	// from Rules instead, again whenever an answer adds a rule.
 	Policy       *permission.Policy
@@ -575,7 +577,7 @@ func (t *turn) definitionChanged(ctx context.Context, c executor.Call, router *t
 func (t *turn) session() *executor.Session {
 	s := t.s
 	xs := &executor.Session{
-		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome,
+		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome, DataDir: s.info.DataDir,
 		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.allowedTools(), Env: s.info.Env,
 		Taint: s.taint, PolicyDigest: s.snapshot,
 	}

@@ -66,6 +66,9 @@ type Config struct {
 	Cwd  func(dir string) (string, error)
 	Home string
 	Env  []string
+	// DataDir is custom-agent's data directory, symbolic links resolved
+	// (session.Info.DataDir): the engine judges it a credential location.
+	DataDir string
 	// Mode is the mode new sessions start in (default "default").
 	Mode permission.Mode
 	// Logger receives operational messages; never stdout (default
@@ -342,7 +345,7 @@ func (a *Agent) stopTools(st SessionTools) {
 }
 
 func (a *Agent) info(cwd string, rules session.Rules, mode permission.Mode) session.Info {
-	return session.Info{Cwd: cwd, Home: a.cfg.Home, Mode: mode, Rules: rules, Env: a.cfg.Env}
+	return session.Info{Cwd: cwd, Home: a.cfg.Home, DataDir: a.cfg.DataDir, Mode: mode, Rules: rules, Env: a.cfg.Env}
 }
 
 // NewSession starts a session of our log in cwd.

@@ -75,7 +75,7 @@ type globals struct {
 
 func newGlobals() *globals {
 	g := &globals{}
-	g.set.String(&g.dataDir, "data-dir", "", "where hook records its decisions (the hook journal); check reads and writes no data directory")
+	g.set.String(&g.dataDir, "data-dir", "", "where hook records its decisions (the hook journal); no call may read or write it")
 	return g
 }
 
@@ -154,6 +154,7 @@ func runCheck(g *globals, args []string, stdin io.Reader, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	o.DataDir = g.dataDir
 	return checkcmd.Exec(o, rest, s.Changed, stdin, stdout, stderr)
 }
 

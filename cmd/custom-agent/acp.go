@@ -15,6 +15,7 @@ import (
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/session"
@@ -129,7 +130,8 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		Broker: rt.Broker,
 		Session: session.Config{
 			Router: rt.Router, Artifacts: rt.Artifacts, MaxSteps: f.maxSteps,
-			Exec:    executor.Options{ApprovalTimeout: timeout, MaxStored: maxOutput, Logger: logger, Sandbox: gate},
+			Exec: executor.Options{ApprovalTimeout: timeout, MaxStored: maxOutput, Logger: logger, Sandbox: gate,
+				Known: func() []string { return datadir.ServeTokens(dir) }},
 			Sandbox: gate.State(),
 		},
 		Model: m, ModelErr: modelErr,
@@ -149,6 +151,7 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 		System:  systemPrompt,
 		Cwd:     app.Cwd,
 		Home:    home,
+		DataDir: datadir.Real(dir),
 		Env:     os.Environ(),
 		Mode:    mode,
 		Logger:  logger,

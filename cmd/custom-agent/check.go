@@ -11,7 +11,7 @@ import (
 // newCheckCmd is the check command of internal/checkcmd, the one
 // custom-agent-gate offers too (the same help, flags and output), with its
 // exit statuses carried as exitError.
-func newCheckCmd(_ *globalFlags) *cobra.Command {
+func newCheckCmd(g *globalFlags) *cobra.Command {
 	var o checkcmd.Options
 	cmd := &cobra.Command{
 		Use:     "check",
@@ -20,6 +20,7 @@ func newCheckCmd(_ *globalFlags) *cobra.Command {
 		Example: checkcmd.Example,
 		Args:    cobra.ArbitraryArgs, // checkcmd.Exec refuses them, with the gate's message
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.DataDir = g.dataDir
 			err := checkcmd.Exec(o, args, cmd.Flags().Changed, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			if ex, ok := errors.AsType[*checkcmd.ExitError](err); ok {
 				return &exitError{code: ex.Code, msg: ex.Msg, err: err}

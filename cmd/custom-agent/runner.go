@@ -17,6 +17,7 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/mcp"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/permission"
@@ -154,7 +155,8 @@ func (r *sessionRunner) attach(ctx context.Context, rt *app.Runtime, approvalTim
 	r.cfg = session.Config{
 		Log: rt.Store, Model: r.m, Router: router, Artifacts: rt.Artifacts, Approver: rt.Broker,
 		MaxSteps: r.f.maxSteps, System: systemPrompt(cwd),
-		Exec:    executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: app.MaxOutput(conf), Sandbox: gate},
+		Exec: executor.Options{ApprovalTimeout: approvalTimeout, MaxStored: app.MaxOutput(conf), Sandbox: gate,
+			Known: func() []string { return datadir.ServeTokens(r.dataDir) }},
 		Sandbox: gate.State(),
 		// Resources are read only for includes; the model is not offered
 		// them.
@@ -199,7 +201,7 @@ func (r *sessionRunner) start(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	info := session.Info{Cwd: r.cwd, Home: r.home, Mode: r.mode, Rules: rules, Env: os.Environ()}
+	info := session.Info{Cwd: r.cwd, Home: r.home, DataDir: datadir.Real(r.dataDir), Mode: r.mode, Rules: rules, Env: os.Environ()}
 	if id == "" {
 		r.s = session.New(r.cfg, info)
 		return nil

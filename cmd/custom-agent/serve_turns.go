@@ -15,6 +15,7 @@ import (
 	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/session"
@@ -295,7 +296,7 @@ func (s *serveTurns) Revoke(ctx context.Context, req web.RevokeRequest) (string,
 		return "", fmt.Errorf("session %s does not verify, so it is not resumed: %w", req.SessionID, err)
 	}
 	cfg := session.Config{Log: s.rt.Store, Router: s.rt.Router, Approver: s.rt.Broker}
-	sess, err := session.Resume(ctx, cfg, req.SessionID, session.Info{Cwd: r.cwd, Home: r.home, Mode: r.mode, Rules: r.rules, Env: os.Environ()})
+	sess, err := session.Resume(ctx, cfg, req.SessionID, session.Info{Cwd: r.cwd, Home: r.home, DataDir: datadir.Real(r.dataDir), Mode: r.mode, Rules: r.rules, Env: os.Environ()})
 	if err != nil {
 		return "", err
 	}

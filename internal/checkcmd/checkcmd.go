@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/width"
 
 	"github.com/custom-agent/custom-agent/config"
+	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/internal/flagspec"
 	"github.com/custom-agent/custom-agent/internal/gateconf"
 	"github.com/custom-agent/custom-agent/internal/resolve"
@@ -45,6 +46,13 @@ type Options struct {
 	ModeSet bool
 	// Warn receives the configuration's warnings; nil drops them.
 	Warn io.Writer
+	// DataDir is --data-dir ("" is the environment's or the default):
+	// the engine is told where custom-agent's data is, so that a read of
+	// its event log or serve's token there is judged a credential read.
+	DataDir string
+	// Getenv reads the environment for the data directory; nil is
+	// os.Getenv.
+	Getenv func(string) string
 }
 
 // ExitError is an error whose exit status is the answer: 1 when a request
@@ -131,6 +139,7 @@ type Line struct {
 // Checker holds what every request of one check run shares.
 type Checker struct {
 	cwd, home, configHome string
+	dataDir               string
 	mode                  permission.Mode
 	policy                *permission.Policy
 	engine                permission.Engine
@@ -254,6 +263,15 @@ func NewChecker(o Options) (*Checker, error) {
 	}
 	if c.configHome != "" {
 		c.configHome = filepath.Clean(c.configHome)
+	}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	// No data directory (no HOME, nothing set) leaves only the default
+	// location known, as before.
+	if d, err := datadir.Resolve(o.DataDir, getenv, os.UserHomeDir); err == nil {
+		c.dataDir = datadir.Real(d)
 	}
 	// The configuration files, read as run reads them: their mode (unless
 	// --mode) and builtinRules: false decide here too.
@@ -490,7 +508,7 @@ func (c *Checker) RequestFor(t permission.ToolInfo, args map[string]any, cwd str
 		cwd = c.cwd
 	}
 	req := permission.Request{
-		Tool: t, Args: args, Cwd: filepath.Clean(cwd), Home: c.home, ConfigHome: c.configHome,
+		Tool: t, Args: args, Cwd: filepath.Clean(cwd), Home: c.home, ConfigHome: c.configHome, DataDir: c.dataDir,
 		Mode: mode, Policy: c.policy,
 	}
 	resolve.Fill(&req) // one analysis of the command, each path resolved once

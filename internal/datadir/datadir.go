@@ -35,3 +35,18 @@ func Resolve(flag string, getenv func(string) string, home func() (string, error
 	}
 	return pick(filepath.Join(h, ".local", "share", "custom-agent"))
 }
+
+// Real returns dir with its symbolic links resolved, or dir cleaned when it
+// cannot be resolved (it does not exist yet). It is the form the permission
+// engine is given (permission.Request.DataDir): the engine compares it with
+// the resolved form of each path, so a link to the data directory, or a data
+// directory reached through one, is still recognised.
+func Real(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return filepath.Clean(dir)
+}

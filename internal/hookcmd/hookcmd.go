@@ -306,7 +306,7 @@ func judge(in *hook.Input, cwd string, o Options) (permission.Decision, permissi
 		return permission.Decision{Decision: permission.Deny, Reason: err.Error(), RiskAtDecision: risk.Execute,
 			SourcedFrom: permission.FromDefault}, "", nil
 	}
-	c, err := checkcmd.NewChecker(checkcmd.Options{Cwd: cwd, Policies: o.Policies, NoBuiltin: o.NoBuiltin})
+	c, err := checkcmd.NewChecker(checkcmd.Options{Cwd: cwd, Policies: o.Policies, NoBuiltin: o.NoBuiltin, DataDir: o.DataDir, Getenv: o.Getenv})
 	if err != nil {
 		return permission.Decision{}, "", fmt.Errorf("the policy or configuration does not load: %w", err)
 	}

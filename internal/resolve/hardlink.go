@@ -151,7 +151,7 @@ func hardLinkedCredential(p string, env pathrisk.Env) string {
 // a hard link to a credential file by that file, so that the engine judges
 // the file the call opens.
 func hardLinks(req *permission.Request, paths []string) {
-	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
+	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome, DataDir: req.DataDir}
 	for _, p := range paths {
 		target := p
 		if r, ok := req.Resolved[p]; ok && r != "" {

@@ -59,7 +59,7 @@ func ReposFor(req permission.Request) map[string]permission.Repo {
 	if len(dirs) == 0 {
 		return nil
 	}
-	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
+	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome, DataDir: req.DataDir}
 	homes := make([]string, 0, len(req.UserHomes))
 	for u, h := range req.UserHomes {
 		homes = append(homes, u+"="+h)

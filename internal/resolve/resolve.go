@@ -375,7 +375,7 @@ func TreesFor(req permission.Request) map[string]permission.Tree {
 	if len(dirs) == 0 {
 		return nil
 	}
-	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome}
+	env := pathrisk.Env{Cwd: req.Cwd, Home: req.Home, UserHomes: req.UserHomes, ConfigHome: req.ConfigHome, DataDir: req.DataDir}
 	return Trees(dirs, func(abs string) bool {
 		return pathrisk.IsCredential(abs, env) || hardLinkedCredential(abs, env) != ""
 	})

@@ -19,6 +19,12 @@ type Env struct {
 	UserHomes map[string]string
 	// ConfigHome is $XDG_CONFIG_HOME if set; "" means Home/.config.
 	ConfigHome string
+	// DataDir is custom-agent's data directory as the runner resolved it
+	// (--data-dir, $CUSTOM_AGENT_DATA_DIR, $XDG_DATA_HOME/custom-agent),
+	// absolute; "" when it is the default ~/.local/share/custom-agent or
+	// unknown. It holds the event log and the web UI's script token, so
+	// it is a credential location like the default one, wherever it is.
+	DataDir string
 }
 
 // Canonical returns the lexical absolute form of raw: `~`, `~user`, `$HOME`

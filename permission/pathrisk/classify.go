@@ -1,6 +1,7 @@
 package pathrisk
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -175,6 +176,9 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 		if l, w := matchAt(homeLocations, comps, off, write); l != 0 {
 			consider(l, w)
 		}
+		if l, w, _ := browserStore(comps, off); l != 0 {
+			consider(l, w)
+		}
 	}
 	if write && env.ConfigHome != "" {
 		ch := strings.ToLower(env.ConfigHome)
@@ -184,6 +188,9 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 				consider(risk.Credential, "custom-agent's own configuration; the agent must not change its own rights")
 			}
 		}
+	}
+	if inDataDir(lower, env) {
+		consider(risk.Credential, dataDirWhat)
 	}
 	for i := range comps {
 		if l, w := matchAt(anyLocations, comps, i, write); l != 0 {
@@ -206,6 +213,20 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 		consider(locate(p[:i], env, write))
 	}
 	return best, what
+}
+
+// dataDirWhat is what a path in a data directory given by the runner is,
+// the words of the default one's entry in homeLocations.
+const dataDirWhat = "custom-agent's own data: the event log, the outputs it keeps and the web UI's script token, which answers questions"
+
+// inDataDir reports whether the lower-cased clean path lower lies in
+// env.DataDir (in any letter case, as the default one is matched).
+func inDataDir(lower string, env Env) bool {
+	d := env.DataDir
+	if d == "" || d[0] != '/' || d == "/" {
+		return false
+	}
+	return withinFold(lower, strings.ToLower(strings.TrimSuffix(d, "/")))
 }
 
 // gitDirWrite is what a write inside a git directory is, when no entry of
@@ -453,6 +474,11 @@ func Sensitive(p string, env Env, write bool) []string {
 	var hb [8]int
 	for _, off := range homeOffsets(lower, comps, env, hb[:0]) {
 		at(homeLocations, off)
+		if l, _, i := browserStore(comps, off); l != 0 {
+			// The database's name (History) or the profile's directory
+			// (Sessions) and what is beneath it.
+			considerComps(l, i)
+		}
 	}
 	if write && env.ConfigHome != "" {
 		ch := strings.ToLower(env.ConfigHome)
@@ -461,6 +487,11 @@ func Sensitive(p string, env Env, write bool) []string {
 				consider(risk.Credential, splitAll(rest))
 			}
 		}
+	}
+	if inDataDir(lower, env) {
+		// Only a rule naming the data directory itself, whole, names it.
+		var db [maxComps]string
+		consider(risk.Credential, slices.Clone(split(strings.ToLower(path.Clean(env.DataDir)), db[:0])))
 	}
 	for i := range comps {
 		at(anyLocations, i)

@@ -211,6 +211,38 @@ func TestClassify(t *testing.T) {
 		// review): the agent must not read its own data dir.
 		{name: "own data read: serve's script token", facts: pathrisk.PathFacts{Raw: "~/.local/share/custom-agent/serve-7717.token"}, want: risk.Credential},
 		{name: "own data read: the log", facts: pathrisk.PathFacts{Raw: "~/.local/share/custom-agent/events.db-wal"}, want: risk.Credential},
+		// Browser profiles by their databases' names, whatever the
+		// browser (third serve review: qutebrowser, Falkon, Yandex,
+		// Thorium and macOS browsers were missing), and the directories
+		// of the browsers named.
+		{name: "qutebrowser history", facts: pathrisk.PathFacts{Raw: "~/.local/share/qutebrowser/history.sqlite"}, want: risk.Credential},
+		{name: "qutebrowser cookies", facts: pathrisk.PathFacts{Raw: "~/.local/share/qutebrowser/webengine/Cookies"}, want: risk.Credential},
+		{name: "falkon history", facts: pathrisk.PathFacts{Raw: "~/.config/falkon/profiles/default/browsedata.db"}, want: risk.Credential},
+		{name: "yandex history", facts: pathrisk.PathFacts{Raw: "~/.config/yandex-browser/Default/History"}, want: risk.Credential},
+		{name: "thorium history", facts: pathrisk.PathFacts{Raw: "~/.config/thorium/Default/History"}, want: risk.Credential},
+		{name: "safari history", facts: pathrisk.PathFacts{Raw: "~/Library/Safari/History.db"}, want: risk.Credential},
+		{name: "arc history", facts: pathrisk.PathFacts{Raw: "~/Library/Application Support/Arc/User Data/Default/History"}, want: risk.Credential},
+		{name: "macos brave history", facts: pathrisk.PathFacts{Raw: "~/Library/Application Support/BraveSoftware/Brave-Browser/Default/History"}, want: risk.Credential},
+		{name: "macos edge cookies", facts: pathrisk.PathFacts{Raw: "~/Library/Application Support/Microsoft Edge/Default/Network/Cookies"}, want: risk.Credential},
+		{name: "unknown chromium fork history", facts: pathrisk.PathFacts{Raw: "~/.config/net.imput.helium/Default/History"}, want: risk.Credential, whyHas: "browser"},
+		{name: "unknown chromium fork local state", facts: pathrisk.PathFacts{Raw: "~/.config/some-browser/Local State"}, want: risk.Credential},
+		{name: "unknown macos browser history", facts: pathrisk.PathFacts{Raw: "~/Library/Application Support/NewBrowser/Default/History"}, want: risk.Credential},
+		{name: "unknown snap browser history", facts: pathrisk.PathFacts{Raw: "~/snap/newbrowser/common/x/Default/History"}, want: risk.Credential},
+		{name: "history journal", facts: pathrisk.PathFacts{Raw: "~/.config/some-browser/Default/History-journal"}, want: risk.Credential},
+		{name: "chromium sessions", facts: pathrisk.PathFacts{Raw: "~/.config/some-browser/Default/Sessions/Session_13350000000000000"}, want: risk.Credential},
+		{name: "firefox fork session backup", facts: pathrisk.PathFacts{Raw: "~/.newfox/x.default/sessionstore-backups/recovery.jsonlz4"}, want: risk.Credential},
+		{name: "places anywhere", facts: pathrisk.PathFacts{Raw: "/tmp/copy/places.sqlite"}, want: risk.Credential},
+		{name: "places wal anywhere", facts: pathrisk.PathFacts{Raw: "/tmp/copy/places.sqlite-wal"}, want: risk.Credential},
+		{name: "form history anywhere", facts: pathrisk.PathFacts{Raw: "/opt/x/formhistory.sqlite"}, want: risk.Credential},
+		{name: "cookies journal anywhere", facts: pathrisk.PathFacts{Raw: "/opt/x/Cookies-journal"}, want: risk.Credential},
+		{name: "other user's browser history", facts: pathrisk.PathFacts{Raw: "/home/bob/.config/thorium-shell/Default/History"}, want: risk.Credential},
+		{name: "browser cache", facts: pathrisk.PathFacts{Raw: "~/.cache/google-chrome/Default/Cache/Cache_Data/f_000001"}, want: risk.Credential},
+		// Common words are browser databases only where applications
+		// keep data: a project's own History or sessions are not.
+		{name: "project file named History", facts: pathrisk.PathFacts{Raw: "docs/History"}, want: risk.Read, noReason: true},
+		{name: "project sessions dir", facts: pathrisk.PathFacts{Raw: "app/sessions/store.go"}, want: risk.Read, noReason: true},
+		{name: "a crate's sessions module", facts: pathrisk.PathFacts{Raw: "~/.cargo/registry/src/index/tower-sessions-0.1/src/sessions/mod.rs"}, want: risk.Write},
+		{name: "home file named History", facts: pathrisk.PathFacts{Raw: "~/notes/History"}, want: risk.Write},
 		{name: "recursive read of home", facts: pathrisk.PathFacts{Raw: "~", Recursive: true}, want: risk.Credential, whyHas: "beneath"},
 		{name: "recursive read of root", facts: pathrisk.PathFacts{Raw: "/", Recursive: true}, want: risk.Credential},
 		{name: "recursive read of /home", facts: pathrisk.PathFacts{Raw: "/home", Recursive: true}, want: risk.Credential},
@@ -327,5 +359,52 @@ func TestGlobTargetsCredential(t *testing.T) {
 		if got := pathrisk.GlobRoot(glob); got != want {
 			t.Errorf("GlobRoot(%q) = %q, want %q", glob, got, want)
 		}
+	}
+}
+
+// TestClassifyDataDir (third serve review, left-over): a data directory
+// given by --data-dir or $CUSTOM_AGENT_DATA_DIR holds the event log and
+// serve's script token like the default one, so reading or writing in it
+// is a credential access, and a symbolic link to it is one too.
+func TestClassifyDataDir(t *testing.T) {
+	t.Parallel()
+	e := env
+	e.DataDir = "/srv/ca-data"
+	tests := []struct {
+		name  string
+		facts pathrisk.PathFacts
+		want  risk.Level
+	}{
+		{"serve token read", pathrisk.PathFacts{Raw: "/srv/ca-data/serve-1234.token"}, risk.Credential},
+		{"log read", pathrisk.PathFacts{Raw: "/srv/ca-data/events.db"}, risk.Credential},
+		{"the directory itself", pathrisk.PathFacts{Raw: "/srv/ca-data"}, risk.Credential},
+		{"write", pathrisk.PathFacts{Raw: "/srv/ca-data/events.db", Write: true}, risk.Credential},
+		{"other letter case", pathrisk.PathFacts{Raw: "/SRV/CA-Data/serve-1234.token"}, risk.Credential},
+		{"through a link", pathrisk.PathFacts{Raw: "proj/t", Resolved: "/srv/ca-data/serve-1234.token"}, risk.Credential},
+		{"a sibling with the same prefix", pathrisk.PathFacts{Raw: "/srv/ca-data2/x"}, risk.Write},
+		{"the parent", pathrisk.PathFacts{Raw: "/srv/x"}, risk.Write},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, why := pathrisk.Classify(tc.facts, e)
+			if got != tc.want {
+				t.Fatalf("Classify(%+v) = %v (%s), want %v", tc.facts, got, why, tc.want)
+			}
+			if got == risk.Credential && !strings.Contains(why, "custom-agent's own data") {
+				t.Errorf("Classify(%+v) explains %q, want it to name custom-agent's own data", tc.facts, why)
+			}
+		})
+	}
+	if !pathrisk.IsCredential("/srv/ca-data/serve-1.token", e) {
+		t.Error("IsCredential: the data directory's token is a credential")
+	}
+	if s := pathrisk.Sensitive("/srv/ca-data/serve-1.token", e, false); strings.Join(s, "/") != "srv/ca-data" {
+		t.Errorf("Sensitive = %q, want the whole data directory", s)
+	}
+	// Without the fact, the same path is only outside the working
+	// directory: what the old engine said.
+	if got, _ := pathrisk.Classify(pathrisk.PathFacts{Raw: "/srv/ca-data/serve-1234.token"}, env); got != risk.Write {
+		t.Errorf("without DataDir = %v, want write (outside the working directory)", got)
 	}
 }

@@ -203,6 +203,41 @@ var homeLocations = index([]location{
 	loc("snap/vivaldi", true, cred, false, "the snap Vivaldi's data, with its profile's cookies and saved passwords"),
 	loc("snap/thunderbird", true, cred, false, "the snap Thunderbird's data, with mail and saved passwords"),
 	loc(".var/app", true, cred, false, "a flatpak application's data, which holds browser profiles, cookies and tokens"),
+	// Browsers the third serve review found missing: qutebrowser,
+	// Falkon, Yandex, Thorium, and the caches of the common ones, whose
+	// entries are keyed by the URLs visited. The names of their databases
+	// (browserNames) are judged wherever an application keeps data; these
+	// are the directories a sandbox hides whole.
+	loc(".config/qutebrowser", true, cred, false, "a qutebrowser profile, with cookies and history"),
+	loc(".local/share/qutebrowser", true, cred, false, "a qutebrowser profile, with cookies and history"),
+	loc(".cache/qutebrowser", true, cred, false, "a qutebrowser cache, keyed by the URLs visited"),
+	loc(".config/falkon", true, cred, false, "a Falkon profile, with cookies, history and saved passwords"),
+	loc(".config/yandex-browser", true, cred, false, "a Yandex Browser profile, with cookies and saved passwords"),
+	loc(".config/yandex-browser-beta", true, cred, false, "a Yandex Browser profile, with cookies and saved passwords"),
+	loc(".config/thorium", true, cred, false, "a Thorium profile, with cookies and saved passwords"),
+	loc(".cache/google-chrome", true, cred, false, "a Chrome cache, keyed by the URLs visited"),
+	loc(".cache/chromium", true, cred, false, "a Chromium cache, keyed by the URLs visited"),
+	loc(".cache/mozilla", true, cred, false, "a Firefox cache, keyed by the URLs visited"),
+	loc(".cache/bravesoftware", true, cred, false, "a Brave cache, keyed by the URLs visited"),
+	loc(".cache/microsoft-edge", true, cred, false, "an Edge cache, keyed by the URLs visited"),
+	loc(".cache/vivaldi", true, cred, false, "a Vivaldi cache, keyed by the URLs visited"),
+	loc(".cache/yandex-browser", true, cred, false, "a Yandex Browser cache, keyed by the URLs visited"),
+	loc(".cache/thorium", true, cred, false, "a Thorium cache, keyed by the URLs visited"),
+	loc("snap/yandex-browser", true, cred, false, "the snap Yandex Browser's data, with its profile's cookies and saved passwords"),
+	loc("snap/thorium", true, cred, false, "the snap Thorium's data, with its profile's cookies and saved passwords"),
+	loc("snap/microsoft-edge", true, cred, false, "the snap Edge's data, with its profile's cookies and saved passwords"),
+	// macOS: Safari (its history and, sandboxed, its cookies), and the
+	// Chromium-based browsers under Application Support.
+	loc("library/safari", true, cred, false, "Safari's data, with its history"),
+	loc("library/containers/com.apple.safari", true, cred, false, "Safari's sandboxed data, with its cookies and history"),
+	loc("library/application support/arc", true, cred, false, "an Arc profile, with cookies and saved passwords"),
+	loc("library/application support/bravesoftware", true, cred, false, "a Brave profile, with cookies and saved passwords"),
+	loc("library/application support/microsoft edge", true, cred, false, "an Edge profile, with cookies and saved passwords"),
+	loc("library/application support/chromium", true, cred, false, "a Chromium profile, with cookies and saved passwords"),
+	loc("library/application support/vivaldi", true, cred, false, "a Vivaldi profile, with cookies and saved passwords"),
+	loc("library/application support/com.operasoftware.opera", true, cred, false, "an Opera profile, with cookies and saved passwords"),
+	loc("library/application support/yandex", true, cred, false, "a Yandex Browser profile, with cookies and saved passwords"),
+	loc("library/application support/thorium", true, cred, false, "a Thorium profile, with cookies and saved passwords"),
 	loc("library/application support/google/chrome", true, cred, false, "a Chrome profile, with cookies and saved passwords"),
 	loc("library/application support/firefox", true, cred, false, "a Firefox profile, with cookies and saved passwords"),
 	loc("library/cookies", true, cred, false, "a cookie store"),
@@ -414,6 +449,11 @@ var cookieNames = map[string]bool{
 	"cookies": true, "cookies.sqlite": true, "cookies.binarycookies": true,
 	"login data": true, "logins.json": true, "key3.db": true, "key4.db": true,
 	"web data": true,
+	// Firefox's (and its forks') history, form history, icons of the
+	// pages visited and open tabs: names no other program uses.
+	"places.sqlite": true, "formhistory.sqlite": true, "favicons.sqlite": true,
+	"sessionstore.jsonlz4": true, "recovery.jsonlz4": true, "recovery.baklz4": true,
+	"previous.jsonlz4": true, "login data for account": true,
 }
 
 // HomeCredentials returns the credential locations of a home directory,

@@ -176,8 +176,8 @@ func byName(name string) (risk.Level, string) {
 		return risk.Credential, "an environment file, which holds secrets"
 	case isPrivateKeyName(name):
 		return risk.Credential, "a private key"
-	case cookieFilter.may(name) && cookieNames[name]:
-		return risk.Credential, "a browser cookie or password store"
+	case cookieFilter.may(name) && cookieNames[name], cookieNames[stripSidecar(name)]:
+		return risk.Credential, "a browser's cookie, password or history store"
 	case secretFilter.may(name) && secretNames[name] != "":
 		return risk.Credential, secretNames[name]
 	case isServiceAccountJSON(name):

@@ -313,7 +313,7 @@ func (a *analyzer) isCredential(p string, glob bool) bool {
 }
 
 func (a *analyzer) pathEnv() pathrisk.Env {
-	return pathrisk.Env{Cwd: a.env.Cwd, Home: a.env.Home, UserHomes: a.env.UserHomes}
+	return pathrisk.Env{Cwd: a.env.Cwd, Home: a.env.Home, UserHomes: a.env.UserHomes, DataDir: a.env.DataDir}
 }
 
 // command records a simple command that would run.

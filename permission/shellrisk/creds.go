@@ -13,5 +13,5 @@ func BuiltinCredential(p, home string) bool {
 // globMayMatchCredential reports whether a glob pattern may match a
 // credential location or a directory holding one, by pathrisk's table.
 func (a *analyzer) globMayMatchCredential(pat string) bool {
-	return pathrisk.GlobMayMatchCredential(pat, pathrisk.Env{Cwd: a.env.Cwd, Home: a.env.Home, UserHomes: a.env.UserHomes})
+	return pathrisk.GlobMayMatchCredential(pat, a.pathEnv())
 }

@@ -47,6 +47,9 @@ type Env struct {
 	// UserHomes maps a user name to its home directory for ~user. A ~user not
 	// in the map makes the path unknown.
 	UserHomes map[string]string
+	// DataDir is custom-agent's data directory when the runner knows it
+	// (pathrisk.Env.DataDir): a credential location wherever it is.
+	DataDir string
 	// IsCredential reports whether an absolute, cleaned path is a credential
 	// location (a secret a command should not send anywhere). nil means the
 	// engine's own table, pathrisk.IsCredential with Home and UserHomes, so
