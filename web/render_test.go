@@ -66,6 +66,7 @@ func streamBody(t *testing.T, f *fixture, path, lastID string) string {
 	r := httptest.NewRequestWithContext(ctx, "GET", path, nil)
 	r.Host = testHost
 	r.AddCookie(f.cookie(t))
+	r.Header.Set(HeaderKey, f.key)
 	if lastID != "" {
 		r.Header.Set("Last-Event-ID", lastID)
 	}

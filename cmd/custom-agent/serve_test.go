@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/custom-agent/custom-agent/web"
 )
 
 func TestServeListensOnLoopbackOnly(t *testing.T) {
@@ -164,16 +167,23 @@ func TestServeTokenIsSingleUseAndTheCookieHostOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	cs := resp.Cookies()
-	if resp.StatusCode != http.StatusSeeOther || len(cs) != 1 || cs[0].Domain != "" {
-		t.Fatalf("first use: %d, cookies %v: want 303 and one host-only cookie", resp.StatusCode, cs)
+	if resp.StatusCode != http.StatusOK || len(cs) != 1 || cs[0].Domain != "" {
+		t.Fatalf("first use: %d, cookies %v: want 200 and one host-only cookie", resp.StatusCode, cs)
 	}
+	km := regexp.MustCompile(`data-key="([0-9a-f]{64})"`).FindSubmatch(body)
+	if km == nil {
+		t.Fatalf("the login answer holds no tab key: %q", body)
+	}
+	key := string(km[1])
 	get := func(u string, c *http.Cookie, auth string) int {
 		t.Helper()
 		req, _ := http.NewRequest("GET", u, nil)
 		if c != nil {
 			req.AddCookie(c)
+			req.Header.Set(web.HeaderKey, key)
 		}
 		if auth != "" {
 			req.Header.Set("Authorization", auth)
