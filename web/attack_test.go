@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -471,5 +472,62 @@ func TestHookQuestionsAreNotAnswerableHere(t *testing.T) {
 	w = f.do(t, req{method: "POST", path: "/api/answer", body: fmt.Sprintf(`{"sessionId":"sess-H","seq":%d,"toolCallId":"tc_h","option":"allow_once"}`, seq)})
 	if w.Code != http.StatusConflict || f.inbox.count() != 0 {
 		t.Fatalf("answer to a hook question: %d %s, inbox %d; want 409 and nothing offered", w.Code, w.Body.String(), f.inbox.count())
+	}
+}
+
+// The third review's finding 4: the URL token never expired if no browser
+// used it. It works for TokenTTL; NewLink makes a fresh one in place of any
+// unused one, and a browser already signed in keeps working.
+func TestTokenURLExpiresAndNewLinkReplacesIt(t *testing.T) {
+	f := newFixture(t)
+	now := time.Now()
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	srv, err := New(Options{Log: f.log, Inbox: f.inbox, Token: testToken, UIHost: testHost, TokenTTL: 10 * time.Minute, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.TokenExpiry(); !got.Equal(now.Add(10 * time.Minute)) {
+		t.Errorf("expiry %v, want 10 minutes on", got)
+	}
+	f.h, f.srv = srv.Handler(), srv
+	login := func(token string) *httptest.ResponseRecorder {
+		return f.do(t, req{path: "/?token=" + token, auth: "none"})
+	}
+	advance(10 * time.Minute)
+	if w := login(testToken); w.Code != http.StatusUnauthorized || len(w.Result().Cookies()) != 0 || !strings.Contains(w.Body.String(), "expired") {
+		t.Fatalf("the token after 10 minutes: %d %q, cookies %v; want 401, expired, none", w.Code, w.Body.String(), w.Result().Cookies())
+	}
+	// A fresh link works; the one before it, even unexpired, no longer.
+	older, _ := srv.NewLink()
+	tok, until := srv.NewLink()
+	if tok == older || len(tok) != 64 || !until.Equal(now.Add(10*time.Minute)) {
+		t.Fatalf("NewLink: %q until %v", tok, until)
+	}
+	if w := login(older); w.Code != http.StatusUnauthorized {
+		t.Fatalf("a replaced link: %d, want 401", w.Code)
+	}
+	advance(9 * time.Minute)
+	w := login(tok)
+	if w.Code != http.StatusOK || len(w.Result().Cookies()) != 1 {
+		t.Fatalf("the fresh link within its time: %d %q", w.Code, w.Body.String())
+	}
+	f.c, f.key = w.Result().Cookies()[0], pageKey(t, w.Body.String())
+	advance(time.Hour)
+	if w := f.do(t, req{path: "/queue"}); w.Code != http.StatusOK {
+		t.Fatalf("signed in, an hour later: %d", w.Code)
+	}
+	// A second browser signs in with another fresh link; both keep working.
+	first := f.key
+	w = login(func() string { s, _ := srv.NewLink(); return s }())
+	if w.Code != http.StatusOK {
+		t.Fatalf("a second fresh link: %d", w.Code)
+	}
+	if second := pageKey(t, w.Body.String()); second == first {
+		t.Fatal("two logins got the same tab key")
+	}
+	if w := f.do(t, req{path: "/queue", key: first}); w.Code != http.StatusOK {
+		t.Fatalf("the first browser after the second signed in: %d", w.Code)
 	}
 }

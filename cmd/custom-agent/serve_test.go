@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -282,5 +283,58 @@ func TestServeRefusesADataDirOthersCanChange(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "serve-*")); len(m) > 0 {
 		t.Errorf("serve wrote %v into the data dir it refused", m)
+	}
+}
+
+// The third review's finding 4, end to end: the printed link says until
+// when it works and stops working then if unused; SIGUSR1 makes serve print
+// a fresh one, which works once.
+func TestServeLinkExpiresAndSIGUSR1PrintsAFreshOne(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGUSR1")
+	}
+	p := startServe(t, t.TempDir(), t.TempDir(), "--link-ttl", "1s")
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(p.base, "http://"))
+	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, "127.0.0.1:"+port)
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: dial}, Timeout: 5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	login := func(u string) (int, string) {
+		t.Helper()
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	time.Sleep(1200 * time.Millisecond)
+	if code, body := login(p.login); code != http.StatusUnauthorized || !strings.Contains(body, "expired") {
+		t.Fatalf("the printed link after its time: %d %q, want 401 expired", code, body)
+	}
+	if err := p.proc.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	var fresh string
+	deadline := time.Now().Add(10 * time.Second)
+	for fresh == "" {
+		if m := serveLogin.FindStringSubmatch(p.stdout.String()); m != nil {
+			fresh = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no fresh link after SIGUSR1: %q", p.stdout.String())
+		} else {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if !strings.Contains(p.stdout.String(), "until ") || fresh == p.login {
+		t.Fatalf("the fresh link %q (%q)", fresh, p.stdout.String())
+	}
+	if code, body := login(fresh); code != http.StatusOK || !strings.Contains(body, "data-key=") {
+		t.Fatalf("the fresh link: %d %q, want 200 and a tab key", code, body)
+	}
+	if code, _ := login(fresh); code != http.StatusUnauthorized {
+		t.Fatalf("the fresh link used twice: %d, want 401", code)
 	}
 }

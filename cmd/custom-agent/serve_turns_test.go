@@ -30,6 +30,8 @@ type servingProcess struct {
 	ui, login   string // for the browser: http://NAME.localhost:PORT and its single-use URL
 	log         *sqlitestore.Store
 	stderr      *testenv.Buffer
+	stdout      *testenv.Buffer // what it prints after the first lines
+	proc        *os.Process
 }
 
 // serveScripts finds, in what serve prints, the script token's file and the
@@ -50,7 +52,7 @@ func startServe(t *testing.T, data, home string, args ...string) *servingProcess
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &servingProcess{stderr: new(testenv.Buffer)}
+	p := &servingProcess{stderr: new(testenv.Buffer), stdout: new(testenv.Buffer)}
 	c.Stderr = p.stderr
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -83,7 +85,8 @@ func startServe(t *testing.T, data, home string, args ...string) *servingProcess
 	if p.base == "" {
 		t.Fatalf("serve printed no URL; stderr:\n%s", p.stderr.String())
 	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
+	p.proc = c.Process
+	go func() { _, _ = io.Copy(p.stdout, out) }()
 	if p.log, err = sqlitestore.Open(context.Background(), filepath.Join(data, datadir.LogFile), nil); err != nil {
 		t.Fatal(err)
 	}
