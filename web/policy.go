@@ -18,6 +18,23 @@ type Policy interface {
 	Explain(ctx context.Context, cwd, tool string, args json.RawMessage) (string, error)
 }
 
+// TrustLister is what a Policy may also do: list every project the user
+// trusts, for the policy page (read-only).
+type TrustLister interface {
+	Trusted() (TrustView, error)
+}
+
+// TrustView is the user's trust list.
+type TrustView struct {
+	File     string
+	Projects []string
+	// Rules are single rules of untrusted projects the user trusted.
+	Rules []TrustedRule
+}
+
+// TrustedRule is one trusted rule of an untrusted project.
+type TrustedRule struct{ Root, ID string }
+
 // PolicyView is every rule of every level for one directory.
 type PolicyView struct {
 	Project string
@@ -31,11 +48,13 @@ type PolicyRule struct {
 }
 
 type policyPage struct {
-	Cwd     string
-	Cwds    []string
-	View    PolicyView
-	Err     string
-	Enabled bool
+	Cwd      string
+	Cwds     []string
+	View     PolicyView
+	Err      string
+	Enabled  bool
+	Trust    *TrustView
+	TrustErr string
 }
 
 func (s *Server) policyPage(w http.ResponseWriter, r *http.Request) {
@@ -56,6 +75,13 @@ func (s *Server) policyPage(w http.ResponseWriter, r *http.Request) {
 			p.Err = err.Error()
 		} else {
 			p.View = v
+		}
+	}
+	if tl, ok := s.opts.Policy.(TrustLister); ok {
+		if v, err := tl.Trusted(); err != nil {
+			p.TrustErr = err.Error()
+		} else {
+			p.Trust = &v
 		}
 	}
 	s.render(w, "policy.html", page{Title: "Policy", Nav: "policy", Data: p})

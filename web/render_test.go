@@ -193,6 +193,12 @@ func (p *fakePolicy) Rules(cwd string) (PolicyView, error) {
 	}}, nil
 }
 
+func (p *fakePolicy) Trusted() (TrustView, error) {
+	return TrustView{File: "/home/u/.config/custom-agent/trusted.json",
+		Projects: []string{"/home/u/src/app", "/home/u/src/<script>x</script>"},
+		Rules:    []TrustedRule{{Root: "/home/u/src/lib", ID: "npm-test"}}}, nil
+}
+
 func (p *fakePolicy) Explain(_ context.Context, cwd, tool string, args json.RawMessage) (string, error) {
 	p.explained = append(p.explained, cwd+" "+tool+" "+string(args))
 	return "1. risk: execute\n\x1b[31m<script>", nil
@@ -214,5 +220,31 @@ func TestPolicyPageAndExplain(t *testing.T) {
 	}
 	if w := f.do(t, req{method: "POST", path: "/api/explain", body: `{"cwd":"relative","tool":"shell"}`}); w.Code != 400 {
 		t.Errorf("a relative cwd: %d", w.Code)
+	}
+}
+
+// Issue 25: every trusted project is listed on the policy page, not only
+// the shown directory's, read-only, with the single rules trusted in
+// untrusted projects.
+func TestPolicyPageListsEveryTrustedProject(t *testing.T) {
+	f := newFixture(t)
+	srv, err := New(Options{Log: f.log, Policy: &fakePolicy{}, Token: testToken, UIHost: testHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h, f.srv = srv.Handler(), srv
+	body := f.do(t, req_("/policy")).Body.String()
+	for _, want := range []string{
+		`<li class="trusted-project mono">/home/u/src/app</li>`,
+		`<li class="trusted-project mono">/home/u/src/&lt;script&gt;x&lt;/script&gt;</li>`,
+		`<span class="mono">npm-test</span> in <span class="mono">/home/u/src/lib</span>`,
+		"/home/u/.config/custom-agent/trusted.json",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the policy page lacks %s:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "<script>x") {
+		t.Error("a project's name is markup")
 	}
 }

@@ -338,3 +338,34 @@ func TestServeLinkExpiresAndSIGUSR1PrintsAFreshOne(t *testing.T) {
 		t.Fatalf("the fresh link used twice: %d, want 401", code)
 	}
 }
+
+// The policy page's list of trusted projects comes from the user's trust
+// file, as custom-agent trust writes it.
+func TestServePolicyListsTrustedProjects(t *testing.T) {
+	ch := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", ch)
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		if err := os.MkdirAll(filepath.Join(d, ".custom-agent"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, ".custom-agent", "policy.json"), []byte(`{"version":1,"rules":[]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		root := newRootCmd()
+		root.SetArgs([]string{"trust", d})
+		root.SetOut(io.Discard)
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := servePolicy{}.Trusted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, _ := filepath.EvalSymlinks(a)
+	rb, _ := filepath.EvalSymlinks(b)
+	if len(v.Projects) != 2 || !slices.Contains(v.Projects, ra) || !slices.Contains(v.Projects, rb) || !strings.HasPrefix(v.File, ch) {
+		t.Fatalf("trusted: %+v, want %s and %s from a file under %s", v, ra, rb, ch)
+	}
+}
