@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+
+	"github.com/custom-agent/custom-agent/secrets"
 )
 
 // Policy is what the policy page reads: the layered rules a directory's
@@ -55,6 +57,13 @@ type policyPage struct {
 	Enabled  bool
 	Trust    *TrustView
 	TrustErr string
+	// Priors are the prior approvals made in Cwd, by any session.
+	Priors []priorView
+}
+
+type priorView struct {
+	PriorApproval
+	Args string // masked
 }
 
 func (s *Server) policyPage(w http.ResponseWriter, r *http.Request) {
@@ -75,6 +84,13 @@ func (s *Server) policyPage(w http.ResponseWriter, r *http.Request) {
 			p.Err = err.Error()
 		} else {
 			p.View = v
+		}
+	}
+	for _, sess := range s.index.Sessions() {
+		for _, pr := range sess.Priors {
+			if pr.Cwd == p.Cwd {
+				p.Priors = append(p.Priors, priorView{PriorApproval: pr, Args: string(secrets.MaskJSON(pr.Args))})
+			}
 		}
 	}
 	if tl, ok := s.opts.Policy.(TrustLister); ok {
