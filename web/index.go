@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -61,6 +62,7 @@ type PriorApproval struct {
 	Risk    risk.Level
 	Option  string
 	Session string
+	canon   json.RawMessage // permission.CanonicalArgs of Args
 }
 
 // SessionRule is a session rule as policy.changed recorded it.
@@ -171,12 +173,27 @@ func (s *Session) apply(e event.Event) {
 			if cwd == "" {
 				cwd = s.Cwd
 			}
-			s.Priors = append(slices.Clone(s.Priors), PriorApproval{Seq: e.Seq, At: e.TS, Cwd: cwd, Tool: a.Req.Tool,
-				Args: a.Req.Args, Risk: p.RiskAtDecision, Option: p.Option, Session: e.SessionID})
+			var m map[string]any
+			if json.Unmarshal(a.Req.Args, &m) == nil {
+				if canon, err := permission.CanonicalArgs(m); err == nil {
+					s.Priors = append(slices.Clone(s.Priors), PriorApproval{Seq: e.Seq, At: e.TS, Cwd: cwd, Tool: a.Req.Tool,
+						Args: a.Req.Args, Risk: p.RiskAtDecision, Option: p.Option, Session: e.SessionID, canon: canon})
+				}
+			}
 		}
 		delete(s.Asks, p.ToolCallID)
 		s.Outcomes[Outcome{p.Decision, p.Actor}]++
 	case *event.PolicyChangedPayload:
+		if ra, ok := event.RevokedApprovalOf(p); ok {
+			where := p.Cwd
+			if where == "" {
+				where = s.Cwd
+			}
+			s.Priors = slices.DeleteFunc(slices.Clone(s.Priors), func(x PriorApproval) bool {
+				return x.Cwd == where && x.Tool == ra.Tool && bytes.Equal(x.canon, ra.Args)
+			})
+			break
+		}
 		var r permission.Rule
 		if p.Level != string(permission.LevelSession) || json.Unmarshal(p.Rule, &r) != nil {
 			break

@@ -59,6 +59,8 @@ type policyPage struct {
 	TrustErr string
 	// Priors are the prior approvals made in Cwd, by any session.
 	Priors []priorView
+	// CanRevoke: this server can revoke them (it has Turns).
+	CanRevoke bool
 }
 
 type priorView struct {
@@ -68,7 +70,7 @@ type priorView struct {
 
 func (s *Server) policyPage(w http.ResponseWriter, r *http.Request) {
 	s.refresh(r.Context())
-	p := policyPage{Cwd: r.URL.Query().Get("cwd"), Enabled: s.opts.Policy != nil}
+	p := policyPage{Cwd: r.URL.Query().Get("cwd"), Enabled: s.opts.Policy != nil, CanRevoke: s.opts.Turns != nil}
 	for _, sess := range s.index.Sessions() {
 		if sess.Cwd != "" && !slices.Contains(p.Cwds, sess.Cwd) {
 			p.Cwds = append(p.Cwds, sess.Cwd)

@@ -186,5 +186,6 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/turn", s.startTurn)
 	mux.HandleFunc("POST /api/cancel", s.cancelTurn)
 	mux.HandleFunc("POST /api/revoke", s.revokeRule)
+	mux.HandleFunc("POST /api/revoke-approval", s.revokeApproval)
 	return mux
 }

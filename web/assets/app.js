@@ -288,6 +288,23 @@
 		}).catch(function (err) { a.textContent += " (download failed: " + err.message + ")"; });
 	}
 
+	// Revoke one prior approval (the policy page).
+	document.querySelectorAll("button.revoke-approval").forEach(function (btn) {
+		btn.addEventListener("click", function () {
+			const out = document.getElementById("revoke-result");
+			btn.disabled = true;
+			out.textContent = "Revoking…";
+			post("/api/revoke-approval", { sessionId: btn.dataset.session, seq: Number(btn.dataset.seq) }).then(function (res) {
+				out.textContent = res.message;
+				out.dataset.ok = res.ok ? "1" : "0";
+				if (res.ok) { const tr = btn.closest("tr"); if (tr) tr.remove(); } else btn.disabled = false;
+			}).catch(function (e) {
+				btn.disabled = false;
+				out.textContent = "The revoke could not be sent: " + e;
+			});
+		});
+	});
+
 	// The timeline's turn events show and hide Cancel.
 	// Events up to the page's head are history: the page was drawn with
 	// their outcome.
