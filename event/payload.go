@@ -469,6 +469,28 @@ var newPayload = map[Type]func() Payload{
 	ModelReplyFlagged:      func() Payload { return &ModelReplyFlaggedPayload{} },
 }
 
+// PolicyOpRevokeApproval is the op of a policy.changed of level session
+// that revokes one prior approval (a call a person allowed, which the
+// session allowed again unasked); its rule is a RevokedApproval.
+const PolicyOpRevokeApproval = "revoke_approval"
+
+// RevokedApproval names the prior approval a policy.changed revokes: the
+// tool and the call's canonical arguments (permission.CanonicalArgs).
+type RevokedApproval struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// RevokedApprovalOf reads the approval a policy.changed revokes; ok is
+// false for any other change.
+func RevokedApprovalOf(p *PolicyChangedPayload) (RevokedApproval, bool) {
+	var r RevokedApproval
+	if p.Level != "session" || p.Op != PolicyOpRevokeApproval || json.Unmarshal(p.Rule, &r) != nil || r.Tool == "" {
+		return RevokedApproval{}, false
+	}
+	return r, true
+}
+
 // Decode returns the event's typed payload (a pointer to one of the
 // *Payload structs of this package).
 func (e Event) Decode() (Payload, error) {

@@ -283,3 +283,32 @@ func decodeTrust(path string, src []byte) (*trustList, error) {
 	}
 	return t, nil
 }
+
+// TrustedList is the user's trust file as read, for showing: the trusted
+// projects and the single rules of untrusted projects the user trusted.
+type TrustedList struct {
+	Path     string
+	Projects []string
+	Rules    []TrustedRule
+}
+
+// TrustedRule is one rule of an untrusted project the user trusted.
+type TrustedRule struct{ Root, ID string }
+
+// ListTrusted reads the trust file under configHome (read-only; a missing
+// file trusts nothing).
+func ListTrusted(configHome string) (TrustedList, error) {
+	path := trustPath(configHome)
+	t, err := readTrust(path)
+	if err != nil {
+		return TrustedList{Path: path}, err
+	}
+	l := TrustedList{Path: path}
+	for _, p := range t.Projects {
+		l.Projects = append(l.Projects, p.Root)
+	}
+	for _, r := range t.Rules {
+		l.Rules = append(l.Rules, TrustedRule{Root: r.Root, ID: r.ID})
+	}
+	return l, nil
+}

@@ -14,6 +14,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -281,6 +282,15 @@ func (r *replayer) event(e event.Event) error {
 			r.taint = record.TaintOf(e)
 		}
 	case *event.PolicyChangedPayload:
+		// One prior approval revoked (session.RevokeApproval), in the
+		// directory it was revoked in.
+		if ra, ok := event.RevokedApprovalOf(p); ok {
+			where := orElse(p.Cwd, r.cwd)
+			r.history = slices.DeleteFunc(r.history, func(h prior) bool {
+				return h.cwd == where && h.p.Tool == ra.Tool && bytes.Equal(h.p.Args, ra.Args)
+			})
+			break
+		}
 		// A revoked session rule takes the prior approvals of its tool
 		// with it, in the directory it was revoked in (session.Revoke).
 		if p.Level != string(permission.LevelSession) || p.Op != "remove" {

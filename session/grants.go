@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -62,6 +63,53 @@ func (s *Session) Revoke(ctx context.Context, id string) (permission.Rule, error
 		return r, fmt.Errorf("recording the revoked rule: %w", err)
 	}
 	return r, nil
+}
+
+// ErrNoApproval is returned by RevokeApproval when the session holds no
+// prior approval of that call.
+var ErrNoApproval = errors.New("no such prior approval in this session")
+
+// RevokeApproval drops the prior approval of one call (tool and
+// arguments), so that the same call is asked again, and records it as
+// policy.changed {level session, op revoke_approval, rule {tool, args},
+// cwd} between turns, which a resumed session and a replay apply too.
+func (s *Session) RevokeApproval(ctx context.Context, tool string, args json.RawMessage) error {
+	canon, err := canonicalOf(args)
+	if err != nil {
+		return fmt.Errorf("revoking a prior approval: %w", err)
+	}
+	ra := event.RevokedApproval{Tool: tool, Args: canon}
+	n := len(s.history)
+	s.history = slices.DeleteFunc(s.history, func(p permission.Prior) bool { return approvalIs(p, ra) })
+	if len(s.history) == n {
+		return ErrNoApproval
+	}
+	raw, err := json.Marshal(ra)
+	if err != nil {
+		return fmt.Errorf("recording the revoked approval: %w", err)
+	}
+	d, err := event.NewDraft(s.id, "", s.cfg.Now(), event.PolicyChangedPayload{Level: string(permission.LevelSession), Op: event.PolicyOpRevokeApproval, Rule: raw, Cwd: s.info.Cwd})
+	if err != nil {
+		return fmt.Errorf("recording the revoked approval: %w", err)
+	}
+	if _, err := s.cfg.Log.Append(context.WithoutCancel(ctx), d); err != nil {
+		return fmt.Errorf("recording the revoked approval: %w", err)
+	}
+	return nil
+}
+
+// canonicalOf is CanonicalArgs of a call's JSON arguments.
+func canonicalOf(args json.RawMessage) (json.RawMessage, error) {
+	var m map[string]any
+	if err := json.Unmarshal(args, &m); err != nil {
+		return nil, fmt.Errorf("the arguments are not a JSON object: %w", err)
+	}
+	return permission.CanonicalArgs(m)
+}
+
+// approvalIs reports whether p is the approval ra names.
+func approvalIs(p permission.Prior, ra event.RevokedApproval) bool {
+	return p.Tool == ra.Tool && bytes.Equal(p.Args, ra.Args)
 }
 
 // forgetPriors drops the prior approvals of a tool (a glob, as in a rule):

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -108,6 +109,75 @@ func TestReplayAfterRevoke(t *testing.T) {
 	}
 	if fmt.Sprint(ans.asked) != "[tc_1 tc_3]" {
 		t.Fatalf("asked %v, want [tc_1 tc_3]: the revoke did not take the grant and its approval", ans.asked)
+	}
+	checkReplay(t, store, "sess-1")
+}
+
+// Issue 25: one prior approval revoked alone (the web's policy page). A
+// call allowed once is allowed again unasked (a prior approval); revoked,
+// the same call is asked again, a resumed session does not bring it back,
+// and the replay rebuilds the same history, so every call comes out as
+// recorded.
+func TestRevokeOneApproval(t *testing.T) {
+	dir := t.TempDir()
+	cwd, _ := filepath.EvalSymlinks(t.TempDir())
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	m, err := script.Parse([]byte(`{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"text": "ran twice"}
+{"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"text": "asked again"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans := &answers{list: []string{"allow_once", "deny"}}
+	cfg := restartConfig(t, dir, store, m, ans, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	rules, err := policy.Open(policy.Options{Cwd: cwd, ConfigHome: filepath.Join(home, ".config"), Home: home, NoBuiltin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: []string{"PATH=" + os.Getenv("PATH")}}
+	s := session.New(cfg, info)
+	ctx := context.Background()
+	for _, err := range s.RunTurn(ctx, "twice") {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(s.Approvals()); n != 1 {
+		t.Fatalf("%d prior approvals after the first turn, want 1", n)
+	}
+	if err := s.RevokeApproval(ctx, "shell", []byte(`{ "command" : "go env GOOS" }`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RevokeApproval(ctx, "shell", []byte(`{"command":"go env GOOS"}`)); !errors.Is(err, session.ErrNoApproval) {
+		t.Fatalf("revoking it twice: %v, want ErrNoApproval", err)
+	}
+	if n := len(s.Approvals()); n != 0 {
+		t.Fatalf("%d prior approvals after the revoke, want 0", n)
+	}
+	// Resumed from the log (as another process would), it is still gone.
+	s.Close()
+	s, err = session.Resume(ctx, cfg, "sess-1", info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(s.Approvals()); n != 0 {
+		t.Fatalf("%d prior approvals after resuming, want 0: the revoke was not replayed", n)
+	}
+	for _, err := range s.RunTurn(ctx, "again") {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fmt.Sprint(ans.asked) != "[tc_1 tc_3]" {
+		t.Fatalf("asked %v, want [tc_1 tc_3]: tc_2 by the prior approval, tc_3 asked again after its revoke", ans.asked)
 	}
 	checkReplay(t, store, "sess-1")
 }

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -251,6 +252,10 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 				// been made in another directory.
 				_, _ = rm.RemoveSession(rid)
 				s.forgetPriors(tool)
+			}
+			// One prior approval revoked (RevokeApproval).
+			if ra, ok := event.RevokedApprovalOf(p); ok && orElse(p.Cwd, cur) == info.Cwd {
+				s.history = slices.DeleteFunc(s.history, func(x permission.Prior) bool { return approvalIs(x, ra) })
 			}
 		}
 	}

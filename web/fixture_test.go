@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -92,8 +93,10 @@ type fixture struct {
 	h     http.Handler
 	// asks: "A" (write, tc_1), "B" (write, tc_1 too), "D" (destructive)
 	seq map[string]uint64
-	// the cookie of the one token exchange (the token is single-use)
-	c *http.Cookie
+	// the cookie and tab key of the one token exchange (the token is
+	// single-use)
+	c   *http.Cookie
+	key string
 }
 
 func askPayload(tc, tool string, l risk.Level, args string) event.PermissionRequestedPayload {
@@ -152,8 +155,9 @@ type req struct {
 	origin             *string // nil: our origin on a POST, none on a GET
 	ctype              *string
 	csrf               *string
-	auth               string // "bearer", "cookie", "none", or a literal Authorization
+	auth               string // "bearer", "cookie" (with the tab key), "cookie-only", "none", or a literal Authorization
 	cookie             string
+	key                string // a tab key in place of the real one
 }
 
 func str(s string) *string { return &s }
@@ -173,8 +177,21 @@ func (f *fixture) cookie(t *testing.T) *http.Cookie {
 		t.Fatalf("the token URL set %d cookies, want 1", len(cs))
 	}
 	f.c = cs[0]
+	f.key = pageKey(t, w.Body.String())
 	c := *f.c
 	return &c
+}
+
+var keyAttr = regexp.MustCompile(`<div id="ca-exchange" data-key="([0-9a-f]{64})" data-next="([^"]*)">`)
+
+// pageKey is the tab key in the login link's answer.
+func pageKey(t testing.TB, body string) string {
+	t.Helper()
+	m := keyAttr.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("the login answer holds no tab key: %q", body)
+	}
+	return m[1]
 }
 
 func (f *fixture) do(t *testing.T, q req) *httptest.ResponseRecorder {
@@ -216,12 +233,25 @@ func (f *fixture) do(t *testing.T, q req) *httptest.ResponseRecorder {
 		r.Header.Set(HeaderCSRF, "1")
 	}
 	switch q.auth {
-	case "", "cookie":
+	case "", "cookie", "cookie-only":
 		c := f.cookie(t)
 		if q.cookie != "" {
 			c.Value = q.cookie
 		}
 		r.AddCookie(c)
+		if q.auth != "cookie-only" {
+			r.Header.Set(HeaderKey, f.key)
+		}
+		switch q.key {
+		case "":
+		case "<cookie>":
+			r.Header.Set(HeaderKey, c.Value)
+		default:
+			r.Header.Set(HeaderKey, q.key)
+		}
+	case "key-only":
+		f.cookie(t)
+		r.Header.Set(HeaderKey, f.key)
 	case "bearer":
 		r.Header.Set("Authorization", "Bearer "+testScriptToken)
 	case "none":

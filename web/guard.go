@@ -4,11 +4,13 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"html"
 	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The four checks every request passes, each on its own (so that a flaw in
@@ -20,10 +22,21 @@ import (
 //     is refused before anything else.
 //  2. Token: every request but GET /healthz (which answers 204 and nothing
 //     else) is authenticated, by one of two means:
-//     - the cookie, accepted only with the exact UI host. The URL serve
-//     prints carries a single-use token; its first use sets the cookie
-//     (host-only, so the browser sends it to that random name only, never
-//     to another port of 127.0.0.1 or localhost) and burns the token.
+//     - the cookie AND the tab key, accepted only with the exact UI host.
+//     The URL serve prints carries a single-use token that expires if
+//     unused (Options.TokenTTL); its first use sets the cookie (host-only,
+//     so the browser sends it to that random name only, never to
+//     127.0.0.1 or localhost) and gives the page a tab key, in the body of
+//     that one response, never in a URL. The page keeps the key in
+//     sessionStorage (origin-scoped: scheme, host AND port) and sends it
+//     as the header X-Custom-Agent-Key on every request it makes (fetch,
+//     and the event streams, read with fetch since EventSource sends no
+//     header). A cookie alone is worth nothing: cookies ignore ports, so
+//     a program listening on another port of the random host gets the
+//     cookie when the browser is sent there, but never the key. With the
+//     cookie alone the guard serves only the embedded, data-free assets
+//     and, for a page, a data-free loader (status 401) whose script
+//     fetches the page again with the key.
 //     - Authorization: Bearer with the script token (from a 0600 file, never
 //     in a URL), on any allowed Host.
 //  3. Origin: a request that changes state carries an Origin header equal to
@@ -52,24 +65,35 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 // the random UI host (Options.UIHost) and accepted only there.
 const CookieName = "custom-agent"
 
+// HeaderKey is the header that carries a tab's key, beside the cookie.
+const HeaderKey = "X-Custom-Agent-Key"
+
+// maxKeys bounds the tab keys kept: one is made per login link used.
+const maxKeys = 64
+
 // guard wraps the application's handler with the four checks.
 type guard struct {
 	mu          sync.Mutex
 	urlToken    string          // single-use: "" once exchanged for the cookie
+	tokenExpiry time.Time       // the URL token is refused after this
+	keys        []string        // tab keys given out, oldest first
 	scriptToken string          // long-lived Bearer token for scripts ("" turns Bearer off)
 	uiHost      string          // the one Host a cookie is accepted on (lower case)
 	cookieValue string          // random, not a token
 	hosts       map[string]bool // exact Host values
+	now         func() time.Time
 	next        http.Handler
 }
 
-func newGuard(urlToken, scriptToken, uiHost string, hosts []string, next http.Handler) *guard {
+func newGuard(urlToken string, expiry time.Time, scriptToken, uiHost string, hosts []string, now func() time.Time, next http.Handler) *guard {
 	g := &guard{
 		urlToken:    urlToken,
+		tokenExpiry: expiry,
 		scriptToken: scriptToken,
 		uiHost:      strings.ToLower(uiHost),
 		cookieValue: randomHex(32),
 		hosts:       map[string]bool{strings.ToLower(uiHost): true},
+		now:         now,
 		next:        next,
 	}
 	for _, h := range hosts {
@@ -134,7 +158,28 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.exchange(w, r)
 		return
 	}
-	if !g.authenticated(r) {
+	switch {
+	case g.bearerOK(r):
+	case g.cookieOK(r):
+		if g.keyOK(r) {
+			break
+		}
+		// The cookie alone (which a program on another port of this host
+		// may have been sent): the data-free assets, or for a page the
+		// loader that asks again with this tab's key.
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			if strings.HasPrefix(r.URL.Path, "/assets/") {
+				g.next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(loaderPage))
+			return
+		}
+		refuse(w, http.StatusUnauthorized, "this tab's key is required (header "+HeaderKey+"): reload the page, or open a fresh link from custom-agent serve")
+		return
+	default:
 		refuse(w, http.StatusUnauthorized, "token required: open the URL custom-agent serve printed")
 		return
 	}
@@ -169,31 +214,17 @@ func (g *guard) equal(got, want string) bool {
 	return len(got) == len(want) && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
-// exchange trades the single-use URL token for the cookie, on the UI host
-// only, and redirects to the same page without the token.
+// exchange trades the single-use URL token for the cookie and a tab key,
+// on the UI host only. The answer is a page holding the key in an
+// attribute (never in a URL), whose script keeps it in sessionStorage and
+// loads the page asked for, without the token.
 func (g *guard) exchange(w http.ResponseWriter, r *http.Request) {
 	if strings.ToLower(r.Host) != g.uiHost {
 		refuse(w, http.StatusMisdirectedRequest, "open the URL exactly as custom-agent serve printed it (http://"+g.uiHost+"/...)")
 		return
 	}
-	if !g.cookieOK(r) {
-		got := r.URL.Query().Get("token")
-		g.mu.Lock()
-		ok := g.urlToken != "" && g.equal(got, g.urlToken)
-		if ok {
-			g.urlToken = "" // single-use: a copy in the browser's history is worth nothing
-		}
-		g.mu.Unlock()
-		if !ok {
-			refuse(w, http.StatusUnauthorized, "wrong or already used token: the URL custom-agent serve printed works once; start serve again for a new one")
-			return
-		}
-		http.SetCookie(w, &http.Cookie{
-			Name: CookieName, Value: g.cookieValue, Path: "/",
-			HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		})
-	}
 	q := r.URL.Query()
+	got := q.Get("token")
 	q.Del("token")
 	// Only a path of this server: "//evil.example" or "/\\evil.example"
 	// would be read as another host.
@@ -201,9 +232,75 @@ func (g *guard) exchange(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") {
 		p = "/"
 	}
-	to := url.URL{Path: p, RawQuery: q.Encode()}
-	http.Redirect(w, r, to.String(), http.StatusSeeOther)
+	to := (&url.URL{Path: p, RawQuery: q.Encode()}).String()
+
+	g.mu.Lock()
+	ok := g.urlToken != "" && g.equal(got, g.urlToken)
+	expired := ok && !g.now().Before(g.tokenExpiry)
+	var key string
+	if ok {
+		g.urlToken = "" // single-use: a copy in the browser's history is worth nothing
+		if !expired {
+			key = randomHex(32)
+			g.keys = append(g.keys, key)
+			if len(g.keys) > maxKeys {
+				g.keys = g.keys[len(g.keys)-maxKeys:]
+			}
+		}
+	}
+	g.mu.Unlock()
+	switch {
+	case expired:
+		refuse(w, http.StatusUnauthorized, "this link has expired (a link works for a limited time if unused): ask custom-agent serve for a fresh one (see its output)")
+		return
+	case !ok && g.cookieOK(r):
+		// A used link in a browser that has the cookie: on to the page
+		// (its tab key, if it has one, is in its sessionStorage).
+		http.Redirect(w, r, to, http.StatusSeeOther)
+		return
+	case !ok:
+		refuse(w, http.StatusUnauthorized, "wrong or already used token: the URL custom-agent serve printed works once; ask serve for a fresh one (see its output)")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: CookieName, Value: g.cookieValue, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	})
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write([]byte(strings.NewReplacer("{{KEY}}", key, "{{NEXT}}", html.EscapeString(to)).Replace(exchangePage)))
 }
+
+func (g *guard) expiry() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.tokenExpiry
+}
+
+// newLink replaces the URL token with a fresh one that expires at expiry.
+func (g *guard) newLink(token string, expiry time.Time) {
+	g.mu.Lock()
+	g.urlToken, g.tokenExpiry = token, expiry
+	g.mu.Unlock()
+}
+
+// exchangePage is the answer to the login link: it holds the tab key.
+const exchangePage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>custom-agent</title>
+<link rel="stylesheet" href="/assets/app.css"><script src="/assets/boot.js" defer></script></head>
+<body><div id="ca-exchange" data-key="{{KEY}}" data-next="{{NEXT}}"></div>
+<p id="ca-message">Signing in…</p><noscript>custom-agent serve needs JavaScript.</noscript></body></html>
+`
+
+// loaderPage is what a page request with the cookie but no tab key gets
+// (status 401): no data, only the script that asks again with the key.
+const loaderPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>custom-agent</title>
+<link rel="stylesheet" href="/assets/app.css"><script src="/assets/boot.js" defer></script></head>
+<body><div id="ca-boot"></div>
+<p id="ca-message">Loading…</p><noscript>custom-agent serve needs JavaScript.</noscript></body></html>
+`
 
 // cookieOK reports whether r is on the UI host and carries the cookie. Any
 // of several cookies of that name may match (another may have been tossed
@@ -220,12 +317,25 @@ func (g *guard) cookieOK(r *http.Request) bool {
 	return false
 }
 
-// authenticated reports whether r carries the cookie (on the UI host) or
-// the script token.
-func (g *guard) authenticated(r *http.Request) bool {
-	if g.cookieOK(r) {
-		return true
+// keyOK reports whether r carries a tab key this server gave out.
+func (g *guard) keyOK(r *http.Request) bool {
+	got := r.Header.Get(HeaderKey)
+	if len(got) != 64 {
+		return false
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ok := false
+	for _, k := range g.keys {
+		if g.equal(got, k) {
+			ok = true
+		}
+	}
+	return ok
+}
+
+// bearerOK reports whether r carries the script token.
+func (g *guard) bearerOK(r *http.Request) bool {
 	if a := r.Header.Get("Authorization"); g.scriptToken != "" && strings.HasPrefix(a, "Bearer ") {
 		return g.equal(strings.TrimPrefix(a, "Bearer "), g.scriptToken)
 	}

@@ -1,18 +1,22 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"path"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
+	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
 )
 
 // Session states as the sessions page shows them.
@@ -41,7 +45,24 @@ type Session struct {
 	// Rules are the session rules in force, in the order they were made
 	// (policy.changed, level session: add, then remove by id).
 	Rules []SessionRule
-	next  uint64 // the next seq to read
+	// Priors are the prior approvals in force (spec §3 step 5): calls a
+	// person allowed, which the session allows again unasked in the
+	// directory they were made in, as session.Resume rebuilds them.
+	Priors []PriorApproval
+	next   uint64 // the next seq to read
+}
+
+// PriorApproval is a call a person allowed, as the log recorded it.
+type PriorApproval struct {
+	Seq     uint64 // the permission.resolved
+	At      time.Time
+	Cwd     string
+	Tool    string
+	Args    json.RawMessage
+	Risk    risk.Level
+	Option  string
+	Session string
+	canon   json.RawMessage // permission.CanonicalArgs of Args
 }
 
 // SessionRule is a session rule as policy.changed recorded it.
@@ -146,9 +167,33 @@ func (s *Session) apply(e event.Event) {
 		s.Asks[p.ToolCallID] = &Ask{SessionID: e.SessionID, TurnID: e.TurnID, Seq: e.Seq, At: e.TS,
 			Cwd: s.Cwd, Sandbox: s.Sandbox, Source: s.Source, Req: *p}
 	case *event.PermissionResolvedPayload:
+		if a := s.Asks[p.ToolCallID]; a != nil && p.Decision == "allow" && p.Actor == event.ActorUser &&
+			p.RiskAtDecision < risk.Destructive && p.Option != executor.OptionAllowUnsandboxed {
+			cwd := p.Cwd
+			if cwd == "" {
+				cwd = s.Cwd
+			}
+			var m map[string]any
+			if json.Unmarshal(a.Req.Args, &m) == nil {
+				if canon, err := permission.CanonicalArgs(m); err == nil {
+					s.Priors = append(slices.Clone(s.Priors), PriorApproval{Seq: e.Seq, At: e.TS, Cwd: cwd, Tool: a.Req.Tool,
+						Args: a.Req.Args, Risk: p.RiskAtDecision, Option: p.Option, Session: e.SessionID, canon: canon})
+				}
+			}
+		}
 		delete(s.Asks, p.ToolCallID)
 		s.Outcomes[Outcome{p.Decision, p.Actor}]++
 	case *event.PolicyChangedPayload:
+		if ra, ok := event.RevokedApprovalOf(p); ok {
+			where := p.Cwd
+			if where == "" {
+				where = s.Cwd
+			}
+			s.Priors = slices.DeleteFunc(slices.Clone(s.Priors), func(x PriorApproval) bool {
+				return x.Cwd == where && x.Tool == ra.Tool && bytes.Equal(x.canon, ra.Args)
+			})
+			break
+		}
 		var r permission.Rule
 		if p.Level != string(permission.LevelSession) || json.Unmarshal(p.Rule, &r) != nil {
 			break
@@ -159,6 +204,13 @@ func (s *Session) apply(e event.Event) {
 			rules = append(rules, SessionRule{Seq: e.Seq, At: e.TS, Cwd: p.Cwd, Rule: r})
 		}
 		s.Rules = rules
+		// A revoked rule takes its tool's prior approvals with it.
+		if p.Op == "remove" {
+			s.Priors = slices.DeleteFunc(slices.Clone(s.Priors), func(x PriorApproval) bool {
+				ok, err := path.Match(r.Tool, x.Tool)
+				return ok || err != nil || r.Tool == x.Tool
+			})
+		}
 	case *event.TurnCompletedPayload:
 		s.Running = false
 		// A turn never ends with an ask open: whatever is left is from a

@@ -44,7 +44,7 @@ window.Notification.requestPermission = function () { return Promise.resolve("gr
 	// new one (a bounded number of times).
 	for try := 0; ; try++ {
 		err = chromedp.Run(ctx,
-			chromedp.Poll(`document.getElementById("queue-count").textContent === "3"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+			chromedp.Poll(`(document.getElementById("queue-count") || {}).textContent === "3"`, nil, chromedp.WithPollingTimeout(10*time.Second)),
 			chromedp.Text("#queue-count", &count, chromedp.ByQuery),
 		)
 		if err == nil || try == 4 || !strings.Contains(err.Error(), "Cannot find context") {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+
+	"github.com/custom-agent/custom-agent/secrets"
 )
 
 // Policy is what the policy page reads: the layered rules a directory's
@@ -17,6 +19,23 @@ type Policy interface {
 	// call, or an error a person can read (bad args, unknown tool).
 	Explain(ctx context.Context, cwd, tool string, args json.RawMessage) (string, error)
 }
+
+// TrustLister is what a Policy may also do: list every project the user
+// trusts, for the policy page (read-only).
+type TrustLister interface {
+	Trusted() (TrustView, error)
+}
+
+// TrustView is the user's trust list.
+type TrustView struct {
+	File     string
+	Projects []string
+	// Rules are single rules of untrusted projects the user trusted.
+	Rules []TrustedRule
+}
+
+// TrustedRule is one trusted rule of an untrusted project.
+type TrustedRule struct{ Root, ID string }
 
 // PolicyView is every rule of every level for one directory.
 type PolicyView struct {
@@ -31,16 +50,27 @@ type PolicyRule struct {
 }
 
 type policyPage struct {
-	Cwd     string
-	Cwds    []string
-	View    PolicyView
-	Err     string
-	Enabled bool
+	Cwd      string
+	Cwds     []string
+	View     PolicyView
+	Err      string
+	Enabled  bool
+	Trust    *TrustView
+	TrustErr string
+	// Priors are the prior approvals made in Cwd, by any session.
+	Priors []priorView
+	// CanRevoke: this server can revoke them (it has Turns).
+	CanRevoke bool
+}
+
+type priorView struct {
+	PriorApproval
+	Args string // masked
 }
 
 func (s *Server) policyPage(w http.ResponseWriter, r *http.Request) {
 	s.refresh(r.Context())
-	p := policyPage{Cwd: r.URL.Query().Get("cwd"), Enabled: s.opts.Policy != nil}
+	p := policyPage{Cwd: r.URL.Query().Get("cwd"), Enabled: s.opts.Policy != nil, CanRevoke: s.opts.Turns != nil}
 	for _, sess := range s.index.Sessions() {
 		if sess.Cwd != "" && !slices.Contains(p.Cwds, sess.Cwd) {
 			p.Cwds = append(p.Cwds, sess.Cwd)
@@ -56,6 +86,20 @@ func (s *Server) policyPage(w http.ResponseWriter, r *http.Request) {
 			p.Err = err.Error()
 		} else {
 			p.View = v
+		}
+	}
+	for _, sess := range s.index.Sessions() {
+		for _, pr := range sess.Priors {
+			if pr.Cwd == p.Cwd {
+				p.Priors = append(p.Priors, priorView{PriorApproval: pr, Args: string(secrets.MaskJSON(pr.Args))})
+			}
+		}
+	}
+	if tl, ok := s.opts.Policy.(TrustLister); ok {
+		if v, err := tl.Trusted(); err != nil {
+			p.TrustErr = err.Error()
+		} else {
+			p.Trust = &v
 		}
 	}
 	s.render(w, "policy.html", page{Title: "Policy", Nav: "policy", Data: p})

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
@@ -66,6 +67,7 @@ func streamBody(t *testing.T, f *fixture, path, lastID string) string {
 	r := httptest.NewRequestWithContext(ctx, "GET", path, nil)
 	r.Host = testHost
 	r.AddCookie(f.cookie(t))
+	r.Header.Set(HeaderKey, f.key)
 	if lastID != "" {
 		r.Header.Set("Last-Event-ID", lastID)
 	}
@@ -192,6 +194,12 @@ func (p *fakePolicy) Rules(cwd string) (PolicyView, error) {
 	}}, nil
 }
 
+func (p *fakePolicy) Trusted() (TrustView, error) {
+	return TrustView{File: "/home/u/.config/custom-agent/trusted.json",
+		Projects: []string{"/home/u/src/app", "/home/u/src/<script>x</script>"},
+		Rules:    []TrustedRule{{Root: "/home/u/src/lib", ID: "npm-test"}}}, nil
+}
+
 func (p *fakePolicy) Explain(_ context.Context, cwd, tool string, args json.RawMessage) (string, error) {
 	p.explained = append(p.explained, cwd+" "+tool+" "+string(args))
 	return "1. risk: execute\n\x1b[31m<script>", nil
@@ -213,5 +221,80 @@ func TestPolicyPageAndExplain(t *testing.T) {
 	}
 	if w := f.do(t, req{method: "POST", path: "/api/explain", body: `{"cwd":"relative","tool":"shell"}`}); w.Code != 400 {
 		t.Errorf("a relative cwd: %d", w.Code)
+	}
+}
+
+// Issue 25: every trusted project is listed on the policy page, not only
+// the shown directory's, read-only, with the single rules trusted in
+// untrusted projects.
+func TestPolicyPageListsEveryTrustedProject(t *testing.T) {
+	f := newFixture(t)
+	srv, err := New(Options{Log: f.log, Policy: &fakePolicy{}, Token: testToken, UIHost: testHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h, f.srv = srv.Handler(), srv
+	body := f.do(t, req_("/policy")).Body.String()
+	for _, want := range []string{
+		`<li class="trusted-project mono">/home/u/src/app</li>`,
+		`<li class="trusted-project mono">/home/u/src/&lt;script&gt;x&lt;/script&gt;</li>`,
+		`<span class="mono">npm-test</span> in <span class="mono">/home/u/src/lib</span>`,
+		"/home/u/.config/custom-agent/trusted.json",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the policy page lacks %s:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "<script>x") {
+		t.Error("a project's name is markup")
+	}
+}
+
+// Issue 25: the policy page lists the prior approvals made in the shown
+// directory, by session, with when, the call (masked) and its risk; a
+// destructive allow is never one, and revoking a session rule drops its
+// tool's.
+func TestPolicyPageListsPriorApprovals(t *testing.T) {
+	f := newFixture(t)
+	srv, err := New(Options{Log: f.log, Inbox: f.inbox, Policy: &fakePolicy{}, Token: testToken, UIHost: testHost, AnswerWait: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h, f.srv = srv.Handler(), srv
+	// A write with a secret in its arguments, allowed by a person.
+	seq := appendEvent(t, f.log, "sess-A", askPayload("tc_k", "write_file", risk.Write,
+		`{"path":"k.txt","content":"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`)).Seq
+	for _, b := range []string{
+		fmt.Sprintf(`{"sessionId":"sess-A","seq":%d,"toolCallId":"tc_k","option":"allow_once"}`, seq),
+		f.answerBody("sess-A", "allow_session"),
+	} {
+		if w := f.do(t, req{method: "POST", path: "/api/answer", body: b}); w.Code != 200 {
+			t.Fatalf("answer %s: %d %s", b, w.Code, w.Body.String())
+		}
+	}
+	// A destructive call a person allowed (the fake relay records every
+	// answer as a write, so this one is written here as the relay would).
+	appendEvent(t, f.log, "sess-D", event.PermissionResolvedPayload{ToolCallID: "tc_9", Decision: "allow", Reason: "user answered",
+		Actor: event.ActorUser, RiskAtDecision: risk.Destructive, SourcedFrom: "default", Option: "allow_once", UI: UIName})
+	page := func(cwd string) string { return f.do(t, req_("/policy?cwd="+cwd)).Body.String() }
+	body := page("/work/sess-A")
+	if n := strings.Count(body, `<tr class="prior">`); n != 2 {
+		t.Fatalf("%d prior approvals listed in /work/sess-A, want 2:\n%s", n, body)
+	}
+	for _, want := range []string{`href="/session/sess-A"`, "k.txt", "a.txt", "allow_session", "allow_once"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the prior approvals lack %q", want)
+		}
+	}
+	if strings.Contains(body, "wJalrXUtnFEMI") {
+		t.Error("a secret of a prior approval's arguments is shown")
+	}
+	if d := page("/work/sess-D"); strings.Contains(d, `<tr class="prior">`) {
+		t.Error("a destructive allow is listed as a prior approval")
+	}
+	// Revoking a session rule for write_file drops both.
+	appendEvent(t, f.log, "sess-A", event.PolicyChangedPayload{Level: "session", Op: "remove", Rule: json.RawMessage(`{"id":"s1","tool":"write_file","decision":"allow"}`), Cwd: "/work/sess-A"})
+	if n := strings.Count(page("/work/sess-A"), `<tr class="prior">`); n != 0 {
+		t.Errorf("%d prior approvals after their tool's rule was revoked, want 0", n)
 	}
 }

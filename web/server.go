@@ -71,6 +71,9 @@ type Options struct {
 	// Token is the per-run, single-use secret of the printed URL
 	// (NewToken): its first use sets the cookie and burns it.
 	Token string
+	// TokenTTL is how long Token (and each NewLink token) stays usable if
+	// nobody opens it (default DefaultTokenTTL).
+	TokenTTL time.Duration
 	// ScriptToken is the long-lived Bearer token for scripts (NewToken),
 	// never put in a URL; empty turns Bearer authentication off.
 	ScriptToken string
@@ -94,6 +97,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// DefaultTokenTTL is how long a login link works if unused.
+const DefaultTokenTTL = 10 * time.Minute
+
 // Server is the web UI. Its handler may serve any number of requests at
 // once.
 type Server struct {
@@ -101,6 +107,7 @@ type Server struct {
 	index *Index
 	tmpl  *template.Template
 	h     http.Handler
+	g     *guard
 }
 
 // New returns a server; call Run to follow the log.
@@ -120,6 +127,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.TokenTTL <= 0 {
+		opts.TokenTTL = DefaultTokenTTL
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -130,8 +140,23 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.tmpl = t
-	s.h = newGuard(opts.Token, opts.ScriptToken, opts.UIHost, opts.Hosts, s.routes())
+	s.g = newGuard(opts.Token, opts.Now().Add(opts.TokenTTL), opts.ScriptToken, opts.UIHost, opts.Hosts, opts.Now, s.routes())
+	s.h = s.g
 	return s, nil
+}
+
+// TokenExpiry is when the first login link (Options.Token) stops working
+// if unused.
+func (s *Server) TokenExpiry() time.Time { return s.g.expiry() }
+
+// NewLink makes a fresh single-use login token, valid for TokenTTL, in
+// place of any unused one, and returns it with its expiry. Browsers already
+// signed in keep working.
+func (s *Server) NewLink() (token string, expires time.Time) {
+	token = NewToken()
+	expires = s.opts.Now().Add(s.opts.TokenTTL)
+	s.g.newLink(token, expires)
+	return token, expires
 }
 
 // Handler is the whole site, behind the guard.
@@ -161,5 +186,6 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/turn", s.startTurn)
 	mux.HandleFunc("POST /api/cancel", s.cancelTurn)
 	mux.HandleFunc("POST /api/revoke", s.revokeRule)
+	mux.HandleFunc("POST /api/revoke-approval", s.revokeApproval)
 	return mux
 }

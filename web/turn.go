@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,22 @@ type Turns interface {
 	// process holds the session (the rule lives in that process), and
 	// with ErrNoRule when the session has no such rule there.
 	Revoke(ctx context.Context, r RevokeRequest) (rule string, err error)
+	// RevokeApproval drops one prior approval (the call Tool with Args)
+	// of a recorded session in which no turn runs, in the directory it
+	// was made in (Cwd), and records it (policy.changed op
+	// revoke_approval). Its errors are Revoke's, with ErrNoApproval for
+	// an approval the session does not hold.
+	RevokeApproval(ctx context.Context, r ApprovalRevokeRequest) error
 }
+
+// ApprovalRevokeRequest names one prior approval to revoke.
+type ApprovalRevokeRequest struct {
+	SessionID, Cwd, Tool string
+	Args                 json.RawMessage
+}
+
+// ErrNoApproval: the session holds no such prior approval there.
+var ErrNoApproval = errors.New("the session holds no such prior approval")
 
 // RevokeRequest names a session rule to revoke.
 type RevokeRequest struct {
@@ -260,5 +276,62 @@ func (s *Server) revokeRule(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, turnResponse{SessionID: req.SessionID, Message: "revoking: " + clean(err.Error())})
 	default:
 		writeJSON(w, http.StatusOK, turnResponse{SessionID: req.SessionID, Message: "revoked: " + clean(rule) + "; the calls it allowed are asked again"})
+	}
+}
+
+type revokeApprovalRequest struct {
+	SessionID string `json:"sessionId"`
+	Seq       uint64 `json:"seq"`
+}
+
+// revokeApproval is POST /api/revoke-approval: it revokes one prior
+// approval, named by its session and the seq of the permission.resolved
+// that made it, of a session no process runs now (recorded as
+// policy.changed op revoke_approval); the same call is then asked again.
+func (s *Server) revokeApproval(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Turns == nil {
+		writeJSON(w, http.StatusServiceUnavailable, turnResponse{Message: "this server cannot revoke approvals"})
+		return
+	}
+	var req revokeApprovalRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || dec.More() || req.SessionID == "" || req.Seq == 0 {
+		writeJSON(w, http.StatusBadRequest, turnResponse{Message: "the body is not one revoke object {sessionId, seq}"})
+		return
+	}
+	s.refresh(r.Context())
+	sess, ok := s.index.Session(req.SessionID)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, turnResponse{Message: "no such session"})
+		return
+	}
+	if sess.Source != "" {
+		writeJSON(w, http.StatusConflict, turnResponse{SessionID: req.SessionID, Message: "a hook session's approvals are not revoked here"})
+		return
+	}
+	var pr *PriorApproval
+	for i := range sess.Priors {
+		if sess.Priors[i].Seq == req.Seq {
+			pr = &sess.Priors[i]
+		}
+	}
+	if pr == nil {
+		writeJSON(w, http.StatusNotFound, turnResponse{SessionID: req.SessionID, Message: fmt.Sprintf("the session holds no prior approval made at seq %d", req.Seq)})
+		return
+	}
+	err := s.opts.Turns.RevokeApproval(r.Context(), ApprovalRevokeRequest{SessionID: req.SessionID, Cwd: pr.Cwd, Tool: pr.Tool, Args: pr.Args})
+	switch {
+	case errors.Is(err, ErrTurnRunning):
+		writeJSON(w, http.StatusConflict, turnResponse{SessionID: req.SessionID, Message: "this server is running a turn in this session: revoke the approval once it has ended"})
+	case errors.Is(err, eventlog.ErrSessionBusy):
+		writeJSON(w, http.StatusConflict, turnResponse{SessionID: req.SessionID,
+			Message: "another custom-agent process (run, chat or acp) runs this session and holds its approvals: revoke once it has ended"})
+	case errors.Is(err, ErrNoApproval):
+		writeJSON(w, http.StatusNotFound, turnResponse{SessionID: req.SessionID, Message: "the session holds no such prior approval in " + clean(pr.Cwd)})
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, turnResponse{SessionID: req.SessionID, Message: "revoking: " + clean(err.Error())})
+	default:
+		writeJSON(w, http.StatusOK, turnResponse{SessionID: req.SessionID, Message: "revoked the approval of " + clean(pr.Tool) + "; the same call is asked again"})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
@@ -15,18 +16,19 @@ import (
 // fakeTurns stands for serve's turns: it records what it is asked, runs
 // nothing, and says a session is busy or running as told.
 type fakeTurns struct {
-	mu       sync.Mutex
-	starts   []TurnRequest
-	cancels  []string
-	running  map[string]bool // run by this process
-	busy     map[string]bool // held by another process
-	model    string
-	help     string
-	cwd      string
-	nextID   int
-	startErr error
-	asked    int // calls of Start, Cancel and Revoke
-	revokes  []RevokeRequest
+	mu              sync.Mutex
+	starts          []TurnRequest
+	cancels         []string
+	running         map[string]bool // run by this process
+	busy            map[string]bool // held by another process
+	model           string
+	help            string
+	cwd             string
+	nextID          int
+	startErr        error
+	asked           int // calls of Start, Cancel and Revoke
+	revokes         []RevokeRequest
+	approvalRevokes []ApprovalRevokeRequest
 }
 
 func newFakeTurns() *fakeTurns {
@@ -79,6 +81,20 @@ func (f *fakeTurns) Revoke(_ context.Context, r RevokeRequest) (string, error) {
 	}
 	f.revokes = append(f.revokes, r)
 	return "shell `" + r.RuleID + "` → allow", nil
+}
+
+func (f *fakeTurns) RevokeApproval(_ context.Context, r ApprovalRevokeRequest) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked++
+	switch {
+	case f.running[r.SessionID]:
+		return ErrTurnRunning
+	case f.busy[r.SessionID]:
+		return fmt.Errorf("session %s (pid 4242): %w", r.SessionID, eventlog.ErrSessionBusy)
+	}
+	f.approvalRevokes = append(f.approvalRevokes, r)
+	return nil
 }
 
 func (f *fakeTurns) Running(id string) bool {
@@ -302,5 +318,57 @@ func TestRevokeRule(t *testing.T) {
 	body := f.do(t, req_("/session/sess-A")).Body.String()
 	if !strings.Contains(body, `class="revoke deny" data-session="sess-A" data-rule="s1"`) {
 		t.Errorf("the session page has no Revoke button for s1")
+	}
+}
+
+// Issue 25: POST /api/revoke-approval revokes one prior approval, named by
+// the seq of the answer that made it; it reaches the process's
+// RevokeApproval with that call, in the directory it was made in, and once
+// the log records the revoke the page no longer lists it.
+func TestRevokeApproval(t *testing.T) {
+	f := newFixture(t)
+	srv, err := New(Options{Log: f.log, Inbox: f.inbox, Turns: f.turns, Policy: &fakePolicy{}, Token: testToken, UIHost: testHost, AnswerWait: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h, f.srv = srv.Handler(), srv
+	if w := f.do(t, req{method: "POST", path: "/api/answer", body: f.answerBody("sess-A", "allow_once")}); w.Code != 200 {
+		t.Fatalf("answer: %d %s", w.Code, w.Body.String())
+	}
+	f.srv.refresh(t.Context())
+	s, _ := f.srv.index.Session("sess-A")
+	if len(s.Priors) != 1 {
+		t.Fatalf("%d prior approvals, want 1", len(s.Priors))
+	}
+	seq := s.Priors[0].Seq
+	post := func(body string) (int, turnResponse) {
+		w := f.do(t, req{method: "POST", path: "/api/revoke-approval", body: body})
+		return w.Code, decodeTurn(t, w.Body.String())
+	}
+	if code, r := post(fmt.Sprintf(`{"sessionId":"sess-A","seq":%d}`, seq+100)); code != 404 || len(f.turns.approvalRevokes) != 0 {
+		t.Fatalf("an unknown approval: %d %q", code, r.Message)
+	}
+	if code, _ := post(`{"sessionId":"sess-A"}`); code != 400 {
+		t.Fatalf("no seq: %d", code)
+	}
+	body := fmt.Sprintf(`{"sessionId":"sess-A","seq":%d}`, seq)
+	f.turns.busy["sess-A"] = true
+	if code, r := post(body); code != 409 || !strings.Contains(r.Message, "another custom-agent process") {
+		t.Fatalf("a session another process runs: %d %q", code, r.Message)
+	}
+	delete(f.turns.busy, "sess-A")
+	code, r := post(body)
+	if code != 200 || len(f.turns.approvalRevokes) != 1 {
+		t.Fatalf("revoke: %d %q, %v", code, r.Message, f.turns.approvalRevokes)
+	}
+	got := f.turns.approvalRevokes[0]
+	if got.SessionID != "sess-A" || got.Cwd != "/work/sess-A" || got.Tool != "write_file" || string(got.Args) != `{"content":"hello","path":"a.txt"}` {
+		t.Fatalf("revoke request %+v", got)
+	}
+	// The process records it; the page then lists it no more.
+	appendEvent(t, f.log, "sess-A", event.PolicyChangedPayload{Level: "session", Op: event.PolicyOpRevokeApproval, Cwd: "/work/sess-A",
+		Rule: json.RawMessage(`{"tool":"write_file","args":{"content":"hello","path":"a.txt"}}`)})
+	if page := f.do(t, req_("/policy?cwd=/work/sess-A")).Body.String(); strings.Contains(page, `<tr class="prior">`) {
+		t.Error("a revoked approval is still listed")
 	}
 }

@@ -30,7 +30,7 @@ func init() {
 	slashCommands = []slashCommand{
 		{"help", "", "these commands", (*chat).help},
 		{"mode", "[NAME]", "show the mode and the modes; with NAME, change it from the next turn on", (*chat).mode},
-		{"permissions", "[revoke ID]", "the rules in force by level, with their sources, and the calls approved in this session; revoke ID removes a session rule", (*chat).permissions},
+		{"permissions", "[revoke ID | unapprove N]", "the rules in force by level, with their sources, and the calls approved in this session; revoke ID removes a session rule, unapprove N one approved call", (*chat).permissions},
 		{"log", "", "this session's timeline, as custom-agent log prints it", (*chat).log},
 		{"verify", "", "walk this session's hash chain, as custom-agent audit verify does", (*chat).verify},
 		{"new", "", "start a new session in the same directory", (*chat).newSession},
@@ -148,9 +148,22 @@ func (c *chat) mode(ctx context.Context, args []string) error {
 var levelOrder = []permission.RuleLevel{permission.LevelBuiltin, permission.LevelUser, permission.LevelProject, permission.LevelFlag, permission.LevelSession}
 
 func (c *chat) permissions(ctx context.Context, args []string) error {
+	if len(args) == 2 && args[0] == "unapprove" {
+		prior := c.r.s.Approvals()
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 1 || n > len(prior) {
+			return fmt.Errorf("no approved call numbered %q: /permissions lists %d", termtext.Line(args[1]), len(prior))
+		}
+		p := prior[n-1]
+		if err := c.r.s.RevokeApproval(ctx, p.Tool, p.Args); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.info, "revoked the approval of %s %s: the same call is asked again\n", termtext.Line(p.Tool), clip(string(p.Args), 160))
+		return nil
+	}
 	if len(args) > 0 {
 		if args[0] != "revoke" || len(args) != 2 {
-			return errors.New("usage: /permissions, or /permissions revoke ID (a session rule's id, as /permissions lists it)")
+			return errors.New("usage: /permissions, /permissions revoke ID (a session rule's id, as /permissions lists it), or /permissions unapprove N (an approved call's number)")
 		}
 		r, err := c.r.s.Revoke(ctx, args[1])
 		if errors.Is(err, policy.ErrNotFound) {
@@ -219,8 +232,8 @@ func (c *chat) permissions(ctx context.Context, args []string) error {
 	}
 	prior := c.r.s.Approvals()
 	fmt.Fprintf(c.info, "approved in this session, allowed again when identical (%d)\n", len(prior))
-	for _, p := range prior {
-		fmt.Fprintf(c.info, "  %s %s · risk %s\n", termtext.Line(p.Tool), clip(string(p.Args), 160), p.Risk)
+	for i, p := range prior {
+		fmt.Fprintf(c.info, "  %d. %s %s · risk %s (/permissions unapprove %d)\n", i+1, termtext.Line(p.Tool), clip(string(p.Args), 160), p.Risk, i+1)
 	}
 	return nil
 }

@@ -162,7 +162,7 @@ func TestChatSlashCommands(t *testing.T) {
 		t.Fatalf("chat: %v\n%s", err, errOut)
 	}
 	for _, want := range []string{
-		"/mode [NAME]", "/permissions [revoke ID]", // /help
+		"/mode [NAME]", "/permissions [revoke ID | unapprove N]", // /help
 		"shell-touch-a  allow  shell  command \"touch a\"  this session (/permissions revoke shell-touch-a)",
 		"approved in this session, allowed again when identical (1)",
 		`/permissions: no session rule has id "nosuch"`,
@@ -266,5 +266,61 @@ func TestUnknownSlashSuggests(t *testing.T) {
 	}
 	if !slices.ContainsFunc(slashCommands, func(s slashCommand) bool { return s.name == "exit" }) {
 		t.Error("no /exit")
+	}
+}
+
+// Issue 25: /permissions unapprove N revokes one approved call (recorded
+// as policy.changed op revoke_approval); the same call is asked again.
+func TestChatUnapprovesOneCall(t *testing.T) {
+	withoutBuiltinRules(t)
+	data, cwd := t.TempDir(), t.TempDir()
+	m := writeScript(t, `{"toolCalls":[{"id":"t1","name":"shell","args":{"command":"touch a"}}]}
+{"text":"made a"}
+{"toolCalls":[{"id":"t2","name":"shell","args":{"command":"touch a"}}]}
+{"text":"made a again"}
+`)
+	input := strings.Join([]string{
+		"make a", "allow_once",
+		"/permissions",
+		"/permissions unapprove 2",
+		"/permissions unapprove 1",
+		"/permissions",
+		"again", "deny",
+		"/exit",
+	}, "\n") + "\n"
+	_, errOut, err := runWithInput(t, input, "--data-dir", data, "chat", "--model", "script:"+m, "--cwd", cwd)
+	if err != nil {
+		t.Fatalf("chat: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{
+		"approved in this session, allowed again when identical (1)",
+		"1. shell {\"command\":\"touch a\"} · risk execute (/permissions unapprove 1)",
+		`no approved call numbered "2": /permissions lists 1`,
+		"revoked the approval of shell {\"command\":\"touch a\"}: the same call is asked again",
+		"approved in this session, allowed again when identical (0)",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("chat did not say %q:\n%s", want, errOut)
+		}
+	}
+	named := regexp.MustCompile(`\(custom-agent log (\S+)\)`).FindStringSubmatch(errOut)
+	if named == nil {
+		t.Fatalf("chat named no session:\n%s", errOut)
+	}
+	out, _, err := runWithInput(t, "", "--data-dir", data, "log", named[1], "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked, revokes int
+	for _, e := range chatEvents(t, out) {
+		switch e.Type {
+		case event.PermissionRequested:
+			asked++
+		case event.PolicyChanged:
+			revokes++
+		}
+	}
+	if asked != 2 || revokes != 1 {
+		t.Errorf("%d questions and %d policy.changed, want 2 (the same call asked again) and 1 (the revoke)", asked, revokes)
 	}
 }

@@ -26,6 +26,7 @@ import (
 
 func newServeCmd(g *globalFlags) *cobra.Command {
 	var (
+		linkTTL     time.Duration
 		addr        string
 		open        bool
 		allowRemote bool
@@ -59,7 +60,7 @@ keep it on loopback and use an SSH tunnel with the same port on both ends:
 docs/web.md explains the security model.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd, g, &f, addr, open, allowRemote, allowHosts)
+			return runServe(cmd, g, &f, addr, open, allowRemote, allowHosts, linkTTL)
 		},
 	}
 	fl := cmd.Flags()
@@ -74,6 +75,7 @@ docs/web.md explains the security model.`,
 	fl.DurationVar(&f.modelTimeout, "model-timeout", 0, "how long a model call waits for the server's first byte, and then between two pieces of its answer (default $"+model.TimeoutEnv+", else "+model.DefaultTimeout.String()+")")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0: any free port)")
 	cmd.Flags().BoolVar(&open, "open", false, "open the URL in the browser")
+	cmd.Flags().DurationVar(&linkTTL, "link-ttl", web.DefaultTokenTTL, "how long the printed login link works if nobody opens it (SIGUSR1 prints a fresh one)")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow an address other than loopback (prefer an SSH tunnel)")
 	cmd.Flags().StringSliceVar(&allowHosts, "allow-host", nil, "with --allow-remote: a Host name[:port] the browser will use, besides the address itself")
 	return cmd
@@ -195,7 +197,10 @@ func openPage(url string) []byte {
 `)
 }
 
-func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open, allowRemote bool, extraHosts []string) error {
+func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open, allowRemote bool, extraHosts []string, linkTTL time.Duration) error {
+	if linkTTL <= 0 {
+		return fmt.Errorf("--link-ttl %s: want a positive duration", linkTTL)
+	}
 	ctx, out, errOut := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	host, port, warning, err := listenAddr(addr, allowRemote)
 	if err != nil {
@@ -284,14 +289,25 @@ func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open
 	srv, err := web.New(web.Options{
 		Log: log, Artifacts: rt.Artifacts, Token: token, ScriptToken: scriptToken, UIHost: uiHost, Turns: turns,
 		Hosts: allowedHosts(host, port, extraHosts),
-		Inbox: inboxFor(log), Policy: servePolicy{},
+		Inbox: inboxFor(log), Policy: servePolicy{}, TokenTTL: linkTTL,
 	})
 	if err != nil {
 		return err
 	}
 	url := fmt.Sprintf("http://%s/?token=%s", uiHost, token)
-	fmt.Fprintf(out, "custom-agent serve: open %s\n(the link works once and is new for this run; scripts: Authorization: Bearer $(cat %s) at http://%s; Ctrl-C stops the server)\n",
-		url, tokenFile, net.JoinHostPort(lns[0].Addr().(*net.TCPAddr).IP.String(), port))
+	fmt.Fprintf(out, "custom-agent serve: open %s\n(the link works once, until %s if unused; %s; scripts: Authorization: Bearer $(cat %s) at http://%s; Ctrl-C stops the server)\n",
+		url, srv.TokenExpiry().Format("15:04:05"), freshLinkHint(os.Getpid()), tokenFile, net.JoinHostPort(lns[0].Addr().(*net.TCPAddr).IP.String(), port))
+	// A fresh link on request (the first expired, or another browser):
+	// only this user (or root) can signal serve, and the link goes to
+	// serve's own output.
+	go func() {
+		sig := newLinkSignals(ctx)
+		for range sig {
+			tok, until := srv.NewLink()
+			fmt.Fprintf(out, "custom-agent serve: open http://%s/?token=%s\n(a fresh link: it works once, until %s if unused; any earlier unused link no longer works)\n",
+				uiHost, tok, until.Format("15:04:05"))
+		}
+	}()
 	if open {
 		page := filepath.Join(dir, "serve-"+port+"-open.html")
 		if err := writePrivate(page, openPage(url)); err != nil {

@@ -78,7 +78,9 @@ func TestServeTurnInChromium(t *testing.T) {
 		chromedp.Text("#result", &result, chromedp.ByQuery),
 	)
 	if err != nil {
-		t.Fatalf("in the browser: %v\nserve's stderr:\n%s", err, p.stderr.String())
+		var dbg string
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`location.href + " | " + document.body.innerText`, &dbg))
+		t.Fatalf("in the browser: %v\npage: %s\nserve's stderr:\n%s", err, dbg, p.stderr.String())
 	}
 	session := strings.TrimPrefix(path, "/session/")
 	if session == path || session == "" {

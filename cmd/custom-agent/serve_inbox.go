@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/internal/checkcmd"
+	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/web"
 )
 
@@ -29,6 +31,23 @@ func (servePolicy) Rules(cwd string) (web.PolicyView, error) {
 		file, note := entryFileNote(e)
 		v.Rules = append(v.Rules, web.PolicyRule{Level: string(e.Level), ID: e.Rule.ID, Decision: string(e.Rule.Decision),
 			Tool: e.Rule.Tool, Matches: matcherText(&e.Rule), File: file, Note: note})
+	}
+	return v, nil
+}
+
+// Trusted lists the user's trust file, as the policy page shows it.
+func (servePolicy) Trusted() (web.TrustView, error) {
+	ch, err := policy.ConfigHome(os.Getenv)
+	if err != nil {
+		return web.TrustView{}, err
+	}
+	l, err := policy.ListTrusted(ch)
+	if err != nil {
+		return web.TrustView{File: l.Path}, err
+	}
+	v := web.TrustView{File: l.Path, Projects: l.Projects}
+	for _, r := range l.Rules {
+		v.Rules = append(v.Rules, web.TrustedRule{Root: r.Root, ID: r.ID})
 	}
 	return v, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -12,8 +13,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/custom-agent/custom-agent/web"
 )
 
 func TestServeListensOnLoopbackOnly(t *testing.T) {
@@ -164,16 +168,23 @@ func TestServeTokenIsSingleUseAndTheCookieHostOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	cs := resp.Cookies()
-	if resp.StatusCode != http.StatusSeeOther || len(cs) != 1 || cs[0].Domain != "" {
-		t.Fatalf("first use: %d, cookies %v: want 303 and one host-only cookie", resp.StatusCode, cs)
+	if resp.StatusCode != http.StatusOK || len(cs) != 1 || cs[0].Domain != "" {
+		t.Fatalf("first use: %d, cookies %v: want 200 and one host-only cookie", resp.StatusCode, cs)
 	}
+	km := regexp.MustCompile(`data-key="([0-9a-f]{64})"`).FindSubmatch(body)
+	if km == nil {
+		t.Fatalf("the login answer holds no tab key: %q", body)
+	}
+	key := string(km[1])
 	get := func(u string, c *http.Cookie, auth string) int {
 		t.Helper()
 		req, _ := http.NewRequest("GET", u, nil)
 		if c != nil {
 			req.AddCookie(c)
+			req.Header.Set(web.HeaderKey, key)
 		}
 		if auth != "" {
 			req.Header.Set("Authorization", auth)
@@ -272,5 +283,89 @@ func TestServeRefusesADataDirOthersCanChange(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "serve-*")); len(m) > 0 {
 		t.Errorf("serve wrote %v into the data dir it refused", m)
+	}
+}
+
+// The third review's finding 4, end to end: the printed link says until
+// when it works and stops working then if unused; SIGUSR1 makes serve print
+// a fresh one, which works once.
+func TestServeLinkExpiresAndSIGUSR1PrintsAFreshOne(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGUSR1")
+	}
+	p := startServe(t, t.TempDir(), t.TempDir(), "--link-ttl", "1s")
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(p.base, "http://"))
+	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, "127.0.0.1:"+port)
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: dial}, Timeout: 5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	login := func(u string) (int, string) {
+		t.Helper()
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	time.Sleep(1200 * time.Millisecond)
+	if code, body := login(p.login); code != http.StatusUnauthorized || !strings.Contains(body, "expired") {
+		t.Fatalf("the printed link after its time: %d %q, want 401 expired", code, body)
+	}
+	if err := p.proc.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	var fresh string
+	deadline := time.Now().Add(10 * time.Second)
+	for fresh == "" {
+		if m := serveLogin.FindStringSubmatch(p.stdout.String()); m != nil {
+			fresh = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no fresh link after SIGUSR1: %q", p.stdout.String())
+		} else {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if !strings.Contains(p.stdout.String(), "until ") || fresh == p.login {
+		t.Fatalf("the fresh link %q (%q)", fresh, p.stdout.String())
+	}
+	if code, body := login(fresh); code != http.StatusOK || !strings.Contains(body, "data-key=") {
+		t.Fatalf("the fresh link: %d %q, want 200 and a tab key", code, body)
+	}
+	if code, _ := login(fresh); code != http.StatusUnauthorized {
+		t.Fatalf("the fresh link used twice: %d, want 401", code)
+	}
+}
+
+// The policy page's list of trusted projects comes from the user's trust
+// file, as custom-agent trust writes it.
+func TestServePolicyListsTrustedProjects(t *testing.T) {
+	ch := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", ch)
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		if err := os.MkdirAll(filepath.Join(d, ".custom-agent"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, ".custom-agent", "policy.json"), []byte(`{"version":1,"rules":[]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		root := newRootCmd()
+		root.SetArgs([]string{"trust", d})
+		root.SetOut(io.Discard)
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := servePolicy{}.Trusted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, _ := filepath.EvalSymlinks(a)
+	rb, _ := filepath.EvalSymlinks(b)
+	if len(v.Projects) != 2 || !slices.Contains(v.Projects, ra) || !slices.Contains(v.Projects, rb) || !strings.HasPrefix(v.File, ch) {
+		t.Fatalf("trusted: %+v, want %s and %s from a file under %s", v, ra, rb, ch)
 	}
 }

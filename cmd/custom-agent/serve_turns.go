@@ -310,3 +310,34 @@ func (s *serveTurns) Revoke(ctx context.Context, req web.RevokeRequest) (string,
 	}
 	return cli.DescribeRule(rule), nil
 }
+
+// RevokeApproval drops one prior approval of a session no turn runs in, as
+// Revoke does a rule: resumed here under its lease in the directory the
+// approval was made in, recorded (session.RevokeApproval: policy.changed),
+// and let go. No model, MCP server or tool is started for it.
+func (s *serveTurns) RevokeApproval(ctx context.Context, req web.ApprovalRevokeRequest) error {
+	t, err := s.reserve(req.SessionID)
+	if err != nil {
+		return err
+	}
+	defer func() { close(t.done); s.release(req.SessionID, t) }()
+	f := s.flagsFor(req.Cwd, req.SessionID)
+	r, _, err := prepareRunner(s.cmd, s.g, &f, nil, false)
+	if err != nil {
+		return err
+	}
+	if err := s.rt.Store.Verify(ctx, req.SessionID); err != nil {
+		return fmt.Errorf("session %s does not verify, so it is not resumed: %w", req.SessionID, err)
+	}
+	cfg := session.Config{Log: s.rt.Store, Router: s.rt.Router, Approver: s.rt.Broker}
+	sess, err := session.Resume(ctx, cfg, req.SessionID, session.Info{Cwd: r.cwd, Home: r.home, Mode: r.mode, Rules: r.rules, Env: os.Environ()})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	err = sess.RevokeApproval(ctx, req.Tool, req.Args)
+	if errors.Is(err, session.ErrNoApproval) {
+		return fmt.Errorf("%w: %w", web.ErrNoApproval, err)
+	}
+	return err
+}

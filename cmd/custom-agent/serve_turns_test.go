@@ -30,6 +30,8 @@ type servingProcess struct {
 	ui, login   string // for the browser: http://NAME.localhost:PORT and its single-use URL
 	log         *sqlitestore.Store
 	stderr      *testenv.Buffer
+	stdout      *testenv.Buffer // what it prints after the first lines
+	proc        *os.Process
 }
 
 // serveScripts finds, in what serve prints, the script token's file and the
@@ -50,7 +52,7 @@ func startServe(t *testing.T, data, home string, args ...string) *servingProcess
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &servingProcess{stderr: new(testenv.Buffer)}
+	p := &servingProcess{stderr: new(testenv.Buffer), stdout: new(testenv.Buffer)}
 	c.Stderr = p.stderr
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -83,7 +85,8 @@ func startServe(t *testing.T, data, home string, args ...string) *servingProcess
 	if p.base == "" {
 		t.Fatalf("serve printed no URL; stderr:\n%s", p.stderr.String())
 	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
+	p.proc = c.Process
+	go func() { _, _ = io.Copy(p.stdout, out) }()
 	if p.log, err = sqlitestore.Open(context.Background(), filepath.Join(data, datadir.LogFile), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -373,6 +376,63 @@ func TestServeRevokesASessionRule(t *testing.T) {
 		return false
 	})
 	// The next turn's identical call is asked: the rule is gone.
+	if code, res := p.post(t, "/api/turn", map[string]string{"sessionId": session, "prompt": "again"}); code != 200 {
+		t.Fatalf("continue: %d %v", code, res)
+	}
+	if again := openAsk(t, p, session); again.Request.ToolCallID != "t2" {
+		t.Fatalf("the second call was not asked: %+v", again.Request)
+	}
+	if code, res := p.post(t, "/api/cancel", map[string]string{"sessionId": session}); code != 200 {
+		t.Fatalf("cancel: %d %v", code, res)
+	}
+	if err := p.log.Verify(context.Background(), session); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 25: one prior approval revoked from the page. A call allowed once
+// is allowed again unasked when it comes back (a prior approval); revoked
+// through POST /api/revoke-approval, the same call in the next turn is
+// asked again.
+func TestServeRevokesOnePriorApproval(t *testing.T) {
+	testenv.NeedProgram(t, "touch")
+	data, cwd, home := t.TempDir(), t.TempDir(), t.TempDir()
+	script := writeScript(t, `{"toolCalls":[{"id":"t1","name":"shell","args":{"command":"touch a.txt"}}]}
+{"text":"done"}
+{"toolCalls":[{"id":"t2","name":"shell","args":{"command":"touch a.txt"}}]}
+{"text":"done again"}
+`)
+	p := startServe(t, data, home, "--model", "script:"+script, "--cwd", cwd, "--approval-timeout", "60s")
+	code, res := p.post(t, "/api/turn", map[string]string{"prompt": "touch it"})
+	if code != 200 {
+		t.Fatalf("POST /api/turn: %d %v\n%s", code, res, p.stderr.String())
+	}
+	session, _ := res["sessionId"].(string)
+	ask := openAsk(t, p, session)
+	if code, res := p.post(t, "/api/answer", map[string]any{"sessionId": session, "seq": ask.Seq, "toolCallId": "t1", "option": "allow_once"}); code != 200 || res["won"] != true {
+		t.Fatalf("POST /api/answer: %d %v", code, res)
+	}
+	evs := p.await(t, session, "turn.completed", completed(1))
+	var seq uint64
+	for _, e := range evs {
+		if e.Type == event.PermissionResolved {
+			seq = e.Seq
+		}
+	}
+	if code, res := p.post(t, "/api/revoke-approval", map[string]any{"sessionId": session, "seq": seq}); code != 200 {
+		t.Fatalf("POST /api/revoke-approval: %d %v\n%s", code, res, p.stderr.String())
+	}
+	p.await(t, session, "the revoke", func(evs []event.Event) bool {
+		for _, c := range payloads[event.PolicyChangedPayload](t, evs, event.PolicyChanged) {
+			if c.Op == event.PolicyOpRevokeApproval {
+				return true
+			}
+		}
+		return false
+	})
+	if code, res := p.post(t, "/api/revoke-approval", map[string]any{"sessionId": session, "seq": seq}); code != 404 {
+		t.Fatalf("revoking it again: %d %v, want 404", code, res)
+	}
 	if code, res := p.post(t, "/api/turn", map[string]string{"sessionId": session, "prompt": "again"}); code != 200 {
 		t.Fatalf("continue: %d %v", code, res)
 	}

@@ -29,11 +29,20 @@ func (s *Store) Lease(ctx context.Context, sessionID string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("leasing session %s: %w", sessionID, err)
 	}
+	if err := privateDir(dir); err != nil {
+		return nil, fmt.Errorf("leasing session %s: %w", sessionID, err)
+	}
 	sum := sha256.Sum256([]byte(sessionID))
 	name := filepath.Join(dir, hex.EncodeToString(sum[:16]))
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|syscallNoFollow, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("leasing session %s: %w", sessionID, err)
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("leasing session %s: making %s private: %w", sessionID, name, err)
+		}
 	}
 	busy, err := tryLock(f)
 	if err != nil {
@@ -53,4 +62,26 @@ func (s *Store) Lease(ctx context.Context, sessionID string) (func(), error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
 	}
 	return func() { f.Close() }, nil
+}
+
+// privateDir checks that the leases directory is a directory of ours, not a
+// link, and makes it 0700: whoever can change it can take a session's
+// lease file from under a process.
+func privateDir(dir string) error {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory (a symbolic link?)", dir)
+	}
+	if !ownedByUs(st) {
+		return fmt.Errorf("%s belongs to another user", dir)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("making %s private (mode 0700): %w", dir, err)
+		}
+	}
+	return nil
 }

@@ -24,3 +24,9 @@ func tryLock(f *os.File) (busy bool, err error) {
 	}
 	return false, err
 }
+
+// ownedByUs reports whether the file belongs to this process's user.
+func ownedByUs(st os.FileInfo) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return !ok || int(sys.Uid) == os.Geteuid()
+}

@@ -194,6 +194,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			s.w.Close()
 			return nil, explain(abs, "opening event log", err)
 		}
+		// The -wal and -shm files SQLite has made by now.
+		if err := privatize(abs); err != nil {
+			s.w.Close()
+			return nil, err
+		}
 	}
 	if s.r, err = sql.Open("sqlite", s.dsn(true)); err != nil {
 		if s.w != nil {
@@ -238,11 +243,45 @@ func checkFile(path string, readOnly bool) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("creating data dir %s: %w (set --data-dir or CUSTOM_AGENT_DATA_DIR to a writable directory)", dir, err)
 		}
-		return nil
+		// Made here at 0600, whatever the umask: SQLite gives the -wal and
+		// -shm files it makes the mode of the database file.
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscallNoFollow, 0o600)
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("creating event log %s: %w", path, err)
+		}
+		if f != nil {
+			f.Close()
+		}
+		return privatize(path)
 	case err != nil:
 		return fmt.Errorf("event log %s: %w (set --data-dir or CUSTOM_AGENT_DATA_DIR to a usable directory)", path, err)
 	case st.IsDir():
 		return fmt.Errorf("event log %s is a directory, not a database file", path)
+	}
+	if readOnly {
+		return nil
+	}
+	return privatize(path)
+}
+
+// privatize makes the log and its -wal and -shm files 0600 where they are
+// regular files open to others: they hold every argument and output, and a
+// data directory made by hand (0755) left them at the umask's 0644.
+func privatize(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		st, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("event log %s: %w", p, err)
+		}
+		if !st.Mode().IsRegular() || st.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, st.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("making %s private (mode 0600): %w", p, err)
+		}
 	}
 	return nil
 }

@@ -1,10 +1,19 @@
 // custom-agent serve: the one script. It builds live parts of pages with
 // textContent only (never innerHTML): every text it shows comes from the
 // log and may be hostile. State changes are POSTs of JSON with the
-// X-Custom-Agent header, which the server requires.
+// X-Custom-Agent header, which the server requires. Every request carries
+// this tab's key (boot.js) in X-Custom-Agent-Key: the cookie alone opens
+// nothing.
 "use strict";
 
 (function () {
+	const key = sessionStorage.getItem("custom-agent-key") || "";
+	function headers(extra) {
+		return Object.assign({ "X-Custom-Agent-Key": key }, extra || {});
+	}
+	function get(path) {
+		return fetch(path, { credentials: "same-origin", cache: "no-store", headers: headers() });
+	}
 	function el(tag, cls, text) {
 		const e = document.createElement(tag);
 		if (cls) e.className = cls;
@@ -74,7 +83,7 @@
 			if (!first) closeDialog();
 			else if (!dialogChecked) {
 				dialogChecked = true;
-				fetch(location.pathname, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+				get(location.pathname).then(function (r) { return r.text(); }).then(function (html) {
 					if (!new DOMParser().parseFromString(html, "text/html").getElementById("dialog")) closeDialog();
 				});
 			}
@@ -88,10 +97,11 @@
 		const w = new SharedWorker("/assets/queue-worker.js", { name: "custom-agent-queue" });
 		w.port.onmessage = function (m) { onQueue(m.data); };
 		w.port.start();
+		w.port.postMessage({ key: key });
 		window.addEventListener("pagehide", function () { w.port.postMessage("bye"); });
 		window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
 	} else {
-		new EventSource("/queue/events").addEventListener("queue", function (m) { onQueue(m.data); });
+		caStream("/queue/events", headers, function (type, data) { if (type === "queue") onQueue(data); }, function () {});
 	}
 
 	function closeDialog(message) {
@@ -101,7 +111,7 @@
 		const result = document.getElementById("result");
 		if (message) { result.textContent = message; return; }
 		result.textContent = "This question was closed elsewhere; reading how it ended…";
-		fetch(location.pathname, { credentials: "same-origin" }).then(function (r) { return r.text(); }).then(function (html) {
+		get(location.pathname).then(function (r) { return r.text(); }).then(function (html) {
 			const doc = new DOMParser().parseFromString(html, "text/html");
 			const o = doc.querySelector(".outcome");
 			result.textContent = "Closed: " + (o ? o.textContent : "answered elsewhere");
@@ -136,7 +146,7 @@
 				fetch("/api/answer", {
 					method: "POST",
 					credentials: "same-origin",
-					headers: { "Content-Type": "application/json", "X-Custom-Agent": "1" },
+					headers: headers({ "Content-Type": "application/json", "X-Custom-Agent": "1" }),
 					body: JSON.stringify(body)
 				}).then(function (r) { return r.json(); }).then(function (res) {
 					dialog.dataset.won = res.won ? "1" : "0";
@@ -170,7 +180,7 @@
 			fetch("/api/explain", {
 				method: "POST",
 				credentials: "same-origin",
-				headers: { "Content-Type": "application/json", "X-Custom-Agent": "1" },
+				headers: headers({ "Content-Type": "application/json", "X-Custom-Agent": "1" }),
 				body: JSON.stringify({ cwd: explain.dataset.cwd, tool: document.getElementById("explain-tool").value, args: args })
 			}).then(function (r) { return r.json(); }).then(function (res) {
 				out.textContent = res.text || res.error || "";
@@ -182,7 +192,7 @@
 		return fetch(path, {
 			method: "POST",
 			credentials: "same-origin",
-			headers: { "Content-Type": "application/json", "X-Custom-Agent": "1" },
+			headers: headers({ "Content-Type": "application/json", "X-Custom-Agent": "1" }),
 			body: JSON.stringify(body)
 		}).then(function (r) { return r.json().then(function (res) { res.ok = r.ok; return res; }); });
 	}
@@ -256,6 +266,45 @@
 		});
 	});
 
+	// A download is fetched with the key (a plain link would carry only
+	// the cookie) and saved from a blob.
+	function download(e) {
+		e.preventDefault();
+		const a = e.currentTarget;
+		get(a.getAttribute("href")).then(function (r) {
+			if (!r.ok) throw new Error("status " + r.status);
+			const cd = r.headers.get("Content-Disposition") || "";
+			const m = /filename="?([^";]+)"?/.exec(cd);
+			return r.blob().then(function (b) {
+				const u = URL.createObjectURL(b);
+				const t = document.createElement("a");
+				t.href = u;
+				t.download = m ? m[1] : "output";
+				document.body.appendChild(t);
+				t.click();
+				t.remove();
+				setTimeout(function () { URL.revokeObjectURL(u); }, 10000);
+			});
+		}).catch(function (err) { a.textContent += " (download failed: " + err.message + ")"; });
+	}
+
+	// Revoke one prior approval (the policy page).
+	document.querySelectorAll("button.revoke-approval").forEach(function (btn) {
+		btn.addEventListener("click", function () {
+			const out = document.getElementById("revoke-result");
+			btn.disabled = true;
+			out.textContent = "Revoking…";
+			post("/api/revoke-approval", { sessionId: btn.dataset.session, seq: Number(btn.dataset.seq) }).then(function (res) {
+				out.textContent = res.message;
+				out.dataset.ok = res.ok ? "1" : "0";
+				if (res.ok) { const tr = btn.closest("tr"); if (tr) tr.remove(); } else btn.disabled = false;
+			}).catch(function (e) {
+				btn.disabled = false;
+				out.textContent = "The revoke could not be sent: " + e;
+			});
+		});
+	});
+
 	// The timeline's turn events show and hide Cancel.
 	// Events up to the page's head are history: the page was drawn with
 	// their outcome.
@@ -269,9 +318,9 @@
 		}
 	}
 
-	// A session's timeline: server-sent events from the log. EventSource
-	// reconnects by itself and sends Last-Event-ID, so nothing is lost or
-	// shown twice.
+	// A session's timeline: server-sent events from the log, read with
+	// fetch (sse.js), which reconnects by itself and sends Last-Event-ID,
+	// so nothing is lost or shown twice.
 	const timeline = document.getElementById("timeline");
 	if (timeline) {
 		const status = document.getElementById("stream-status");
@@ -283,9 +332,12 @@
 		// last event it showed.
 		function open() {
 			if (src) return;
-			src = new EventSource(last ? url + "?from=" + (last + 1) : url);
-			src.addEventListener("ev", onEvent);
-			src.addEventListener("error", function () { status.textContent = "reconnecting from event " + last + "…"; });
+			src = caStream(last ? url + "?from=" + (last + 1) : url, headers, function (type, data) {
+				if (type === "ev") onEvent(data);
+			}, function (state, code) {
+				if (state === "error") status.textContent = "reconnecting from event " + last + "…";
+				if (state === "refused") status.textContent = "the server refused the stream (" + code + "); retrying from event " + last + "…";
+			});
 		}
 		document.addEventListener("visibilitychange", function () {
 			if (document.visibilityState === "hidden") {
@@ -293,8 +345,8 @@
 				status.textContent = "paused while the tab is hidden · " + last + " events";
 			} else open();
 		});
-		function onEvent(m) {
-			const ev = JSON.parse(m.data);
+		function onEvent(data) {
+			const ev = JSON.parse(data);
 			if (ev.seq <= last) return;
 			last = ev.seq;
 			const li = el("li", "event");
@@ -325,6 +377,7 @@
 				const link = el("a", "", "download " + a.name + " (" + a.bytes + " bytes" + (a.note ? ", " + a.note : "") + ")");
 				link.href = a.url;
 				link.setAttribute("download", "");
+				link.addEventListener("click", download);
 				d.appendChild(link);
 				li.appendChild(d);
 			});
