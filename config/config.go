@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/custom-agent/custom-agent/internal/strictjson"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/support/strictjson"
 )
 
 // Version is the configuration file version this package reads.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/custom-agent/custom-agent/internal/strictjson"
+	"github.com/custom-agent/custom-agent/support/strictjson"
 )
 
 // reader checks one configuration file, read by strictjson into a tree of

@@ -29,11 +29,11 @@ import (
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/contextbuild"
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/replay/record"
 	"github.com/custom-agent/custom-agent/secrets"
+	"github.com/custom-agent/custom-agent/support/resolve"
 	"github.com/custom-agent/custom-agent/tool"
 )
 

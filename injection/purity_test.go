@@ -3,7 +3,7 @@ package injection
 import (
 	"testing"
 
-	"github.com/custom-agent/custom-agent/internal/puritytest"
+	"github.com/custom-agent/custom-agent/testsupport/puritytest"
 )
 
 func TestPure(t *testing.T) {

@@ -33,8 +33,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/custom-agent/custom-agent/config"
-	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // DefaultTimeout is how long a server may take to start and list its

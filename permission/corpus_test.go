@@ -340,7 +340,7 @@ func resolveLinks(c *corpusCase, asked []string) map[string]string {
 	return out
 }
 
-// expandGlobs plays the caller's part for globs (internal/resolve.Globs):
+// expandGlobs plays the caller's part for globs (support/resolve.Globs):
 // on the imagined machine the only files known to exist are the line's
 // links, so a pattern matches those of them it matches, each resolved.
 func expandGlobs(c *corpusCase, patterns []string) map[string][]string {

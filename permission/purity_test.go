@@ -3,7 +3,7 @@ package permission_test
 import (
 	"testing"
 
-	"github.com/custom-agent/custom-agent/internal/puritytest"
+	"github.com/custom-agent/custom-agent/testsupport/puritytest"
 )
 
 func TestPure(t *testing.T) {

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/custom-agent/custom-agent/internal/strictjson"
+	"github.com/custom-agent/custom-agent/support/strictjson"
 )
 
 // ruleFields lists a rule's fields, for error messages.
 const ruleFields = "id, tool, command, path, url, args, decision, comment, examples"
 
 // read decodes the file strictly, with every error placed at its line and
-// column: JSON syntax (internal/strictjson: no key twice, valid UTF-8),
+// column: JSON syntax (support/strictjson: no key twice, valid UTF-8),
 // unknown fields, value types, the version. A policy file from a
 // repository may be hostile; this is the only reader of it.
 func (p *parsed) read() error {
@@ -50,7 +50,7 @@ func (p *parsed) read() error {
 	return nil
 }
 
-// parseJSON reads src with internal/strictjson, a syntax error as an
+// parseJSON reads src with support/strictjson, a syntax error as an
 // *Error at its position; what is the document's name in the message
 // about trailing data ("policy object").
 func parseJSON(path string, src []byte, what string) (*strictjson.Value, error) {

@@ -10,8 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/custom-agent/custom-agent/internal/strictjson"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/support/strictjson"
 )
 
 // Version is the only policy file version this package reads and writes.

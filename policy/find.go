@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/custom-agent/custom-agent/internal/resolve"
+	"github.com/custom-agent/custom-agent/support/resolve"
 )
 
 // Names of the files this package reads and writes.

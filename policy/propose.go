@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/permission/shellrisk"
 	"github.com/custom-agent/custom-agent/secrets"
+	"github.com/custom-agent/custom-agent/support/resolve"
 )
 
 // SessionRuleFor proposes the rule an "allow for this session" answer to a

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/secrets"
+	"github.com/custom-agent/custom-agent/support/resolve"
 )
 
 // Entry is one rule as the store holds it: the rule, where it comes from,

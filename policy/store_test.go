@@ -10,10 +10,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/custom-agent/custom-agent/internal/resolve"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/policy"
+	"github.com/custom-agent/custom-agent/support/resolve"
 )
 
 // world is a repository and a config home in temporary directories.

@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/custom-agent/custom-agent/internal/strictjson"
+	"github.com/custom-agent/custom-agent/support/strictjson"
 )
 
 // trustList is the user's trust file, $XDG_CONFIG_HOME/custom-agent/trusted.json:

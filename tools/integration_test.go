@@ -16,8 +16,8 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/memwatch"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/support/memwatch"
 	"github.com/custom-agent/custom-agent/tools"
 )
 

@@ -17,11 +17,11 @@ import (
 	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/sandbox"
 	"github.com/custom-agent/custom-agent/secrets"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // clean makes one line of untrusted text (from a model, a tool, a

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 var (

@@ -20,11 +20,11 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/approval/acp"
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/app"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/session"

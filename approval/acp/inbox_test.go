@@ -11,7 +11,7 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
-	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/support/datadir"
 )
 
 // TestAnsweredInAnotherUI: with the relay running, as `custom-agent acp`

@@ -14,10 +14,10 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/approval/acp"
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/app"
 )
 
 // startedMCP is Config.MCP as cmd/custom-agent wires it (a router of the

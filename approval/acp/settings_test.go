@@ -10,8 +10,8 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/approval/acp"
-	"github.com/custom-agent/custom-agent/internal/app"
 	"github.com/custom-agent/custom-agent/permission"
 )
 

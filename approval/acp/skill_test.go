@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/approval/acp"
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/app"
 )
 
 // TestSkillsInAnEditorSession: an editor's session is offered the skills

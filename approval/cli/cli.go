@@ -47,10 +47,10 @@ import (
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/secrets"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // Reasons the terminal UI gives when it denies on its own.

@@ -25,9 +25,9 @@ import (
 	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/testenv"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")

@@ -20,9 +20,9 @@ import (
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/ptytest"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/testsupport/ptytest"
 )
 
 // These tests put the UI on a real pseudo-terminal: raw mode, tcflush and

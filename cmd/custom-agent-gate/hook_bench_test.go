@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 // BenchmarkHookCold starts, in each iteration and in turn, a Go

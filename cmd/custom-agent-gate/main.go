@@ -1,10 +1,10 @@
 // Command custom-agent-gate is the permission gate of custom-agent alone,
 // for hooks that ask it about every tool call of another agent: `check`
 // (the same command, flags, output and exit statuses as custom-agent
-// check, from internal/checkcmd), `hook claude-code|gemini-cli` (those
-// agents' hook formats, from internal/hookcmd) and `version`. It links no
+// check, from app/checkcmd), `hook claude-code|gemini-cli` (those
+// agents' hook formats, from app/hookcmd) and `version`. It links no
 // model SDK, no MCP or ACP SDK, no event store, and no cobra or pflag (its
-// command line is read by internal/flagspec, from the flag definitions
+// command line is read by support/flagspec, from the flag definitions
 // custom-agent's commands use too), so it starts in a few milliseconds;
 // deps_test.go keeps it so.
 package main
@@ -20,11 +20,11 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/custom-agent/custom-agent/app/checkcmd"
+	"github.com/custom-agent/custom-agent/app/hookcmd"
 	"github.com/custom-agent/custom-agent/hook"
-	"github.com/custom-agent/custom-agent/internal/buildinfo"
-	"github.com/custom-agent/custom-agent/internal/checkcmd"
-	"github.com/custom-agent/custom-agent/internal/flagspec"
-	"github.com/custom-agent/custom-agent/internal/hookcmd"
+	"github.com/custom-agent/custom-agent/support/buildinfo"
+	"github.com/custom-agent/custom-agent/support/flagspec"
 )
 
 func main() {

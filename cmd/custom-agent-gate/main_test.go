@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/custom-agent/custom-agent/internal/buildinfo"
+	"github.com/custom-agent/custom-agent/support/buildinfo"
 )
 
 func TestVersion(t *testing.T) {

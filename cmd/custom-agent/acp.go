@@ -11,14 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/approval/acp"
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/app"
-	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/session"
+	"github.com/custom-agent/custom-agent/support/datadir"
 )
 
 type acpFlags struct {

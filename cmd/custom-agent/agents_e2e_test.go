@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 // installedAgent is the real agent CLI name (claude, gemini), pinned by

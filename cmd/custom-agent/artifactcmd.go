@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/app"
+	"github.com/custom-agent/custom-agent/app/logstore"
 	"github.com/custom-agent/custom-agent/artifact"
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/app"
-	"github.com/custom-agent/custom-agent/internal/logstore"
 )
 
 func newArtifactCmd(g *globalFlags) *cobra.Command {

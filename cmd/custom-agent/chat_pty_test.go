@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/ptytest"
+	"github.com/custom-agent/custom-agent/testsupport/ptytest"
 )
 
 // chatOnPTY starts the test binary as "custom-agent chat" with a

@@ -16,7 +16,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
-	"github.com/custom-agent/custom-agent/internal/lineedit"
+	"github.com/custom-agent/custom-agent/support/lineedit"
 )
 
 // historyFile is the prompt history's file in the data directory.

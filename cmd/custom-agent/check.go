@@ -5,10 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/custom-agent/custom-agent/internal/checkcmd"
+	"github.com/custom-agent/custom-agent/app/checkcmd"
 )
 
-// newCheckCmd is the check command of internal/checkcmd, the one
+// newCheckCmd is the check command of app/checkcmd, the one
 // custom-agent-gate offers too (the same help, flags and output), with its
 // exit statuses carried as exitError.
 func newCheckCmd(g *globalFlags) *cobra.Command {

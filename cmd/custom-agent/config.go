@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/config"
-	"github.com/custom-agent/custom-agent/internal/app"
 )
 
 func newConfigCmd(_ *globalFlags) *cobra.Command {

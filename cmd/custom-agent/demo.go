@@ -14,8 +14,8 @@ import (
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/model/script"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // The demo project: a Go package with a passing test.

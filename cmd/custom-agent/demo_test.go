@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 // TestDemoLeavesNoGlobalState: even when the person answers "always allow in

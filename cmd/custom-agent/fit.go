@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/custom-agent/custom-agent/internal/termtext"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // Lines custom-agent prints for a person fit the terminal: they are

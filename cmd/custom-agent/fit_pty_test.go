@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/custom-agent/custom-agent/internal/ptytest"
-	"github.com/custom-agent/custom-agent/internal/termtext"
+	"github.com/custom-agent/custom-agent/support/termtext"
+	"github.com/custom-agent/custom-agent/testsupport/ptytest"
 )
 
 // csi matches the terminal sequences the line editor draws the prompt

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // colour matches the SGR sequences the renderer mutes a line with.
@@ -68,7 +68,7 @@ func TestLinesFitANarrowTerminal(t *testing.T) {
 		SourcedFrom: string(permission.FromOverride), Reason: permission.BuiltinReasonPrefix + ": it only reads, so the built-in rule `builtin:git-log` allows it."}
 	denied := &event.PermissionResolvedPayload{ToolCallID: "tc_2", Decision: "deny", Actor: event.ActorPolicy, RiskAtDecision: risk.Credential,
 		SourcedFrom: "default", Reason: "shell: `cat ~/.ssh/id_rsa` reads a private key; credential calls are denied unless a policy rule that names them allows them."}
-	call := &event.ModelToolCallRequestedPayload{ToolCallID: "tc_1", Tool: "shell", Args: []byte(`{"command":"git log --oneline -5 -- internal/termtext"}`)}
+	call := &event.ModelToolCallRequestedPayload{ToolCallID: "tc_1", Tool: "shell", Args: []byte(`{"command":"git log --oneline -5 -- support/termtext"}`)}
 	render := func(t *testing.T, width int, onTerminal bool, ps ...event.Payload) string {
 		var b bytes.Buffer
 		r := &renderer{w: &b, onTerminal: onTerminal, cols: func() int { return width }}

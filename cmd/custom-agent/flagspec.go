@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/custom-agent/custom-agent/internal/flagspec"
+	"github.com/custom-agent/custom-agent/support/flagspec"
 )
 
 // addFlags adds the flags of s, defined once for custom-agent and

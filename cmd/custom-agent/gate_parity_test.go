@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 // buildGate builds cmd/custom-agent-gate into a temporary directory, with

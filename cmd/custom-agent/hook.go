@@ -5,11 +5,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/app/hookcmd"
 	"github.com/custom-agent/custom-agent/hook"
-	"github.com/custom-agent/custom-agent/internal/hookcmd"
 )
 
-// newHookCmd is the hook command of internal/hookcmd, the one
+// newHookCmd is the hook command of app/hookcmd, the one
 // custom-agent-gate offers too (the same help, flags and answers), with
 // its exit statuses carried as exitError, and install and uninstall,
 // which edit the agents' settings. The group's own answer (exit 2 for no

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/custom-agent/custom-agent/internal/logstore"
+	"github.com/custom-agent/custom-agent/app/logstore"
 )
 
 // TestHookEndToEnd pipes a recorded Claude Code session

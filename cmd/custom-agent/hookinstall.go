@@ -14,7 +14,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/hook"
 	"github.com/custom-agent/custom-agent/hook/settings"
-	"github.com/custom-agent/custom-agent/internal/termtext"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // hookInstallFlags are install's and uninstall's flags.

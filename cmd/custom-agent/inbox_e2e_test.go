@@ -15,8 +15,8 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
-	"github.com/custom-agent/custom-agent/internal/datadir"
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/support/datadir"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 // TestAnswerFromAnotherProcess: `custom-agent run`, a process of its own,

@@ -13,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/app/logstore"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
-	"github.com/custom-agent/custom-agent/internal/logstore"
-	"github.com/custom-agent/custom-agent/internal/termtext"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 func newSessionsCmd(g *globalFlags) *cobra.Command {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/custom-agent/custom-agent/internal/app"
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/mcp"
 )
 

@@ -3,9 +3,9 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/custom-agent/custom-agent/internal/flagspec"
-	"github.com/custom-agent/custom-agent/internal/gateconf"
+	"github.com/custom-agent/custom-agent/app/gateconf"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/support/flagspec"
 )
 
 // modeUsage is the help text of --mode (gateconf.ModeUsage).

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/custom-agent/custom-agent/internal/ptytest"
+	"github.com/custom-agent/custom-agent/testsupport/ptytest"
 )
 
 // TestModelTimeoutNamesTheServer: a server that accepts and never answers

@@ -16,8 +16,8 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
-	"github.com/custom-agent/custom-agent/internal/pgtest"
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/pgtest"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 // TestPostgresStoreCommands: with --store naming a PostgreSQL database, a

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/custom-agent/custom-agent/internal/checkcmd"
-	"github.com/custom-agent/custom-agent/internal/gateconf"
+	"github.com/custom-agent/custom-agent/app/checkcmd"
+	"github.com/custom-agent/custom-agent/app/gateconf"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
 )

@@ -14,9 +14,9 @@ import (
 	"github.com/custom-agent/custom-agent/hook"
 	"github.com/custom-agent/custom-agent/hook/ruleimport"
 	"github.com/custom-agent/custom-agent/hook/settings"
-	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 func newPolicyImportCmd(cwd *string) *cobra.Command {

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // renderer prints a turn's events for a person reading a terminal: the

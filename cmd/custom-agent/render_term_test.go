@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/ptytest"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/testsupport/ptytest"
 )
 
 func renderEvents(t *testing.T, r *renderer, ps ...event.Payload) {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/custom-agent/custom-agent/internal/logstore"
+	"github.com/custom-agent/custom-agent/app/logstore"
 	"io"
 	"os"
 	"strings"
@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/termtext"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/replay"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 func newReplayCmd(g *globalFlags) *cobra.Command {

@@ -15,10 +15,10 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
-	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/replay/record"
+	"github.com/custom-agent/custom-agent/support/datadir"
 )
 
 // seedCall is one call of a seeded session.

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/custom-agent/custom-agent/internal/buildinfo"
+	"github.com/custom-agent/custom-agent/support/buildinfo"
 )
 
 // globalFlags holds the flags every command accepts.

@@ -15,12 +15,12 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/app"
 	"github.com/custom-agent/custom-agent/mcp"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/session"

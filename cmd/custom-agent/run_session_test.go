@@ -12,7 +12,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/datadir"
+	"github.com/custom-agent/custom-agent/support/datadir"
 )
 
 // sessionOf returns the session id "run" printed on stderr.

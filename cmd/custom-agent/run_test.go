@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 // runWithInput runs the CLI with stdin set to input.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/custom-agent/custom-agent/config"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/sandbox"
+	"github.com/custom-agent/custom-agent/support/datadir"
 )
 
 // sandboxUsage is the help of --sandbox.

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"os"
 
+	"github.com/custom-agent/custom-agent/app/checkcmd"
 	"github.com/custom-agent/custom-agent/eventlog"
-	"github.com/custom-agent/custom-agent/internal/checkcmd"
 	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/web"
 )

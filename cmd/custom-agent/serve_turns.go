@@ -11,14 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/approval/cli"
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/app"
-	"github.com/custom-agent/custom-agent/internal/datadir"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/session"
+	"github.com/custom-agent/custom-agent/support/datadir"
 	"github.com/custom-agent/custom-agent/web"
 )
 

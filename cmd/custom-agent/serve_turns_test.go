@@ -18,8 +18,8 @@ import (
 	"github.com/custom-agent/custom-agent/approval"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
-	"github.com/custom-agent/custom-agent/internal/datadir"
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/support/datadir"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 	"github.com/custom-agent/custom-agent/web"
 )
 

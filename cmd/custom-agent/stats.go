@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/custom-agent/custom-agent/app/logstore"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/injection"
-	"github.com/custom-agent/custom-agent/internal/logstore"
 	"github.com/custom-agent/custom-agent/permission"
 )
 

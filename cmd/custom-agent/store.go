@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/custom-agent/custom-agent/app/logstore"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/hook/ingest"
 	"github.com/custom-agent/custom-agent/hook/journal"
-	"github.com/custom-agent/custom-agent/internal/datadir"
-	"github.com/custom-agent/custom-agent/internal/logstore"
-	"github.com/custom-agent/custom-agent/internal/termtext"
+	"github.com/custom-agent/custom-agent/support/datadir"
+	"github.com/custom-agent/custom-agent/support/termtext"
 )
 
 // dataDir resolves the data directory for this invocation.

@@ -15,7 +15,7 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
-	"github.com/custom-agent/custom-agent/internal/pgtest"
+	"github.com/custom-agent/custom-agent/testsupport/pgtest"
 )
 
 // TestTwoHostsAskAndAnswer: two "hosts" (a custom-agent run process with

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 )
 
 // asCLI, set in a child's environment, makes the test binary run as the

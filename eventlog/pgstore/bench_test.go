@@ -14,7 +14,7 @@ import (
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/eventlog/storetest"
-	"github.com/custom-agent/custom-agent/internal/pgtest"
+	"github.com/custom-agent/custom-agent/testsupport/pgtest"
 )
 
 // The benchmarks of issue 28, each run against both stores in one run:

@@ -9,7 +9,7 @@ import (
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
 	"github.com/custom-agent/custom-agent/eventlog/storetest"
-	"github.com/custom-agent/custom-agent/internal/pgtest"
+	"github.com/custom-agent/custom-agent/testsupport/pgtest"
 )
 
 func openURL(ctx context.Context, url string) (eventlog.Store, error) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
 	"github.com/custom-agent/custom-agent/eventlog/storetest"
-	"github.com/custom-agent/custom-agent/internal/pgtest"
+	"github.com/custom-agent/custom-agent/testsupport/pgtest"
 )
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -16,8 +16,8 @@ import (
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/executor"
-	"github.com/custom-agent/custom-agent/internal/pgtest"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/testsupport/pgtest"
 	"github.com/custom-agent/custom-agent/tool"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
 	"github.com/custom-agent/custom-agent/eventlog/storetest"
-	"github.com/custom-agent/custom-agent/internal/pgtest"
+	"github.com/custom-agent/custom-agent/testsupport/pgtest"
 )
 
 // TestTwoWritersOneSession: two stores on one database, each with its own

@@ -7,7 +7,7 @@ import (
 	"github.com/custom-agent/custom-agent/eventlog"
 	"github.com/custom-agent/custom-agent/eventlog/pgstore"
 	"github.com/custom-agent/custom-agent/eventlog/storetest"
-	"github.com/custom-agent/custom-agent/internal/pgtest"
+	"github.com/custom-agent/custom-agent/testsupport/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custom-agent/custom-agent/app/hookcmd"
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/hook"
 	"github.com/custom-agent/custom-agent/hook/ingest"
 	"github.com/custom-agent/custom-agent/hook/journal"
-	"github.com/custom-agent/custom-agent/internal/hookcmd"
 )
 
 // hookCall runs the hook on one event, recording in data, and returns the

@@ -18,10 +18,10 @@ import (
 	"sync"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/internal/buildinfo"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
 	"github.com/custom-agent/custom-agent/secrets"
+	"github.com/custom-agent/custom-agent/support/buildinfo"
 )
 
 // Snapshot returns the policy.snapshot of p, the compiled policy the engine

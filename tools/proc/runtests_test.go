@@ -1,7 +1,7 @@
 package proc
 
 import (
-	"github.com/custom-agent/custom-agent/internal/testenv"
+	"github.com/custom-agent/custom-agent/testsupport/testenv"
 
 	"encoding/json"
 	"os"
