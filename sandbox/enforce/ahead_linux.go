@@ -64,25 +64,27 @@ func aheadMain() int {
 	if _, err := unix.Write(aheadFD, []byte{aheadReady}); err != nil {
 		return exitSetup
 	}
-	s, stdio, err := receiveSpec(aheadFD)
-	if err != nil {
-		return exitSetup // the parent is gone, or sent what it never sends
-	}
-	// The spec is read once: nothing more can be read from the socket,
-	// which only reports a setup failure from now on.
-	if err := unix.Shutdown(aheadFD, unix.SHUT_RD); err != nil {
-		return exitSetup
-	}
-	for i, fd := range stdio {
-		if err := unix.Dup3(fd, i, 0); err != nil {
-			return exitSetup
-		}
-		unix.Close(fd)
-	}
 	errOut := os.NewFile(aheadFD, "sandbox-errors")
 	fail := func(err error) int {
 		fmt.Fprintf(errOut, "%v", err)
 		return exitSetup
+	}
+	s, stdio, err := receiveSpec(aheadFD)
+	if err != nil {
+		// The parent is gone (nothing reads this), or sent what it
+		// never sends.
+		return fail(fmt.Errorf("reading the sandbox spec: %w", err))
+	}
+	// The spec is read once: nothing more can be read from the socket,
+	// which only reports a setup failure from now on.
+	if err := unix.Shutdown(aheadFD, unix.SHUT_RD); err != nil {
+		return fail(fmt.Errorf("closing the spec: %w", err))
+	}
+	for i, fd := range stdio {
+		if err := unix.Dup3(fd, i, 0); err != nil {
+			return fail(fmt.Errorf("taking the call's stdio: %w", err))
+		}
+		unix.Close(fd)
 	}
 	return confineAndRun(&s, caught, fail)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -400,5 +401,42 @@ func TestAheadExitsWithItsParent(t *testing.T) {
 			t.Errorf("helper %d still runs after its parent died", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+	}
+}
+
+// A spec the parent never sends (here, too long) stops the helper before
+// anything runs, and says why on the socket, as a setup failure.
+func TestAheadRefusesBadSpec(t *testing.T) {
+	needSandbox(t)
+	pl := fullPool(t)
+	h := pl.take(false)
+	if h == nil {
+		t.Fatal("no helper waiting")
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	fd := int(null.Fd())
+	hdr := make([]byte, 8)
+	hdr[3] = 0x10 // 256 MiB, over maxSpec
+	raw, err := h.sock.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sendErr error
+	_ = raw.Write(func(s uintptr) bool {
+		sendErr = unix.Sendmsg(int(s), hdr, unix.UnixRights(fd, fd, fd), nil, unix.MSG_NOSIGNAL)
+		return true
+	})
+	if sendErr != nil {
+		t.Fatal(sendErr)
+	}
+	report, _ := io.ReadAll(h.sock)
+	state, _ := h.cmd.Process.Wait()
+	h.sock.Close()
+	if state.ExitCode() != exitSetup || !strings.Contains(string(report), "reading the sandbox spec") {
+		t.Errorf("exit %d, report %q: want %d and the spec refused", state.ExitCode(), report, exitSetup)
 	}
 }
