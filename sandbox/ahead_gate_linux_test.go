@@ -13,6 +13,7 @@ import (
 
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/sandbox/enforce"
 	"github.com/custom-agent/custom-agent/tool"
 	"github.com/custom-agent/custom-agent/tools/proc"
 )
@@ -120,4 +121,38 @@ func codeOf(c *int) string {
 		return "none"
 	}
 	return strconv.Itoa(*c)
+}
+
+// An earlier call cannot trace or read the memory of a waiting helper
+// (seccomp refuses ptrace and process_vm_readv; the helper is in no PID
+// namespace the call sees, and is not dumpable): each attack is refused,
+// and the helpers still wait.
+func TestAheadNotTraceable(t *testing.T) {
+	requireSandbox(t)
+	w := newWorld(t)
+	victims := enforce.NewPool(1)
+	defer victims.Close()
+	if err := victims.WaitFull(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pids := victims.Pids()
+	if len(pids) != 2 {
+		t.Fatalf("waiting helpers %v, want 2", pids)
+	}
+	for _, pid := range pids {
+		for _, a := range []string{"ptrace", "process_vm_readv"} {
+			if r := w.attack(t, Workspace, false, a, strconv.Itoa(pid)); r.code != 0 {
+				t.Errorf("%s of waiting helper %d from an earlier call was not refused: %s", a, pid, r.out)
+			}
+		}
+	}
+	if victims.Ready(false) != 1 || victims.Ready(true) != 1 {
+		t.Error("a waiting helper is gone after the attacks")
+	}
+	for _, pid := range pids {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if f := strings.Fields(string(st)); err != nil || len(f) < 3 || f[2] != "S" {
+			t.Errorf("helper %d after the attacks: %v %v, want waiting (S)", pid, f, err)
+		}
+	}
 }

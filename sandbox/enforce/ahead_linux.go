@@ -386,6 +386,24 @@ func (h *ahead) kill() {
 	h.sock.Close()
 }
 
+// sees reports whether the waiting helper's mount namespace, copied when
+// it started, shows the profile's working and writable directories as
+// this process does (the same device and inode): a file system mounted
+// since would otherwise be the empty directory beneath it there.
+func (h *ahead) sees(p Profile) bool {
+	root := "/proc/" + strconv.Itoa(h.cmd.Process.Pid) + "/root"
+	for _, d := range append([]string{p.Cwd}, p.Writable...) {
+		var here, there unix.Stat_t
+		if unix.Stat(d, &here) != nil {
+			continue // the helper reports it, as one started for the call
+		}
+		if unix.Stat(root+d, &there) != nil || here.Dev != there.Dev || here.Ino != there.Ino {
+			return false
+		}
+	}
+	return true
+}
+
 // handable reports whether cmd's start can be handed to a helper started
 // ahead: stdio that are files or nil (/dev/null), no other descriptor, no
 // start attribute but its own process group, no context of exec's.

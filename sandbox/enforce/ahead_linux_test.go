@@ -440,3 +440,42 @@ func TestAheadRefusesBadSpec(t *testing.T) {
 		t.Errorf("exit %d, report %q: want %d and the spec refused", state.ExitCode(), report, exitSetup)
 	}
 }
+
+// sees tells a helper whose mounts show the call's directories as this
+// process does from one whose mounts do not: here the helper of a running
+// sandbox, whose /tmp is an empty one of its own, sees its own working
+// directory (kept) but not another beneath /tmp.
+func TestAheadSeesTheMounts(t *testing.T) {
+	needSandbox(t)
+	kept, other := t.TempDir(), t.TempDir()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"sh", "-c", "echo ready; exec sleep 30"}, Dir: kept, Env: []string{}, Stdout: w}
+	c, err := Confine(Profile{Kind: ReadOnly, Cwd: kept}, cmd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = c.Done()
+	}()
+	if line, _ := bufio.NewReader(r).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("the sandbox did not start: %q", line)
+	}
+	h := &ahead{cmd: cmd}
+	if !h.sees(Profile{Cwd: kept}) {
+		t.Error("the helper does not see its own working directory")
+	}
+	if h.sees(Profile{Cwd: kept, Writable: []string{other}}) {
+		t.Errorf("the helper sees %s, which its own /tmp hides", other)
+	}
+}

@@ -37,7 +37,10 @@ func confine(pl *Pool, p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) 
 	}
 	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI(), Seccomp: filter}
 	if !probe && handable(cmd) {
-		if h := pl.take(p.Network); h != nil {
+		if h := pl.take(p.Network); h != nil && !h.sees(p) {
+			// Its mounts are older than one the call needs.
+			h.kill()
+		} else if h != nil {
 			if c, err := h.hand(s, cmd); err == nil {
 				done := c.done
 				c.done = func() error {
