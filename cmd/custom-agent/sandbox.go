@@ -21,7 +21,7 @@ import (
 const sandboxUsage = "on (the default): allowed commands run in the sandbox (docs/sandbox.md); off: they run with every right you have, recorded in session.started (default $CUSTOM_AGENT_SANDBOX, else sandbox in your configuration file)"
 
 // sandboxPrestartUsage is the help of --sandbox-prestart.
-const sandboxPrestartUsage = "on (the default): keep one sandbox helper of each kind started ahead of the next call, which then starts some 10 ms sooner (docs/sandbox.md, Helpers started ahead); off: start each call's helper when it comes, with no idle helper (default $" + envSandboxPrestart + ", else on)"
+const sandboxPrestartUsage = "on (the default): keep one sandbox helper of each kind started ahead of the next call, which then starts in about half the time (docs/sandbox.md, Helpers started ahead); off: start each call's helper when it comes, with no idle helper (default $" + envSandboxPrestart + ", else on)"
 
 // envSandboxPrestart is the environment's --sandbox-prestart.
 const envSandboxPrestart = "CUSTOM_AGENT_SANDBOX_PRESTART"
