@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -9,12 +10,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/custom-agent/custom-agent/sandbox/enforce"
 )
 
 // canary is the content of every planted secret: it must never reach a
@@ -29,7 +34,37 @@ func TestMain(m *testing.M) {
 	if a := os.Getenv(attackEnv); a != "" {
 		os.Exit(attack(a))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	aheadPool.Close()
+	os.Exit(code)
+}
+
+// aheadEnv chooses how the escape tests' calls start (world.run):
+// "all" through a helper started ahead, "none" each with its own helper,
+// and by default every other one each way.
+const aheadEnv = "SANDBOX_TEST_AHEAD"
+
+var (
+	aheadOnce  sync.Once
+	aheadPool  *Pool
+	aheadCalls atomic.Int64
+)
+
+// testPool returns the pool the next call is to take a helper from,
+// waited for until it is full, or nil for a call that starts its own.
+func testPool(t *testing.T) *Pool {
+	t.Helper()
+	mode := os.Getenv(aheadEnv)
+	if mode == "none" || mode != "all" && aheadCalls.Add(1)%2 == 1 {
+		return nil
+	}
+	aheadOnce.Do(func() { aheadPool = enforce.NewPool(1) })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := aheadPool.WaitFull(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return aheadPool
 }
 
 // attack makes one system call a confined process must not get, prints
@@ -268,15 +303,41 @@ func (w *world) run(t *testing.T, kind Kind, network bool, extraEnv []string, ar
 			t.Fatal(err)
 		}
 	}
-	var buf bytes.Buffer
-	cmd := &exec.Cmd{Path: prog, Args: argv, Dir: w.proj, Stdout: &buf, Stderr: &buf,
-		Env: append([]string{"PATH=" + path, "HOME=" + w.home, "LC_ALL=C"}, extraEnv...)}
-	c, err := Confine(p, cmd)
+	// The output goes to a file (outside the sandbox's view: the test's
+	// own temporary directory is not the project), so that a helper
+	// started ahead can take the call too.
+	out, err := os.CreateTemp("", "sandbox-test-out-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	runErr := cmd.Run()
+	defer os.Remove(out.Name())
+	defer out.Close()
+	cmd := &exec.Cmd{Path: prog, Args: argv, Dir: w.proj, Stdout: out, Stderr: out,
+		Env:         append([]string{"PATH=" + path, "HOME=" + w.home, "LC_ALL=C"}, extraEnv...),
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	pool := testPool(t)
+	c, err := ConfineWith(pool, p, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pool != nil && !c.Started() {
+		t.Fatal("a helper started ahead was waiting, but the call did not take it")
+	}
+	runErr := error(nil)
+	if !c.Started() {
+		runErr = cmd.Start()
+	}
+	if runErr == nil {
+		runErr = cmd.Wait()
+	}
 	doneErr := c.Done()
+	var buf bytes.Buffer
+	if _, err := out.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := buf.ReadFrom(out); err != nil {
+		t.Fatal(err)
+	}
 	if errors.Is(doneErr, ErrSetup) {
 		t.Fatalf("sandbox setup: %v", doneErr)
 	}

@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"os/exec"
+	"sync"
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/executor"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/sandbox/enforce"
 	"github.com/custom-agent/custom-agent/tool"
 )
 
@@ -16,6 +18,9 @@ type Gate struct {
 	planner *Planner
 	off     bool
 	support func() Support
+
+	mu   sync.Mutex
+	pool *Pool // nil until StartAhead, and after Close
 }
 
 var _ executor.Sandbox = (*Gate)(nil)
@@ -24,6 +29,38 @@ var _ executor.Sandbox = (*Gate)(nil)
 // (--sandbox off): calls then run unconfined, and say so.
 func NewGate(env Env, off bool) *Gate {
 	return &Gate{planner: NewPlanner(env), off: off, support: Probe}
+}
+
+// StartAhead starts size helpers of each kind ahead of the calls that
+// will need them (docs/sandbox.md, "Helpers started ahead"), once the
+// machine is known to support the sandbox; it does nothing when the
+// sandbox is off or unavailable, or size is below 1. Close ends them.
+func (g *Gate) StartAhead(size int) {
+	if g.off || size < 1 || !g.support().Available() {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.pool == nil {
+		g.pool = enforce.NewPool(size)
+	}
+}
+
+// Pool returns the helpers started ahead, nil when none are.
+func (g *Gate) Pool() *Pool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pool
+}
+
+// Close kills the helpers started ahead that wait, and reaps them; the
+// calls after it start their own.
+func (g *Gate) Close() {
+	g.mu.Lock()
+	pool := g.pool
+	g.pool = nil
+	g.mu.Unlock()
+	pool.Close()
 }
 
 // State is how session.started records the sandbox: "off", "unavailable:
@@ -65,7 +102,7 @@ func (g *Gate) Plan(cwd string) executor.SandboxPlan {
 		// Refreshed as Confine will: the digest is the enforced one.
 		p := base.As(kind, network).Refreshed()
 		confine := func(cmd *exec.Cmd) (func() error, error) {
-			c, err := Confine(p, cmd)
+			c, err := ConfineWith(g.Pool(), p, cmd)
 			if err != nil {
 				return nil, err
 			}

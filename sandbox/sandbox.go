@@ -18,6 +18,7 @@ type (
 	Profile  = enforce.Profile
 	Support  = enforce.Support
 	Confined = enforce.Confined
+	Pool     = enforce.Pool
 )
 
 // The profiles.
@@ -40,15 +41,22 @@ func Probe() Support { return enforce.Probe() }
 // profile, the refs, reflogs and index of its known git directories are
 // read first, and followed when the command ends (checkGitRefs).
 func Confine(p Profile, cmd *exec.Cmd) (*Confined, error) {
+	return ConfineWith(nil, p, cmd)
+}
+
+// ConfineWith is Confine with the helpers started ahead in pool
+// (enforce.Pool.ConfineThen): when Confined.Started reports true, cmd has
+// been started, and the caller only waits for it.
+func ConfineWith(pool *Pool, p Profile, cmd *exec.Cmd) (*Confined, error) {
 	if p.Kind != Workspace || len(p.GitDirs) == 0 {
-		return enforce.Confine(p, cmd, guardedName)
+		return pool.ConfineThen(p, cmd, guardedName, nil)
 	}
 	states, err := snapshotGit(p)
 	if err != nil {
 		return nil, err
 	}
 	home, _ := os.UserHomeDir()
-	return enforce.ConfineThen(p, cmd, guardedName, func() (notes, errs []string) {
+	return pool.ConfineThen(p, cmd, guardedName, func() (notes, errs []string) {
 		return checkGitRefs(states, protectedIn(p, home))
 	})
 }

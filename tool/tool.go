@@ -56,7 +56,10 @@ type Call struct {
 
 // ConfineFunc prepares cmd, not yet started, to run in the sandbox, and
 // returns done, to call once cmd has been waited for (or failed to start);
-// done's error is the sandbox's own failure to set up.
+// done's error is the sandbox's own failure to set up. It may start cmd
+// itself (a sandbox helper started ahead took it): cmd.Process is then
+// set, and the caller must not Start cmd, only Wait for it as for one it
+// started.
 type ConfineFunc func(cmd *exec.Cmd) (done func() error, err error)
 
 // Output receives a tool's output. Both writers are always set; they may

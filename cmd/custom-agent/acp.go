@@ -121,6 +121,14 @@ func runACP(cmd *cobra.Command, g *globalFlags, f *acpFlags) error {
 	// The editor's sessions: the sandbox is on unless
 	// CUSTOM_AGENT_SANDBOX=off turns it off.
 	gate := sandboxGate(&config.Config{Sandbox: os.Getenv(config.EnvSandbox)}, home, "", dir)
+	prestart, err := sandboxPrestart("", os.Getenv)
+	if err != nil {
+		return err
+	}
+	if prestart {
+		gate.StartAhead(1)
+	}
+	defer gate.Close()
 	models := &acpSettings{cmd: cmd, f: f, cache: map[string]model.Gateway{}}
 	if m != nil {
 		models.cache[modelKey(f.model, os.Getenv("CUSTOM_AGENT_MODEL"), os.Getenv)] = m

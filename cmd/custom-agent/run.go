@@ -42,6 +42,7 @@ type runFlags struct {
 	noBuiltin       bool           // --no-builtin-rules: no built-in rules for read-only commands
 	includes        []string       // --include mcp://SERVER/URI, repeatable
 	sandbox         string         // --sandbox on|off; "" when not given
+	sandboxPrestart string         // --sandbox-prestart on|off; "" when not given
 }
 
 // loadRunConfig loads the configuration of the session's directory once,
@@ -139,6 +140,7 @@ func addTurnFlags(cmd *cobra.Command, f *runFlags) {
 	fl.BoolVar(&f.json, "json", false, "print every event as one JSON line on stdout, and nothing else")
 	fl.BoolVar(&f.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	fl.StringVar(&f.sandbox, "sandbox", "", sandboxUsage)
+	fl.StringVar(&f.sandboxPrestart, "sandbox-prestart", "", sandboxPrestartUsage)
 	addApprovalTimeoutFlag(cmd, &f.approvalTimeout)
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)

@@ -21,6 +21,7 @@ import (
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
+	"github.com/custom-agent/custom-agent/sandbox"
 	"github.com/custom-agent/custom-agent/session"
 	"github.com/custom-agent/custom-agent/support/datadir"
 )
@@ -51,6 +52,11 @@ type sessionRunner struct {
 	// s, so a new session gets a new store.
 	rules *policy.Store
 	s     *session.Session
+
+	// prestart: sandbox helpers are started ahead of the calls
+	// (--sandbox-prestart); gate holds them, closed with the runner.
+	prestart bool
+	gate     *sandbox.Gate
 }
 
 // openRunner checks the flags and the configuration of the session's
@@ -106,7 +112,11 @@ func prepareRunner(cmd *cobra.Command, g *globalFlags, f *runFlags, m model.Gate
 	if err != nil {
 		return nil, 0, err
 	}
-	r := &sessionRunner{cmd: cmd, g: g, f: f, m: m, conf: conf, cwd: cwd, mode: mode}
+	prestart, err := sandboxPrestart(f.sandboxPrestart, os.Getenv)
+	if err != nil {
+		return nil, 0, err
+	}
+	r := &sessionRunner{cmd: cmd, g: g, f: f, m: m, conf: conf, cwd: cwd, mode: mode, prestart: prestart}
 	r.home, _ = os.UserHomeDir()
 	// The same rules check uses; a policy file that does not load stops the
 	// run before anything starts.
@@ -152,6 +162,10 @@ func (r *sessionRunner) attach(ctx context.Context, rt *app.Runtime, approvalTim
 		}
 	}
 	gate := sandboxGate(conf, r.home, r.f.configHome, r.dataDir)
+	if r.prestart {
+		gate.StartAhead(1)
+	}
+	r.gate = gate
 	r.cfg = session.Config{
 		Log: rt.Store, Model: r.m, Router: router, Artifacts: rt.Artifacts, Approver: rt.Broker,
 		MaxSteps: r.f.maxSteps, System: systemPrompt(cwd),
@@ -176,6 +190,9 @@ func (r *sessionRunner) openRules() (*policy.Store, error) {
 // close stops the MCP servers, ends the session's lease and closes the
 // event log when the runner owns it.
 func (r *sessionRunner) close() {
+	if r.gate != nil {
+		r.gate.Close()
+	}
 	if r.servers != nil {
 		r.servers.Close()
 	}

@@ -70,6 +70,7 @@ docs/web.md explains the security model.`,
 	fl.DurationVar(&f.approvalTimeout, approvalTimeoutFlag, 0, "how long a question of a turn started from the page waits for an answer before it is denied (default "+approvalDefault().String()+")")
 	fl.BoolVar(&f.noBuiltin, "no-builtin-rules", false, noBuiltinRulesUsage)
 	fl.StringVar(&f.sandbox, "sandbox", "", sandboxUsage)
+	fl.StringVar(&f.sandboxPrestart, "sandbox-prestart", "", sandboxPrestartUsage)
 	fl.IntVar(&f.maxSteps, "max-steps", 25, "most model calls in one turn")
 	fl.Var(&f.maxOutput, "max-output-bytes", maxOutputUsage)
 	fl.DurationVar(&f.modelTimeout, "model-timeout", 0, "how long a model call waits for the server's first byte, and then between two pieces of its answer (default $"+model.TimeoutEnv+", else "+model.DefaultTimeout.String()+")")

@@ -45,7 +45,7 @@ func BenchmarkStartParts(b *testing.B) {
 	confined := func(probe bool) func() error {
 		return func() error {
 			cmd := &exec.Cmd{Path: "/bin/true", Args: []string{"true"}, Dir: dir, Env: []string{}}
-			c, err := confine(Profile{Kind: ReadOnly, Cwd: dir}, cmd, probe)
+			c, err := confine(nil, Profile{Kind: ReadOnly, Cwd: dir}, cmd, probe)
 			if err != nil {
 				return err
 			}

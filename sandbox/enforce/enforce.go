@@ -41,8 +41,14 @@ func (s Support) Available() bool { return s.Unavailable == "" }
 // Confined is a command prepared to run in the sandbox. Call Done once it
 // has been waited for, or failed to start.
 type Confined struct {
-	done func() error
+	done    func() error
+	started bool
 }
+
+// Started reports whether the command was started already, by a helper
+// started ahead (Pool): cmd.Process is set, and the caller must not Start
+// cmd, only Wait for it.
+func (c *Confined) Started() bool { return c != nil && c.started }
 
 // Done releases what the sandbox held for the command and returns the
 // sandbox's own failure to set up, if it had one (wrapping ErrSetup).
@@ -69,6 +75,17 @@ func Confine(p Profile, cmd *exec.Cmd, guarded func(name string) bool) (*Confine
 // the CreatedError Done returns, and its errors are named in it as not
 // fixed.
 func ConfineThen(p Profile, cmd *exec.Cmd, guarded func(name string) bool, after func() (notes, errs []string)) (*Confined, error) {
+	return (*Pool)(nil).ConfineThen(p, cmd, guarded, after)
+}
+
+// ConfineThen is the package's ConfineThen with the helpers of pl: when
+// one of the profile's kind waits and cmd's start can be handed to it
+// (stdio files or nil, no other descriptor, SysProcAttr exactly
+// {Setpgid: true}, no Cancel), it starts cmd: Confined.Started then
+// reports so, and the caller waits for cmd without starting it. Otherwise
+// cmd is prepared as Confine does, for the caller to start. A nil pl
+// starts every helper for its call.
+func (pl *Pool) ConfineThen(p Profile, cmd *exec.Cmd, guarded func(name string) bool, after func() (notes, errs []string)) (*Confined, error) {
 	if !p.Kind.Valid() {
 		return nil, fmt.Errorf("%w: no profile", ErrSetup)
 	}
@@ -77,7 +94,7 @@ func ConfineThen(p Profile, cmd *exec.Cmd, guarded func(name string) bool, after
 	}
 	p = p.Refreshed()
 	p.started = time.Now()
-	c, err := confine(p, cmd, false)
+	c, err := confine(pl, p, cmd, false)
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,10 @@ import (
 )
 
 // confine rewrites cmd to start the helper (this very binary, re-executed
-// as helperName) in new namespaces, with the spec on a pipe.
-func confine(p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
+// as helperName) in new namespaces, with the spec on a pipe; or, when pl
+// has a helper of the kind waiting and cmd can be handed to it, hands it
+// the spec and cmd's stdio, which starts cmd.
+func confine(pl *Pool, p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
 	if cmd.Path == "" || cmd.Path[0] != '/' {
 		return nil, fmt.Errorf("%w: the program path %q is not absolute", ErrSetup, cmd.Path)
 	}
@@ -34,7 +36,34 @@ func confine(p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) {
 		return nil, fmt.Errorf("%w: seccomp: %w", ErrSetup, err)
 	}
 	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI(), Seccomp: filter}
-	return startHelper(s, cmd)
+	if !probe && handable(cmd) {
+		if h := pl.take(p.Network); h != nil && !h.sees(p) {
+			// Its mounts are older than one the call needs.
+			h.kill()
+		} else if h != nil {
+			if c, err := h.hand(s, cmd); err == nil {
+				done := c.done
+				c.done = func() error {
+					defer pl.refill(p.Network)
+					return done()
+				}
+				return c, nil
+			}
+			// It was gone: one is started for the call, as without
+			// a pool.
+		}
+	}
+	// The pool's kind is refilled once this call has ended (a call that
+	// found none waiting, or could not be handed to one, included).
+	c, err := startHelper(s, cmd)
+	if err == nil && pl != nil && !probe {
+		done := c.done
+		c.done = func() error {
+			defer pl.refill(p.Network)
+			return done()
+		}
+	}
+	return c, err
 }
 
 // startHelper rewrites cmd to start the helper with s.
@@ -127,7 +156,7 @@ func probe() Support {
 	defer os.Remove(dir)
 	cmd := exec.Command("/bin/true")
 	cmd.Dir = dir
-	c, err := confine(Profile{Kind: ReadOnly, Cwd: dir}, cmd, true)
+	c, err := confine(nil, Profile{Kind: ReadOnly, Cwd: dir}, cmd, true)
 	if err != nil {
 		s.Unavailable = err.Error()
 		return s

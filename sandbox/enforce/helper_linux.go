@@ -59,6 +59,9 @@ func init() {
 	// binds the thread that takes it, and the process is started from
 	// that thread: the main one, locked to this goroutine.
 	runtime.LockOSThread()
+	if len(os.Args) == 2 && os.Args[1] == aheadArg {
+		os.Exit(aheadMain())
+	}
 	os.Exit(helperMain())
 }
 
@@ -66,19 +69,7 @@ func init() {
 // and (without network) network namespaces. It builds the file system
 // view, confines itself, starts the process, and waits for it.
 func helperMain() int {
-	// The signals the command may send the helper (kill -SEGV 1 must not
-	// be taken for a crash) are caught, termination signals to be passed
-	// on. Go enables each one in turn, which takes a while: it is done
-	// while the sandbox is built.
-	caught := make(chan chan os.Signal, 1)
-	go func() {
-		sigs := make(chan os.Signal, 16)
-		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
-			syscall.SIGSEGV, syscall.SIGABRT, syscall.SIGSYS, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL,
-			syscall.SIGTRAP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGXCPU,
-			syscall.SIGXFSZ, syscall.SIGPROF, syscall.SIGSTKFLT, syscall.SIGPWR, syscall.SIGPIPE)
-		caught <- sigs
-	}()
+	caught := catchSignals()
 	errOut := os.NewFile(errFD, "sandbox-errors")
 	unix.CloseOnExec(errFD)
 	fail := func(err error) int {
@@ -91,6 +82,30 @@ func helperMain() int {
 		return fail(fmt.Errorf("reading the sandbox spec: %w", err))
 	}
 	in.Close()
+	return confineAndRun(&s, caught, fail)
+}
+
+// catchSignals catches the signals the command may send the helper (kill
+// -SEGV 1 must not be taken for a crash), termination signals to be passed
+// on. Go enables each one in turn, which takes a while: it is done while
+// the sandbox is built (or while a helper started ahead waits).
+func catchSignals() <-chan chan os.Signal {
+	caught := make(chan chan os.Signal, 1)
+	go func() {
+		sigs := make(chan os.Signal, 16)
+		signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+			syscall.SIGSEGV, syscall.SIGABRT, syscall.SIGSYS, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL,
+			syscall.SIGTRAP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGXCPU,
+			syscall.SIGXFSZ, syscall.SIGPROF, syscall.SIGSTKFLT, syscall.SIGPWR, syscall.SIGPIPE)
+		caught <- sigs
+	}()
+	return caught
+}
+
+// confineAndRun is the helper's work once it has its spec, the same for a
+// helper started for the call and one started ahead: it builds the view,
+// confines itself and runs the command.
+func confineAndRun(s *spec, caught <-chan chan os.Signal, fail func(error) int) int {
 	// Descriptors inherited without close-on-exec (an fd the agent's own
 	// parent left open on a directory) would reach past every mount.
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
@@ -101,7 +116,7 @@ func helperMain() int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("making the helper undumpable: %w", err))
 	}
-	if err := buildView(&s); err != nil {
+	if err := buildView(s); err != nil {
 		return fail(err)
 	}
 	if err := os.Chdir(s.Dir); err != nil {
@@ -115,13 +130,13 @@ func helperMain() int {
 	if err := loadSeccomp(s.Seccomp); err != nil {
 		return fail(fmt.Errorf("seccomp: %w", err))
 	}
-	if err := restrictLandlock(&s); err != nil {
+	if err := restrictLandlock(s); err != nil {
 		return fail(fmt.Errorf("landlock: %w", err))
 	}
 	if s.Probe {
 		return 0
 	}
-	return startAndWait(&s, caught, fail)
+	return startAndWait(s, caught, fail)
 }
 
 // startAndWait starts the process in a session of its own (no controlling

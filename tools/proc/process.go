@@ -101,7 +101,11 @@ func (c *command) run(ctx context.Context) (int, error) {
 			return 0, err
 		}
 	}
-	err = cmd.Start()
+	if cmd.Process == nil {
+		// (Set when the sandbox handed the start to a helper started
+		// ahead: it runs already.)
+		err = cmd.Start()
+	}
 	outW.Close()
 	errW.Close()
 	if err != nil {
