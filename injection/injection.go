@@ -428,20 +428,22 @@ func (s *scanner) run() {
 // blockMasks returns, for the up to 64 bytes at t[base:], the masks of
 // letters, digits, token bytes, fold bytes, base64 bytes and '-'/'<'
 // (cls), bit k for byte base+k.
+//
+// A whole block is read eight bytes at a time: v[w] gathers the flags of
+// bytes 8w…8w+7, one byte per class (byte c of v[w] holds class c's bits
+// for those bytes). The masks are then the 8×8 byte matrix v transposed
+// (mask c is byte c of v[0] … v[7]), done in three rounds of swaps rather
+// than by taking each class's byte out of each word.
 func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
 	if base+64 <= len(t) {
-		b := t[base : base+64 : base+64]
-		for w := 0; w < 64; w += 8 {
-			v := cls[b[w]] | cls[b[w+1]]<<1 | cls[b[w+2]]<<2 | cls[b[w+3]]<<3 |
-				cls[b[w+4]]<<4 | cls[b[w+5]]<<5 | cls[b[w+6]]<<6 | cls[b[w+7]]<<7
-			L |= (v & 0xff) << w
-			D |= (v >> 8 & 0xff) << w
-			S |= (v >> 16 & 0xff) << w
-			F |= (v >> 24 & 0xff) << w
-			B |= (v >> 32 & 0xff) << w
-			H |= (v >> 40 & 0xff) << w
+		b := (*[64]byte)(t[base : base+64])
+		var v [8]uint64
+		for w := 0; w < 8; w++ {
+			v[w] = cls[b[8*w]] | cls[b[8*w+1]]<<1 | cls[b[8*w+2]]<<2 | cls[b[8*w+3]]<<3 |
+				cls[b[8*w+4]]<<4 | cls[b[8*w+5]]<<5 | cls[b[8*w+6]]<<6 | cls[b[8*w+7]]<<7
 		}
-		return
+		transpose8(&v)
+		return v[0], v[1], v[2], v[3], v[4], v[5]
 	}
 	for k, c := range t[base:] {
 		v := cls[c]
@@ -453,6 +455,30 @@ func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
 		H |= (v >> 40 & 1) << k
 	}
 	return
+}
+
+// transpose8 transposes v as an 8×8 matrix of bytes (row w is v[w], byte
+// c of it column c): quarters, then eighths, then bytes swap across the
+// diagonal.
+func transpose8(v *[8]uint64) {
+	swap := func(a, b *uint64, s uint, m uint64) {
+		x := (*a>>s ^ *b) & m
+		*b ^= x
+		*a ^= x << s
+	}
+	const m32, m16, m8 = 0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF
+	swap(&v[0], &v[4], 32, m32)
+	swap(&v[1], &v[5], 32, m32)
+	swap(&v[2], &v[6], 32, m32)
+	swap(&v[3], &v[7], 32, m32)
+	swap(&v[0], &v[2], 16, m16)
+	swap(&v[1], &v[3], 16, m16)
+	swap(&v[4], &v[6], 16, m16)
+	swap(&v[5], &v[7], 16, m16)
+	swap(&v[0], &v[1], 8, m8)
+	swap(&v[2], &v[3], 8, m8)
+	swap(&v[4], &v[5], 8, m8)
+	swap(&v[6], &v[7], 8, m8)
 }
 
 // token looks at the token that starts at i (an event of run) and returns
