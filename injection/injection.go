@@ -354,22 +354,19 @@ func initCls() {
 func (s *scanner) run() {
 	t := s.t
 	n := len(t)
-	encEnd := 0 // end of the last base64/hex run looked at
-	i := 0      // the next byte to look at: events before it are inside a token
-	fi := 0     // the same, for the fold points
+	probe := s.probe
+	i := 0  // the next byte to look at: events before it are inside a token
+	fi := 0 // the same, for the fold points
 	for base := 0; base < n; base += 64 {
-		letters, D, S, F, B, H := blockMasks(t, base)
-		L := letters
-		var prevL uint64
+		letters, digits, S, F, B, H := blockMasks(t, base)
+		var prevL, prevD, prevB uint64
 		if base > 0 {
 			prev := cls[t[base-1]]
-			prevL = prev & 1
-			D &^= (D << 1) | (prev >> 8 & 1)
-		} else {
-			D &^= D << 1
+			prevL, prevD, prevB = prev&1, prev>>8&1, prev>>32&1
 		}
 		afterLetter := letters<<1 | prevL
-		L &^= afterLetter
+		L := letters &^ afterLetter
+		D := digits &^ (digits<<1 | prevD)
 		// A '-' or '<' not after a letter (a list's "- ", a tag after a
 		// space or '>') is nothing fold changes (splitWord, innerTag).
 		F &^= H &^ afterLetter
@@ -387,42 +384,83 @@ func (s *scanner) run() {
 				fi = p + adv
 			}
 		}
+		E := encodedStarts(B, prevB, letters|digits)
+		if E != 0 && B>>63 == 1 {
+			// The run that reaches the block's end may go on: it is a
+			// candidate only if it is long enough with what follows.
+			ks := 64 - bits.LeadingZeros64(^B)
+			if E>>ks&1 != 0 && 64-ks < minEncoded {
+				m := base + 64
+				for m < n && m < base+ks+minEncoded && b64[t[m]] {
+					m++
+				}
+				if m-(base+ks) < minEncoded {
+					E &^= 1 << ks
+				}
+			}
+		}
+		// The last letter of each word: bit 63 when a word reaches the
+		// block's end (it may go on). A word carried over from the block
+		// before ends before the first word that starts here.
+		WE := letters &^ (letters >> 1) &^ (L&-L - 1)
 		for ev := L | D | S; ev != 0; ev &= ev - 1 {
 			k := bits.TrailingZeros64(ev)
 			p := base + k
-			if p < i {
-				continue
-			}
-			if L&(1<<k) != 0 {
-				// A word, the common case, here rather than in token: its
-				// end is the next byte that is not a letter, in the
-				// block's mask when the word ends inside the block.
-				j := p + bits.TrailingZeros64(^letters>>k)
-				if j >= base+64 {
+			if L>>k&1 != 0 {
+				// A word, the common case, here rather than in token: it
+				// ends after the next last letter in WE (taken in step
+				// with the words' starts, skipped or not).
+				e := bits.TrailingZeros64(WE)
+				WE &= WE - 1
+				if p < i {
+					continue
+				}
+				j := base + e + 1
+				if e == 63 {
 					j = wordEnd(t, p)
 				}
-				if l := uint(j - p); lenMask[t[p]&31][t[j-1]&31]&(1<<l) != 0 && (j >= n || kind[t[j]] != kDigit) && (p == 0 || kind[t[p-1]] != kDigit) {
+				if l := uint(j - p); l < 64 && lenMask[t[p]&31][t[j-1]&31]&(1<<(l&63)) != 0 && (j >= n || kind[t[j]] != kDigit) && (p == 0 || kind[t[p-1]] != kDigit) {
 					s.word(p, j)
 				}
-				if p >= encEnd && (j-p >= minEncoded || j < n && b64[t[j]]) && (p == 0 || !b64[t[p-1]]) {
-					// A run of the base64 alphabet shorter than
-					// minEncoded (foo-bar, a/b/c), ending inside the
-					// block, is passed over as encodedRun would pass it.
-					if e := bits.TrailingZeros64(^B >> k); k+e < 64 && e < minEncoded {
-						encEnd = p + e
-					} else {
-						encEnd = s.encodedRun(p)
-					}
+				if E>>k&1 != 0 {
+					s.encodedRun(p)
 				}
-				i = j
+			} else if p < i {
+				continue
+			} else if D>>k&1 != 0 {
+				if E>>k&1 != 0 {
+					s.encodedRun(p)
+				}
 			} else {
-				i, encEnd = s.token(p, encEnd)
+				i = s.token(p)
 			}
-			if s.found && s.probe {
+			if probe && s.found {
 				return
 			}
 		}
 	}
+}
+
+// encodedStarts returns, of a block's base64 mask B (prevB: whether the
+// byte before the block is in the alphabet), the starts of the runs that
+// begin with a letter or digit (alnum) and are at least minEncoded long
+// or go on past the block: the runs encodedRun may decode. A shorter run
+// is nothing to it, and a letter or digit inside a run starts none.
+func encodedStarts(B, prevB, alnum uint64) uint64 {
+	starts := B &^ (B<<1 | prevB) & alnum
+	if starts == 0 {
+		return 0
+	}
+	// r[k] is set when B[k…k+len) are all set, the bits past the block
+	// counting as set (the run may go on).
+	shr := func(x uint64, n uint) uint64 { return x>>n | ^(^uint64(0) >> n) }
+	r2 := B & shr(B, 1)
+	r4 := r2 & shr(r2, 2)
+	r8 := r4 & shr(r4, 4)
+	r16 := r8 & shr(r8, 8)
+	r32 := r16 & shr(r16, 16)
+	r40 := r32 & shr(r8, 32)
+	return starts & r40
 }
 
 // blockMasks returns, for the up to 64 bytes at t[base:], the masks of
@@ -437,13 +475,49 @@ func (s *scanner) run() {
 func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
 	if base+64 <= len(t) {
 		b := (*[64]byte)(t[base : base+64])
-		var v [8]uint64
-		for w := 0; w < 8; w++ {
-			v[w] = cls[b[8*w]] | cls[b[8*w+1]]<<1 | cls[b[8*w+2]]<<2 | cls[b[8*w+3]]<<3 |
-				cls[b[8*w+4]]<<4 | cls[b[8*w+5]]<<5 | cls[b[8*w+6]]<<6 | cls[b[8*w+7]]<<7
+		row := func(w int) uint64 {
+			return cls[b[w]] | cls[b[w+1]]<<1 | cls[b[w+2]]<<2 | cls[b[w+3]]<<3 |
+				cls[b[w+4]]<<4 | cls[b[w+5]]<<5 | cls[b[w+6]]<<6 | cls[b[w+7]]<<7
 		}
-		transpose8(&v)
-		return v[0], v[1], v[2], v[3], v[4], v[5]
+		v0, v1, v2, v3, v4, v5, v6, v7 := row(0), row(8), row(16), row(24), row(32), row(40), row(48), row(56)
+		// The transpose, in locals so that it stays in registers:
+		// quarters, then eighths, then bytes swap across the diagonal.
+		const m32, m16, m8 = 0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF
+		x := (v0>>32 ^ v4) & m32
+		v4 ^= x
+		v0 ^= x << 32
+		x = (v1>>32 ^ v5) & m32
+		v5 ^= x
+		v1 ^= x << 32
+		x = (v2>>32 ^ v6) & m32
+		v6 ^= x
+		v2 ^= x << 32
+		x = (v3>>32 ^ v7) & m32
+		v7 ^= x
+		v3 ^= x << 32
+		x = (v0>>16 ^ v2) & m16
+		v2 ^= x
+		v0 ^= x << 16
+		x = (v1>>16 ^ v3) & m16
+		v3 ^= x
+		v1 ^= x << 16
+		x = (v4>>16 ^ v6) & m16
+		v6 ^= x
+		v4 ^= x << 16
+		x = (v5>>16 ^ v7) & m16
+		v7 ^= x
+		v5 ^= x << 16
+		x = (v0>>8 ^ v1) & m8
+		v1 ^= x
+		v0 ^= x << 8
+		x = (v2>>8 ^ v3) & m8
+		v3 ^= x
+		v2 ^= x << 8
+		x = (v4>>8 ^ v5) & m8
+		v5 ^= x
+		v4 ^= x << 8
+		// (Rows 6 and 7 are classes no byte has.)
+		return v0, v1, v2, v3, v4, v5
 	}
 	for k, c := range t[base:] {
 		v := cls[c]
@@ -457,56 +531,12 @@ func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
 	return
 }
 
-// transpose8 transposes v as an 8×8 matrix of bytes (row w is v[w], byte
-// c of it column c): quarters, then eighths, then bytes swap across the
-// diagonal.
-func transpose8(v *[8]uint64) {
-	swap := func(a, b *uint64, s uint, m uint64) {
-		x := (*a>>s ^ *b) & m
-		*b ^= x
-		*a ^= x << s
-	}
-	const m32, m16, m8 = 0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF
-	swap(&v[0], &v[4], 32, m32)
-	swap(&v[1], &v[5], 32, m32)
-	swap(&v[2], &v[6], 32, m32)
-	swap(&v[3], &v[7], 32, m32)
-	swap(&v[0], &v[2], 16, m16)
-	swap(&v[1], &v[3], 16, m16)
-	swap(&v[4], &v[6], 16, m16)
-	swap(&v[5], &v[7], 16, m16)
-	swap(&v[0], &v[1], 8, m8)
-	swap(&v[2], &v[3], 8, m8)
-	swap(&v[4], &v[5], 8, m8)
-	swap(&v[6], &v[7], 8, m8)
-}
-
-// token looks at the token that starts at i (an event of run) and returns
-// where the next one may start, and the end of the last base64/hex run
-// looked at.
-func (s *scanner) token(i, encEnd int) (int, int) {
+// token looks at the token that starts at i (an event of run that is
+// neither a word nor a number) and returns where the next one may start.
+func (s *scanner) token(i int) int {
 	t := s.t
 	n := len(t)
-	c := t[i]
-	switch k := kind[c]; k {
-	case kLetter, kDigit:
-		j := i
-		if k == kLetter {
-			j = wordEnd(t, i)
-			if l := uint(j - i); lenMask[c&31][t[j-1]&31]&(1<<l) != 0 && (j >= n || kind[t[j]] != kDigit) && (i == 0 || kind[t[i-1]] != kDigit) {
-				s.word(i, j)
-			}
-		} else {
-			for j < n && kind[t[j]] == kDigit {
-				j++
-			}
-		}
-		// A base64 or hex run: a word that goes on in the alphabet
-		// (digits, + / = - _), or a long one.
-		if i >= encEnd && (j-i >= minEncoded || j < n && b64[t[j]]) && (i == 0 || !b64[t[i-1]]) {
-			encEnd = s.encodedRun(i)
-		}
-		return j, encEnd
+	switch kind[t[i]] {
 	case kLT:
 		s.angle(i)
 	case kBracket:
@@ -519,12 +549,12 @@ func (s *scanner) token(i, encEnd int) (int, int) {
 		// A markdown code fence: what it holds is shown, not said.
 		if i+2 < n && t[i+1] == '`' && t[i+2] == '`' && (i == 0 || t[i-1] == '\n') {
 			s.fence = !s.fence
-			return i + 3, encEnd
+			return i + 3
 		}
 	case kHigh:
-		return i + s.high(i), encEnd
+		return i + s.high(i)
 	}
-	return i + 1, encEnd
+	return i + 1
 }
 
 // wordEnd returns the end of the run of ASCII letters at i, eight bytes

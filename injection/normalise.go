@@ -298,13 +298,15 @@ func splitWord(t []byte, i int) bool {
 	if a > 0 && (t[a-1] == '-' || isASCIILetter(t[a-1])) || b < len(t) && t[b] == '-' {
 		return false
 	}
-	var w [32]byte
-	n := copy(w[:], t[a:i])
-	n += copy(w[n:], t[i+1:b])
-	word := w[:n]
-	if n >= 64 || lenMask[word[0]&31][word[n-1]&31]&(1<<n) == 0 {
+	// The letters around the hyphen are at most 16 on each side: n < 64.
+	n := b - a - 1
+	if lenMask[t[a]&31][t[b-1]&31]&(1<<n) == 0 {
 		return false
 	}
+	var w [32]byte
+	copy(w[:], t[a:i])
+	copy(w[i-a:], t[i+1:b])
+	word := w[:n]
 	for _, tr := range triggers[lower(word[0])-'a'] {
 		if len(tr.word) == n && eqFold(word, tr.word) {
 			return true
