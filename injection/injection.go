@@ -359,14 +359,13 @@ func (s *scanner) run() {
 	fi := 0 // the same, for the fold points
 	for base := 0; base < n; base += 64 {
 		letters, digits, S, F, B, H := blockMasks(t, base)
-		var prevL, prevD, prevB uint64
+		var prevL, prevB uint64
 		if base > 0 {
 			prev := cls[t[base-1]]
-			prevL, prevD, prevB = prev&1, prev>>8&1, prev>>32&1
+			prevL, prevB = prev&1, prev>>32&1
 		}
 		afterLetter := letters<<1 | prevL
 		L := letters &^ afterLetter
-		D := digits &^ (digits<<1 | prevD)
 		// A '-' or '<' not after a letter (a list's "- ", a tag after a
 		// space or '>') is nothing fold changes (splitWord, innerTag).
 		F &^= H &^ afterLetter
@@ -399,38 +398,48 @@ func (s *scanner) run() {
 				}
 			}
 		}
-		// The last letter of each word: bit 63 when a word reaches the
-		// block's end (it may go on). A word carried over from the block
-		// before ends before the first word that starts here.
+		// The words that may be triggers (lenMask), found for all the
+		// block's words in a loop without a branch per word; only those,
+		// the words that start a long base64 run, numbers that do and
+		// token bytes are events. A word ends at the next last letter
+		// (WE, taken in step with the starts; bit 63 when the word
+		// reaches the block's end and may go on). A word carried over
+		// from the block before ends before the first that starts here.
+		var cand uint64
 		WE := letters &^ (letters >> 1) &^ (L&-L - 1)
-		for ev := L | D | S; ev != 0; ev &= ev - 1 {
+		for w := L; w != 0; w &= w - 1 {
+			k := bits.TrailingZeros64(w)
+			e := bits.TrailingZeros64(WE)
+			WE &= WE - 1
+			j := base + e + 1
+			if e == 63 {
+				j = wordEnd(t, base+k)
+			}
+			if l := uint(j - base - k); l < 64 {
+				cand |= lenMask[t[base+k]&31][t[j-1]&31] >> l & 1 << k
+			}
+		}
+		for ev := cand | E | S; ev != 0; ev &= ev - 1 {
 			k := bits.TrailingZeros64(ev)
 			p := base + k
-			if L>>k&1 != 0 {
-				// A word, the common case, here rather than in token: it
-				// ends after the next last letter in WE (taken in step
-				// with the words' starts, skipped or not).
-				e := bits.TrailingZeros64(WE)
-				WE &= WE - 1
-				if p < i {
-					continue
-				}
-				j := base + e + 1
-				if e == 63 {
-					j = wordEnd(t, p)
-				}
-				if l := uint(j - p); l < 64 && lenMask[t[p]&31][t[j-1]&31]&(1<<(l&63)) != 0 && (j >= n || kind[t[j]] != kDigit) && (p == 0 || kind[t[p-1]] != kDigit) {
-					s.word(p, j)
-				}
-				if E>>k&1 != 0 {
-					s.encodedRun(p)
-				}
-			} else if p < i {
+			if p < i {
 				continue
-			} else if D>>k&1 != 0 {
+			}
+			if L>>k&1 != 0 {
+				if cand>>k&1 != 0 {
+					j := p + bits.TrailingZeros64(^letters>>k)
+					if j >= base+64 {
+						j = wordEnd(t, p)
+					}
+					if (j >= n || kind[t[j]] != kDigit) && (p == 0 || kind[t[p-1]] != kDigit) {
+						s.word(p, j)
+					}
+				}
 				if E>>k&1 != 0 {
 					s.encodedRun(p)
 				}
+			} else if E>>k&1 != 0 {
+				s.encodedRun(p) // a number that starts a long run
 			} else {
 				i = s.token(p)
 			}
