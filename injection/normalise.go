@@ -287,6 +287,11 @@ func splitWord(t []byte, i int) bool {
 	if !letterBefore(t, i) || i+1 >= len(t) || !isASCIILetter(t[i+1]) {
 		return false
 	}
+	// The letters either side of the hyphen stand next to each other in
+	// the joined word: most pairs are in no trigger.
+	if !triggerPair[t[i-1]&31][t[i+1]&31] {
+		return false
+	}
 	a := i
 	for a > 0 && i-a < 16 && isASCIILetter(t[a-1]) {
 		a--
@@ -314,6 +319,10 @@ func splitWord(t []byte, i int) bool {
 	}
 	return false
 }
+
+// triggerPair[x&31][y&31] is set when letter y follows letter x in some
+// trigger word (either case); filled with triggers.
+var triggerPair [32][32]bool
 
 // foldAt looks at t[i], a byte fold may change from (foldSkip 0), and
 // returns whether fold changes the text there, and how far on the next
