@@ -345,10 +345,13 @@ func initCls() {
 
 // run scans s.t once. It goes 64 bytes at a time: a block's bytes are
 // classified into bit masks without a branch per byte, and the work is
-// done only at the events they show (the start of a word or of a run of
-// digits, a byte that starts a token of its own, and, when s.points is
-// set, a byte fold may change), in order. A branch per byte on what
-// kind of byte comes next mispredicts on ordinary text about once a word;
+// done only at the events they show, in order: the start of a word that
+// may be a trigger (every word of the block is tested against lenMask in
+// a loop without a branch per word), the start of a base64 run long
+// enough to decode, a byte that starts a token of its own, and, when
+// s.points is set, a byte fold may change. A branch per byte on what
+// kind of byte comes next, or per word on whether it may be a trigger,
+// mispredicts on ordinary text often enough to cost more than the tests;
 // this is what made the scan several times slower than a plain loop over
 // the bytes.
 func (s *scanner) run() {
