@@ -15,14 +15,14 @@ func TestBlockMasks(t *testing.T) {
 		if r.IntN(4) == 0 {
 			text[k] = byte(r.IntN(256))
 		} else {
-			const pick = " <[#!`-abcXYZ019&%\\*_+/=\n\xe2\x80\x8b"
+			const pick = " <[#!`-abcXYZ019&%\\*_+/=\n\xe2\x80\x8b#``"
 			text[k] = pick[r.IntN(len(pick))]
 		}
 	}
 	for base := 0; base < len(text); base += 64 {
-		L, D, S, F, B, H := blockMasks(text, base)
-		got := [6]uint64{L, D, S, F, B, H}
-		var want [6]uint64
+		L, D, S, F, B, H, T, X := blockMasks(text, base)
+		got := [8]uint64{L, D, S, F, B, H, T, X}
+		var want [8]uint64
 		for k, c := range text[base : base+64] {
 			for m := range want {
 				want[m] |= (cls[c] >> (8 * m) & 1) << k

@@ -316,7 +316,8 @@ func init() {
 // each: bit 0 a letter, bit 8 a digit, bit 16 a byte that starts a token
 // of its own (kLT … kHigh), bit 24 a byte fold may change from
 // (foldSkip 0), bit 32 a byte of the base64 alphabet (b64), bit 40 a '-'
-// or '<' (which fold changes only after a letter).
+// or '<' (which fold changes only after a letter), bit 48 a '`' and bit
+// 56 a '#' (which start something only two or three in a row).
 var cls [256]uint64
 
 // initCls fills cls from kind, once init has filled kind.
@@ -340,6 +341,12 @@ func initCls() {
 		if b == '-' || b == '<' {
 			cls[b] |= 1 << 40
 		}
+		switch b {
+		case '`':
+			cls[b] |= 1 << 48
+		case '#':
+			cls[b] |= 1 << 56
+		}
 	}
 }
 
@@ -361,7 +368,12 @@ func (s *scanner) run() {
 	i := 0  // the next byte to look at: events before it are inside a token
 	fi := 0 // the same, for the fold points
 	for base := 0; base < n; base += 64 {
-		letters, digits, S, F, B, H := blockMasks(t, base)
+		letters, digits, S, F, B, H, ticks, hashes := blockMasks(t, base)
+		// A '`' starts something only as the first of "```" (a code
+		// fence), a '#' only before another (a heading "## …"): the
+		// others are no events. (Bits past the block count as set.)
+		S &^= ticks &^ ((ticks>>1)&(ticks>>2) | 3<<62)
+		S &^= hashes &^ (hashes>>1 | 1<<63)
 		var prevL, prevB uint64
 		if base > 0 {
 			prev := cls[t[base-1]]
@@ -476,15 +488,15 @@ func encodedStarts(B, prevB, alnum uint64) uint64 {
 }
 
 // blockMasks returns, for the up to 64 bytes at t[base:], the masks of
-// letters, digits, token bytes, fold bytes, base64 bytes and '-'/'<'
-// (cls), bit k for byte base+k.
+// letters, digits, token bytes, fold bytes, base64 bytes, '-'/'<', '`'
+// and '#' (cls), bit k for byte base+k.
 //
 // A whole block is read eight bytes at a time: v[w] gathers the flags of
 // bytes 8w…8w+7, one byte per class (byte c of v[w] holds class c's bits
 // for those bytes). The masks are then the 8×8 byte matrix v transposed
 // (mask c is byte c of v[0] … v[7]), done in three rounds of swaps rather
 // than by taking each class's byte out of each word.
-func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
+func blockMasks(t []byte, base int) (L, D, S, F, B, H, T, X uint64) {
 	if base+64 <= len(t) {
 		b := (*[64]byte)(t[base : base+64])
 		row := func(w int) uint64 {
@@ -528,8 +540,10 @@ func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
 		x = (v4>>8 ^ v5) & m8
 		v5 ^= x
 		v4 ^= x << 8
-		// (Rows 6 and 7 are classes no byte has.)
-		return v0, v1, v2, v3, v4, v5
+		x = (v6>>8 ^ v7) & m8
+		v7 ^= x
+		v6 ^= x << 8
+		return v0, v1, v2, v3, v4, v5, v6, v7
 	}
 	for k, c := range t[base:] {
 		v := cls[c]
@@ -539,6 +553,8 @@ func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
 		F |= (v >> 24 & 1) << k
 		B |= (v >> 32 & 1) << k
 		H |= (v >> 40 & 1) << k
+		T |= (v >> 48 & 1) << k
+		X |= (v >> 56 & 1) << k
 	}
 	return
 }
