@@ -316,7 +316,8 @@ func init() {
 // each: bit 0 a letter, bit 8 a digit, bit 16 a byte that starts a token
 // of its own (kLT … kHigh), bit 24 a byte fold may change from
 // (foldSkip 0), bit 32 a byte of the base64 alphabet (b64), bit 40 a '-'
-// or '<' (which fold changes only after a letter).
+// or '<' (which fold changes only after a letter), bit 48 a '`' and bit
+// 56 a '#' (which start something only two or three in a row).
 var cls [256]uint64
 
 // initCls fills cls from kind, once init has filled kind.
@@ -340,36 +341,46 @@ func initCls() {
 		if b == '-' || b == '<' {
 			cls[b] |= 1 << 40
 		}
+		switch b {
+		case '`':
+			cls[b] |= 1 << 48
+		case '#':
+			cls[b] |= 1 << 56
+		}
 	}
 }
 
 // run scans s.t once. It goes 64 bytes at a time: a block's bytes are
 // classified into bit masks without a branch per byte, and the work is
-// done only at the events they show (the start of a word or of a run of
-// digits, a byte that starts a token of its own, and, when s.points is
-// set, a byte fold may change), in order. A branch per byte on what
-// kind of byte comes next mispredicts on ordinary text about once a word;
+// done only at the events they show, in order: the start of a word that
+// may be a trigger (every word of the block is tested against lenMask in
+// a loop without a branch per word), the start of a base64 run long
+// enough to decode, a byte that starts a token of its own, and, when
+// s.points is set, a byte fold may change. A branch per byte on what
+// kind of byte comes next, or per word on whether it may be a trigger,
+// mispredicts on ordinary text often enough to cost more than the tests;
 // this is what made the scan several times slower than a plain loop over
 // the bytes.
 func (s *scanner) run() {
 	t := s.t
 	n := len(t)
-	encEnd := 0 // end of the last base64/hex run looked at
-	i := 0      // the next byte to look at: events before it are inside a token
-	fi := 0     // the same, for the fold points
+	probe := s.probe
+	i := 0  // the next byte to look at: events before it are inside a token
+	fi := 0 // the same, for the fold points
 	for base := 0; base < n; base += 64 {
-		letters, D, S, F, B, H := blockMasks(t, base)
-		L := letters
-		var prevL uint64
+		letters, digits, S, F, B, H, ticks, hashes := blockMasks(t, base)
+		// A '`' starts something only as the first of "```" (a code
+		// fence), a '#' only before another (a heading "## …"): the
+		// others are no events. (Bits past the block count as set.)
+		S &^= ticks &^ ((ticks>>1)&(ticks>>2) | 3<<62)
+		S &^= hashes &^ (hashes>>1 | 1<<63)
+		var prevL, prevB uint64
 		if base > 0 {
 			prev := cls[t[base-1]]
-			prevL = prev & 1
-			D &^= (D << 1) | (prev >> 8 & 1)
-		} else {
-			D &^= D << 1
+			prevL, prevB = prev&1, prev>>32&1
 		}
 		afterLetter := letters<<1 | prevL
-		L &^= afterLetter
+		L := letters &^ afterLetter
 		// A '-' or '<' not after a letter (a list's "- ", a tag after a
 		// space or '>') is nothing fold changes (splitWord, innerTag).
 		F &^= H &^ afterLetter
@@ -387,61 +398,152 @@ func (s *scanner) run() {
 				fi = p + adv
 			}
 		}
-		for ev := L | D | S; ev != 0; ev &= ev - 1 {
+		E := encodedStarts(B, prevB, letters|digits)
+		if E != 0 && B>>63 == 1 {
+			// The run that reaches the block's end may go on: it is a
+			// candidate only if it is long enough with what follows.
+			ks := 64 - bits.LeadingZeros64(^B)
+			if E>>ks&1 != 0 && 64-ks < minEncoded {
+				m := base + 64
+				for m < n && m < base+ks+minEncoded && b64[t[m]] {
+					m++
+				}
+				if m-(base+ks) < minEncoded {
+					E &^= 1 << ks
+				}
+			}
+		}
+		// The words that may be triggers (lenMask), found for all the
+		// block's words in a loop without a branch per word; only those,
+		// the words that start a long base64 run, numbers that do and
+		// token bytes are events. A word ends at the next last letter
+		// (WE, taken in step with the starts; bit 63 when the word
+		// reaches the block's end and may go on). A word carried over
+		// from the block before ends before the first that starts here.
+		var cand uint64
+		WE := letters &^ (letters >> 1) &^ (L&-L - 1)
+		for w := L; w != 0; w &= w - 1 {
+			k := bits.TrailingZeros64(w)
+			e := bits.TrailingZeros64(WE)
+			WE &= WE - 1
+			j := base + e + 1
+			if e == 63 {
+				j = wordEnd(t, base+k)
+			}
+			if l := uint(j - base - k); l < 64 {
+				cand |= lenMask[t[base+k]&31][t[j-1]&31] >> l & 1 << k
+			}
+		}
+		for ev := cand | E | S; ev != 0; ev &= ev - 1 {
 			k := bits.TrailingZeros64(ev)
 			p := base + k
 			if p < i {
 				continue
 			}
-			if L&(1<<k) != 0 {
-				// A word, the common case, here rather than in token: its
-				// end is the next byte that is not a letter, in the
-				// block's mask when the word ends inside the block.
-				j := p + bits.TrailingZeros64(^letters>>k)
-				if j >= base+64 {
-					j = wordEnd(t, p)
-				}
-				if l := uint(j - p); lenMask[t[p]&31][t[j-1]&31]&(1<<l) != 0 && (j >= n || kind[t[j]] != kDigit) && (p == 0 || kind[t[p-1]] != kDigit) {
-					s.word(p, j)
-				}
-				if p >= encEnd && (j-p >= minEncoded || j < n && b64[t[j]]) && (p == 0 || !b64[t[p-1]]) {
-					// A run of the base64 alphabet shorter than
-					// minEncoded (foo-bar, a/b/c), ending inside the
-					// block, is passed over as encodedRun would pass it.
-					if e := bits.TrailingZeros64(^B >> k); k+e < 64 && e < minEncoded {
-						encEnd = p + e
-					} else {
-						encEnd = s.encodedRun(p)
+			if L>>k&1 != 0 {
+				if cand>>k&1 != 0 {
+					j := p + bits.TrailingZeros64(^letters>>k)
+					if j >= base+64 {
+						j = wordEnd(t, p)
+					}
+					if (j >= n || kind[t[j]] != kDigit) && (p == 0 || kind[t[p-1]] != kDigit) {
+						s.word(p, j)
 					}
 				}
-				i = j
+				if E>>k&1 != 0 {
+					s.encodedRun(p)
+				}
+			} else if E>>k&1 != 0 {
+				s.encodedRun(p) // a number that starts a long run
 			} else {
-				i, encEnd = s.token(p, encEnd)
+				i = s.token(p)
 			}
-			if s.found && s.probe {
+			if probe && s.found {
 				return
 			}
 		}
 	}
 }
 
+// encodedStarts returns, of a block's base64 mask B (prevB: whether the
+// byte before the block is in the alphabet), the starts of the runs that
+// begin with a letter or digit (alnum) and are at least minEncoded long
+// or go on past the block: the runs encodedRun may decode. A shorter run
+// is nothing to it, and a letter or digit inside a run starts none.
+func encodedStarts(B, prevB, alnum uint64) uint64 {
+	starts := B &^ (B<<1 | prevB) & alnum
+	if starts == 0 {
+		return 0
+	}
+	// r[k] is set when B[k…k+len) are all set, the bits past the block
+	// counting as set (the run may go on).
+	shr := func(x uint64, n uint) uint64 { return x>>n | ^(^uint64(0) >> n) }
+	r2 := B & shr(B, 1)
+	r4 := r2 & shr(r2, 2)
+	r8 := r4 & shr(r4, 4)
+	r16 := r8 & shr(r8, 8)
+	r32 := r16 & shr(r16, 16)
+	r40 := r32 & shr(r8, 32)
+	return starts & r40
+}
+
 // blockMasks returns, for the up to 64 bytes at t[base:], the masks of
-// letters, digits, token bytes, fold bytes, base64 bytes and '-'/'<'
-// (cls), bit k for byte base+k.
-func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
+// letters, digits, token bytes, fold bytes, base64 bytes, '-'/'<', '`'
+// and '#' (cls), bit k for byte base+k.
+//
+// A whole block is read eight bytes at a time: v[w] gathers the flags of
+// bytes 8w…8w+7, one byte per class (byte c of v[w] holds class c's bits
+// for those bytes). The masks are then the 8×8 byte matrix v transposed
+// (mask c is byte c of v[0] … v[7]), done in three rounds of swaps rather
+// than by taking each class's byte out of each word.
+func blockMasks(t []byte, base int) (L, D, S, F, B, H, T, X uint64) {
 	if base+64 <= len(t) {
-		b := t[base : base+64 : base+64]
-		for w := 0; w < 64; w += 8 {
-			v := cls[b[w]] | cls[b[w+1]]<<1 | cls[b[w+2]]<<2 | cls[b[w+3]]<<3 |
+		b := (*[64]byte)(t[base : base+64])
+		row := func(w int) uint64 {
+			return cls[b[w]] | cls[b[w+1]]<<1 | cls[b[w+2]]<<2 | cls[b[w+3]]<<3 |
 				cls[b[w+4]]<<4 | cls[b[w+5]]<<5 | cls[b[w+6]]<<6 | cls[b[w+7]]<<7
-			L |= (v & 0xff) << w
-			D |= (v >> 8 & 0xff) << w
-			S |= (v >> 16 & 0xff) << w
-			F |= (v >> 24 & 0xff) << w
-			B |= (v >> 32 & 0xff) << w
-			H |= (v >> 40 & 0xff) << w
 		}
-		return
+		v0, v1, v2, v3, v4, v5, v6, v7 := row(0), row(8), row(16), row(24), row(32), row(40), row(48), row(56)
+		// The transpose, in locals so that it stays in registers:
+		// quarters, then eighths, then bytes swap across the diagonal.
+		const m32, m16, m8 = 0x00000000FFFFFFFF, 0x0000FFFF0000FFFF, 0x00FF00FF00FF00FF
+		x := (v0>>32 ^ v4) & m32
+		v4 ^= x
+		v0 ^= x << 32
+		x = (v1>>32 ^ v5) & m32
+		v5 ^= x
+		v1 ^= x << 32
+		x = (v2>>32 ^ v6) & m32
+		v6 ^= x
+		v2 ^= x << 32
+		x = (v3>>32 ^ v7) & m32
+		v7 ^= x
+		v3 ^= x << 32
+		x = (v0>>16 ^ v2) & m16
+		v2 ^= x
+		v0 ^= x << 16
+		x = (v1>>16 ^ v3) & m16
+		v3 ^= x
+		v1 ^= x << 16
+		x = (v4>>16 ^ v6) & m16
+		v6 ^= x
+		v4 ^= x << 16
+		x = (v5>>16 ^ v7) & m16
+		v7 ^= x
+		v5 ^= x << 16
+		x = (v0>>8 ^ v1) & m8
+		v1 ^= x
+		v0 ^= x << 8
+		x = (v2>>8 ^ v3) & m8
+		v3 ^= x
+		v2 ^= x << 8
+		x = (v4>>8 ^ v5) & m8
+		v5 ^= x
+		v4 ^= x << 8
+		x = (v6>>8 ^ v7) & m8
+		v7 ^= x
+		v6 ^= x << 8
+		return v0, v1, v2, v3, v4, v5, v6, v7
 	}
 	for k, c := range t[base:] {
 		v := cls[c]
@@ -451,36 +553,18 @@ func blockMasks(t []byte, base int) (L, D, S, F, B, H uint64) {
 		F |= (v >> 24 & 1) << k
 		B |= (v >> 32 & 1) << k
 		H |= (v >> 40 & 1) << k
+		T |= (v >> 48 & 1) << k
+		X |= (v >> 56 & 1) << k
 	}
 	return
 }
 
-// token looks at the token that starts at i (an event of run) and returns
-// where the next one may start, and the end of the last base64/hex run
-// looked at.
-func (s *scanner) token(i, encEnd int) (int, int) {
+// token looks at the token that starts at i (an event of run that is
+// neither a word nor a number) and returns where the next one may start.
+func (s *scanner) token(i int) int {
 	t := s.t
 	n := len(t)
-	c := t[i]
-	switch k := kind[c]; k {
-	case kLetter, kDigit:
-		j := i
-		if k == kLetter {
-			j = wordEnd(t, i)
-			if l := uint(j - i); lenMask[c&31][t[j-1]&31]&(1<<l) != 0 && (j >= n || kind[t[j]] != kDigit) && (i == 0 || kind[t[i-1]] != kDigit) {
-				s.word(i, j)
-			}
-		} else {
-			for j < n && kind[t[j]] == kDigit {
-				j++
-			}
-		}
-		// A base64 or hex run: a word that goes on in the alphabet
-		// (digits, + / = - _), or a long one.
-		if i >= encEnd && (j-i >= minEncoded || j < n && b64[t[j]]) && (i == 0 || !b64[t[i-1]]) {
-			encEnd = s.encodedRun(i)
-		}
-		return j, encEnd
+	switch kind[t[i]] {
 	case kLT:
 		s.angle(i)
 	case kBracket:
@@ -493,12 +577,12 @@ func (s *scanner) token(i, encEnd int) (int, int) {
 		// A markdown code fence: what it holds is shown, not said.
 		if i+2 < n && t[i+1] == '`' && t[i+2] == '`' && (i == 0 || t[i-1] == '\n') {
 			s.fence = !s.fence
-			return i + 3, encEnd
+			return i + 3
 		}
 	case kHigh:
-		return i + s.high(i), encEnd
+		return i + s.high(i)
 	}
-	return i + 1, encEnd
+	return i + 1
 }
 
 // wordEnd returns the end of the run of ASCII letters at i, eight bytes

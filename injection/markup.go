@@ -24,17 +24,20 @@ var spoofTags = []string{"tool_result", "tool_results", "function_results", "fun
 // images, invisible elements.
 func (s *scanner) angle(i int) {
 	t := s.t
-	if !s.relaxed && (s.fence || s.inCode(i)) {
-		// Markup in a code fence or inline code is shown as text, to
-		// a person as to the model: it hides nothing and renders
-		// nothing.
+	if !s.relaxed && s.fence {
 		return
 	}
+	// Markup in a code fence or inline code is shown as text, to a
+	// person as to the model: it hides nothing and renders nothing.
+	// Whether inline code is open is asked only of markup that would do
+	// something (quoteState is a function of i alone, so when it is asked
+	// changes no answer): most tags are end tags or have no attributes.
+	shown := func() bool { return !s.relaxed && s.inCode(i) }
 	rest := t[i:]
 	switch {
 	case bytes.HasPrefix(rest, []byte("<!--")):
-		if i < s.comment {
-			return // inside the comment opened before
+		if shown() || i < s.comment {
+			return // shown, or inside the comment opened before
 		}
 		limit := min(len(t), i+maxComment)
 		end, inEnd := limit, limit
@@ -50,15 +53,19 @@ func (s *scanner) angle(i int) {
 		for k < len(t) && k < i+40 && (kind[t[k]] == kLetter || kind[t[k]] == kDigit || t[k] == '_' || t[k] == '/') {
 			k++
 		}
-		if k > i+2 && k+1 < len(t) && t[k] == '|' && t[k+1] == '>' {
+		if k > i+2 && k+1 < len(t) && t[k] == '|' && t[k+1] == '>' && !shown() {
 			s.spoof(i, k+2)
 		}
 		return
 	case bytes.HasPrefix(rest, []byte("<<SYS>>")):
-		s.spoof(i, i+7)
+		if !shown() {
+			s.spoof(i, i+7)
+		}
 		return
 	case bytes.HasPrefix(rest, []byte("<</SYS>>")):
-		s.spoof(i, i+8)
+		if !shown() {
+			s.spoof(i, i+8)
+		}
 		return
 	}
 	k := i + 1
@@ -75,13 +82,13 @@ func (s *scanner) angle(i int) {
 	name := t[a:k]
 	if in(name, spoofTags...) && (t[k] == '>' || isSpace(t[k]) || t[k] == '/') {
 		e := bytes.IndexByte(t[k:min(len(t), k+200)], '>')
-		if e >= 0 {
+		if e >= 0 && !shown() {
 			s.spoof(i, k+e+1)
 		}
 		return
 	}
-	if a != i+1 || t[k] != ' ' && t[k] != '\t' && t[k] != '\n' {
-		return // an end tag, or a start tag without attributes
+	if a != i+1 || t[k] != ' ' && t[k] != '\t' && t[k] != '\n' || shown() {
+		return // an end tag, a start tag without attributes, or shown
 	}
 	limit := min(len(t), k+maxTag)
 	e := s.ahead.tagEnd.index(t, k, limit, 1, tagClose, &s.work) - k

@@ -287,6 +287,11 @@ func splitWord(t []byte, i int) bool {
 	if !letterBefore(t, i) || i+1 >= len(t) || !isASCIILetter(t[i+1]) {
 		return false
 	}
+	// The letters either side of the hyphen stand next to each other in
+	// the joined word: most pairs are in no trigger.
+	if !triggerPair[t[i-1]&31][t[i+1]&31] {
+		return false
+	}
 	a := i
 	for a > 0 && i-a < 16 && isASCIILetter(t[a-1]) {
 		a--
@@ -298,13 +303,15 @@ func splitWord(t []byte, i int) bool {
 	if a > 0 && (t[a-1] == '-' || isASCIILetter(t[a-1])) || b < len(t) && t[b] == '-' {
 		return false
 	}
-	var w [32]byte
-	n := copy(w[:], t[a:i])
-	n += copy(w[n:], t[i+1:b])
-	word := w[:n]
-	if n >= 64 || lenMask[word[0]&31][word[n-1]&31]&(1<<n) == 0 {
+	// The letters around the hyphen are at most 16 on each side: n < 64.
+	n := b - a - 1
+	if lenMask[t[a]&31][t[b-1]&31]&(1<<n) == 0 {
 		return false
 	}
+	var w [32]byte
+	copy(w[:], t[a:i])
+	copy(w[i-a:], t[i+1:b])
+	word := w[:n]
 	for _, tr := range triggers[lower(word[0])-'a'] {
 		if len(tr.word) == n && eqFold(word, tr.word) {
 			return true
@@ -312,6 +319,10 @@ func splitWord(t []byte, i int) bool {
 	}
 	return false
 }
+
+// triggerPair[x&31][y&31] is set when letter y follows letter x in some
+// trigger word (either case); filled with triggers.
+var triggerPair [32][32]bool
 
 // foldAt looks at t[i], a byte fold may change from (foldSkip 0), and
 // returns whether fold changes the text there, and how far on the next

@@ -41,6 +41,9 @@ func init() {
 		for _, w := range words {
 			triggers[w[0]-'a'] = append(triggers[w[0]-'a'], trigger{w, h})
 			lenMask[w[0]&31][w[len(w)-1]&31] |= 1 << len(w)
+			for k := 0; k+1 < len(w); k++ {
+				triggerPair[w[k]&31][w[k+1]&31] = true
+			}
 		}
 	}
 	add(hOverride, "ignore", "ignora", "ignorez", "ignoriere", "ignorieren", "disregard", "forget", "vergiss",
