@@ -1,6 +1,7 @@
 package event
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -474,21 +475,39 @@ var newPayload = map[Type]func() Payload{
 // session allowed again unasked); its rule is a RevokedApproval.
 const PolicyOpRevokeApproval = "revoke_approval"
 
-// RevokedApproval names the prior approval a policy.changed revokes: the
-// tool and the call's canonical arguments (permission.CanonicalArgs).
+// RevokedApproval names the prior approval a policy.changed revokes by
+// Seq, the seq of the permission.resolved that made it; Tool and Args (the
+// call's arguments as the log holds them, masked of secrets) are for
+// display only and never matched. An event written before Seq existed
+// (seq 0) named the approval by Args, the call's canonical arguments
+// (permission.CanonicalArgs); readers still honour it by those.
 type RevokedApproval struct {
+	Seq  uint64          `json:"seq,omitempty"`
 	Tool string          `json:"tool"`
-	Args json.RawMessage `json:"args"`
+	Args json.RawMessage `json:"args,omitempty"`
 }
 
 // RevokedApprovalOf reads the approval a policy.changed revokes; ok is
 // false for any other change.
 func RevokedApprovalOf(p *PolicyChangedPayload) (RevokedApproval, bool) {
 	var r RevokedApproval
-	if p.Level != "session" || p.Op != PolicyOpRevokeApproval || json.Unmarshal(p.Rule, &r) != nil || r.Tool == "" {
+	if p.Level != "session" || p.Op != PolicyOpRevokeApproval || json.Unmarshal(p.Rule, &r) != nil {
+		return RevokedApproval{}, false
+	}
+	if r.Seq == 0 && (r.Tool == "" || len(r.Args) == 0) {
 		return RevokedApproval{}, false
 	}
 	return r, true
+}
+
+// Names reports whether r names the prior approval made by the
+// permission.resolved at seq, of tool with canonical arguments canon
+// (an event without Seq names it by tool and canon).
+func (r RevokedApproval) Names(seq uint64, tool string, canon []byte) bool {
+	if r.Seq != 0 {
+		return r.Seq == seq
+	}
+	return r.Tool == tool && bytes.Equal(r.Args, canon)
 }
 
 // Decode returns the event's typed payload (a pointer to one of the

@@ -189,9 +189,14 @@ type Outcome struct {
 	// Prior is set when a person approved the call: the session adds it
 	// to its history (never for destructive calls, which the engine never
 	// reuses anyway).
-	Prior  *permission.Prior
-	Answer *Answer
-	Result tool.Result
+	Prior *permission.Prior
+	// PriorSeq is the seq of the permission.resolved that made Prior,
+	// which names the approval (session.RevokeApproval); PriorShown is
+	// the call's arguments masked of its secrets, for display.
+	PriorSeq   uint64
+	PriorShown json.RawMessage
+	Answer     *Answer
+	Result     tool.Result
 	// PolicyChanged is set when the answer added a session or project
 	// rule: the session must take its policy again before the next call.
 	PolicyChanged bool
@@ -381,7 +386,8 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 		}
 		gate = append(gate, event.ToolStartedPayload{ToolCallID: c.ID, Tool: info.Name, Args: masked, Sandbox: sb})
 	}
-	if err := x.appendAll(context.WithoutCancel(ctx), s, gate); err != nil {
+	resolvedSeq, err := x.appendAll(context.WithoutCancel(ctx), s, gate)
+	if err != nil {
 		return out, err
 	}
 	if starts && ctx.Err() != nil {
@@ -401,6 +407,7 @@ func (x *Executor) Execute(ctx context.Context, s *Session, c Call) (Outcome, er
 	if out.Answer != nil && out.Answer.Actor == event.ActorUser && d.RiskAtDecision < risk.Destructive && out.Answer.Option != OptionAllowUnsandboxed {
 		if canon, err := permission.CanonicalArgs(args); err == nil {
 			out.Prior = &permission.Prior{Tool: info.Name, Args: canon, Risk: d.RiskAtDecision, Decision: permission.Allow, ByUser: true}
+			out.PriorSeq, out.PriorShown = resolvedSeq, masked
 		}
 	}
 	if !starts {
@@ -690,29 +697,43 @@ func (x *Executor) append(ctx context.Context, s *Session, p event.Payload) erro
 	return nil
 }
 
-// appendAll records ps in order, in one commit when the log batches.
-func (x *Executor) appendAll(ctx context.Context, s *Session, ps []event.Payload) error {
+// appendAll records ps in order, in one commit when the log batches, and
+// returns the seq of the first.
+func (x *Executor) appendAll(ctx context.Context, s *Session, ps []event.Payload) (uint64, error) {
 	b, ok := x.log.(BatchAppender)
 	if !ok || len(ps) == 1 {
-		for _, p := range ps {
-			if err := x.append(ctx, s, p); err != nil {
-				return err
+		var first uint64
+		for i, p := range ps {
+			d, err := event.NewDraft(s.ID, s.TurnID, x.opts.Now(), p)
+			if err != nil {
+				return 0, fmt.Errorf("%w: %w", ErrLog, err)
+			}
+			e, err := x.log.Append(ctx, d)
+			if err != nil {
+				return 0, fmt.Errorf("%w: %w", ErrLog, err)
+			}
+			if i == 0 {
+				first = e.Seq
 			}
 		}
-		return nil
+		return first, nil
 	}
 	ds := make([]event.Draft, len(ps))
 	for i, p := range ps {
 		d, err := event.NewDraft(s.ID, s.TurnID, x.opts.Now(), p)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrLog, err)
+			return 0, fmt.Errorf("%w: %w", ErrLog, err)
 		}
 		ds[i] = d
 	}
-	if _, err := b.AppendBatch(ctx, ds); err != nil {
-		return fmt.Errorf("%w: %w", ErrLog, err)
+	es, err := b.AppendBatch(ctx, ds)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrLog, err)
 	}
-	return nil
+	if len(es) == 0 {
+		return 0, nil
+	}
+	return es[0].Seq, nil
 }
 
 func riskOf(d permission.Decision) risk.Level {

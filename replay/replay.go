@@ -14,7 +14,6 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -158,6 +157,7 @@ var NotRecordedBefore = fmt.Sprintf("not replayable: recorded before v%d (the lo
 type prior struct {
 	p   permission.Prior
 	cwd string
+	seq uint64 // of the permission.resolved that made it
 }
 
 // replayer is the state of one session's replay, event by event.
@@ -282,12 +282,14 @@ func (r *replayer) event(e event.Event) error {
 			r.taint = record.TaintOf(e)
 		}
 	case *event.PolicyChangedPayload:
-		// One prior approval revoked (session.RevokeApproval), in the
-		// directory it was revoked in.
+		// One prior approval revoked (session.RevokeApproval), by the
+		// seq of the permission.resolved that made it (an event written
+		// before seq by its arguments, in the directory it was revoked
+		// in).
 		if ra, ok := event.RevokedApprovalOf(p); ok {
 			where := orElse(p.Cwd, r.cwd)
 			r.history = slices.DeleteFunc(r.history, func(h prior) bool {
-				return h.cwd == where && h.p.Tool == ra.Tool && bytes.Equal(h.p.Args, ra.Args)
+				return (ra.Seq != 0 || h.cwd == where) && ra.Names(h.seq, h.p.Tool, h.p.Args)
 			})
 			break
 		}
@@ -398,7 +400,7 @@ func (r *replayer) resolved(e event.Event, res *event.PermissionResolvedPayload)
 		r.listed[c.ToolCallID] = len(r.out.Calls)
 		r.out.Calls = append(r.out.Calls, c)
 	}
-	r.remember(res, facts, request)
+	r.remember(e.Seq, res, facts, request)
 }
 
 // decide decides the call again under the recorded policy on today's
@@ -524,7 +526,7 @@ func (r *replayer) historyIn(cwd string) []permission.Prior {
 // remember adds a person's approval to the history, as the executor gives
 // it to the session: allowed by a user, below destructive, not an answer
 // to run one call unconfined.
-func (r *replayer) remember(res *event.PermissionResolvedPayload, facts *event.DecisionFacts, req permission.Request) {
+func (r *replayer) remember(seq uint64, res *event.PermissionResolvedPayload, facts *event.DecisionFacts, req permission.Request) {
 	if res.Decision != "allow" || res.Actor != event.ActorUser || res.RiskAtDecision >= risk.Destructive || res.Option == "allow_unsandboxed" {
 		return
 	}
@@ -548,6 +550,7 @@ func (r *replayer) remember(res *event.PermissionResolvedPayload, facts *event.D
 	r.history = append(r.history, prior{
 		p:   permission.Prior{Tool: tool, Args: canon, Risk: res.RiskAtDecision, Decision: permission.Allow, ByUser: true},
 		cwd: orElse(res.Cwd, r.cwd),
+		seq: seq,
 	})
 }
 

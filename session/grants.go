@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,14 +10,49 @@ import (
 
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/permission/risk"
 )
+
+// Approval is one prior approval of the session: a call a person allowed,
+// which the session allows again unasked (spec §3 step 5).
+type Approval struct {
+	// Seq is the seq of the permission.resolved that made it, which names
+	// it (RevokeApproval).
+	Seq  uint64
+	Tool string
+	// Args are the call's arguments masked of the secrets they held, for
+	// display; never matched.
+	Args json.RawMessage
+	Risk risk.Level
+}
+
+// approval is a prior approval as the session keeps it: what the engine
+// matches (prior, whose arguments may hold a secret in clear) and what
+// may be shown or recorded (Approval).
+type approval struct {
+	Approval
+	prior permission.Prior
+}
 
 // Approvals returns the calls a person approved in this session that are
 // allowed again without asking (prior approvals, spec §3 step 5), oldest
 // first: those made in the directory the session runs in. A destructive
 // call is never among them.
-func (s *Session) Approvals() []permission.Prior {
-	return append([]permission.Prior(nil), s.history...)
+func (s *Session) Approvals() []Approval {
+	out := make([]Approval, len(s.history))
+	for i, a := range s.history {
+		out[i] = a.Approval
+	}
+	return out
+}
+
+// priors is the history the engine is given.
+func (s *Session) priors() []permission.Prior {
+	out := make([]permission.Prior, len(s.history))
+	for i, a := range s.history {
+		out[i] = a.prior
+	}
+	return out
 }
 
 // SessionRuleRemover is what Revoke needs of the session's Rules
@@ -69,22 +103,21 @@ func (s *Session) Revoke(ctx context.Context, id string) (permission.Rule, error
 // prior approval of that call.
 var ErrNoApproval = errors.New("no such prior approval in this session")
 
-// RevokeApproval drops the prior approval of one call (tool and
-// arguments), so that the same call is asked again, and records it as
-// policy.changed {level session, op revoke_approval, rule {tool, args},
-// cwd} between turns, which a resumed session and a replay apply too.
-func (s *Session) RevokeApproval(ctx context.Context, tool string, args json.RawMessage) error {
-	canon, err := canonicalOf(args)
-	if err != nil {
-		return fmt.Errorf("revoking a prior approval: %w", err)
-	}
-	ra := event.RevokedApproval{Tool: tool, Args: canon}
-	n := len(s.history)
-	s.history = slices.DeleteFunc(s.history, func(p permission.Prior) bool { return approvalIs(p, ra) })
-	if len(s.history) == n {
+// RevokeApproval drops the prior approval made by the permission.resolved
+// at seq (Approval.Seq), so that the same call is asked again, and records
+// it as policy.changed {level session, op revoke_approval, rule {seq,
+// tool, args masked}, cwd} between turns, which a resumed session, a
+// replay and the web's index apply by seq too. The arguments recorded are
+// the masked ones the log already holds: a secret the call held is never
+// written again.
+func (s *Session) RevokeApproval(ctx context.Context, seq uint64) error {
+	i := slices.IndexFunc(s.history, func(a approval) bool { return a.Seq == seq })
+	if seq == 0 || i < 0 {
 		return ErrNoApproval
 	}
-	raw, err := json.Marshal(ra)
+	a := s.history[i]
+	s.history = slices.Delete(s.history, i, i+1)
+	raw, err := json.Marshal(event.RevokedApproval{Seq: a.Seq, Tool: a.Tool, Args: a.Args})
 	if err != nil {
 		return fmt.Errorf("recording the revoked approval: %w", err)
 	}
@@ -98,26 +131,12 @@ func (s *Session) RevokeApproval(ctx context.Context, tool string, args json.Raw
 	return nil
 }
 
-// canonicalOf is CanonicalArgs of a call's JSON arguments.
-func canonicalOf(args json.RawMessage) (json.RawMessage, error) {
-	var m map[string]any
-	if err := json.Unmarshal(args, &m); err != nil {
-		return nil, fmt.Errorf("the arguments are not a JSON object: %w", err)
-	}
-	return permission.CanonicalArgs(m)
-}
-
-// approvalIs reports whether p is the approval ra names.
-func approvalIs(p permission.Prior, ra event.RevokedApproval) bool {
-	return p.Tool == ra.Tool && bytes.Equal(p.Args, ra.Args)
-}
-
 // forgetPriors drops the prior approvals of a tool (a glob, as in a rule):
 // more is asked, never less.
 func (s *Session) forgetPriors(toolGlob string) {
-	s.history = slices.DeleteFunc(s.history, func(p permission.Prior) bool {
-		ok, err := path.Match(toolGlob, p.Tool)
-		return ok || err != nil || toolGlob == p.Tool
+	s.history = slices.DeleteFunc(s.history, func(a approval) bool {
+		ok, err := path.Match(toolGlob, a.Tool)
+		return ok || err != nil || toolGlob == a.Tool
 	})
 }
 

@@ -152,10 +152,14 @@ func TestRevokeOneApproval(t *testing.T) {
 	if n := len(s.Approvals()); n != 1 {
 		t.Fatalf("%d prior approvals after the first turn, want 1", n)
 	}
-	if err := s.RevokeApproval(ctx, "shell", []byte(`{ "command" : "go env GOOS" }`)); err != nil {
+	a := s.Approvals()[0]
+	if a.Seq == 0 || a.Tool != "shell" || string(a.Args) != `{"command":"go env GOOS"}` {
+		t.Fatalf("the approval is %+v, want the seq of its permission.resolved, shell and its arguments", a)
+	}
+	if err := s.RevokeApproval(ctx, a.Seq); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RevokeApproval(ctx, "shell", []byte(`{"command":"go env GOOS"}`)); !errors.Is(err, session.ErrNoApproval) {
+	if err := s.RevokeApproval(ctx, a.Seq); !errors.Is(err, session.ErrNoApproval) {
 		t.Fatalf("revoking it twice: %v, want ErrNoApproval", err)
 	}
 	if n := len(s.Approvals()); n != 0 {

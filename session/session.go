@@ -108,7 +108,7 @@ type Session struct {
 	info    Info
 	turns   int
 	started bool
-	history []permission.Prior
+	history []approval
 	// logged are the session's events read from the log so far, in seq
 	// order (the model's context is built from them).
 	logged []event.Event
@@ -221,7 +221,10 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 						dropped.Approvals++
 						continue
 					}
-					s.history = append(s.history, prior)
+					s.history = append(s.history, approval{
+						Approval: Approval{Seq: e.Seq, Tool: prior.Tool, Args: c.Args, Risk: prior.Risk},
+						prior:    prior,
+					})
 				}
 			}
 		case *event.PolicyChangedPayload:
@@ -254,8 +257,11 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 				s.forgetPriors(tool)
 			}
 			// One prior approval revoked (RevokeApproval).
-			if ra, ok := event.RevokedApprovalOf(p); ok && orElse(p.Cwd, cur) == info.Cwd {
-				s.history = slices.DeleteFunc(s.history, func(x permission.Prior) bool { return approvalIs(x, ra) })
+			// By the seq of the permission.resolved that made it (an
+			// event written before seq by the call's arguments, in the
+			// directory it was revoked in).
+			if ra, ok := event.RevokedApprovalOf(p); ok && (ra.Seq != 0 || orElse(p.Cwd, cur) == info.Cwd) {
+				s.history = slices.DeleteFunc(s.history, func(x approval) bool { return ra.Names(x.Seq, x.Tool, x.prior.Args) })
 			}
 		}
 	}
@@ -519,7 +525,10 @@ func (t *turn) execute(ctx context.Context, x *executor.Executor, c executor.Cal
 		}
 	}
 	if out.Prior != nil {
-		s.history = append(s.history, *out.Prior)
+		s.history = append(s.history, approval{
+			Approval: Approval{Seq: out.PriorSeq, Tool: out.Prior.Tool, Args: out.PriorShown, Risk: out.Prior.Risk},
+			prior:    *out.Prior,
+		})
 	}
 	// An answered question may have changed the rules besides its
 	// own (an approval UI's "deny for this session" adds a session
@@ -583,7 +592,7 @@ func (t *turn) session() *executor.Session {
 	s := t.s
 	xs := &executor.Session{
 		ID: s.id, TurnID: t.id, Cwd: s.info.Cwd, Home: s.info.Home, ConfigHome: s.info.ConfigHome, DataDir: s.info.DataDir,
-		Mode: s.info.Mode, Policy: s.info.Policy, History: s.history, AllowedTools: s.allowedTools(), Env: s.info.Env,
+		Mode: s.info.Mode, Policy: s.info.Policy, History: s.priors(), AllowedTools: s.allowedTools(), Env: s.info.Env,
 		Taint: s.taint, PolicyDigest: s.snapshot,
 	}
 	if s.info.Rules != nil {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -189,8 +188,10 @@ func (s *Session) apply(e event.Event) {
 			if where == "" {
 				where = s.Cwd
 			}
+			// By the seq of the permission.resolved that made it (an
+			// event written before seq by its arguments and directory).
 			s.Priors = slices.DeleteFunc(slices.Clone(s.Priors), func(x PriorApproval) bool {
-				return x.Cwd == where && x.Tool == ra.Tool && bytes.Equal(x.canon, ra.Args)
+				return (ra.Seq != 0 || x.Cwd == where) && ra.Names(x.Seq, x.Tool, x.canon)
 			})
 			break
 		}

@@ -45,18 +45,19 @@ type Turns interface {
 	// process holds the session (the rule lives in that process), and
 	// with ErrNoRule when the session has no such rule there.
 	Revoke(ctx context.Context, r RevokeRequest) (rule string, err error)
-	// RevokeApproval drops one prior approval (the call Tool with Args)
-	// of a recorded session in which no turn runs, in the directory it
-	// was made in (Cwd), and records it (policy.changed op
-	// revoke_approval). Its errors are Revoke's, with ErrNoApproval for
+	// RevokeApproval drops one prior approval, named by the seq of the
+	// permission.resolved that made it (Seq), of a recorded session in
+	// which no turn runs, resumed in the directory it was made in (Cwd),
+	// and records it (policy.changed op revoke_approval). Its errors are Revoke's, with ErrNoApproval for
 	// an approval the session does not hold.
 	RevokeApproval(ctx context.Context, r ApprovalRevokeRequest) error
 }
 
-// ApprovalRevokeRequest names one prior approval to revoke.
+// ApprovalRevokeRequest names one prior approval to revoke: Seq is the
+// seq of the permission.resolved that made it, Cwd where it was made.
 type ApprovalRevokeRequest struct {
-	SessionID, Cwd, Tool string
-	Args                 json.RawMessage
+	SessionID, Cwd string
+	Seq            uint64
 }
 
 // ErrNoApproval: the session holds no such prior approval there.
@@ -320,7 +321,7 @@ func (s *Server) revokeApproval(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, turnResponse{SessionID: req.SessionID, Message: fmt.Sprintf("the session holds no prior approval made at seq %d", req.Seq)})
 		return
 	}
-	err := s.opts.Turns.RevokeApproval(r.Context(), ApprovalRevokeRequest{SessionID: req.SessionID, Cwd: pr.Cwd, Tool: pr.Tool, Args: pr.Args})
+	err := s.opts.Turns.RevokeApproval(r.Context(), ApprovalRevokeRequest{SessionID: req.SessionID, Cwd: pr.Cwd, Seq: pr.Seq})
 	switch {
 	case errors.Is(err, ErrTurnRunning):
 		writeJSON(w, http.StatusConflict, turnResponse{SessionID: req.SessionID, Message: "this server is running a turn in this session: revoke the approval once it has ended"})

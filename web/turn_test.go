@@ -362,12 +362,12 @@ func TestRevokeApproval(t *testing.T) {
 		t.Fatalf("revoke: %d %q, %v", code, r.Message, f.turns.approvalRevokes)
 	}
 	got := f.turns.approvalRevokes[0]
-	if got.SessionID != "sess-A" || got.Cwd != "/work/sess-A" || got.Tool != "write_file" || string(got.Args) != `{"content":"hello","path":"a.txt"}` {
+	if got.SessionID != "sess-A" || got.Cwd != "/work/sess-A" || got.Seq != seq {
 		t.Fatalf("revoke request %+v", got)
 	}
-	// The process records it; the page then lists it no more.
+	// The process records it, by seq; the page then lists it no more.
 	appendEvent(t, f.log, "sess-A", event.PolicyChangedPayload{Level: "session", Op: event.PolicyOpRevokeApproval, Cwd: "/work/sess-A",
-		Rule: json.RawMessage(`{"tool":"write_file","args":{"content":"hello","path":"a.txt"}}`)})
+		Rule: json.RawMessage(fmt.Sprintf(`{"seq":%d,"tool":"write_file","args":{"path":"a.txt","content":"hello"}}`, seq))})
 	if page := f.do(t, req_("/policy?cwd=/work/sess-A")).Body.String(); strings.Contains(page, `<tr class="prior">`) {
 		t.Error("a revoked approval is still listed")
 	}

@@ -155,7 +155,7 @@ func (c *chat) permissions(ctx context.Context, args []string) error {
 			return fmt.Errorf("no approved call numbered %q: /permissions lists %d", termtext.Line(args[1]), len(prior))
 		}
 		p := prior[n-1]
-		if err := c.r.s.RevokeApproval(ctx, p.Tool, p.Args); err != nil {
+		if err := c.r.s.RevokeApproval(ctx, p.Seq); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.info, "revoked the approval of %s %s: the same call is asked again\n", termtext.Line(p.Tool), clip(string(p.Args), 160))

@@ -330,12 +330,12 @@ func (s *serveTurns) RevokeApproval(ctx context.Context, req web.ApprovalRevokeR
 		return fmt.Errorf("session %s does not verify, so it is not resumed: %w", req.SessionID, err)
 	}
 	cfg := session.Config{Log: s.rt.Store, Router: s.rt.Router, Approver: s.rt.Broker}
-	sess, err := session.Resume(ctx, cfg, req.SessionID, session.Info{Cwd: r.cwd, Home: r.home, Mode: r.mode, Rules: r.rules, Env: os.Environ()})
+	sess, err := session.Resume(ctx, cfg, req.SessionID, session.Info{Cwd: r.cwd, Home: r.home, DataDir: datadir.Real(r.dataDir), Mode: r.mode, Rules: r.rules, Env: os.Environ()})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	err = sess.RevokeApproval(ctx, req.Tool, req.Args)
+	err = sess.RevokeApproval(ctx, req.Seq)
 	if errors.Is(err, session.ErrNoApproval) {
 		return fmt.Errorf("%w: %w", web.ErrNoApproval, err)
 	}
