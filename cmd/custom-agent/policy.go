@@ -42,7 +42,7 @@ func openPolicyWith(cwd, configHome string, noBuiltin bool, files ...string) (*p
 	return gateconf.OpenPolicy(cwd, configHome, noBuiltin, files...)
 }
 
-func newPolicyCmd(_ *globalFlags) *cobra.Command {
+func newPolicyCmd(g *globalFlags) *cobra.Command {
 	var cwd string
 	cmd := &cobra.Command{
 		Use:   "policy",
@@ -59,7 +59,7 @@ then its ask rules count as deny.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.PersistentFlags().StringVar(&cwd, "cwd", "", "working directory whose project policy is used (default the current directory)")
-	cmd.AddCommand(newPolicyListCmd(&cwd), newPolicyAddCmd(&cwd), newPolicyRmCmd(&cwd), newPolicyTestCmd(&cwd), newPolicyExplainCmd(&cwd), newPolicyImportCmd(&cwd))
+	cmd.AddCommand(newPolicyListCmd(&cwd), newPolicyAddCmd(&cwd), newPolicyRmCmd(&cwd), newPolicyTestCmd(&cwd), newPolicyExplainCmd(&cwd, g), newPolicyImportCmd(&cwd))
 	return cmd
 }
 
@@ -396,7 +396,7 @@ alone exit 0.`,
 	return cmd
 }
 
-func newPolicyExplainCmd(cwd *string) *cobra.Command {
+func newPolicyExplainCmd(cwd *string, g *globalFlags) *cobra.Command {
 	var o checkcmd.Options
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -409,7 +409,10 @@ func newPolicyExplainCmd(cwd *string) *cobra.Command {
 			if o.Tool == "" {
 				return errors.New("--tool is required")
 			}
-			o.Cwd = *cwd
+			// The data dir as check takes it (--data-dir, else the
+			// environment's, else the default): its files are the
+			// agent's own, denied to the model.
+			o.Cwd, o.DataDir = *cwd, g.dataDir
 			return explainCall(cmd.OutOrStdout(), o, asJSON)
 		},
 	}

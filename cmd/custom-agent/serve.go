@@ -290,7 +290,7 @@ func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open
 	srv, err := web.New(web.Options{
 		Log: log, Artifacts: rt.Artifacts, Token: token, ScriptToken: scriptToken, UIHost: uiHost, Turns: turns,
 		Hosts: allowedHosts(host, port, extraHosts),
-		Inbox: inboxFor(log), Policy: servePolicy{}, TokenTTL: linkTTL,
+		Inbox: inboxFor(log), Policy: servePolicy{dataDir: dir}, TokenTTL: linkTTL,
 	})
 	if err != nil {
 		return err

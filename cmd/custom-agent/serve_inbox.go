@@ -18,7 +18,11 @@ func inboxFor(s eventlog.Inbox) web.Inbox { return s }
 
 // servePolicy reads the policy files for the web's policy page, as
 // custom-agent policy list and policy explain do.
-type servePolicy struct{}
+type servePolicy struct {
+	// dataDir is serve's resolved data dir, which the explain form's
+	// decisions know, as the turns' do.
+	dataDir string
+}
 
 func (servePolicy) Rules(cwd string) (web.PolicyView, error) {
 	s, err := openPolicy(cwd, nil)
@@ -52,8 +56,8 @@ func (servePolicy) Trusted() (web.TrustView, error) {
 	return v, nil
 }
 
-func (servePolicy) Explain(_ context.Context, cwd, tool string, args json.RawMessage) (string, error) {
+func (p servePolicy) Explain(_ context.Context, cwd, tool string, args json.RawMessage) (string, error) {
 	var b bytes.Buffer
-	err := explainCall(&b, checkcmd.Options{Cwd: cwd, Tool: tool, Args: string(args)}, false)
+	err := explainCall(&b, checkcmd.Options{Cwd: cwd, Tool: tool, Args: string(args), DataDir: p.dataDir}, false)
 	return b.String(), err
 }
