@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/custom-agent/custom-agent/app"
 	"github.com/custom-agent/custom-agent/model"
@@ -189,6 +190,27 @@ func writePrivate(path string, b []byte) error {
 	return f.Close()
 }
 
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// writeLinkFile writes the login link url to path, readable by the user
+// only. It refuses a symbolic link there: the data dir is the user's
+// alone (privateDir), so one there was put by someone, or something, to
+// send the link elsewhere; it is left for the user to see.
+func writeLinkFile(path, url string) error {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("the login link's file %s is a symbolic link: serve does not write its link there (remove it and start again)", path)
+	}
+	// writePrivate never follows a link either, should one appear now.
+	if err := writePrivate(path, []byte(url+"\n")); err != nil {
+		return fmt.Errorf("writing the login link: %w", err)
+	}
+	return nil
+}
+
 // openPage is the file --open gives the browser: it redirects to the token
 // URL, so that the URL never appears in a process's argv.
 func openPage(url string) []byte {
@@ -296,23 +318,51 @@ func runServe(cmd *cobra.Command, g *globalFlags, f *runFlags, addr string, open
 		return err
 	}
 	url := fmt.Sprintf("http://%s/?token=%s", uiHost, token)
-	fmt.Fprintf(out, "custom-agent serve: open %s\n(the link works once, until %s if unused; %s; scripts: Authorization: Bearer $(cat %s) at http://%s; Ctrl-C stops the server)\n",
-		url, srv.TokenExpiry().Format("15:04:05"), freshLinkHint(os.Getpid()), tokenFile, net.JoinHostPort(lns[0].Addr().(*net.TCPAddr).IP.String(), port))
+	scripts := fmt.Sprintf("scripts: Authorization: Bearer $(cat %s) at http://%s; Ctrl-C stops the server",
+		tokenFile, net.JoinHostPort(lns[0].Addr().(*net.TCPAddr).IP.String(), port))
+	// The login link goes to a terminal only: output kept in a file
+	// (nohup.out, a CI log, a pipe into tee) may be where the agent, or
+	// another user, reads it. Otherwise it goes to a file readable by
+	// the user only in the data dir (the agent's own, denied to the
+	// model), and its path is printed.
+	linkFile := ""
+	if !isTerminal(out) {
+		linkFile = filepath.Join(dir, "serve-"+port+".link")
+		if err := writeLinkFile(linkFile, url); err != nil {
+			return err
+		}
+		defer os.Remove(linkFile)
+		fmt.Fprintf(out, "custom-agent serve: login link saved to %s (not printed: this output is not a terminal, and a file it goes to may be read by the agent or others); open it: cat %s, and paste the link into your browser\n(the link works once, until %s if unused; %s; %s)\n",
+			linkFile, linkFile, srv.TokenExpiry().Format("15:04:05"), freshLinkHint(os.Getpid()), scripts)
+	} else {
+		fmt.Fprintf(out, "custom-agent serve: open %s\n(the link works once, until %s if unused; %s; %s)\n",
+			url, srv.TokenExpiry().Format("15:04:05"), freshLinkHint(os.Getpid()), scripts)
+	}
 	// A fresh link on request (the first expired, or another browser):
-	// only this user (or root) can signal serve, and the link goes to
-	// serve's own output.
+	// only this user (or root) can signal serve, and the link goes where
+	// the first one went.
 	go func() {
 		sig := newLinkSignals(ctx)
 		for range sig {
 			tok, until := srv.NewLink()
-			fmt.Fprintf(out, "custom-agent serve: open http://%s/?token=%s\n(a fresh link: it works once, until %s if unused; any earlier unused link no longer works)\n",
-				uiHost, tok, until.Format("15:04:05"))
+			fresh := fmt.Sprintf("http://%s/?token=%s", uiHost, tok)
+			if linkFile == "" {
+				fmt.Fprintf(out, "custom-agent serve: open %s\n(a fresh link: it works once, until %s if unused; any earlier unused link no longer works)\n",
+					fresh, until.Format("15:04:05"))
+				continue
+			}
+			if err := writeLinkFile(linkFile, fresh); err != nil {
+				fmt.Fprintf(errOut, "custom-agent serve: no fresh link: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(out, "custom-agent serve: a fresh login link saved to %s (it works once, until %s if unused; any earlier unused link no longer works)\n",
+				linkFile, until.Format("15:04:05"))
 		}
 	}()
 	if open {
 		page := filepath.Join(dir, "serve-"+port+"-open.html")
 		if err := writePrivate(page, openPage(url)); err != nil {
-			fmt.Fprintf(errOut, "custom-agent: could not write %s (%v); open the URL above yourself\n", page, err)
+			fmt.Fprintf(errOut, "custom-agent: could not write %s (%v); open the login link yourself\n", page, err)
 		} else {
 			defer os.Remove(page)
 			openBrowser(page, errOut)
@@ -350,6 +400,6 @@ func openBrowser(file string, errOut io.Writer) {
 		name = "explorer"
 	}
 	if err := exec.Command(name, file).Start(); err != nil {
-		fmt.Fprintf(errOut, "custom-agent: could not open a browser (%s); open the URL above yourself\n", strings.TrimSpace(err.Error()))
+		fmt.Fprintf(errOut, "custom-agent: could not open a browser (%s); open the login link yourself\n", strings.TrimSpace(err.Error()))
 	}
 }

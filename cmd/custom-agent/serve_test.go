@@ -81,7 +81,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var servedURL = regexp.MustCompile(`open (http://([0-9a-f]{32})\.localhost:(\d+)/\?token=([0-9a-f]{64}))\n`)
+var servedURL = regexp.MustCompile(`(http://([0-9a-f]{32})\.localhost:(\d+)/\?token=([0-9a-f]{64}))\n`)
 
 // startServeOpen runs serve --open with a fake xdg-open that records its argv,
 // and returns the printed URL's parts and the recorded argv's file.
@@ -114,7 +114,10 @@ func startServeOpen(t *testing.T) (dir, url, port, token, argvFile string, out *
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		m := servedURL.FindStringSubmatch(out.String())
+		var m []string
+		if login, _, ok := loginIn(t, out.String()); ok {
+			m = servedURL.FindStringSubmatch(login + "\n")
+		}
 		_, err := os.Stat(argvFile)
 		if m != nil && err == nil {
 			return dir, m[1], m[3], m[4], argvFile, out
@@ -320,8 +323,8 @@ func TestServeLinkExpiresAndSIGUSR1PrintsAFreshOne(t *testing.T) {
 	var fresh string
 	deadline := time.Now().Add(10 * time.Second)
 	for fresh == "" {
-		if m := serveLogin.FindStringSubmatch(p.stdout.String()); m != nil {
-			fresh = m[1]
+		if strings.Contains(p.stdout.String(), "a fresh login link") {
+			fresh, _, _ = loginIn(t, p.stdout.String())
 		} else if time.Now().After(deadline) {
 			t.Fatalf("no fresh link after SIGUSR1: %q", p.stdout.String())
 		} else {

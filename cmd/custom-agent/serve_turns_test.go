@@ -36,7 +36,34 @@ type servingProcess struct {
 
 // serveScripts finds, in what serve prints, the script token's file and the
 // address scripts use.
-var serveLogin = regexp.MustCompile(`open ((http://[0-9a-f]{32}\.localhost:\d+)/\?token=[0-9a-f]{64})`)
+var serveLogin = regexp.MustCompile(`((http://[0-9a-f]{32}\.localhost:\d+)/\?token=[0-9a-f]{64})`)
+
+// serveLinkFile finds, in what serve prints when its output is not a
+// terminal, the file its login link is in.
+var serveLinkFile = regexp.MustCompile(`login link saved to (\S+) \(`)
+
+// loginIn returns the login link serve's printed line refers to: the
+// contents of the file it names (its output here is never a terminal, so
+// it prints no token). It fails the test on a token printed.
+func loginIn(t *testing.T, line string) (url, ui string, ok bool) {
+	t.Helper()
+	if serveLogin.MatchString(line) {
+		t.Fatalf("serve printed its login token to an output that is not a terminal: %q", line)
+	}
+	m := serveLinkFile.FindStringSubmatch(line)
+	if m == nil {
+		return "", "", false
+	}
+	b, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := serveLogin.FindStringSubmatch(string(b))
+	if l == nil {
+		t.Fatalf("%s holds no login link: %q", m[1], b)
+	}
+	return l[1], l[2], true
+}
 
 var serveScripts = regexp.MustCompile(`Bearer \$\(cat (\S+)\) at (http://127\.0\.0\.1:\d+)`)
 
@@ -70,8 +97,8 @@ func startServe(t *testing.T, data, home string, args ...string) *servingProcess
 	})
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		if m := serveLogin.FindStringSubmatch(sc.Text()); m != nil {
-			p.login, p.ui = m[1], m[2]
+		if login, ui, ok := loginIn(t, sc.Text()); ok {
+			p.login, p.ui = login, ui
 		}
 		if m := serveScripts.FindStringSubmatch(sc.Text()); m != nil {
 			tok, err := os.ReadFile(m[1])
