@@ -831,6 +831,12 @@ func ruleNsenter(a *analyzer, c *call) {
 			// -W is a path inside the namespaces entered: only the
 			// namespaces decide what it reaches.
 			wdns := op.name == "-W" || op.name == "--wdns"
+			if wdns && op.val.s == "" && !op.val.dyn {
+				// util-linux 2.41 takes its directory only attached;
+				// an older nsenter may take the next word.
+				a.opaque(op.x.sp, "nsenter "+op.name+" without an attached directory takes the next word as its value in some versions of nsenter and not in others; no rule allows it")
+				return
+			}
 			v := op.val
 			if !wdns && v.dyn {
 				file = true

@@ -60,6 +60,9 @@ var review2Cases = []analyzeCase{
 	{name: "nsenter mount file dotdot", cmd: "nsenter --mount=/proc/5/../1/ns/mnt sh", min: D},
 	{name: "nsenter other target zeros", cmd: "nsenter -t 0042 -m cat /root/.ssh/id_rsa", min: C},
 	{name: "nsenter other target not host", cmd: "nsenter -t 42 -m rm -rf /srv", min: D},
+	{name: "nsenter wdns attached", cmd: "nsenter -W/srv -t 42 -m id", min: X, opaque: -1},
+	{name: "nsenter wdns bare", cmd: "nsenter -W /srv -t 1 -m sh", min: X, opaque: 1},
+	{name: "nsenter net socket", cmd: "nsenter -N 3 -t 1 -m cat /etc/shadow", min: D},
 	{name: "nsenter other file", cmd: "nsenter --mount=/proc/42/ns/mnt -t 42 id", min: X},
 }
 
