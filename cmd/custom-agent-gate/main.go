@@ -83,7 +83,7 @@ func newGlobals() *globals {
 // neither a flag nor a global flag's value) and runs that command. As
 // cobra does, the flags before the name are the command's: its own flag
 // set reads them with the rest, so `--help=false hook claude-code` asks no
-// help and `--help hook claude-code --help=false` neither.
+// help, and the last help flag of the line decides.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	g := newGlobals()
 	i := 0
@@ -177,7 +177,9 @@ func runCheck(g *globals, args []string, stdin io.Reader, stdout, stderr io.Writ
 func runHook(ctx context.Context, g *globals, lead, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var a hook.Agent
 	if len(args) > 0 {
-		a, _ = hook.ParseAgent(args[0])
+		if p, err := hook.ParseAgent(args[0]); err == nil {
+			a = p
+		}
 	}
 	if a == "" {
 		// No agent: only a help flag of hook itself shows hook's help.
