@@ -39,7 +39,12 @@ func TestEncodedGluedVariants(t *testing.T) {
 	if !strings.ContainsAny(std[:40], "/+") || !strings.ContainsAny(url, "-_") {
 		t.Fatalf("the payloads must hold their own alphabet's separators: %q %q", std[:40], url)
 	}
+	benign := "Does it build? Run make -> then make test; see ~/docs for more."
 	for _, tc := range []string{
+		// After a benign text's own base64, padded or not.
+		base64.StdEncoding.EncodeToString([]byte(benign)) + "/" + std,
+		base64.RawStdEncoding.EncodeToString([]byte(benign+"ab")) + "/" + std,
+		base64.RawStdEncoding.EncodeToString([]byte(benign+"abc")) + "-" + std,
 		"see https://files.example/blob/" + std,
 		"a+" + std,
 		"id_" + url,

@@ -664,7 +664,7 @@ func (s *scanner) encodedRun(i int) int {
 		// Too short, too deep, over budget, or shown as code.
 		return j
 	}
-	from := -1
+	from, cover, step := -1, 0, 1
 	if kind[t[i]] == kLetter || kind[t[i]] == kDigit {
 		from = i
 		run := t[i:j]
@@ -673,11 +673,12 @@ func (s *scanner) encodedRun(i int) int {
 		if k := bytes.LastIndexByte(bytes.TrimRight(run, "="), '='); k >= 0 && len(run)-k-1 >= minEncoded {
 			from = i + k + 1
 		}
-		if s.decodeScan(from, j) {
+		var found bool
+		if found, cover, step = s.decodeScan(from, j); found {
 			return j
 		}
 	}
-	s.gluedRuns(i, j, from)
+	s.gluedRuns(i, j, from, cover, step)
 	return j
 }
 
@@ -685,6 +686,10 @@ func (s *scanner) encodedRun(i int) int {
 // '/', '+', '=') in its first maxDecodeRun bytes that is followed by a
 // letter or digit and at least minEncoded bytes of the run, other than
 // tried (where encodedRun decoded it from), until one holds a finding.
+// When what tried decoded to was text, up to cover, a place before cover
+// a multiple of step (4 for base64, 2 for hex) after tried is skipped:
+// decoded from there, it is the end of that text, already scanned (a
+// base64 README's '/' and '+' all stand at such places).
 //
 // The work is bounded: each place is first judged by the letters,
 // digits and separators of the next probeLen bytes, counted in a window
@@ -692,7 +697,7 @@ func (s *scanner) encodedRun(i int) int {
 // whole run; only a place that passes has its next probeLen bytes
 // decoded (a probe, charged to the decode budget), and only a probe
 // that is text is decoded whole and scanned (charged too).
-func (s *scanner) gluedRuns(i, j, tried int) {
+func (s *scanner) gluedRuns(i, j, tried, cover, step int) {
 	t := s.t
 	last := min(j-minEncoded, i+maxDecodeRun)
 	// The window is t[c:w]; up, lo, sep, nonHex count its bytes.
@@ -720,7 +725,8 @@ func (s *scanner) gluedRuns(i, j, tried int) {
 			count(t[w], 1)
 			s.work++
 		}
-		if c == tried || !gluer[t[c-1]] || kind[t[c]] != kLetter && kind[t[c]] != kDigit {
+		if c == tried || !gluer[t[c-1]] || kind[t[c]] != kLetter && kind[t[c]] != kDigit ||
+			c < cover && (c-tried)%step == 0 {
 			continue
 		}
 		if *s.decodeBudget <= 0 {
@@ -731,13 +737,13 @@ func (s *scanner) gluedRuns(i, j, tried int) {
 		if !(up > 0 && lo > 0 && sep*8 <= w-c || nonHex == 0) {
 			continue
 		}
-		probe := s.decode(t[c:w])
+		probe, _ := s.decode(t[c:w])
 		s.work += w - c
 		*s.decodeBudget -= len(probe)
 		if !printablePrefix(probe) {
 			continue
 		}
-		if s.decodeScan(c, j) {
+		if found, _, _ := s.decodeScan(c, j); found {
 			return
 		}
 	}
@@ -753,15 +759,22 @@ var gluer = [256]bool{'-': true, '_': true, '/': true, '+': true, '=': true}
 
 // decodeScan decodes the run t[i:j] (its start) and, if it is text,
 // scans it; it records an encoded payload over t[i:j] and reports
-// whether the decoded text holds a finding.
-func (s *scanner) decodeScan(i, j int) bool {
-	dec := s.decode(s.t[i:j])
+// whether the decoded text holds a finding. When the decoded text was
+// scanned, cover is the end of the bytes of the run it came from and step
+// how many bytes of the run make whole bytes of it (4 for base64, 2 for
+// hex); else cover is 0.
+func (s *scanner) decodeScan(i, j int) (found bool, cover, step int) {
+	dec, isHex := s.decode(s.t[i:j])
 	if dec == nil {
-		return false
+		return false, 0, 1
 	}
 	*s.decodeBudget -= len(dec)
 	if !printable(dec) {
-		return false
+		return false, 0, 1
+	}
+	step, cover = 4, i+len(dec)/3*4
+	if isHex {
+		step, cover = 2, i+2*len(dec)
 	}
 	// The nested scan decodes into a buffer of its own.
 	sub := s.nested(dec, s.depth+1, true)
@@ -772,12 +785,13 @@ func (s *scanner) decodeScan(i, j int) bool {
 	if sub.found {
 		s.add(Encoded, i, j)
 	}
-	return sub.found
+	return sub.found, cover, step
 }
 
 // decode decodes the start of run (at most maxDecodeRun bytes of output)
-// as hex or base64, into s.buf, or returns nil when run is neither.
-func (s *scanner) decode(run []byte) []byte {
+// as hex (isHex) or base64, into s.buf, or returns nil when run is
+// neither.
+func (s *scanner) decode(run []byte) (dec []byte, isHex bool) {
 	allHex := true
 	var up, lo, slash int
 	for _, c := range run {
@@ -802,9 +816,9 @@ func (s *scanner) decode(run []byte) []byte {
 		src := run[:min(len(run), 2*maxDecodeRun)&^1]
 		n, err := hex.Decode(buf[:], src)
 		if err != nil {
-			return nil
+			return nil, true
 		}
-		return buf[:n]
+		return buf[:n], true
 	case up > 0 && lo > 0 && slash*8 <= len(run):
 		// A path (/usr/share/…) is in the alphabet too; real base64
 		// has few slashes and both cases.
@@ -819,11 +833,11 @@ func (s *scanner) decode(run []byte) []byte {
 		}
 		n, err := enc.Decode(buf[:], src)
 		if err != nil && n == 0 {
-			return nil
+			return nil, false
 		}
-		return buf[:n]
+		return buf[:n], false
 	}
-	return nil
+	return nil, false
 }
 
 // nested returns the scanner for a nested scan of t (a decoded run, a
