@@ -700,38 +700,30 @@ func (s *scanner) encodedRun(i int) int {
 func (s *scanner) gluedRuns(i, j, tried, cover, step int) {
 	t := s.t
 	last := min(j-minEncoded, i+maxDecodeRun)
-	// The window is t[c:w]; up, lo, sep, nonHex count its bytes.
-	var up, lo, sep, nonHex int
-	count := func(c byte, d int) {
-		switch {
-		case c >= 'A' && c <= 'Z':
-			up += d
-		case c >= 'a' && c <= 'z':
-			lo += d
-		case c >= '0' && c <= '9':
-		default:
-			sep += d
-		}
-		if !hexd[c] {
-			nonHex += d
-		}
-	}
-	w := i + 1
+	// The window is t[wa:w], moved on only at a place that may be one:
+	// acc counts its upper-case letters, lower-case letters, separators
+	// and bytes that are no hex digit, 16 bits each (windowCount).
+	var acc uint64
+	wa, w := i+1, i+1
 	for c := i + 1; c <= last; c++ {
-		if c > i+1 {
-			count(t[c-1], -1)
-		}
-		for ; w < min(j, c+probeLen); w++ {
-			count(t[w], 1)
-			s.work++
-		}
-		if c == tried || !gluer[t[c-1]] || kind[t[c]] != kLetter && kind[t[c]] != kDigit ||
+		if !gluer[t[c-1]] || kind[t[c]] != kLetter && kind[t[c]] != kDigit || c == tried ||
 			c < cover && (c-tried)%step == 0 {
 			continue
 		}
 		if *s.decodeBudget <= 0 {
 			return
 		}
+		if w < c {
+			wa, w, acc = c, c, 0
+		}
+		for ; wa < c; wa++ {
+			acc -= windowCount[t[wa]]
+		}
+		for ; w < min(j, c+probeLen); w++ {
+			acc += windowCount[t[w]]
+		}
+		s.work += w - c
+		up, lo, sep, nonHex := acc&0xFFFF, acc>>16&0xFFFF, int(acc>>32&0xFFFF), acc>>48
 		// Real base64 has both cases and few separators; hex is all
 		// hex digits.
 		if !(up > 0 && lo > 0 && sep*8 <= w-c || nonHex == 0) {
@@ -748,6 +740,27 @@ func (s *scanner) gluedRuns(i, j, tried, cover, step int) {
 		}
 	}
 }
+
+// windowCount[b] counts byte b of the base64 alphabet in gluedRuns'
+// window: 1 in bits 0 (an upper-case letter), 16 (a lower-case letter),
+// 32 (a separator) and 48 (no hex digit).
+var windowCount = func() (k [256]uint64) {
+	for b := 0; b < 256; b++ {
+		switch {
+		case b >= 'A' && b <= 'Z':
+			k[b] = 1
+		case b >= 'a' && b <= 'z':
+			k[b] = 1 << 16
+		case b >= '0' && b <= '9':
+		default:
+			k[b] = 1 << 32
+		}
+		if !(b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'f') {
+			k[b] |= 1 << 48
+		}
+	}
+	return k
+}()
 
 // probeLen is how many bytes of a run gluedRuns decodes at a place to
 // see whether it is text (a multiple of 4, and of 2 for hex).
