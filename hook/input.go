@@ -115,6 +115,10 @@ type Head struct {
 	HasSession bool
 }
 
+// Known reports whether hook_event_name was read and is one of the
+// agent's events.
+func (h Head) Known() bool { return h.ok }
+
 // IsAfter reports whether the head is of an after event.
 func (h Head) IsAfter() bool { return h.ok && h.Stage == After }
 

@@ -352,11 +352,15 @@ func run(a hook.Agent, stdin io.Reader, o Options, g *guard) (ans hook.Answer) {
 
 // readEvent reads the event on stdin: one of up to hook.MaxInput bytes,
 // or an after event of up to hook.MaxAfterInput (hook.ParseLarge), whose
-// output is then scanned whole like any other. An after event larger
-// still, or one that does not parse, is not lost: head is what could be
-// read of it (hook.Peek), for unscanned.
+// output is then scanned whole like any other. A larger event is told
+// from its first hook.MaxInput bytes (hook.Peek): a before event is
+// refused at once, unread further; an after event's session is given to
+// g before the rest is read, so that a deadline passed while it is read,
+// parsed or scanned still marks it (Run). An after event larger than
+// hook.MaxAfterInput, or one that does not parse, is not lost: head is
+// what could be read of it, for unscanned.
 func readEvent(a hook.Agent, stdin io.Reader, g *guard) (in *hook.Input, head *hook.Head, err error) {
-	b, err := io.ReadAll(io.LimitReader(stdin, hook.MaxAfterInput+1))
+	b, err := io.ReadAll(io.LimitReader(stdin, hook.MaxInput+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the hook event: %w", err)
 	}
@@ -364,14 +368,25 @@ func readEvent(a hook.Agent, stdin io.Reader, g *guard) (in *hook.Input, head *h
 		in, err := hook.Parse(a, bytes.NewReader(b))
 		return in, nil, err
 	}
-	if h := hook.Peek(a, b, true); h.IsAfter() && h.HasSession {
-		// Parsing and scanning this much may outlast the deadline: the
-		// session is marked then (Run), even before the call is named.
-		g.scanning(&hook.Input{Agent: a, SessionID: h.SessionID}, unnamedCall)
+	quick := hook.Peek(a, b, true)
+	switch {
+	case quick.Known() && !quick.IsAfter():
+		return nil, nil, hook.ErrTooLarge
+	case quick.IsAfter() && quick.HasSession:
+		g.scanning(&hook.Input{Agent: a, SessionID: quick.SessionID}, unnamedCall)
 	}
+	rest, err := io.ReadAll(io.LimitReader(stdin, hook.MaxAfterInput+1-int64(len(b))))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the hook event: %w", err)
+	}
+	b = append(b, rest...)
 	in, err = hook.ParseLarge(a, b)
 	if err != nil {
-		if h := hook.Peek(a, b, false); h.IsAfter() {
+		h := quick
+		if len(b) <= hook.MaxAfterInput {
+			h = hook.Peek(a, b, false) // it does not parse: read what does
+		}
+		if h.IsAfter() {
 			return nil, &h, err
 		}
 		return nil, nil, err

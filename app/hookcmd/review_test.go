@@ -1,6 +1,7 @@
 package hookcmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"github.com/custom-agent/custom-agent/permission"
 	"io"
@@ -87,6 +88,7 @@ func TestHugeAfterEventTaintsUnscanned(t *testing.T) {
 	setEnv(t)
 	data := t.TempDir()
 	o := options(t, data)
+	o.Deadline = time.Minute // the deadline's own case is TestAfterEventPastDeadlineTaints
 	head := `{"session_id":"huge","cwd":"/home/user/proj","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"cat big.log"},"tool_use_id":"t1","tool_response":{"stdout":"`
 	body := io.LimitReader(repeatByte('x'), hook.MaxAfterInput)
 	post := io.MultiReader(strings.NewReader(head), body, strings.NewReader(`","stderr":""}}`))
@@ -112,6 +114,7 @@ func TestOversizedEventsOtherwise(t *testing.T) {
 	setEnv(t)
 	data := t.TempDir()
 	o := options(t, data)
+	o.Deadline = time.Minute // past it the session is marked unscanned (TestAfterEventPastDeadlineTaints)
 	resp, _ := json.Marshal(map[string]string{"stdout": strings.Repeat("build ok\n", hook.MaxInput/9+1), "stderr": ""})
 	post := `{"session_id":"big","cwd":"/home/user/proj","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t1","tool_response":` + string(resp) + `}`
 	if ans := Run(hook.ClaudeCode, strings.NewReader(post), o); ans.Code != 0 {
@@ -132,10 +135,12 @@ func TestOversizedEventsOtherwise(t *testing.T) {
 type repeatByte byte
 
 func (r repeatByte) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(r)
+	chunk := bytes.Repeat([]byte{byte(r)}, min(len(p), 64<<10))
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], chunk)
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // An after event whose scan does not finish within the deadline (or
