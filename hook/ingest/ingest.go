@@ -44,10 +44,12 @@ type Log interface {
 // a tool.completed answers.
 const window = 256
 
-// Pending reports whether the journal in dir holds records to fold.
+// Pending reports whether the journal in dir holds records to fold, or
+// cannot be listed (a journal directory that is a symlink): then Ingest
+// says why, rather than nobody.
 func Pending(dir string) bool {
 	ps, err := journal.List(dir)
-	return err == nil && len(ps) > 0
+	return err != nil || len(ps) > 0
 }
 
 // Result says what Ingest did.
@@ -67,6 +69,9 @@ type Result struct {
 // set aside and reported in Result.Broken.
 func Ingest(ctx context.Context, log Log, dir string) (Result, error) {
 	var res Result
+	if _, err := journal.List(dir); err != nil {
+		return res, err // a symlink in its place: not even its lock is taken
+	}
 	unlock, err := lock(dir)
 	if err != nil {
 		return res, err

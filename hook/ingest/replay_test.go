@@ -145,3 +145,28 @@ func TestPlantedDayFileSetAside(t *testing.T) {
 		t.Errorf("the link was not set aside: %v", es)
 	}
 }
+
+// TestSymlinkedJournalDirReported: a journal directory that is a symlink
+// is pending (so that custom-agent folds and warns) and Ingest refuses
+// it with journal.ErrNotRegular, taking no lock and reading nothing where
+// it points.
+func TestSymlinkedJournalDirReported(t *testing.T) {
+	root := t.TempDir()
+	elsewhere := filepath.Join(root, "elsewhere")
+	if err := os.MkdirAll(elsewhere, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, journal.Dir)
+	if err := os.Symlink(elsewhere, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !ingest.Pending(dir) {
+		t.Errorf("a symlinked journal directory is not pending: nobody would say why")
+	}
+	if _, err := ingest.Ingest(context.Background(), openLog(t, t.TempDir()), dir); !errors.Is(err, journal.ErrNotRegular) {
+		t.Errorf("Ingest: %v, want journal.ErrNotRegular", err)
+	}
+	if es, _ := os.ReadDir(elsewhere); len(es) > 0 {
+		t.Errorf("written where the link points: %v", es)
+	}
+}
