@@ -79,3 +79,19 @@ func TestReadOutputMasksInContext(t *testing.T) {
 		t.Errorf("plain text: %q", got)
 	}
 }
+
+// BenchmarkReadOutputDeep: a 7-byte read at the end of a 16 MiB output,
+// which follows the key markers from the start (maskedRange).
+func BenchmarkReadOutputDeep(b *testing.B) {
+	data := strings.Repeat("some ordinary build output line, no secrets\n", 16<<20/44)
+	o := &fakeOutputs{data: data, total: int64(len(data))}
+	sec := secrets.Collect(nil).With("5f0c2d9e8b7a6f5e4d3c2b1a09f8e7d6c5b4a3928170f6e5d4c3b2a190807060")
+	args := map[string]any{"toolCallId": "tc_1", "offset": float64(len(data) - 100), "limit": float64(7)}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		var out bytes.Buffer
+		if _, err := New().Run(context.Background(), tool.Call{ID: "tc_2", Args: args, Outputs: o, Secrets: sec}, tool.Output{Stdout: &out, Stderr: &out}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
