@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,6 +197,8 @@ type Pool struct {
 type ahead struct {
 	cmd  *exec.Cmd
 	sock *os.File // the parent's end, blocking
+	// limits are this process's resource limits when it started.
+	limits [nLimits]unix.Rlimit
 }
 
 // NewPool returns a pool of size helpers of each kind, and starts them in
@@ -354,13 +357,16 @@ func (pl *Pool) startAhead(network bool) (*ahead, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	inNamespaces(cmd.SysProcAttr, network)
-	err = cmd.Start()
+	lims, err := limits()
+	if err == nil {
+		err = cmd.Start()
+	}
 	child.Close()
 	if err != nil {
 		sock.Close()
 		return nil, err
 	}
-	h := &ahead{cmd: cmd, sock: sock}
+	h := &ahead{cmd: cmd, sock: sock, limits: lims}
 	pl.mu.Lock()
 	if pl.closed {
 		_ = cmd.Process.Kill()
@@ -402,6 +408,46 @@ func (h *ahead) sees(p Profile) bool {
 		}
 	}
 	return true
+}
+
+// sameMounts reports whether the waiting helper's mount table is this
+// process's: every mount, with its file system, source, root, mount point
+// and options, as a helper started now would copy. A file system mounted,
+// unmounted or remounted (read-only) since the helper started differs,
+// wherever it is; so does a helper that is gone. Mount ids and
+// propagation fields are left out: a copy has its own.
+func (h *ahead) sameMounts() bool {
+	there, err := mountTable("/proc/" + strconv.Itoa(h.cmd.Process.Pid) + "/mountinfo")
+	if err != nil {
+		return false
+	}
+	here, err := mountTable("/proc/self/mountinfo")
+	return err == nil && slices.Equal(here, there)
+}
+
+// mountTable reads a mountinfo file (proc(5)) and returns per mount its
+// device, root, mount point, per-mount options, file system type, source
+// and super options, sorted.
+func mountTable(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for line := range strings.SplitSeq(strings.TrimSuffix(string(b), "\n"), "\n") {
+		// id parent major:minor root mountpoint options [optional...] - type source superoptions
+		f := strings.Fields(line)
+		sep := slices.Index(f, "-")
+		if sep < 6 || len(f) != sep+4 {
+			return nil, fmt.Errorf("%s: a line of %d fields: %q", path, len(f), line)
+		}
+		out = append(out, strings.Join([]string{f[2], f[3], f[4], f[5], f[sep+1], f[sep+2], f[sep+3]}, " "))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no mounts", path)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // handable reports whether cmd's start can be handed to a helper started
