@@ -191,6 +191,14 @@ type Pool struct {
 	closed   bool
 	changed  chan struct{} // closed and replaced at every change
 	refills  sync.WaitGroup
+
+	// host is this process's mount table (mountTable), read again
+	// when mountsFD, open on /proc/self/mountinfo, reports a change;
+	// mountsMu guards both, and mountsClosed, set by Close.
+	mountsMu     sync.Mutex
+	mountsFD     int // -1 when not open
+	host         []string
+	mountsClosed bool
 }
 
 // ahead is one waiting helper.
@@ -204,7 +212,7 @@ type ahead struct {
 // NewPool returns a pool of size helpers of each kind, and starts them in
 // the background.
 func NewPool(size int) *Pool {
-	pl := &Pool{size: size, ready: map[bool][]*ahead{}, filling: map[bool]int{}, starting: map[*os.Process]bool{}, changed: make(chan struct{})}
+	pl := &Pool{size: size, ready: map[bool][]*ahead{}, filling: map[bool]int{}, starting: map[*os.Process]bool{}, changed: make(chan struct{}), mountsFD: -1}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	for _, network := range []bool{false, true} {
@@ -311,6 +319,48 @@ func (pl *Pool) Close() {
 		h.kill()
 	}
 	pl.refills.Wait()
+	pl.mountsMu.Lock()
+	defer pl.mountsMu.Unlock()
+	pl.mountsClosed = true
+	if pl.mountsFD >= 0 {
+		unix.Close(pl.mountsFD)
+		pl.mountsFD, pl.host = -1, nil
+	}
+}
+
+// hostMounts returns this process's mount table, or nil when it cannot be
+// read. It is read again only when the mount namespace changed since: the
+// kernel reports every mount, unmount and remount in it (propagated ones
+// included) to a poll of an open mountinfo as POLLPRI, once per poll
+// (proc(5)). The poll comes before the read, so a change during the read
+// is reported at the next call. The descriptor is a raw one, not an
+// os.File: Go's network poller would take it (mountinfo can be polled),
+// and its own polls would take the change before this one.
+func (pl *Pool) hostMounts() []string {
+	pl.mountsMu.Lock()
+	defer pl.mountsMu.Unlock()
+	if pl.mountsFD < 0 && !pl.mountsClosed {
+		fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil
+		}
+		pl.mountsFD, pl.host = fd, nil
+	}
+	if pl.mountsFD >= 0 && pl.host != nil {
+		fds := []unix.PollFd{{Fd: int32(pl.mountsFD), Events: unix.POLLPRI}}
+		if n, err := unix.Poll(fds, 0); err == nil && n == 0 {
+			return pl.host
+		}
+	}
+	host, err := mountTable("/proc/self/mountinfo")
+	if err != nil {
+		pl.host = nil
+		return nil
+	}
+	if pl.mountsFD >= 0 {
+		pl.host = host
+	}
+	return host
 }
 
 // take returns a waiting helper of the kind, or nil. The pool starts
@@ -410,19 +460,15 @@ func (h *ahead) sees(p Profile) bool {
 	return true
 }
 
-// sameMounts reports whether the waiting helper's mount table is this
-// process's: every mount, with its file system, source, root, mount point
+// sameMounts reports whether the waiting helper's mount table is here,
+// this process's (hostMounts): every mount, with its file system, source, root, mount point
 // and options, as a helper started now would copy. A file system mounted,
 // unmounted or remounted (read-only) since the helper started differs,
 // wherever it is; so does a helper that is gone. Mount ids and
 // propagation fields are left out: a copy has its own.
-func (h *ahead) sameMounts() bool {
+func (h *ahead) sameMounts(here []string) bool {
 	there, err := mountTable("/proc/" + strconv.Itoa(h.cmd.Process.Pid) + "/mountinfo")
-	if err != nil {
-		return false
-	}
-	here, err := mountTable("/proc/self/mountinfo")
-	return err == nil && slices.Equal(here, there)
+	return err == nil && here != nil && slices.Equal(here, there)
 }
 
 // mountTable reads a mountinfo file (proc(5)) and returns per mount its

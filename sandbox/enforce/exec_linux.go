@@ -46,7 +46,7 @@ func confine(pl *Pool, p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) 
 	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI(), Seccomp: filter,
 		Umask: mask, Rlimits: specLimits(lims)}
 	if !probe && handable(cmd) {
-		if h := pl.take(p.Network); h != nil && (!h.sameMounts() || !h.sees(p) || !limitsOK(h.limits, lims)) {
+		if h := pl.take(p.Network); h != nil && (!h.sameMounts(pl.hostMounts()) || !h.sees(p) || !limitsOK(h.limits, lims)) {
 			// Its mounts are not the ones a helper started now
 			// would have (one mounted, unmounted or made read-only
 			// since), or it could not take the call's limits.
