@@ -369,3 +369,28 @@ func BenchmarkHandOverCheck(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(mounts)), "mounts")
 }
+
+// With shared propagation a mount made on the host after the pool filled
+// reaches the waiting helpers' copies too: their tables equal the host's,
+// a helper started ahead takes the call, and the command sees the new
+// file system.
+func TestAheadSharedMountReachesHelper(t *testing.T) {
+	needSandbox(t)
+	if inOwnMountNamespace(t, "shared") {
+		return
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pl := fullPool(t)
+	mountTmpfs(t, data)
+	if err := os.WriteFile(filepath.Join(data, "new"), []byte("MOUNTED\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, started, err := runAhead(t, pl, dir, "cat data/new 2>&1")
+	if !started || err != nil || out != "MOUNTED\n" {
+		t.Errorf("started ahead %v, %v: %q; want the helper started ahead to show the new mount", started, err, out)
+	}
+}
