@@ -166,11 +166,28 @@ func browserProfiles(home, configHome string, hidden, skip []string) browserFact
 				if d.phys == home && !pathrisk.IsAppData(name) {
 					continue // the analyser judges browser names there only
 				}
+				typ := e.Type()
+				if typ.IsRegular() {
+					if !pathrisk.IsBrowserStoreName(name) {
+						continue
+					}
+					if shared {
+						bf.hidden = append(bf.hidden, filepath.Join(d.phys, name))
+					} else {
+						bf.hidden = append(bf.hidden, d.phys)
+					}
+					continue
+				}
+				if !typ.IsDir() && typ&os.ModeSymlink == 0 {
+					continue
+				}
 				p := filepath.Join(d.phys, name)
 				rel := append(d.rel[:len(d.rel):len(d.rel)], strings.ToLower(name))
 				root := matchRel(rel, appRoots)
-				typ := e.Type()
-				if typ&os.ModeSymlink != 0 && (d.phys == home || root) {
+				if typ&os.ModeSymlink != 0 {
+					if d.phys != home && !root {
+						continue // links are not followed deeper
+					}
 					r := followable(p, home)
 					if r == "" {
 						continue
@@ -179,12 +196,6 @@ func browserProfiles(home, configHome string, hidden, skip []string) browserFact
 					p, typ = r, os.ModeDir
 				}
 				switch {
-				case typ.IsRegular() && pathrisk.IsBrowserStoreName(name):
-					if shared {
-						bf.hidden = append(bf.hidden, p)
-					} else {
-						bf.hidden = append(bf.hidden, d.phys)
-					}
 				case typ.IsDir() && d.phys != home && pathrisk.IsBrowserStoreDir(name):
 					if !inAny(p, skip) {
 						bf.hidden = append(bf.hidden, p)
