@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
 )
 
 // Web review 4, finding 4: the walk for the profiles of browsers no table
@@ -159,5 +161,60 @@ func TestBrowserWalkPageStorage(t *testing.T) {
 	}
 	t.Run("the application's other files", func(t *testing.T) {
 		wantReadable(t, w, ReadOnly, filepath.Join(w.home, ".config", "chatapp", "settings.json"))
+	})
+}
+
+// (a) A link of the application data inside the working directory (the
+// walk leaves the working directory to walkProject) is still followed:
+// ~/.local/share leads out of it, and ~/.config leads into the home's
+// dotfiles when the working directory is the home.
+func TestBrowserWalkLinksBelowTheWorkingDirectory(t *testing.T) {
+	w := newWorld(t)
+	share := filepath.Join(w.home, "data", "share")
+	must(t, os.MkdirAll(share, 0o755))
+	must(t, os.RemoveAll(filepath.Join(w.home, ".local", "share")))
+	must(t, os.Symlink(share, filepath.Join(w.home, ".local", "share")))
+	writeFiles(t, share, "newbrowser/Default/History", "chatapp/Local Storage/leveldb/000005.ldb")
+	dots := filepath.Join(w.home, "dotfiles", "config")
+	must(t, os.MkdirAll(filepath.Dir(dots), 0o755))
+	must(t, os.Rename(filepath.Join(w.home, ".config"), dots))
+	must(t, os.Symlink("dotfiles/config", filepath.Join(w.home, ".config")))
+	writeFiles(t, dots, "newbrowser/Default/History")
+	files := []string{
+		"~/.local/share/newbrowser/Default/History", "~/data/share/newbrowser/Default/History",
+		"~/data/share/chatapp/Local\\ Storage/leveldb/000005.ldb",
+		"~/.config/newbrowser/Default/History", "~/dotfiles/config/newbrowser/Default/History",
+	}
+	for _, c := range []struct {
+		cwd  string
+		kind Kind
+	}{{".local", Workspace}, {".local", ReadOnly}} {
+		w.proj = filepath.Join(w.home, c.cwd)
+		t.Run(fmt.Sprintf("cwd ~/%s, %s", c.cwd, c.kind), func(t *testing.T) {
+			for _, f := range files {
+				check(t, escape{want: denied}, w.sh(t, c.kind, "cat "+f))
+			}
+		})
+	}
+
+	// A read-only process may start in the home itself (the world's
+	// runner plans a workspace first, which the home cannot be).
+	t.Run("cwd ~, read-only plan", func(t *testing.T) {
+		pl := NewPlanner(Env{Home: w.home, DataDir: filepath.Join(w.home, ".local", "share", "custom-agent")})
+		p, err := pl.Plan(ReadOnly, false, w.home)
+		must(t, err)
+		for _, f := range []string{
+			filepath.Join(share, "newbrowser/Default/History"),
+			filepath.Join(share, "chatapp/Local Storage/leveldb/000005.ldb"),
+			filepath.Join(dots, "newbrowser/Default/History"),
+		} {
+			covered := false
+			for _, h := range p.Hidden {
+				covered = covered || pathrisk.Within(f, h)
+			}
+			if !covered {
+				t.Errorf("%s is not hidden; hidden: %q", f, p.Hidden)
+			}
+		}
 	})
 }

@@ -113,6 +113,29 @@ type walkDir struct {
 	phys, logical string
 	rel           []string // logical beneath the home, lower case
 	left          int
+	// skipped is a directory of skip on the way to one of appRoots: it
+	// is read, outside the budget, only for the links to follow there.
+	skipped bool
+}
+
+// onWayToRoot reports whether rel is a proper prefix of one of appRoots.
+func onWayToRoot(rel []string) bool {
+	for _, pat := range appRoots {
+		if len(pat) <= len(rel) {
+			continue
+		}
+		ok := true
+		for i, c := range rel {
+			if pat[i] != "*" && pat[i] != c {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // browserProfiles finds the profiles of browsers no table names, by the
@@ -158,8 +181,10 @@ func browserProfiles(home, configHome string, hidden, skip []string) browserFact
 	for len(level) > 0 && !bf.exhausted {
 		var next []walkDir
 		for i, d := range level {
-			ents, more := readSome(d.phys, budget, d.phys == home)
-			budget -= len(ents)
+			ents, more := readSome(d.phys, budget, d.phys == home || d.skipped)
+			if !d.skipped {
+				budget -= len(ents)
+			}
 			shared := len(d.rel) == 0 || matchRel(d.rel, appRoots) || matchRel(d.rel, sharedDirs)
 			for _, e := range ents {
 				name := e.Name()
@@ -167,6 +192,9 @@ func browserProfiles(home, configHome string, hidden, skip []string) browserFact
 					continue // the analyser judges browser names there only
 				}
 				typ := e.Type()
+				if d.skipped && (typ.IsRegular() || typ.IsDir() && !onWayToRoot(append(d.rel[:len(d.rel):len(d.rel)], strings.ToLower(name)))) {
+					continue // walkProject reads it
+				}
 				if typ.IsRegular() {
 					if !pathrisk.IsBrowserStoreName(name) {
 						continue
@@ -205,6 +233,15 @@ func browserProfiles(home, configHome string, hidden, skip []string) browserFact
 					if root {
 						left = browserWalkDepth
 					}
+					if inAny(p, skip) && !inAny(p, hidden) && onWayToRoot(rel) {
+						// A link there (~/.local/share) is still
+						// followed.
+						if _, ok := visited[p]; !ok {
+							visited[p] = 0
+							next = append(next, walkDir{phys: p, logical: filepath.Join(d.logical, name), rel: rel, skipped: true})
+						}
+						continue
+					}
 					if left <= 0 || inAny(p, hidden) || inAny(p, skip) {
 						continue
 					}
@@ -215,7 +252,7 @@ func browserProfiles(home, configHome string, hidden, skip []string) browserFact
 					next = append(next, walkDir{phys: p, logical: filepath.Join(d.logical, name), rel: rel, left: left})
 				}
 			}
-			if more || budget <= 0 {
+			if more || budget <= 0 && !d.skipped {
 				// Out of budget: what is not read is hidden, d too
 				// when it has entries not read.
 				var rest []walkDir
@@ -274,14 +311,14 @@ func failSafe(home string, dirs []walkDir, skip []string) []string {
 	var out []walkDir
 	var add func(d walkDir, depth int)
 	add = func(d walkDir, depth int) {
+		for _, s := range skip {
+			if pathrisk.Within(d.phys, s) {
+				return // left out on purpose: walkProject reads it
+			}
+		}
 		if !holdsSkip(d.phys) {
 			out = append(out, d)
 			return
-		}
-		for _, s := range skip {
-			if s == d.phys {
-				return // left out on purpose: walkProject reads it
-			}
 		}
 		// A directory on the way to the working directory: its other
 		// entries are hidden.
