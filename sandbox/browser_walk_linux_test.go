@@ -218,3 +218,21 @@ func TestBrowserWalkLinksBelowTheWorkingDirectory(t *testing.T) {
 		}
 	})
 }
+
+// A profile that holds the working directory is hidden but for the way
+// there: the process still works in its directory.
+func TestBrowserWalkProfileHoldsTheWorkingDirectory(t *testing.T) {
+	w := newWorld(t)
+	writeFiles(t, w.home, ".config/app/History", ".config/app/Sessions/Session_1", ".config/app/Default/Cookies")
+	w.proj = filepath.Join(w.home, ".config", "app", "proj")
+	must(t, os.MkdirAll(w.proj, 0o755))
+	must(t, os.WriteFile(filepath.Join(w.proj, "notes.md"), []byte("plain notes\n"), 0o600))
+	for _, f := range []string{".config/app/History", ".config/app/Sessions/Session_1", ".config/app/Default/Cookies"} {
+		check(t, escape{want: denied}, w.sh(t, ReadOnly, "cat ~/"+shellQuote(f)))
+	}
+	wantReadable(t, w, ReadOnly, "notes.md")
+	r := w.sh(t, Workspace, "echo made > made.txt && cat made.txt")
+	if r.code != 0 || !strings.Contains(r.out, "made") {
+		t.Fatalf("exit %d, want the write to work:\n%s", r.code, r.out)
+	}
+}

@@ -199,9 +199,16 @@ func browserProfiles(home, configHome string, hidden, skip []string) browserFact
 					if !pathrisk.IsBrowserStoreName(name) {
 						continue
 					}
-					if shared {
+					switch {
+					case shared:
 						bf.hidden = append(bf.hidden, filepath.Join(d.phys, name))
-					} else {
+					case holdsAny(d.phys, skip):
+						// The profile holds the working directory:
+						// its other entries are hidden, not the way
+						// there.
+						bf.hidden = append(bf.hidden, filepath.Join(d.phys, name))
+						bf.hidden = append(bf.hidden, failSafe(home, []walkDir{d}, skip)...)
+					default:
 						bf.hidden = append(bf.hidden, d.phys)
 					}
 					continue
@@ -300,14 +307,7 @@ func followable(p, home string) string {
 // holds a directory of skip: the working directory stays visible, the
 // rest of such a directory is hidden entry by entry).
 func failSafe(home string, dirs []walkDir, skip []string) []string {
-	holdsSkip := func(p string) bool {
-		for _, s := range skip {
-			if pathrisk.Within(s, p) {
-				return true
-			}
-		}
-		return false
-	}
+	holdsSkip := func(p string) bool { return holdsAny(p, skip) }
 	var out []walkDir
 	var add func(d walkDir, depth int)
 	add = func(d walkDir, depth int) {
@@ -428,4 +428,14 @@ func (pl *Planner) withBrowsers(homes homeFacts, skip []string) homeFacts {
 		maps.Copy(out.links, bf.links)
 	}
 	return out
+}
+
+// holdsAny reports whether dir is or holds one of dirs.
+func holdsAny(dir string, dirs []string) bool {
+	for _, d := range dirs {
+		if pathrisk.Within(d, dir) {
+			return true
+		}
+	}
+	return false
 }
