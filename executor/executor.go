@@ -568,7 +568,11 @@ func contains(list []string, s string) bool {
 func (x *Executor) run(ctx context.Context, s *Session, c Call, t tool.Tool, args map[string]any, confine tool.ConfineFunc, out Outcome, start time.Time, sec *secrets.Set) (Outcome, error) {
 	stdout, stderr := newStream(x.artifacts, x.opts.MaxStored), newStream(x.artifacts, x.opts.MaxStored)
 	env, _ := ScrubEnv(s.Env)
-	res, runErr := t.Run(ctx, tool.Call{ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd, Env: env, Outputs: s.Outputs, Confine: confine}, tool.Output{Stdout: stdout, Stderr: stderr})
+	res, runErr := t.Run(ctx, tool.Call{
+		ID: c.ID, Args: args, Raw: c.Args, Cwd: s.Cwd,
+		Home: s.Home, ConfigHome: s.ConfigHome, DataDir: s.DataDir, Secrets: sec,
+		Env: env, Outputs: s.Outputs, Confine: confine,
+	}, tool.Output{Stdout: stdout, Stderr: stderr})
 	out.Result = res
 	artifacts, storeErr := commitStreams(sec.Mask, stdout, stderr)
 	if runErr != nil {

@@ -72,6 +72,110 @@ func Parse(a Agent, r io.Reader) (*Input, error) {
 	if len(b) > MaxInput {
 		return nil, ErrTooLarge
 	}
+	return parse(a, b)
+}
+
+// MaxAfterInput bounds the bytes of an after event (PostToolUse,
+// AfterTool) that is parsed whole. Such an event is not refused past
+// MaxInput: its tool already ran and its output reached the agent's
+// model, so refusing it would only lose what the output holds.
+const MaxAfterInput = 64 << 20
+
+// ParseLarge parses b, an event of agent a larger than MaxInput (up to
+// MaxAfterInput; longer is cut there): only an after event is taken, a
+// before event is ErrTooLarge (a Write of a larger file is refused rather
+// than judged on a part of it). An error wraps ErrTooLarge, ErrEmpty,
+// ErrMalformed or ErrUnknownEvent; Peek then tells what can be read of
+// the event.
+func ParseLarge(a Agent, b []byte) (*Input, error) {
+	if len(b) > MaxAfterInput {
+		return nil, fmt.Errorf("%w: an after event is parsed up to %d bytes", ErrTooLarge, MaxAfterInput)
+	}
+	in, err := parse(a, b)
+	if err != nil {
+		return nil, err
+	}
+	if in.Stage != After {
+		return nil, ErrTooLarge
+	}
+	return in, nil
+}
+
+// Head is what Peek reads of an event that does not parse whole.
+type Head struct {
+	// Stage and Event are hook_event_name's, ok when it is one of the
+	// agent's; SessionID and ToolUseID are as sent ("" when absent or
+	// not read).
+	Event     string
+	Stage     Stage
+	ok        bool
+	SessionID string
+	ToolUseID string
+	// HasSession says that a session_id was read.
+	HasSession bool
+}
+
+// Known reports whether hook_event_name was read and is one of the
+// agent's events.
+func (h Head) Known() bool { return h.ok }
+
+// IsAfter reports whether the head is of an after event.
+func (h Head) IsAfter() bool { return h.ok && h.Stage == After }
+
+// Peek reads the top-level fields of the event b (possibly cut, or too
+// large to parse whole) up to the first value that does not decode: the
+// small fields (session_id, hook_event_name, tool_use_id) come before the
+// tool's response in both agents' events. It is used only to mark a
+// session whose output could not be scanned, never to judge a call.
+// Quick stops as soon as hook_event_name and session_id were read.
+func Peek(a Agent, b []byte, quick bool) Head {
+	var h Head
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return h
+	}
+	for dec.More() {
+		if quick && h.ok && h.HasSession {
+			return h
+		}
+		t, err := dec.Token()
+		if err != nil {
+			return h
+		}
+		key, _ := t.(string)
+		var dst *string
+		switch key {
+		case "session_id":
+			dst = &h.SessionID
+		case "hook_event_name":
+			dst = &h.Event
+		case "tool_use_id":
+			dst = &h.ToolUseID
+		}
+		if dst == nil {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return h
+			}
+			continue
+		}
+		var v *string
+		if dec.Decode(&v) != nil {
+			return h
+		}
+		*dst = deref(v)
+		switch key {
+		case "session_id":
+			h.HasSession = v != nil
+		case "hook_event_name":
+			h.Stage, h.ok = StageOf(a, h.Event)
+		}
+	}
+	return h
+}
+
+// parse checks and decodes the whole event b.
+func parse(a Agent, b []byte) (*Input, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, ErrEmpty
 	}
@@ -102,6 +206,7 @@ func Parse(a Agent, r io.Reader) (*Input, error) {
 		return nil, fmt.Errorf("%w: no tool_name", ErrMalformed)
 	}
 	in.ToolName = *w.ToolName
+	var err error
 	if in.ToolInput, err = object(w.ToolInput); err != nil {
 		return nil, fmt.Errorf("%w: tool_input: %v", ErrMalformed, err)
 	}

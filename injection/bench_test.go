@@ -90,9 +90,10 @@ func BenchmarkBaselineLoop(b *testing.B) {
 // the time, which should stay within a small multiple of BenchmarkScan1MiB
 // per byte.
 func BenchmarkScanAdversarial(b *testing.B) {
-	for _, unit := range []string{"![a](", "<!--", "<!-- x ", `<div style="display:none">`, "<a ", "忽略", "忽略指令", "AI agents must ", "<|"} {
+	for _, unit := range []string{"![a](", "<!--", "<!-- x ", `<div style="display:none">`, "<a ", "忽略", "忽略指令", "AI agents must ", "<|",
+		"a/", "x/" + strings.Repeat("QUJD", 12) + " "} {
 		text := []byte(strings.Repeat(unit, (64<<10)/len(unit)+1)[:64<<10])
-		b.Run(strings.NewReplacer(" ", "_", "\"", "", "=", "", ":", "").Replace(unit), func(b *testing.B) {
+		b.Run(strings.NewReplacer(" ", "_", "\"", "", "=", "", ":", "", "/", "_").Replace(unit), func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
 				injection.Scan(text)

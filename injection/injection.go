@@ -231,7 +231,8 @@ type scanner struct {
 	// imageRefs are the labels of reference-style images seen (labelHash).
 	imageRefs []uint64
 	// work counts the bytes the look-aheads and look-backs read, beyond
-	// the scan's one pass (a test bounds it: workbound_internal_test.go).
+	// the scan's one pass, and those gluedRuns reads (a test bounds it:
+	// workbound_internal_test.go).
 	work int
 	// comment is the end of the HTML comment last opened: a "<!--"
 	// before it is inside that comment, not a new one; invisible, of the
@@ -368,7 +369,7 @@ func (s *scanner) run() {
 	i := 0  // the next byte to look at: events before it are inside a token
 	fi := 0 // the same, for the fold points
 	for base := 0; base < n; base += 64 {
-		letters, digits, S, F, B, H, ticks, hashes := blockMasks(t, base)
+		letters, _, S, F, B, H, ticks, hashes := blockMasks(t, base)
 		// A '`' starts something only as the first of "```" (a code
 		// fence), a '#' only before another (a heading "## …"): the
 		// others are no events. (Bits past the block count as set.)
@@ -398,7 +399,7 @@ func (s *scanner) run() {
 				fi = p + adv
 			}
 		}
-		E := encodedStarts(B, prevB, letters|digits)
+		E := encodedStarts(B, prevB)
 		if E != 0 && B>>63 == 1 {
 			// The run that reaches the block's end may go on: it is a
 			// candidate only if it is long enough with what follows.
@@ -454,7 +455,7 @@ func (s *scanner) run() {
 					s.encodedRun(p)
 				}
 			} else if E>>k&1 != 0 {
-				s.encodedRun(p) // a number that starts a long run
+				s.encodedRun(p) // a number or a separator that starts a long run
 			} else {
 				i = s.token(p)
 			}
@@ -467,11 +468,13 @@ func (s *scanner) run() {
 
 // encodedStarts returns, of a block's base64 mask B (prevB: whether the
 // byte before the block is in the alphabet), the starts of the runs that
-// begin with a letter or digit (alnum) and are at least minEncoded long
-// or go on past the block: the runs encodedRun may decode. A shorter run
-// is nothing to it, and a letter or digit inside a run starts none.
-func encodedStarts(B, prevB, alnum uint64) uint64 {
-	starts := B &^ (B<<1 | prevB) & alnum
+// are at least minEncoded long or go on past the block: the runs
+// encodedRun may decode. A shorter run is nothing to it, and a byte
+// inside a run starts none. A run may start with a byte that is no
+// letter or digit ("--key=…", "-…", "/…"): the payload glued after it is
+// found by encodedRun.
+func encodedStarts(B, prevB uint64) uint64 {
+	starts := B &^ (B<<1 | prevB)
 	if starts == 0 {
 		return 0
 	}
@@ -644,6 +647,13 @@ func hasPrefixFold(b []byte, lp string) bool {
 
 // encodedRun looks at the base64 or hex run starting at i and returns
 // where it ends.
+//
+// A payload may be glued after bytes of the alphabet that are not its
+// own: a flag (--key=…), a URL path (…/blob/…), a name (id_…), a dash.
+// Decoded from the run's start it is garbage, so when that finds
+// nothing, the run is also decoded from after each '-', '_', '/', '+' or
+// '=' in its first maxDecodeRun bytes that is followed by a letter or
+// digit and at least minEncoded bytes of the run (gluedRuns).
 func (s *scanner) encodedRun(i int) int {
 	t := s.t
 	j := i
@@ -654,27 +664,157 @@ func (s *scanner) encodedRun(i int) int {
 		// Too short, too deep, over budget, or shown as code.
 		return j
 	}
-	run := t[i:j]
-	// "name=BASE64": padding comes only at the end, so an '=' inside the
-	// run ends a key, and the data starts after it.
-	if k := bytes.LastIndexByte(bytes.TrimRight(run, "="), '='); k >= 0 && len(run)-k-1 >= minEncoded {
-		i += k + 1
-		run = t[i:j]
+	from, cover, step := -1, 0, 1
+	if kind[t[i]] == kLetter || kind[t[i]] == kDigit {
+		from = i
+		run := t[i:j]
+		// "name=BASE64": padding comes only at the end, so an '=' inside
+		// the run ends a key, and the data starts after it.
+		if k := bytes.LastIndexByte(bytes.TrimRight(run, "="), '='); k >= 0 && len(run)-k-1 >= minEncoded {
+			from = i + k + 1
+		}
+		var found bool
+		if found, cover, step = s.decodeScan(from, j); found {
+			return j
+		}
 	}
+	s.gluedRuns(i, j, from, cover, step)
+	return j
+}
+
+// gluedRuns decodes the run t[i:j] from after each separator ('-', '_',
+// '/', '+', '=') in its first maxDecodeRun bytes that is followed by a
+// letter or digit and at least minEncoded bytes of the run, other than
+// tried (where encodedRun decoded it from), until one holds a finding.
+// When what tried decoded to was text, up to cover, a place before cover
+// a multiple of step (4 for base64, 2 for hex) after tried is skipped:
+// decoded from there, it is the end of that text, already scanned (a
+// base64 README's '/' and '+' all stand at such places).
+//
+// The work is bounded: each place is first judged by the letters,
+// digits and separators of the next probeLen bytes, counted in a window
+// that slides along the run (O(1) a place), as encodedRun judges a
+// whole run; only a place that passes has its next probeLen bytes
+// decoded (a probe, charged to the decode budget), and only a probe
+// that is text is decoded whole and scanned (charged too).
+func (s *scanner) gluedRuns(i, j, tried, cover, step int) {
+	t := s.t
+	last := min(j-minEncoded, i+maxDecodeRun)
+	// The window is t[wa:w], moved on only at a place that may be one:
+	// acc counts its upper-case letters, lower-case letters, separators
+	// and bytes that are no hex digit, 16 bits each (windowCount).
+	var acc uint64
+	wa, w := i+1, i+1
+	for c := i + 1; c <= last; c++ {
+		if !gluer[t[c-1]] || kind[t[c]] != kLetter && kind[t[c]] != kDigit || c == tried ||
+			c < cover && (c-tried)%step == 0 {
+			continue
+		}
+		if *s.decodeBudget <= 0 {
+			return
+		}
+		if w < c {
+			wa, w, acc = c, c, 0
+		}
+		for ; wa < c; wa++ {
+			acc -= windowCount[t[wa]]
+		}
+		for ; w < min(j, c+probeLen); w++ {
+			acc += windowCount[t[w]]
+		}
+		s.work += w - c
+		up, lo, sep, nonHex := acc&0xFFFF, acc>>16&0xFFFF, int(acc>>32&0xFFFF), acc>>48
+		// Real base64 has both cases and few separators; hex is all
+		// hex digits.
+		if !(up > 0 && lo > 0 && sep*8 <= w-c || nonHex == 0) {
+			continue
+		}
+		probe, _ := s.decode(t[c:w])
+		s.work += w - c
+		*s.decodeBudget -= len(probe)
+		if !printablePrefix(probe) {
+			continue
+		}
+		if found, _, _ := s.decodeScan(c, j); found {
+			return
+		}
+	}
+}
+
+// windowCount[b] counts byte b of the base64 alphabet in gluedRuns'
+// window: 1 in bits 0 (an upper-case letter), 16 (a lower-case letter),
+// 32 (a separator) and 48 (no hex digit).
+var windowCount = func() (k [256]uint64) {
+	for b := 0; b < 256; b++ {
+		switch {
+		case b >= 'A' && b <= 'Z':
+			k[b] = 1
+		case b >= 'a' && b <= 'z':
+			k[b] = 1 << 16
+		case b >= '0' && b <= '9':
+		default:
+			k[b] = 1 << 32
+		}
+		if !(b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'f') {
+			k[b] |= 1 << 48
+		}
+	}
+	return k
+}()
+
+// probeLen is how many bytes of a run gluedRuns decodes at a place to
+// see whether it is text (a multiple of 4, and of 2 for hex).
+const probeLen = 64
+
+// gluer is the base64 alphabet's bytes that may glue a payload to what
+// stands before it in a run.
+var gluer = [256]bool{'-': true, '_': true, '/': true, '+': true, '=': true}
+
+// decodeScan decodes the run t[i:j] (its start) and, if it is text,
+// scans it; it records an encoded payload over t[i:j] and reports
+// whether the decoded text holds a finding. When the decoded text was
+// scanned, cover is the end of the bytes of the run it came from and step
+// how many bytes of the run make whole bytes of it (4 for base64, 2 for
+// hex); else cover is 0.
+func (s *scanner) decodeScan(i, j int) (found bool, cover, step int) {
+	dec, isHex := s.decode(s.t[i:j])
+	if dec == nil {
+		return false, 0, 1
+	}
+	*s.decodeBudget -= len(dec)
+	if !printable(dec) {
+		return false, 0, 1
+	}
+	step, cover = 4, i+len(dec)/3*4
+	if isHex {
+		step, cover = 2, i+2*len(dec)
+	}
+	// The nested scan decodes into a buffer of its own.
+	sub := s.nested(dec, s.depth+1, true)
+	sub.run()
+	if !sub.found {
+		sub.finishHidden()
+	}
+	if sub.found {
+		s.add(Encoded, i, j)
+	}
+	return sub.found, cover, step
+}
+
+// decode decodes the start of run (at most maxDecodeRun bytes of output)
+// as hex (isHex) or base64, into s.buf, or returns nil when run is
+// neither.
+func (s *scanner) decode(run []byte) (dec []byte, isHex bool) {
 	allHex := true
-	var up, lo, dig, slash, other int
+	var up, lo, slash int
 	for _, c := range run {
 		switch {
 		case c >= 'A' && c <= 'Z':
 			up++
 		case c >= 'a' && c <= 'z':
 			lo++
-		case c >= '0' && c <= '9':
-			dig++
 		case c == '/':
 			slash++
-		default:
-			other++
 		}
 		if !hexd[c] {
 			allHex = false
@@ -684,15 +824,14 @@ func (s *scanner) encodedRun(i int) int {
 		s.buf = new([maxDecodeRun]byte)
 	}
 	buf := s.buf
-	var dec []byte
 	switch {
 	case allHex && len(run) >= minEncoded:
 		src := run[:min(len(run), 2*maxDecodeRun)&^1]
 		n, err := hex.Decode(buf[:], src)
 		if err != nil {
-			return j
+			return nil, true
 		}
-		dec = buf[:n]
+		return buf[:n], true
 	case up > 0 && lo > 0 && slash*8 <= len(run):
 		// A path (/usr/share/…) is in the alphabet too; real base64
 		// has few slashes and both cases.
@@ -707,26 +846,11 @@ func (s *scanner) encodedRun(i int) int {
 		}
 		n, err := enc.Decode(buf[:], src)
 		if err != nil && n == 0 {
-			return j
+			return nil, false
 		}
-		dec = buf[:n]
-	default:
-		return j
+		return buf[:n], false
 	}
-	*s.decodeBudget -= len(dec)
-	if !printable(dec) {
-		return j
-	}
-	// The nested scan decodes into a buffer of its own.
-	sub := s.nested(dec, s.depth+1, true)
-	sub.run()
-	if !sub.found {
-		sub.finishHidden()
-	}
-	if sub.found {
-		s.add(Encoded, i, j)
-	}
-	return j
+	return nil, false
 }
 
 // nested returns the scanner for a nested scan of t (a decoded run, a
@@ -743,6 +867,20 @@ func (s *scanner) nested(t []byte, depth int, probe bool) *scanner {
 	*c = scanner{t: t, relaxed: true, depth: depth, probe: probe, decodeBudget: s.decodeBudget, regionBudget: s.regionBudget,
 		buf: c.buf, child: c.child, spans: c.spans[:0], zwSpans: c.zwSpans[:0], regions: c.regions[:0]}
 	return c
+}
+
+// printablePrefix is printable of the start of a text, which may end
+// inside a character.
+func printablePrefix(b []byte) bool {
+	for k := len(b) - 1; k >= 0 && k >= len(b)-utf8.UTFMax; k-- {
+		if utf8.RuneStart(b[k]) {
+			if !utf8.FullRune(b[k:]) {
+				b = b[:k]
+			}
+			break
+		}
+	}
+	return printable(b)
 }
 
 // printable reports whether b looks like text: valid UTF-8, mostly

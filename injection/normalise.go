@@ -260,9 +260,11 @@ func innerTag(t []byte, i int) int {
 	return k + 1
 }
 
-// innerMark returns, for an emphasis mark ('*' or '_') at i that opens
-// emphasis inside a word with its closing mark in the same word
-// (I*gnore*, *Ig*nore, I_gnore_), the closing mark's offset; else i.
+// innerMark returns, for an emphasis mark '*' at i that opens emphasis
+// inside a word with its closing mark in the same word (I*gnore*,
+// *Ig*nore, Ig*no*re), the closing mark's offset; else i. CommonMark
+// takes a '*' between letters as emphasis (Ig*no*re renders as "Ignore"),
+// unlike a '_' (snake_case_words), which fold leaves alone.
 func innerMark(t []byte, i int) int {
 	c := t[i]
 	j := i + 1
@@ -274,8 +276,8 @@ func innerMark(t []byte, i int) int {
 	}
 	before := letterBefore(t, i)
 	after := j+1 < len(t) && isASCIILetter(t[j+1])
-	if before == after {
-		// Both: snake_case_words; neither: ordinary *emphasis*.
+	if !before && !after {
+		// Ordinary *emphasis* of a whole word: nothing to join.
 		return i
 	}
 	return j

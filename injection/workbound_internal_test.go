@@ -16,6 +16,10 @@ var adversarial = []string{
 	"<tool_result ", "SYSTEM ", "#", "# ", "!", "https://", "without ", "do not ",
 	"![a][1]\n[1]: https://e.example/QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODkw\n",
 	"&#73;gnore ", "Ig-nore ", "I*gnore* ", "Ign\u043er\u0435 ", "%49%67%6e%6f%72%65%20%61%6c%6c ",
+	// Runs tried again from after each '-', '_', '/', '+' or '=' (gluedRuns):
+	// separators everywhere, and text that decodes as text at every one.
+	"a/", "-Ab", "Ab_", "id_dGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw/",
+	"x/" + strings.Repeat("QUJD", 12) + " ",
 }
 
 // TestLookAheadWorkBounded: on every adversarial text the bytes the

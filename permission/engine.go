@@ -121,8 +121,12 @@ func taintReason(tn *Taint) string {
 		b.WriteString("call ")
 		b.WriteString(quoteText(tn.ToolCallID))
 	}
-	b.WriteString(") holds text that tries to give instructions")
-	if len(tn.Classes) > 0 {
+	if tn.Unscanned {
+		b.WriteString(") could not be scanned for text that tries to give instructions (too large, or not scanned within the hook's deadline), so it may hold some,")
+	} else {
+		b.WriteString(") holds text that tries to give instructions")
+	}
+	if len(tn.Classes) > 0 && !tn.Unscanned {
 		b.WriteString(" (")
 		b.WriteString(strings.Join(tn.Classes, ", "))
 		b.WriteString(")")

@@ -104,6 +104,10 @@ type Taint struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	// Classes are the scanner's classes found in it.
 	Classes []string `json:"classes,omitempty"`
+	// Unscanned says the result could not be scanned at all (a hook's
+	// after event too large to read whole, or not scanned within the
+	// hook's deadline): it may hold such text.
+	Unscanned bool `json:"unscanned,omitempty"`
 }
 
 // Prior is a decision made earlier in the session.

@@ -38,7 +38,7 @@ func BenchmarkBrowserProfiles(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if got := browserProfiles(home, nil); len(got) != 1 {
+		if got := browserProfiles(home, "", nil, nil).hidden; len(got) != 1 {
 			b.Fatalf("found %q, want the one profile", got)
 		}
 	}
@@ -48,5 +48,5 @@ func TestBrowserProfilesWalkRoot(t *testing.T) {
 	if os.Getenv("BROWSERWALK_HOME") == "" {
 		t.Skip("set BROWSERWALK_HOME to time the walk of a real home")
 	}
-	t.Log(browserProfiles(os.Getenv("BROWSERWALK_HOME"), nil))
+	t.Log(browserProfiles(os.Getenv("BROWSERWALK_HOME"), "", nil, nil))
 }

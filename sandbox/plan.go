@@ -59,9 +59,10 @@ type Planner struct {
 	homesAt  time.Time
 	homesErr error
 	// browsers are the browser profiles found by name in each home
-	// (browserProfiles), kept for browserTTL: the walk reads far more
-	// than the table's fixed locations.
-	browsers   map[string][]string
+	// (browserProfiles), by home and directories left out, kept for
+	// browserTTL: the walk reads far more than the table's fixed
+	// locations.
+	browsers   map[string]browserFacts
 	browsersAt time.Time
 }
 
@@ -81,6 +82,9 @@ type homeFacts struct {
 	homes  []string // the home directories
 	hidden []string
 	inodes map[fileID]bool // of the secret files, for hard links
+	// links maps where a symbolic link of a home's application data
+	// leads (~/dotfiles/config) to the link (~/.config).
+	links map[string]string
 }
 
 type fileID struct{ dev, ino uint64 }
@@ -102,7 +106,6 @@ func (pl *Planner) Plan(kind Kind, network bool, cwd string) (Profile, error) {
 		return Profile{}, err
 	}
 	p := Profile{Kind: kind, Cwd: real, Network: network}
-	p.Hidden = slices.Clone(homes.hidden)
 	if kind == Workspace {
 		p.Writable = append(p.Writable, real)
 		for _, c := range pl.env.Caches {
@@ -117,6 +120,11 @@ func (pl *Planner) Plan(kind Kind, network bool, cwd string) (Profile, error) {
 	if err := refuseCwd(real, homes, kind == Workspace); err != nil {
 		return Profile{}, err
 	}
+	// The browser profiles no table names, found by walking the homes'
+	// application data but the trees the process writes, which
+	// walkProject reads (the working directory is one whatever kind).
+	homes = pl.withBrowsers(homes, slices.Concat([]string{real}, p.Writable))
+	p.Hidden = slices.Clone(homes.hidden)
 	if err := pl.walkProject(&p, homes); err != nil {
 		return Profile{}, err
 	}
@@ -222,9 +230,6 @@ func (pl *Planner) homeSecrets() (homeFacts, error) {
 			for _, m := range ls.fold(home, rel) {
 				add(m)
 			}
-		}
-		for _, m := range pl.browserProfiles(home, h.hidden) {
-			add(m)
 		}
 	}
 	cfg := pl.env.ConfigHome
@@ -362,6 +367,21 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	// call (Profile.GuardDirs), and the protected names already there.
 	guardDirs := []string{p.Cwd}
 	var guardKeep []string
+	// A secret by its path, or by the path through a link of a home's
+	// application data that leads here (~/.config to ~/dotfiles/config:
+	// a browser's History is one in ~/.config only).
+	isCredential := func(path string) bool {
+		if pathrisk.IsCredential(path, env) {
+			return true
+		}
+		for target, link := range homes.links {
+			if rel, err := filepath.Rel(target, path); err == nil && pathrisk.Within(path, target) &&
+				pathrisk.IsCredential(filepath.Join(link, rel), env) {
+				return true
+			}
+		}
+		return false
+	}
 	err := filepath.WalkDir(p.Cwd, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == p.Cwd {
@@ -407,7 +427,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 			}
 			return nil
 		}
-		if pathrisk.IsCredential(path, env) {
+		if isCredential(path) {
 			p.Hidden = append(p.Hidden, path)
 			collectInodes(path, secret)
 			if isDir {
@@ -950,92 +970,4 @@ func DefaultCaches(home string, getenv func(string) string) []string {
 		out = append(out, filepath.Join(cacheHome, "pip"))
 	}
 	return out
-}
-
-// browserProfiles returns browserProfiles(home, hidden), walked again
-// once browserTTL has passed since the last walk. pl.mu is held.
-func (pl *Planner) browserProfiles(home string, hidden []string) []string {
-	if pl.browsers == nil || time.Since(pl.browsersAt) >= browserTTL {
-		pl.browsers, pl.browsersAt = map[string][]string{}, time.Now()
-	}
-	ps, ok := pl.browsers[home]
-	if !ok {
-		ps = browserProfiles(home, hidden)
-		pl.browsers[home] = ps
-	}
-	return ps
-}
-
-// The walk browserProfiles makes through a home's application data.
-const (
-	// browserWalkDepth is the deepest a browser database is looked for,
-	// in components beneath the home: snap/NAME/common/NAME/Default/History
-	// and Library/Application Support/NAME/User Data/Default/History.
-	browserWalkDepth = 6
-	// browserWalkBudget bounds the directory entries read per home. The
-	// walk is breadth first, so what is left unread when it runs out is
-	// the deepest part of the largest trees.
-	browserWalkBudget = 30_000
-)
-
-// browserProfiles finds the profiles of browsers no table names, by the
-// names of the databases every browser writes (pathrisk.IsBrowserStoreName:
-// History, Cookies, places.sqlite, history.sqlite, Login Data …), in the
-// places applications keep data beneath home (pathrisk.IsAppData): its
-// dot directories but the caches of build tools, ~/snap and ~/Library. It returns the directory that holds each one (the
-// profile: its sessions, icons and cache hold the URLs visited too), or
-// the file itself when that directory is the home or one of the roots
-// applications share (~/.config, ~/.local/share). Directories in hidden
-// are not entered; links are not followed.
-func browserProfiles(home string, hidden []string) []string {
-	shared := map[string]bool{home: true}
-	for _, r := range []string{".config", ".local", ".local/share", ".local/state", "snap", "Library", "Library/Application Support", "Library/Containers"} {
-		shared[filepath.Join(home, r)] = true
-	}
-	isHidden := func(p string) bool {
-		for _, h := range hidden {
-			if pathrisk.Within(p, h) {
-				return true
-			}
-		}
-		return false
-	}
-	var out []string
-	budget := browserWalkBudget
-	level := []string{home}
-	for depth := 1; depth <= browserWalkDepth && len(level) > 0 && budget > 0; depth++ {
-		var next []string
-		for _, dir := range level {
-			f, err := os.Open(dir)
-			if err != nil {
-				continue
-			}
-			ents, _ := f.ReadDir(budget)
-			f.Close()
-			budget -= len(ents)
-			for _, e := range ents {
-				name := e.Name()
-				if depth == 1 && !pathrisk.IsAppData(name) {
-					continue // the analyser judges browser names there only
-				}
-				p := filepath.Join(dir, name)
-				switch {
-				case e.Type().IsRegular() && pathrisk.IsBrowserStoreName(name):
-					if shared[dir] {
-						out = append(out, p)
-					} else {
-						out = append(out, dir)
-					}
-				case e.IsDir() && !isHidden(p):
-					next = append(next, p)
-				}
-			}
-			if budget <= 0 {
-				break
-			}
-		}
-		level = next
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -87,6 +87,16 @@ func (s *Set) With(extra ...string) *Set {
 	return out
 }
 
+// Longest returns the length in bytes of the set's longest secret, 0 when
+// it holds none: how much context around a cut a caller must mask in for
+// the cut to show no part of one.
+func (s *Set) Longest() int {
+	if s.Empty() {
+		return 0
+	}
+	return len(s.whole[0]) // index sorts longest first
+}
+
 // Empty reports whether the set holds no secret.
 func (s *Set) Empty() bool { return s == nil || len(s.whole) == 0 }
 

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/secrets"
 )
 
 // Tool is one capability the model can call.
@@ -40,6 +41,23 @@ type Call struct {
 	// Cwd is the session's working directory (absolute). Relative paths in
 	// Args are relative to it.
 	Cwd string
+	// Home, UserHomes, ConfigHome and DataDir are the rest of what the
+	// PermissionEngine judged the call's paths with
+	// (permission.Request's fields of the same names), so that a tool
+	// that meets paths the engine never saw (a tree walk) judges them
+	// alike: DataDir is custom-agent's data directory, symbolic links
+	// resolved, "" for the default one. An empty Home means the
+	// process's own.
+	Home       string
+	UserHomes  map[string]string
+	ConfigHome string
+	DataDir    string
+	// Secrets is what the call's output is masked of (the secrets its
+	// arguments hold and those the runner knows of, serve's tokens): a
+	// tool that returns stored text cut at a place the model chose
+	// (read_output) masks it in context, so that no cut shows part of a
+	// secret too short to be recognised. Nil holds none.
+	Secrets *secrets.Set
 	// Env is the environment for processes the tool starts, already
 	// scrubbed of secrets by the executor. Nil means an empty environment.
 	Env []string

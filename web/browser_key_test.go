@@ -119,7 +119,7 @@ func TestBrowserCookieAloneOpensNothing(t *testing.T) {
 	// The real page still works: it loads its data and answers.
 	var won string
 	err = chromedp.Run(ctx, chromedp.Navigate(l.base+"/session/sess-A/ask/"+itoa(f.seq["sess-A"])),
-		chromedp.WaitVisible(`button[data-option="allow_once"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`button[data-option="allow_once"][data-armed]`, chromedp.ByQuery),
 		chromedp.Click(`button[data-option="allow_once"]`, chromedp.ByQuery),
 		chromedp.Poll(`(document.getElementById("dialog") || {dataset: {}}).dataset.won || ""`, &won,
 			chromedp.WithPollingTimeout(10*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)))

@@ -232,3 +232,60 @@ func TestBrowserPhoneWidth(t *testing.T) {
 	}
 	screenshot(t, ctx, "phone-390-sessions.png")
 }
+
+// TestBrowserAllowWaitsAMoment: an allow answer counts only once the
+// dialog has been visible for a moment (a click meant for another page, a
+// popup opened under the pointer, never allows a call), and a lost focus
+// disarms it again. Deny is never delayed.
+func TestBrowserAllowWaitsAMoment(t *testing.T) {
+	f := newFixture(t)
+	l := serveLog(t, f.log, f.inbox)
+	ctx := browser(t, 1000, 900)
+	startSession(t, f.log, "sess-W")
+	seq := appendEvent(t, f.log, "sess-W", askPayload("tc_w", "shell", risk.Execute, `{"command":"make"}`)).Seq
+	var armedAtOnce bool
+	err := chromedp.Run(ctx, l.login(),
+		chromedp.Navigate(fmt.Sprintf("%s/session/sess-W/ask/%d", l.base, seq)),
+		chromedp.WaitVisible(`button[data-option="allow_once"]`, chromedp.ByQuery),
+		// The click a page opened under the pointer would get.
+		chromedp.Evaluate(`(() => { const b = document.querySelector('button[data-option="allow_once"]'); const armed = b.hasAttribute("data-armed"); b.click(); return armed; })()`, &armedAtOnce),
+		chromedp.Sleep(300*time.Millisecond),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if armedAtOnce {
+		t.Fatal("the allow button was armed as soon as the dialog showed")
+	}
+	if n := f.inbox.count(); n != 0 {
+		t.Fatalf("a click on the unarmed allow button answered the question (%d offers)", n)
+	}
+	// A lost focus disarms it.
+	var armedAfterBlur bool
+	err = chromedp.Run(ctx,
+		chromedp.WaitVisible(`button[data-option="allow_once"][data-armed]`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { window.dispatchEvent(new Event("blur")); return document.querySelector('button[data-option="allow_once"]').hasAttribute("data-armed"); })()`, &armedAfterBlur),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if armedAfterBlur {
+		t.Error("the allow button stayed armed after the window lost the focus")
+	}
+	// Back in focus, after the moment, the same click answers.
+	err = chromedp.Run(ctx,
+		chromedp.Evaluate(`window.dispatchEvent(new Event("focus"))`, nil),
+		chromedp.WaitVisible(`button[data-option="allow_once"][data-armed]`, chromedp.ByQuery),
+		chromedp.Click(`button[data-option="allow_once"]`, chromedp.ByQuery),
+		waitResult(ctx, "recorded"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.inbox.mu.Lock()
+	offers := append([]Answer(nil), f.inbox.offers...)
+	f.inbox.mu.Unlock()
+	if len(offers) != 1 || offers[0].RequestSeq != seq || offers[0].Option != "allow_once" {
+		t.Fatalf("the armed click did not answer once: %+v", offers)
+	}
+}

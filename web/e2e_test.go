@@ -190,7 +190,7 @@ func TestBrowserAllowLetsTheRunProcessToolRun(t *testing.T) {
 	ctx := browser(t, 1000, 900)
 	var result string
 	err := chromedp.Run(ctx, l.login(), chromedp.Navigate(l.base+path),
-		chromedp.WaitVisible(`button[data-option="allow_once"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`button[data-option="allow_once"][data-armed]`, chromedp.ByQuery),
 		chromedp.Click(`button[data-option="allow_once"]`, chromedp.ByQuery),
 		waitResult(ctx, "your answer was recorded"),
 		chromedp.Text("#result", &result, chromedp.ByQuery),

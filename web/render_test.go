@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +40,7 @@ func TestHostileTextIsInert(t *testing.T) {
 		}
 		pages[p] = w.Body.String()
 	}
-	pages["timeline"] = streamBody(t, f, "/session/sess-X/events", "")
+	pages["timeline"] = streamBody(t, f, "/session/sess-X/events", "", has("id: "+itoa(e.Seq)+"\n"))
 	bad := regexp.MustCompile(`<script>|<img|href="[^"]*(?:evil|javascript)|\x1b|\x07|\x{202e}|sk-proj-A{10}`)
 	for p, body := range pages {
 		// Our own one script tag is allowed.
@@ -59,10 +61,12 @@ func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 func req_(path string) req { return req{path: path} }
 
-// streamBody reads an SSE stream for a moment.
-func streamBody(t *testing.T, f *fixture, path, lastID string) string {
+// streamBody reads an SSE stream until enough returns true of what has
+// come (or 30 s pass), then ends the request. It waits for content, not
+// for a time, so a slow machine only makes it slower.
+func streamBody(t *testing.T, f *fixture, path, lastID string, enough func(string) bool) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 400*time.Millisecond)
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	r := httptest.NewRequestWithContext(ctx, "GET", path, nil)
 	r.Host = testHost
@@ -71,27 +75,82 @@ func streamBody(t *testing.T, f *fixture, path, lastID string) string {
 	if lastID != "" {
 		r.Header.Set("Last-Event-ID", lastID)
 	}
-	w := httptest.NewRecorder()
-	f.h.ServeHTTP(w, r)
-	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("%s: %d %s", path, w.Code, w.Header().Get("Content-Type"))
+	w := &streamRecorder{header: http.Header{}}
+	done := make(chan struct{})
+	go func() { defer close(done); f.h.ServeHTTP(w, r) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !enough(w.body()) && time.Now().Before(deadline) {
+		select {
+		case <-done:
+			deadline = time.Now() // the stream ended
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
-	return w.Body.String()
+	cancel()
+	<-done
+	if code := w.status(); code != 200 || !strings.HasPrefix(w.header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("%s: %d %s", path, code, w.header.Get("Content-Type"))
+	}
+	return w.body()
 }
+
+// streamRecorder is an http.ResponseWriter and Flusher a test may read
+// while the handler still writes.
+type streamRecorder struct {
+	header http.Header
+	mu     sync.Mutex
+	code   int
+	buf    strings.Builder
+}
+
+func (w *streamRecorder) Header() http.Header { return w.header }
+func (w *streamRecorder) WriteHeader(code int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.code == 0 {
+		w.code = code
+	}
+}
+func (w *streamRecorder) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.code == 0 {
+		w.code = 200
+	}
+	return w.buf.Write(b)
+}
+func (w *streamRecorder) Flush() {}
+func (w *streamRecorder) body() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+func (w *streamRecorder) status() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.code
+}
+
+// ids returns a streamBody condition: at least n SSE ids have come.
+func ids(n int) func(string) bool {
+	return func(b string) bool { return len(sseID.FindAllStringSubmatch(b, -1)) >= n }
+}
+
+func has(s string) func(string) bool { return func(b string) bool { return strings.Contains(b, s) } }
 
 var sseID = regexp.MustCompile(`(?m)^id: (\d+)$`)
 
 func TestTimelineResumesFromLastEventID(t *testing.T) {
 	f := newFixture(t)
-	all := sseID.FindAllStringSubmatch(streamBody(t, f, "/session/sess-A/events", ""), -1)
+	all := sseID.FindAllStringSubmatch(streamBody(t, f, "/session/sess-A/events", "", ids(3)), -1)
 	if len(all) != 3 {
 		t.Fatalf("%d events streamed, want 3", len(all))
 	}
-	rest := sseID.FindAllStringSubmatch(streamBody(t, f, "/session/sess-A/events", "2"), -1)
+	rest := sseID.FindAllStringSubmatch(streamBody(t, f, "/session/sess-A/events", "2", ids(1)), -1)
 	if len(rest) != 1 || rest[0][1] != "3" {
 		t.Fatalf("after Last-Event-ID 2: %v, want only 3", rest)
 	}
-	body := streamBody(t, f, "/session/sess-A/events", "")
+	body := streamBody(t, f, "/session/sess-A/events", "", has(`"askUrl"`))
 	if !strings.Contains(body, `"type":"permission.requested"`) || !strings.Contains(body, `"askUrl":"/session/sess-A/ask/3"`) {
 		t.Errorf("the ask is not in the timeline with its link: %s", body)
 	}
@@ -100,7 +159,7 @@ func TestTimelineResumesFromLastEventID(t *testing.T) {
 func TestQueueStreamHoldsNoArgs(t *testing.T) {
 	f := newFixture(t)
 	f.srv.refresh(t.Context())
-	body := streamBody(t, f, "/queue/events", "")
+	body := streamBody(t, f, "/queue/events", "", has("event: queue"))
 	if !strings.Contains(body, "event: queue") || !strings.Contains(body, `"tool":"shell"`) {
 		t.Fatalf("queue stream: %s", body)
 	}

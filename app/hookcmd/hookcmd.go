@@ -13,6 +13,7 @@
 package hookcmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,9 @@ type Options struct {
 	// finished, when set, is called when the worker of an abandoned call
 	// returns (tests wait for it).
 	finished func()
+	// beforeScan, when set, is called before an after event's output is
+	// scanned (tests hold the scan past the deadline).
+	beforeScan func()
 }
 
 // DefaultDeadline is the hook's deadline: well within both agents'
@@ -191,6 +195,15 @@ func Run(a hook.Agent, stdin io.Reader, o Options) hook.Answer {
 	case <-o.Ctx.Done():
 		why = errors.New("interrupted before a decision was made")
 	}
+	if in, id := g.unscannedAfter(); in != nil && !o.NoRecord {
+		// An after event whose output was not scanned in time: its
+		// taint is not lost (the process ends with this answer).
+		if err := o.markTaint(in, id, nil, true); err != nil {
+			why = fmt.Errorf("%v; the tool's output was not scanned in time, and marking the session as tainted failed: %w", why, err)
+		} else {
+			why = fmt.Errorf("%v; the tool's output was not scanned in time, so the session is marked as tainted: a person decides every later call above read", why)
+		}
+	}
 	if !g.abandon() {
 		// The decision is made and being recorded: give the record as
 		// long again, so that the answer is the one the log holds. Past
@@ -213,6 +226,36 @@ type guard struct {
 	mu        sync.Mutex
 	abandoned bool
 	recording bool
+	// after and afterID are an after event being scanned, until scanned
+	// is set (its flag, if any, written).
+	after   *hook.Input
+	afterID string
+	scanned bool
+}
+
+// scanning says that the after event in, of call id, is being scanned.
+func (g *guard) scanning(in *hook.Input, id string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.after, g.afterID = in, id
+}
+
+// scannedAfter says that its scan is done and its flag, if any, written.
+func (g *guard) scannedAfter() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.scanned = true
+}
+
+// unscannedAfter is the after event whose scan has not finished (nil if
+// none).
+func (g *guard) unscannedAfter() (*hook.Input, string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.after == nil || g.scanned {
+		return nil, ""
+	}
+	return g.after, g.afterID
 }
 
 // abandon marks the call abandoned unless its record is being written;
@@ -243,16 +286,30 @@ var errAbandoned = errors.New("the hook call was abandoned")
 func run(a hook.Agent, stdin io.Reader, o Options, g *guard) (ans hook.Answer) {
 	defer func() {
 		if r := recover(); r != nil {
-			ans = hook.Fail(fmt.Errorf("internal error: %v", r))
+			why := fmt.Errorf("internal error: %v", r)
+			if in, id := g.unscannedAfter(); in != nil && !o.NoRecord {
+				if err := o.markTaint(in, id, nil, true); err != nil {
+					why = fmt.Errorf("%w; marking the session as tainted (its output was not scanned) failed: %w", why, err)
+				}
+			}
+			ans = hook.Fail(why)
 		}
 	}()
 	now := o.Now()
-	in, err := hook.Parse(a, stdin)
+	in, head, err := readEvent(a, stdin, g)
+	if head != nil {
+		return o.unscanned(a, head, err)
+	}
 	if err != nil {
 		return hook.Fail(err)
 	}
 	cwd := hook.JudgeCwd(in.Cwd, projectDir(a, o.Getenv))
 	if in.Stage == hook.After {
+		_, canon := maskedArgs(in)
+		g.scanning(in, hook.ToolCallID(in, canon))
+		if o.beforeScan != nil {
+			o.beforeScan()
+		}
 		es, flag := outcome(in), (*injectionFound)(nil)
 		var p toolCompleted
 		if json.Unmarshal(es[0].Payload, &p) == nil {
@@ -261,10 +318,11 @@ func run(a hook.Agent, stdin io.Reader, o Options, g *guard) (ans hook.Answer) {
 		if flag != nil && !o.NoRecord {
 			// The flag taints the rest of the session (permission step
 			// 9): the later before events read it (taint.go).
-			if err := o.markTaint(in, p.ToolCallID, flag.Classes); err != nil {
+			if err := o.markTaint(in, p.ToolCallID, flag.Classes, false); err != nil {
 				return hook.Fail(err)
 			}
 		}
+		g.scannedAfter()
 		if err := o.record(g, in, cwd, "", now, es); err != nil {
 			return hook.Fail(err)
 		}
@@ -290,6 +348,78 @@ func run(a hook.Agent, stdin io.Reader, o Options, g *guard) (ans hook.Answer) {
 		return hook.Fail(err)
 	}
 	return ans
+}
+
+// readEvent reads the event on stdin: one of up to hook.MaxInput bytes,
+// or an after event of up to hook.MaxAfterInput (hook.ParseLarge), whose
+// output is then scanned whole like any other. A larger event is told
+// from its first hook.MaxInput bytes (hook.Peek): a before event is
+// refused at once, unread further; an after event's session is given to
+// g before the rest is read, so that a deadline passed while it is read,
+// parsed or scanned still marks it (Run). An after event larger than
+// hook.MaxAfterInput, or one that does not parse, is not lost: head is
+// what could be read of it, for unscanned.
+func readEvent(a hook.Agent, stdin io.Reader, g *guard) (in *hook.Input, head *hook.Head, err error) {
+	b, err := io.ReadAll(io.LimitReader(stdin, hook.MaxInput+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the hook event: %w", err)
+	}
+	if len(b) <= hook.MaxInput {
+		in, err := hook.Parse(a, bytes.NewReader(b))
+		return in, nil, err
+	}
+	quick := hook.Peek(a, b, true)
+	switch {
+	case quick.Known() && !quick.IsAfter():
+		return nil, nil, hook.ErrTooLarge
+	case quick.IsAfter() && quick.HasSession:
+		g.scanning(&hook.Input{Agent: a, SessionID: quick.SessionID}, unnamedCall)
+	}
+	rest, err := io.ReadAll(io.LimitReader(stdin, hook.MaxAfterInput+1-int64(len(b))))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the hook event: %w", err)
+	}
+	b = append(b, rest...)
+	in, err = hook.ParseLarge(a, b)
+	if err != nil {
+		h := quick
+		if len(b) <= hook.MaxAfterInput {
+			h = hook.Peek(a, b, false) // it does not parse: read what does
+		}
+		if h.IsAfter() {
+			return nil, &h, err
+		}
+		return nil, nil, err
+	}
+	return in, nil, nil
+}
+
+// unnamedCall names, in a taint, an unscanned call whose id is not known.
+const unnamedCall = "unscanned output"
+
+// unscanned answers an after event whose output could not be scanned
+// (cause says why): the tool already ran and its output reached the
+// agent's model, so the session is marked tainted as if the output had
+// been flagged, and every later call above read is asked, with a reason
+// that says so. The answer is exit status 2 with the reason, which the
+// agent shows; when nothing could be marked (no session_id read, or
+// --no-record), the reason says that too.
+func (o *Options) unscanned(a hook.Agent, h *hook.Head, cause error) hook.Answer {
+	why := fmt.Sprintf("%v; the tool's output could not be scanned for injected instructions", cause)
+	switch {
+	case o.NoRecord:
+		return hook.Fail(errors.New(why + ", and with --no-record the session is not marked as tainted"))
+	case !h.HasSession:
+		return hook.Fail(errors.New(why + ", and no session_id was read before the output, so no session could be marked as tainted"))
+	}
+	id := h.ToolUseID
+	if id == "" {
+		id = unnamedCall // Gemini CLI sends no tool_use_id
+	}
+	if err := o.markTaint(&hook.Input{Agent: a, SessionID: h.SessionID}, id, nil, true); err != nil {
+		return hook.Fail(fmt.Errorf("%s; %w", why, err))
+	}
+	return hook.Fail(errors.New(why + ", so the session is marked as tainted: a person decides every later call above read"))
 }
 
 // judge decides in's call with the engine: the strictest decision of the

@@ -127,7 +127,10 @@ func decision(in *hook.Input, cwd string, d permission.Decision) []journal.Entry
 // its output's size and a masked preview. Claude Code reports a shell
 // call's stdout and stderr; other tools' responses are previewed as the
 // JSON they were sent as. An exit code is recorded when the response has
-// one.
+// one. The scanner reads the whole response, every string in it
+// (jsonText), whatever its fields: the agent's model may be given any of
+// them (an MCP tool's structured result, an "output" beside an empty
+// stdout); stdout and stderr are only what the previews show.
 func outcome(in *hook.Input) []journal.Entry {
 	_, canon := maskedArgs(in)
 	p := toolCompleted{ToolCallID: hook.ToolCallID(in, canon), Artifacts: []string{}}
@@ -155,19 +158,17 @@ func outcome(in *hook.Input) []journal.Entry {
 	}
 	p.StdoutBytes, p.StderrBytes = int64(len(stdout)), int64(len(stderr))
 	p.StdoutPreview, p.StderrPreview = preview(stdout), preview(stderr)
-	seen := stdout
-	if !okOut && len(in.ToolResponse) > 0 {
-		// A response recorded as JSON is read by the model for its
-		// strings (a file's content with real line breaks, not "\n").
-		seen = jsonText(in.ToolResponse)
-	}
-	p.Injection = scanOutput(seen, stderr, p.StdoutPreview, p.StderrPreview)
+	// A response is read by the model for its strings (a file's content
+	// with real line breaks, not "\n"), all of them.
+	seen := jsonText(in.ToolResponse)
+	p.Injection = scanOutput(seen, p.StdoutPreview, p.StderrPreview)
 	return []journal.Entry{entry("tool.completed", p)}
 }
 
 // jsonText is the string values of a JSON document, decoded, one per
 // line, in document order (object keys sorted, as encoding/json decodes
-// them); a document that does not decode is its own text.
+// them); a document that does not decode is its own text. Keys are not
+// included: the agent builds them, not the tool.
 func jsonText(doc []byte) string {
 	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
@@ -200,17 +201,17 @@ func jsonText(doc []byte) string {
 }
 
 // scanOutput scans what the agent's model is given of the call, the
-// whole output (unlike custom-agent's own context, the agent's is not cut
-// to a preview), and returns the finding as tool.completed records it, or
-// nil. The classes are those found in the whole output; the spans locate
+// whole response's text (unlike custom-agent's own context, the agent's is
+// not cut to a preview), and returns the finding as tool.completed
+// records it, or nil. The classes are those found in the whole output; the spans locate
 // what of it lies in the recorded previews (masked and cut, they are
 // scanned themselves), so a finding past the preview is a class without a
 // span.
-func scanOutput(stdout, stderr, outPreview, errPreview string) *injectionFound {
-	whole := [2]injection.Result{injection.ScanString(stdout), injection.ScanString(stderr)}
+func scanOutput(text, outPreview, errPreview string) *injectionFound {
+	whole := injection.ScanString(text)
 	var found injectionFound
 	for _, c := range injection.AllClasses() {
-		if whole[0].Has(c) || whole[1].Has(c) {
+		if whole.Has(c) {
 			found.Classes = append(found.Classes, string(c))
 		}
 	}
@@ -218,7 +219,7 @@ func scanOutput(stdout, stderr, outPreview, errPreview string) *injectionFound {
 		return nil
 	}
 	found.Spans = []injectionSpan{}
-	found.Truncated = whole[0].Truncated || whole[1].Truncated
+	found.Truncated = whole.Truncated
 	for _, f := range [...]struct{ field, text string }{{"stdoutPreview", outPreview}, {"stderrPreview", errPreview}} {
 		for _, sp := range injection.ScanString(f.text).Spans {
 			if !slices.Contains(found.Classes, string(sp.Class)) {

@@ -28,6 +28,9 @@ const taintDir = "taint"
 type taintMark struct {
 	ToolCallID string   `json:"toolCallId"`
 	Classes    []string `json:"classes"`
+	// Unscanned: the result could not be scanned (an after event too
+	// large to read whole), so it may hold such text.
+	Unscanned bool `json:"unscanned,omitempty"`
 }
 
 func (o *Options) taintPath(in *hook.Input) (string, error) {
@@ -57,16 +60,17 @@ func (o *Options) taintOf(in *hook.Input) (*permission.Taint, error) {
 	if err := json.Unmarshal(b, &m); err != nil || m.ToolCallID == "" {
 		return nil, fmt.Errorf("reading the session's injection flag %s: not a taint record", p)
 	}
-	return &permission.Taint{ToolCallID: m.ToolCallID, Classes: m.Classes}, nil
+	return &permission.Taint{ToolCallID: m.ToolCallID, Classes: m.Classes, Unscanned: m.Unscanned}, nil
 }
 
-// markTaint records that the session's call id returned flagged output,
-// unless an earlier result of the session already did (the first one
-// names the taint, as session.TaintOf does). It is durable before the
+// markTaint records that the session's call id returned flagged output
+// (or output that could not be scanned: unscanned), unless an earlier
+// result of the session already did (the first one names the taint, as
+// session.TaintOf does). It is durable before the
 // journal record that holds the flag is written: should the hook die in
 // between, later calls are asked for a flag the log does not show, never
 // allowed despite one it does.
-func (o *Options) markTaint(in *hook.Input, id string, classes []string) error {
+func (o *Options) markTaint(in *hook.Input, id string, classes []string, unscanned bool) error {
 	p, err := o.taintPath(in)
 	if err != nil {
 		return fmt.Errorf("recording the injection flag: %w", err)
@@ -78,7 +82,7 @@ func (o *Options) markTaint(in *hook.Input, id string, classes []string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("recording the injection flag: %w", err)
 	}
-	b, _ := json.Marshal(taintMark{ToolCallID: id, Classes: classes}) // plain fields: cannot fail
+	b, _ := json.Marshal(taintMark{ToolCallID: id, Classes: classes, Unscanned: unscanned}) // plain fields: cannot fail
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("recording the injection flag: %w", err)

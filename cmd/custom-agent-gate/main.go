@@ -80,7 +80,10 @@ func newGlobals() *globals {
 }
 
 // dispatch splits args at the command's name (the first argument that is
-// neither a flag nor a global flag's value) and runs that command.
+// neither a flag nor a global flag's value) and runs that command. As
+// cobra does, the flags before the name are the command's: its own flag
+// set reads them with the rest, so `--help=false hook claude-code` asks no
+// help, and the last help flag of the line decides.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	g := newGlobals()
 	i := 0
@@ -95,38 +98,40 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	root.Merge(&g.set)
 	root.Bool(&version, "version", false, "version for "+prog)
 	lead := slices.Clone(args[:min(i, len(args))])
-	for j, a := range lead {
-		if a == "-v" { // cobra's shorthand of --version
-			lead[j] = "--version"
-		}
-	}
-	rest, err := root.Parse(lead)
-	switch {
-	case errors.Is(err, flagspec.ErrHelp):
-		return rootHelp(stdout, &root)
-	case err != nil:
-		return err
-	case version:
-		_, err := fmt.Fprintln(stdout, prog, buildinfo.Version())
-		return err
-	}
-	rest = append(rest, args[min(i, len(args)):]...)
+	rest := slices.Clone(args[min(i, len(args)):])
 	if len(rest) > 0 && rest[0] == "--" {
 		rest = rest[1:]
 	}
-	if len(rest) == 0 {
+	if len(rest) == 0 || rest[0] == "help" {
+		for j, a := range lead {
+			if a == "-v" { // cobra's shorthand of --version
+				lead[j] = "--version"
+			}
+		}
+		extra, err := root.Parse(lead)
+		switch {
+		case errors.Is(err, flagspec.ErrHelp):
+			return rootHelp(stdout, &root)
+		case err != nil:
+			return err
+		case version:
+			_, err := fmt.Fprintln(stdout, prog, buildinfo.Version())
+			return err
+		case len(rest) > 0:
+			return runHelp(g, append(extra, rest[1:]...), stdout, &root)
+		}
 		return rootHelp(stdout, &root)
 	}
 	name, rest := rest[0], rest[1:]
 	switch name {
 	case "check":
-		return runCheck(g, rest, stdin, stdout, stderr)
+		return runCheck(g, append(lead, rest...), stdin, stdout, stderr)
 	case "hook":
-		return runHook(ctx, g, rest, stdin, stdout, stderr)
+		return runHook(ctx, g, lead, rest, stdin, stdout, stderr)
 	case "version":
 		var s flagspec.Set
 		s.Merge(&g.set)
-		extra, err := s.Parse(rest)
+		extra, err := s.Parse(append(lead, rest...))
 		switch {
 		case errors.Is(err, flagspec.ErrHelp):
 			return help(stdout, "Print the version of "+prog, prog+" version", "", nil, "version", &g.set)
@@ -137,8 +142,6 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		_, err = fmt.Fprintln(stdout, prog, buildinfo.Version())
 		return err
-	case "help":
-		return runHelp(g, rest, stdout, &root)
 	}
 	return fmt.Errorf("unknown command %q for %q (its commands are check, hook and version; the others are custom-agent's)", name, prog)
 }
@@ -158,25 +161,41 @@ func runCheck(g *globals, args []string, stdin io.Reader, stdout, stderr io.Writ
 	return checkcmd.Exec(o, rest, s.Changed, stdin, stdout, stderr)
 }
 
-// runHook answers one hook event. Whatever goes wrong blocks the call
-// (exit status 2, the reason on standard error): settings that name no
-// agent, or one this build does not know, never print help and exit 0,
-// which Claude Code reads as "go ahead".
-func runHook(ctx context.Context, g *globals, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		return hookHelp(stdout, g)
+// runHook answers one hook event; lead are the flags given before
+// "hook", args the words after it. It returns nil (exit status 0) in
+// two ways only:
+//   - help, when a help flag ends true as pflag reads it (-h, --help,
+//     --help=true; never --help=false, --help=0 or -h=false, and -hx is
+//     an error);
+//   - hookcmd.Exec's answer to the event, which it records.
+//
+// Whatever else happens blocks the call (exit status 2, the reason on
+// standard error): settings that name no agent, or one this build does
+// not know, or a command line that does not parse, never print help and
+// exit 0, which Claude Code reads as "go ahead" with nothing recorded.
+// TestHookExitPaths runs every path.
+func runHook(ctx context.Context, g *globals, lead, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var a hook.Agent
+	if len(args) > 0 {
+		if p, err := hook.ParseAgent(args[0]); err == nil {
+			a = p
+		}
 	}
-	if len(args) == 0 {
-		return hookcmd.NoAgent(nil)
-	}
-	a, err := hook.ParseAgent(args[0])
-	if err != nil {
+	if a == "" {
+		// No agent: only a help flag of hook itself shows hook's help.
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			var s flagspec.Set
+			s.Merge(&g.set)
+			if _, err := s.Parse(append(slices.Clone(lead), args...)); errors.Is(err, flagspec.ErrHelp) {
+				return hookHelp(stdout, g)
+			}
+		}
 		return hookcmd.NoAgent(args)
 	}
 	var o hookcmd.Options
 	s := hookcmd.Flags(a, &o)
 	s.Merge(&g.set)
-	rest, err := s.Parse(args[1:])
+	rest, err := s.Parse(append(slices.Clone(lead), args[1:]...))
 	switch {
 	case errors.Is(err, flagspec.ErrHelp):
 		return agentHelp(stdout, a, g)

@@ -72,7 +72,7 @@ func TestServeTurnInChromium(t *testing.T) {
 		chromedp.WaitVisible("#timeline a.asklink", chromedp.ByQuery),
 		chromedp.Evaluate(`location.pathname`, &path),
 		chromedp.Click("#timeline a.asklink", chromedp.ByQuery),
-		chromedp.WaitVisible(`button[data-option="allow_once"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`button[data-option="allow_once"][data-armed]`, chromedp.ByQuery),
 		chromedp.Click(`button[data-option="allow_once"]`, chromedp.ByQuery),
 		chromedp.Poll(`document.getElementById("result").textContent.includes("recorded")`, nil, chromedp.WithPollingTimeout(20*time.Second)),
 		chromedp.Text("#result", &result, chromedp.ByQuery),

@@ -8,9 +8,12 @@
 // directory lets one fold at a time, and the store's own locking keeps
 // appends from other writers in order. A journal file is removed once all
 // its records are appended; when the process died before (or in between),
-// the records already appended are recognised, for each session, by the
-// session's last event, which is the last event of the last of its
-// records that was appended, and are not appended twice.
+// the records already appended are recognised, for each session, as the
+// leading run of the file's records of that session whose events are, in
+// order, the last events of the session in the log, and are not appended
+// twice. A record whose events the log already holds anywhere else (a
+// replayed line) is reported as broken and set aside, never dropped
+// silently, and never makes ingest skip the records before it.
 package ingest
 
 import (
@@ -41,10 +44,12 @@ type Log interface {
 // a tool.completed answers.
 const window = 256
 
-// Pending reports whether the journal in dir holds records to fold.
+// Pending reports whether the journal in dir holds records to fold, or
+// cannot be listed (a journal directory that is a symlink): then Ingest
+// says why, rather than nobody.
 func Pending(dir string) bool {
 	ps, err := journal.List(dir)
-	return err == nil && len(ps) > 0
+	return err != nil || len(ps) > 0
 }
 
 // Result says what Ingest did.
@@ -52,8 +57,10 @@ type Result struct {
 	// Appended counts the records whose events were appended.
 	Appended int
 	// Broken lists records that could not be read or whose events are
-	// not valid, and lines torn by a crash (journal.ErrTorn); each was
-	// set aside in a file ending in .broken in dir.
+	// not valid, records the log already holds (replayed lines), lines
+	// torn by a crash (journal.ErrTorn), and entries under a journal
+	// file's name that are not journal files (journal.ErrNotRegular);
+	// each was set aside in a file ending in .broken in dir.
 	Broken []error
 }
 
@@ -62,6 +69,9 @@ type Result struct {
 // set aside and reported in Result.Broken.
 func Ingest(ctx context.Context, log Log, dir string) (Result, error) {
 	var res Result
+	if _, err := journal.List(dir); err != nil {
+		return res, err // a symlink in its place: not even its lock is taken
+	}
 	unlock, err := lock(dir)
 	if err != nil {
 		return res, err
@@ -110,6 +120,16 @@ type candidate struct {
 // lines are set aside.
 func (f *folder) file(ctx context.Context, p string) error {
 	lines, err := journal.ReadFile(p)
+	if errors.Is(err, journal.ErrNotRegular) {
+		// A symlink, FIFO, hard link or another user's file under a
+		// journal name: never read; renamed aside (the name itself, not
+		// what it points to) for a person to look at.
+		f.res.Broken = append(f.res.Broken, err)
+		if err := os.Rename(p, p+".broken"); err != nil {
+			return fmt.Errorf("setting aside a hook journal entry that is not a journal file: %w", err)
+		}
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -140,11 +160,16 @@ func (f *folder) file(ctx context.Context, p string) error {
 			broken = append(broken, c.raw)
 			continue
 		}
-		if d, ok := done[c.r.SessionID]; ok && i <= d {
+		if done[i] {
 			continue // appended by a fold that did not finish
 		}
-		if err := f.record(ctx, c); err != nil {
+		dup, err := f.record(ctx, c)
+		if err != nil {
 			return err
+		}
+		if dup != nil {
+			f.res.Broken = append(f.res.Broken, dup)
+			broken = append(broken, c.raw)
 		}
 	}
 	if len(broken) > 0 {
@@ -164,71 +189,145 @@ func (f *folder) file(ctx context.Context, p string) error {
 	return nil
 }
 
-// appended returns, for each known session of cs, the index of the last
-// record of cs whose events were appended already (by a fold that died
-// before it removed the file): the one whose last event is the session's
-// last event. Records are appended in order, so every record of that
-// session before it was appended too. A session absent has none.
-func (f *folder) appended(ctx context.Context, cs []candidate) (map[string]int, error) {
-	done := map[string]int{}
-	tails := map[string]*event.Event{}
+// appended returns the records of cs whose events were appended already,
+// by a fold that died before it removed the file. For each known session
+// they are a leading run of its records in cs: the longest one (c1..ck)
+// whose events are, in order, the session's last events in the log
+// (leaving out the asks ingest resolved, actor user, which no record
+// holds). Records are appended in file order, so a fold that died
+// appended such a run and nothing after it. No other record is taken as
+// appended: a record equal to the log's last events that does not begin
+// such a run (a replayed line) is left to record, which reports it.
+func (f *folder) appended(ctx context.Context, cs []candidate) (map[int]bool, error) {
+	bySession := map[string][]int{}
+	var order []string
 	for i, c := range cs {
 		if c.err != nil {
 			continue
 		}
 		id := c.r.SessionID
-		n, known := f.last[id]
-		if !known {
+		if _, known := f.last[id]; !known {
 			continue
 		}
-		e, ok := tails[id]
-		if !ok {
-			tail, err := readTail(ctx, f.log, id, n, 1)
-			if err != nil {
-				return nil, err
-			}
-			if len(tail) > 0 {
-				e = &tail[len(tail)-1]
-			}
-			tails[id] = e
+		if _, ok := bySession[id]; !ok {
+			order = append(order, id)
 		}
-		if e != nil && same(*e, c.ds[len(c.ds)-1]) {
-			done[id] = i
+		bySession[id] = append(bySession[id], i)
+	}
+	done := map[int]bool{}
+	for _, id := range order {
+		idx := bySession[id]
+		n := f.last[id]
+		last, err := readTail(ctx, f.log, id, n, 1)
+		if err != nil {
+			return nil, err
+		}
+		if len(last) == 0 {
+			continue
+		}
+		// Only a run ending in a record whose last event is the log's
+		// last can have been appended; most folds find none and read no
+		// more of the log.
+		k := 0
+		var tail []event.Event
+		for j := len(idx); j > 0 && k == 0; j-- {
+			ds := cs[idx[j-1]].ds
+			if !same(last[len(last)-1], ds[len(ds)-1]) {
+				continue
+			}
+			if tail == nil {
+				// Each record is at most one resolved ask more in the log.
+				want := uint64(0)
+				for _, i := range idx[:j] {
+					want += uint64(len(cs[i].ds)) + 1
+				}
+				if tail, err = readTail(ctx, f.log, id, n, want); err != nil {
+					return nil, err
+				}
+				tail = withoutResolvedAsks(tail)
+			}
+			if endsWith(tail, cs, idx[:j]) {
+				k = j
+			}
+		}
+		for _, i := range idx[:k] {
+			done[i] = true
 		}
 	}
 	return done, nil
 }
 
-// record appends one record's events (a new session opened first).
-func (f *folder) record(ctx context.Context, c candidate) error {
+// withoutResolvedAsks leaves out the permission.resolved events of actor
+// user: ingest adds them (resolveAsk); no hook record holds one.
+func withoutResolvedAsks(es []event.Event) []event.Event {
+	out := es[:0:0]
+	for _, e := range es {
+		if e.Type == event.PermissionResolved {
+			if p, err := e.Decode(); err == nil {
+				if r, ok := p.(*event.PermissionResolvedPayload); ok && r.Actor == event.ActorUser {
+					continue
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// endsWith reports whether the events of the records cs[idx...], in
+// order, are the last events of tail.
+func endsWith(tail []event.Event, cs []candidate, idx []int) bool {
+	var ds []event.Draft
+	for _, i := range idx {
+		ds = append(ds, cs[i].ds...)
+	}
+	if len(ds) > len(tail) {
+		return false
+	}
+	tail = tail[len(tail)-len(ds):]
+	for i := range ds {
+		if !same(tail[i], ds[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// record appends one record's events (a new session opened first). A
+// record whose events the session's recent events already hold (a line
+// replayed into the journal) is not appended: dup says why, and the
+// caller reports it as broken.
+func (f *folder) record(ctx context.Context, c candidate) (dup error, err error) {
 	r, ds := c.r, c.ds
 	n, known := f.last[r.SessionID]
 	if !known {
 		start, err := event.NewDraft(r.SessionID, "", r.TS, &event.SessionStartedPayload{
 			Cwd: r.Cwd, Mode: r.Mode, SessionSource: r.Source})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ds = append([]event.Draft{start}, ds...)
 	} else {
 		tail, err := readTail(ctx, f.log, r.SessionID, n, window)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if len(tail) > 0 && same(tail[len(tail)-1], ds[len(ds)-1]) {
-			return nil // appended before
+		for _, e := range tail {
+			if same(e, ds[len(ds)-1]) {
+				return fmt.Errorf("hook record: session %s already holds its events (seq %d): a replayed journal line, not appended twice", r.SessionID, e.Seq), nil
+			}
 		}
 		if ds, err = resolveAsk(tail, ds, r); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	es, err := f.log.AppendBatch(ctx, ds)
 	if err != nil {
-		return fmt.Errorf("folding the hook journal: %w", err)
+		return nil, fmt.Errorf("folding the hook journal: %w", err)
 	}
 	f.last[r.SessionID] = es[len(es)-1].Seq
 	f.res.Appended++
-	return nil
+	return nil, nil
 }
 
 // recorded are the event types a hook records; a record with another is

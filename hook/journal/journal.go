@@ -14,6 +14,13 @@
 // in a newline was torn: its hook never answered (it answers after the
 // sync); ReadFile reports it, it is never folded.
 //
+// A journal file is only ever opened itself (O_NOFOLLOW): a symlink, a
+// FIFO, a hard link or a file of another user planted under a journal
+// name is never written through nor read (ErrNotRegular); List still
+// lists it, so that ingest reports it and sets it aside, and Write refuses
+// to record (the hook then blocks the call). A journal directory that is a
+// symlink is refused the same way.
+//
 // Files of one record each (<ns>-<pid>-<random>.json), which earlier
 // versions wrote, are still read and folded first.
 //
@@ -83,6 +90,9 @@ func Write(dir string, r *Record) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("hook journal: %w", err)
 	}
+	if err := checkDir(dir); err != nil {
+		return err
+	}
 	path := filepath.Join(dir, dayName(r.TS))
 	for range tries {
 		f, err := openDay(dir, path)
@@ -127,13 +137,62 @@ const (
 	brokenSuffix = ".broken"
 )
 
+// ErrNotRegular is a journal file, or the journal directory, that is not
+// one this user's hooks made: a symlink, a FIFO or other special file, a
+// hard link, a file of another user. It is never written through nor
+// read.
+var ErrNotRegular = errors.New("not a journal file this user's hooks made (a symlink, special file, hard link or another user's file); it is neither written through nor read")
+
+// checkDir refuses a journal directory that is a symlink (or no
+// directory): the hook would record where the link points.
+func checkDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("hook journal: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("hook journal: the directory %s is %s: %w", dir, fi.Mode().Type(), ErrNotRegular)
+	}
+	return nil
+}
+
+// openFile opens the journal file path itself (never through a symlink)
+// and checks that it is a regular file of this user's with one name; a
+// file with another name is reported as linked (a day file has two
+// names for a moment while createDay links it).
+func openFile(path string, flag int) (f *os.File, linked bool, err error) {
+	f, err = os.OpenFile(path, flag|noFollow, 0)
+	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, false, fmt.Errorf("%s is %s: %w", path, fi.Mode().Type(), ErrNotRegular)
+		}
+		return nil, false, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	if why, linked := owned(fi); why != "" {
+		f.Close()
+		return nil, linked, fmt.Errorf("%s: %s: %w", path, why, ErrNotRegular)
+	}
+	return f, false, nil
+}
+
 // openDay opens the day file path to append to it, creating it when
 // missing: a file created under a temporary name, synced, linked to
 // path (unless another hook did first) and the directory synced, so that
 // the name is durable before any record goes in.
 func openDay(dir, path string) (*os.File, error) {
 	for range tries {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		f, linked, err := openFile(path, os.O_WRONLY|os.O_APPEND)
+		if linked {
+			// Another hook is creating it (its temporary name goes at
+			// once), or a hard link was planted: then refused below.
+			time.Sleep(time.Millisecond)
+			continue
+		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return f, err
 		}
@@ -142,6 +201,11 @@ func openDay(dir, path string) (*os.File, error) {
 		}
 		// A fold may take it before it is opened: then again.
 	}
+	f, _, err := openFile(path, os.O_WRONLY|os.O_APPEND)
+	if err != nil {
+		return nil, err // still a hard link, or what else is wrong with it
+	}
+	f.Close()
 	return nil, fmt.Errorf("the day file was taken %d times in a row before this hook opened it", tries)
 }
 
@@ -179,7 +243,7 @@ func holdForAppend(f *os.File, path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	pi, err := os.Stat(path)
+	pi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -204,19 +268,26 @@ func syncDir(dir string) error {
 // List returns the paths of the journal's files in dir in the order their
 // records were written: one-record files (earlier versions'), then taken
 // files, then day files; a missing directory has none. Files being
-// created and files set aside as broken are left out.
+// created and files set aside as broken are left out. An entry with a
+// journal file's name that is not a regular file (a symlink, a FIFO, a
+// directory) is listed too, never skipped: ReadFile refuses it
+// (ErrNotRegular), and ingest reports it and sets it aside. A journal
+// directory that is a symlink is an error.
 func List(dir string) ([]string, error) {
-	es, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	es, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("hook journal: %w", err)
 	}
 	var legacy, taken, days []string
 	for _, e := range es {
 		n := e.Name()
-		if !e.Type().IsRegular() || strings.HasPrefix(n, ".") {
+		if strings.HasPrefix(n, ".") {
 			continue
 		}
 		switch p := filepath.Join(dir, n); {
@@ -275,14 +346,19 @@ var ErrTorn = errors.New("a torn last line (its write never finished, so its hoo
 
 // ReadFile reads the records of a file List or Take returned. A taken
 // file is read once the hooks still appending to it are done (it is
-// locked exclusively while read); a day file is read as it is.
+// locked exclusively while read); a day file is read as it is. A file
+// that is not a regular file of this user's with one name is not read:
+// the error wraps ErrNotRegular.
 func ReadFile(path string) ([]Line, error) {
 	n := filepath.Base(path)
 	if !strings.HasSuffix(n, dayExt) {
 		r, err := Read(path)
+		if errors.Is(err, ErrNotRegular) {
+			return nil, err
+		}
 		return []Line{{Record: r, Err: err}}, nil
 	}
-	f, err := os.Open(path)
+	f, _, err := openFile(path, os.O_RDONLY)
 	if err != nil {
 		return nil, fmt.Errorf("hook journal: %w", err)
 	}
@@ -316,7 +392,12 @@ func ReadFile(path string) ([]Line, error) {
 
 // Read reads a file of one record (an earlier version's).
 func Read(path string) (*Record, error) {
-	b, err := os.ReadFile(path)
+	f, _, err := openFile(path, os.O_RDONLY)
+	if err != nil {
+		return nil, fmt.Errorf("hook journal: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("hook journal: %w", err)
 	}
@@ -341,7 +422,17 @@ func SetAside(path string, lines [][]byte) error {
 	for _, l := range lines {
 		b = append(append(b, l...), '\n')
 	}
-	if err := os.WriteFile(path+brokenSuffix, b, 0o600); err != nil {
+	// A new file only: never one planted under that name (nor through a
+	// symlink planted there).
+	f, err := os.OpenFile(path+brokenSuffix, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("hook journal: setting aside broken lines: %w", err)
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("hook journal: setting aside broken lines: %w", err)
 	}
 	return nil

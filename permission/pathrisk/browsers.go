@@ -32,11 +32,16 @@ var browserNames = map[string]bool{
 }
 
 // browserDirs are directories of a browser profile that hold visited URLs
-// in files of changing names (Chromium's Sessions/Session_13…, Firefox's
-// sessionstore-backups/recovery.jsonlz4): every file beneath one is
+// or what pages keep in files of changing names (Chromium's
+// Sessions/Session_13…, Firefox's sessionstore-backups/recovery.jsonlz4,
+// the LevelDB logs of Chromium's and every Electron application's Session
+// Storage, Local Storage and IndexedDB, where a page keeps its
+// sessionStorage, localStorage and IndexedDB: serve's web page its tab
+// key, a chat application its login token): every file beneath one is
 // judged like the databases above, in an application's data only.
 var browserDirs = map[string]bool{
 	"sessions": true, "sessionstore-backups": true,
+	"session storage": true, "local storage": true, "indexeddb": true,
 }
 
 // sqliteSidecars are the files SQLite keeps beside a database, which hold
@@ -90,7 +95,7 @@ func IsAppData(name string) bool { return isAppData(strings.ToLower(name)) }
 
 // browserStore judges comps, a lower-cased path whose home directory ends
 // at component off, as a browser database: credential when it is one of
-// browserNames (or its SQLite sidecar), or lies beneath one of
+// browserNames (or its SQLite sidecar), or is or lies beneath one of
 // browserDirs, in an application's data. It returns the offset of the
 // component that made it one, or -1.
 func browserStore(comps []string, off int) (risk.Level, string, int) {
@@ -101,13 +106,19 @@ func browserStore(comps []string, off int) (risk.Level, string, int) {
 	if browserNames[stripSidecar(comps[last])] {
 		return risk.Credential, browserWhat, last
 	}
-	for i := off + 1; i < last; i++ {
-		if browserDirs[comps[i]] {
+	for i := off + 1; i <= last; i++ {
+		if browserDirs[comps[i]] { // the directory or what is beneath it
 			return risk.Credential, browserWhat, i
 		}
 	}
 	return 0, "", -1
 }
+
+// IsBrowserStoreDir reports whether a directory named name (any letter
+// case) is one of a browser profile whose every file the analyser judges
+// credential in an application's data (Sessions, Session Storage, Local
+// Storage, IndexedDB …): what a sandbox hides where it finds one there.
+func IsBrowserStoreDir(name string) bool { return browserDirs[strings.ToLower(name)] }
 
 // IsBrowserStoreName reports whether a file named name (any letter case)
 // is a browser's history, session, cookie or password database by its

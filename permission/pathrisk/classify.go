@@ -219,6 +219,31 @@ func locate(p string, env Env, write bool) (risk.Level, string) {
 // the words of the default one's entry in homeLocations.
 const dataDirWhat = "custom-agent's own data: the event log, the outputs it keeps and the web UI's script token, which answers questions"
 
+// InDataDir reports whether the clean absolute path p is custom-agent's
+// data directory or lies in one: env.DataDir, or the default
+// .local/share/custom-agent of a home the engine knows (the locations
+// Classify judges credential as custom-agent's own data). A tool that
+// walks a tree does not enter it: what it holds (the event log, the raw
+// outputs kept, the web UI's script tokens) is read by no tool.
+func InDataDir(p string, env Env) bool {
+	lower := strings.ToLower(p)
+	if inDataDir(lower, env) {
+		return true
+	}
+	var buf [maxComps]string
+	comps := split(lower, buf[:0])
+	if len(comps) == 0 {
+		return false
+	}
+	var hb [8]int
+	for _, off := range homeOffsets(lower, comps, env, hb[:0]) {
+		if len(comps) >= off+3 && comps[off] == ".local" && comps[off+1] == "share" && comps[off+2] == "custom-agent" {
+			return true
+		}
+	}
+	return false
+}
+
 // inDataDir reports whether the lower-cased clean path lower lies in
 // env.DataDir (in any letter case, as the default one is matched).
 func inDataDir(lower string, env Env) bool {

@@ -231,6 +231,17 @@ func TestClassify(t *testing.T) {
 		{name: "history journal", facts: pathrisk.PathFacts{Raw: "~/.config/some-browser/Default/History-journal"}, want: risk.Credential},
 		{name: "chromium sessions", facts: pathrisk.PathFacts{Raw: "~/.config/some-browser/Default/Sessions/Session_13350000000000000"}, want: risk.Credential},
 		{name: "firefox fork session backup", facts: pathrisk.PathFacts{Raw: "~/.newfox/x.default/sessionstore-backups/recovery.jsonlz4"}, want: risk.Credential},
+		// Web review 4, finding 4: what pages keep (serve's tab key in
+		// sessionStorage, a chat application's token in localStorage),
+		// in any browser's or Electron application's profile, however
+		// deep.
+		{name: "session storage", facts: pathrisk.PathFacts{Raw: "~/.config/newbrowser/Default/Session Storage/000003.log"}, want: risk.Credential, whyHas: "browser"},
+		{name: "local storage", facts: pathrisk.PathFacts{Raw: "~/.config/chatapp/Local Storage/leveldb/000005.ldb"}, want: risk.Credential},
+		{name: "indexeddb", facts: pathrisk.PathFacts{Raw: "~/.config/newbrowser/Default/IndexedDB/https_x_0.indexeddb.leveldb/000003.log"}, want: risk.Credential},
+		{name: "session storage dir", facts: pathrisk.PathFacts{Raw: "~/.config/newbrowser/Default/Session Storage"}, want: risk.Credential},
+		{name: "deep profile cookies", facts: pathrisk.PathFacts{Raw: "~/.local/share/vendor/app/User Data/Default/History"}, want: risk.Credential},
+		{name: "flatpak unknown browser", facts: pathrisk.PathFacts{Raw: "~/.var/app/org.new.Browser/config/newbrowser/Default/Local Storage/leveldb/LOG"}, want: risk.Credential},
+		{name: "project local storage dir", facts: pathrisk.PathFacts{Raw: "src/Local Storage/notes.md"}, want: risk.Read, noReason: true},
 		{name: "places anywhere", facts: pathrisk.PathFacts{Raw: "/tmp/copy/places.sqlite"}, want: risk.Credential},
 		{name: "places wal anywhere", facts: pathrisk.PathFacts{Raw: "/tmp/copy/places.sqlite-wal"}, want: risk.Credential},
 		{name: "form history anywhere", facts: pathrisk.PathFacts{Raw: "/opt/x/formhistory.sqlite"}, want: risk.Credential},

@@ -53,8 +53,9 @@ type analyzer struct {
 	expanded int  // bytes produced by variable expansion so far
 
 	// work counts the steps whose number depends on the command's length:
-	// list entries compared to spare a duplicate, and arguments handed to a
-	// program's rule. Tests bound it by the command's length (bound_test.go)
+	// list entries compared to spare a duplicate, arguments handed to a
+	// program's rule, and the steps of the interpreter-code scans (langs*.go:
+	// tokens, loop steps, searches of the code). Tests bound it by the command's length (bound_test.go)
 	// so that no shape of input makes the analysis quadratic.
 	work int
 

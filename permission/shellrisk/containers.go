@@ -1,7 +1,10 @@
 package shellrisk
 
 import (
+	"math"
+	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
@@ -605,14 +608,21 @@ func (a *analyzer) containerCp(c *call, args []arg) {
 	}
 }
 
-// composeOpts are the options of docker compose before its subcommand, and
-// composeExecOpts those of compose exec before the service: the ones that
-// take a value (the tables are not complete: another option is taken as a
-// flag). As pflag reads them, long options are never abbreviated.
+// composeOpts are the options of docker compose before its subcommand
+// (compose v2 and later, hidden ones included: --workdir, --no-ansi,
+// --verbose, --insecure-registry, -v/--version), and composeExecOpts
+// those of compose exec before the service. Both tables are complete: an
+// option they do not list may take a value the analysis would read as
+// the subcommand or the service, so it makes the command Opaque. As
+// pflag reads them, long options are never abbreviated.
 var (
-	composeOpts = opts{short: "fp", long: []string{"file", "project-name", "profile", "env-file", "project-directory", "ansi",
-		"progress", "parallel"}, stop: true, exact: true}
-	composeExecOpts = opts{short: "euw", long: []string{"env", "index", "user", "workdir"}, stop: true, exact: true}
+	composeOpts = opts{short: "fp", long: []string{"file", "project-name", "profile", "env-file", "project-directory",
+		"workdir", "ansi", "progress", "parallel", "insecure-registry"},
+		flags: "hv", flagsLong: []string{"compatibility", "all-resources", "dry-run", "no-ansi", "verbose", "version", "help"},
+		stop: true, exact: true, complete: true}
+	composeExecOpts = opts{short: "euw", long: []string{"env", "index", "user", "workdir"},
+		flags: "dTith", flagsLong: []string{"detach", "privileged", "no-tty", "no-TTY", "interactive", "tty", "dry-run", "help"},
+		stop: true, exact: true, complete: true}
 )
 
 // compose judges docker compose: read-only subcommands talk only to the
@@ -621,6 +631,9 @@ var (
 func (a *analyzer) compose(c *call, name string, whole, args []arg) {
 	os, rest := a.scan(composeOpts, append([]arg{c.args[0]}, args...))
 	for _, op := range os {
+		if op.unknown {
+			return // scan made the command opaque
+		}
 		switch op.name {
 		case "-f", "--file", "--env-file":
 			if op.val.s != "" || op.val.dyn {
@@ -629,8 +642,12 @@ func (a *analyzer) compose(c *call, name string, whole, args []arg) {
 		}
 	}
 	i := len(args) - len(rest)
+	if i < len(args) && args[i].dyn {
+		a.opaque(args[i].sp, name+" compose is given a word built at run time where an option or its subcommand may stand")
+		return
+	}
 	sub := ""
-	if i < len(args) && !args[i].dyn {
+	if i < len(args) {
 		sub = args[i].s
 	}
 	switch sub {
@@ -638,14 +655,30 @@ func (a *analyzer) compose(c *call, name string, whole, args []arg) {
 		return // what the local daemon and the compose file say
 	case "exec":
 		a.find(risk.Execute, c.sp, name+" compose exec runs a command inside a service's container")
-		_, svc := a.scan(composeExecOpts, args[i:])
+		eos, svc := a.scan(composeExecOpts, args[i:])
+		for _, op := range eos {
+			if op.unknown {
+				return // scan made the command opaque
+			}
+			if op.name == "--privileged" {
+				a.find(risk.Execute, op.x.sp, name+" compose exec --privileged runs the command with every capability of the host")
+			}
+		}
+		if len(svc) > 0 && svc[0].dyn {
+			a.opaque(svc[0].sp, name+" compose exec is given a word built at run time where an option or the service may stand")
+			return
+		}
 		if len(svc) > 1 {
 			cmd := svc[1:]
 			a.elsewhere(elsewhere{where: "inside the container", cwd: "/", keepDestroy: true}, func() { a.inner(c, cmd, "/", false) })
 		}
 		return
 	}
-	ruleDocker(a, a.newCall(call{args: append([]arg{c.args[0]}, whole...), sp: c.sp, in: c.in, cwd: c.cwd, dyn: c.dyn}))
+	// ruleDocker reads the subcommand from the words, so it is given them
+	// without compose's options, judged above.
+	sc := make([]arg, 0, 2+len(args)-i)
+	sc = append(append(append(sc, c.args[0]), whole[0]), args[i:]...)
+	ruleDocker(a, a.newCall(call{args: sc, sp: c.sp, in: c.in, cwd: c.cwd, dyn: c.dyn}))
 }
 
 // ruleKubectlSideDoor: kubectl exec, debug and run judge the command they
@@ -715,24 +748,74 @@ func ruleKubectlSideDoor(a *analyzer, c *call) {
 	a.elsewhere(elsewhere{where: "inside the pod", cwd: "/", keepDestroy: true}, func() { a.inner(c, cmd, "/", false) })
 }
 
-// nsenterOpts is nsenter's option table (util-linux 2.40). Its options end
-// at the first operand, the command. -m, -u, -i, -n, -p, -U, -C, -T, -r
-// and -w take a file only attached (-m/proc/1/ns/mnt, --mount=FILE).
-var nsenterOpts = opts{short: "tSGW", long: []string{"target", "setuid", "setgid", "wdns"},
+// nsenterOpts is nsenter's option table (util-linux 2.40 to 2.42). Its
+// options end at the first operand, the command. -m, -u, -i, -n, -p, -U,
+// -C, -T, -r, -w and -W take a file only attached (-m/proc/1/ns/mnt,
+// --mount=FILE).
+var nsenterOpts = opts{short: "tSGN", long: []string{"target", "setuid", "setgid", "net-socket"},
 	flags: "aFZechV", flagsLong: []string{"all", "env", "preserve-credentials", "no-fork", "follow-context", "join-cgroup",
 		"keep-caps", "user-parent", "help", "version"},
-	optShort: "muinpUCTrw",
-	optional: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd"},
+	optShort: "muinpUCTrwW",
+	optional: []string{"mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "root", "wd", "wdns"},
 	stop:     true, complete: true}
+
+// nsenterPID reads a target PID as nsenter does (strtol in base 10:
+// leading white space, a '+' and leading zeros allowed; util-linux 2.41
+// also takes PID:INODE). It reports the PID and whether the value is one
+// nsenter takes as exactly that PID; a value it would refuse, or that
+// older versions truncate to a pid_t, is not known.
+func nsenterPID(s string) (int, bool) {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	s = strings.TrimPrefix(s, "+")
+	if pid, ino, ok := strings.Cut(s, ":"); ok {
+		if !isDigits(ino) {
+			return 0, false
+		}
+		s = pid
+	}
+	if !isDigits(s) {
+		return 0, false
+	}
+	s = strings.TrimLeft(s, "0")
+	if len(s) > 10 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || n > math.MaxInt32 {
+		return 0, false
+	}
+	return n, true
+}
+
+// nsenterOwnFile reports whether a namespace, root or directory file
+// given to nsenter is one of a process other than PID 1 (/proc/N/…, or
+// the caller's own /proc/self/…): any other file, such as a bind mount
+// of a namespace or /proc/1/ns/mnt written some other way, may be PID
+// 1's.
+func nsenterOwnFile(p string) bool {
+	rest, ok := strings.CutPrefix(path.Clean(p), "/proc/")
+	if !ok {
+		return false
+	}
+	pid, _, _ := strings.Cut(rest, "/")
+	if pid == "self" || pid == "thread-self" {
+		return true
+	}
+	// /proc names a process by its PID in canonical decimal only.
+	n, ok := nsenterPID(pid)
+	return ok && n != 1 && strconv.Itoa(n) == pid
+}
 
 // ruleNsenter: nsenter runs a command in the namespaces of another
 // process, as root. Entering the mount namespace of PID 1 (the host's
-// init, reachable from a container started with --pid=host) is root on
-// the host; the command is judged as a host command then, and elsewhere
-// for another target.
+// init, reachable from a container started with --pid=host), or taking
+// its root or working directory, is root on the host; the command is
+// judged as a host command then, and elsewhere for another target. A
+// target built at run time or that nsenter would read otherwise than
+// as a plain PID counts as possibly PID 1.
 func ruleNsenter(a *analyzer, c *call) {
 	args := c.args
-	target, mountNS, all := "", false, false
+	target, maybeOne, mountNS, all, dir, file := "", false, false, false, false, false
 	os, rest := a.scan(nsenterOpts, args)
 	for _, op := range os {
 		if op.unknown {
@@ -741,10 +824,36 @@ func ruleNsenter(a *analyzer, c *call) {
 		switch op.name {
 		case "-t", "--target":
 			target = op.val.s
-		case "-m", "--mount":
-			mountNS = true
-			if strings.HasPrefix(op.val.s, "/proc/1/") {
-				target = "1"
+			if n, ok := nsenterPID(op.val.s); op.val.dyn || !ok || n == 1 {
+				maybeOne = true // given twice, older versions take the last, newer refuse
+			}
+		case "-m", "--mount", "-r", "--root", "-w", "--wd", "-W", "--wdns":
+			// -W is a path inside the namespaces entered: only the
+			// namespaces decide what it reaches.
+			wdns := op.name == "-W" || op.name == "--wdns"
+			if wdns && op.val.s == "" && !op.val.dyn {
+				// util-linux 2.41 takes its directory only attached;
+				// an older nsenter may take the next word.
+				a.opaque(op.x.sp, "nsenter "+op.name+" without an attached directory takes the next word as its value in some versions of nsenter and not in others; no rule allows it")
+				return
+			}
+			v := op.val
+			if !wdns && v.dyn {
+				file = true
+			} else if !wdns && v.s != "" {
+				f := v.s
+				if op.name == "-w" || op.name == "--wd" {
+					f = strings.TrimPrefix(f, "=") // as nsenter does; -m=F opens "=F"
+				}
+				if !nsenterOwnFile(f) {
+					file = true
+				}
+			}
+			switch {
+			case op.name == "-m" || op.name == "--mount":
+				mountNS = true
+			case !wdns && v.s == "" && !v.dyn:
+				dir = true // the target's root or working directory
 			}
 		case "-a", "--all":
 			all = true
@@ -757,9 +866,9 @@ func ruleNsenter(a *analyzer, c *call) {
 		}
 	}
 	a.find(risk.Execute, c.sp, "nsenter runs a command inside the namespaces of another process, which needs root")
-	host := target == "1" && (mountNS || all)
+	host := maybeOne && (mountNS || all || dir) || file
 	if host {
-		a.hostRoot(c.sp, "nsenter enters the mount namespace of PID 1, the host's init: from a container that shares the host's processes this reaches the host's file system as root")
+		a.hostRoot(c.sp, "nsenter enters the mount namespace, the root or the working directory of PID 1 (or of a namespace file that may be PID 1's), the host's init: from a container that shares the host's processes this reaches the host's file system as root")
 	}
 	if len(rest) == 0 {
 		a.shellStdin(c, "the shell nsenter starts")

@@ -419,5 +419,6 @@ func (a *analyzer) langCode(li *langInfo, src codeSrc, c *call, depth int) {
 		}
 	}
 	s.match = matchBrackets(s.toks)
+	a.work += len(s.toks) // lexing and matching: one pass each
 	s.scan()
 }

@@ -137,6 +137,9 @@ type codeScan struct {
 	dyn   bool // the code holds parts only known at run time
 	depth int
 	calls int
+	ci    *chainIndex     // built by chains on first use
+	gates map[string]bool // mentions' answers
+	path  int8            // loadsPath's answer: 0 not yet asked, 1 yes, -1 no
 }
 
 // maxLangCalls bounds the calls one scan acts on.
@@ -202,29 +205,22 @@ func (s *codeScan) skip(i int) int {
 // at i: a ; or newline, a closer it did not open, or a low-precedence
 // word (or, and, if, unless, |).
 func (s *codeScan) stmtEnd(i int) int {
-	start := i
-	for n := 0; i < len(s.toks) && n < 512; n++ {
-		t := s.toks[i]
-		if i > start && t.nl && !s.li.lisp {
-			return i
-		}
-		if t.k == 'p' {
-			switch t.s {
-			case ";", ")", "]", "}", "||", "&&", "|":
-				return i
-			}
-		}
-		if t.k == 'w' {
-			switch t.s {
-			case "or", "and", "if", "unless", "then", "do", "while", "until":
-				if i > start {
-					return i
-				}
-			}
-		}
-		i = s.skip(i)
+	s.step()
+	n := len(s.toks)
+	if i >= n {
+		return min(i, n)
 	}
-	return min(i, len(s.toks))
+	if s.stmtStop(i) {
+		return i
+	}
+	ci := s.chains()
+	// The first token after i along its chain that ends the statement,
+	// if it lies within maxStmtSteps-1 steps; else the token maxStmtSteps
+	// steps along.
+	if j := int(ci.stop[s.skip(i)]); j < n && ci.depth[i]-ci.depth[j] < maxStmtSteps {
+		return j
+	}
+	return int(ci.far[i])
 }
 
 // splitArgs cuts tokens [lo,hi) at top-level commas (and =>), returning
@@ -248,15 +244,13 @@ func (s *codeScan) splitArgs(lo, hi int) ([][2]int, map[string][2]int) {
 			pos = append(pos, [2]int{start, end})
 		}
 	}
-	for i := lo; i < hi; {
-		t := s.toks[i]
-		if t.k == 'p' && (t.s == "," || t.s == "=>") {
+	if lo < hi {
+		sep := s.chains().sep
+		for i := int(sep[lo]); i < hi; i = int(sep[i+1]) {
+			s.step()
 			flush(i)
 			start = i + 1
-			i++
-			continue
 		}
-		i = s.skip(i)
 	}
 	flush(hi)
 	return pos, kw
@@ -266,6 +260,7 @@ func (s *codeScan) splitArgs(lo, hi int) ([][2]int, map[string][2]int) {
 func (s *codeScan) scan() {
 	s.assignments()
 	for i := 0; i < len(s.toks) && s.calls < maxLangCalls; i++ {
+		s.step()
 		t := s.toks[i]
 		switch t.k {
 		case 'x':
@@ -348,20 +343,51 @@ func (s *codeScan) lookup(q string) (act, string, bool) {
 	if !ok {
 		return act{}, "", false
 	}
-	if ac.gate != "" {
-		hit := false
-		cmd := s.a.text(s.c.sp) // -MLWP::Simple, -rfileutils name modules too
-		for _, g := range strings.Split(ac.gate, "|") {
-			if strings.Contains(s.code, g) || strings.Contains(cmd, g) {
-				hit = true
-				break
-			}
-		}
-		if !hit {
-			return act{}, "", false
-		}
+	if ac.gate != "" && !s.mentions(ac.gate) {
+		return act{}, "", false
 	}
 	return ac, q, true
+}
+
+// loadsPath reports whether javascript code names node's path module, so
+// that p.join(…) is path.join. The answer is kept for the scan, like
+// mentions'.
+func (s *codeScan) loadsPath() bool {
+	if s.path == 0 {
+		s.a.work += 1 + 3*len(s.code)/64 // three searches, see mentions
+		s.path = -1
+		if strings.Contains(s.code, `"path"`) || strings.Contains(s.code, `'path'`) || strings.Contains(s.code, "node:path") {
+			s.path = 1
+		}
+	}
+	return s.path > 0
+}
+
+// mentions reports whether the code or its command line (-MLWP::Simple,
+// -rfileutils name modules too) holds one of the '|'-separated texts of a
+// gate. The answer is kept for the scan: the gate of a callee like *.run
+// is asked at every call of a method of that name, and searching the
+// whole code each time made a scan of `x.run(` repeated quadratic.
+func (s *codeScan) mentions(gate string) bool {
+	if hit, ok := s.gates[gate]; ok {
+		return hit
+	}
+	cmd := s.a.text(s.c.sp)
+	hit := false
+	for _, g := range strings.Split(gate, "|") {
+		// A search costs a step per 64 bytes it reads (a vectorised
+		// search reads about that many at once).
+		s.a.work += 1 + (len(s.code)+len(cmd))/64
+		if strings.Contains(s.code, g) || strings.Contains(cmd, g) {
+			hit = true
+			break
+		}
+	}
+	if s.gates == nil {
+		s.gates = map[string]bool{}
+	}
+	s.gates[gate] = hit
+	return hit
 }
 
 // callArgs returns the arguments of the call whose callee is at i: in
@@ -403,6 +429,7 @@ const maxEvalDepth = 8
 // objects, concatenation, variables assigned literals, path joins and the
 // home directory. Anything else is a value known only at run time.
 func (s *codeScan) eval(lo, hi, depth int) lval {
+	s.step()
 	dyn := lval{sp: s.tspan(lo, hi)}
 	if lo >= hi || depth > maxEvalDepth {
 		return dyn
@@ -448,12 +475,13 @@ func (s *codeScan) eval(lo, hi, depth int) lval {
 	if op := s.li.concat; op != "" {
 		var parts []lval
 		start := lo
-		for i := lo; i < hi; {
-			if toks[i].k == 'p' && (toks[i].s == op || op == "+" && toks[i].s == "+") && i > start {
+		next := s.chains().concat
+		for i := int(next[lo]); i < hi; i = int(next[s.skip(i)]) {
+			s.step()
+			if i > start {
 				parts = append(parts, s.eval(start, i, depth+1))
 				start = i + 1
 			}
-			i = s.skip(i)
 		}
 		if len(parts) > 0 {
 			parts = append(parts, s.eval(start, hi, depth+1))
@@ -472,14 +500,14 @@ func (s *codeScan) eval(lo, hi, depth int) lval {
 	if s.li == &langs().python {
 		var parts []lval
 		start := lo
-		for i := lo + 1; i < hi; i = s.skip(i) {
-			if s.is(i, "/") {
-				parts = append(parts, s.eval(start, i, depth+1))
-				if !parts[0].path {
-					break
-				}
-				start = i + 1
+		slash := s.chains().slash
+		for i := int(slash[min(lo+1, len(toks))]); i < hi; i = int(slash[s.skip(i)]) {
+			s.step()
+			parts = append(parts, s.eval(start, i, depth+1))
+			if !parts[0].path {
+				break
 			}
+			start = i + 1
 		}
 		if len(parts) > 0 && parts[0].path {
 			parts = append(parts, s.eval(start, hi, depth+1))
@@ -558,12 +586,11 @@ func (s *codeScan) eval(lo, hi, depth int) lval {
 }
 
 func (s *codeScan) hasComma(lo, hi int) bool {
-	for i := lo; i < hi; i = s.skip(i) {
-		if s.is(i, ",") {
-			return true
-		}
+	if lo >= hi {
+		return false
 	}
-	return false
+	s.step()
+	return int(s.chains().comma[lo]) < hi
 }
 
 // homeVar reports a variable that holds the home directory.
@@ -609,7 +636,7 @@ func (s *codeScan) evalCall(i, depth int) lval {
 	}
 	last := name[strings.LastIndexByte(name, '.')+1:]
 	if s.li == &langs().js && (last == "join" || last == "resolve") && strings.Contains(name, ".") &&
-		(strings.HasPrefix(name, "path.") || strings.Contains(s.code, `"path"`) || strings.Contains(s.code, `'path'`) || strings.Contains(s.code, "node:path")) {
+		(strings.HasPrefix(name, "path.") || s.loadsPath()) {
 		name = "path.join" // const p = require("path"); p.join(...)
 	}
 	switch {
@@ -648,6 +675,7 @@ func (s *codeScan) evalCall(i, depth int) lval {
 func (s *codeScan) exprStart(i int) int {
 	j := i - 1
 	for n := 0; j >= 0 && n < 16; n++ {
+		s.step()
 		t := s.toks[j]
 		if t.k == 'p' && (t.s == ")" || t.s == "]") && s.match[j] >= 0 {
 			j = s.match[j] - 1
@@ -706,6 +734,7 @@ func (s *codeScan) assignments() {
 		s.destructures()
 	}
 	for i := 0; i+2 < len(s.toks); i++ {
+		s.step()
 		t := s.toks[i]
 		if (t.k != 'w' && t.k != 'v') || !s.is(i+1, "=") || strings.HasPrefix(t.s, ".") {
 			continue
@@ -720,11 +749,8 @@ func (s *codeScan) assignments() {
 		}
 		end := s.stmtEnd(i + 2)
 		if s.li == &langs().js {
-			for j := i + 2; j < end; j = s.skip(j) {
-				if s.is(j, ",") {
-					end = j
-					break
-				}
+			if j := int(s.chains().comma[i+2]); j < end {
+				end = j
 			}
 		}
 		if s.vars == nil {
@@ -1136,6 +1162,7 @@ func (s *codeScan) secretVar(sp risk.Span, name string) {
 // os.system.
 func (s *codeScan) imports() {
 	for i := 0; i < len(s.toks); i++ {
+		s.step()
 		from := ""
 		j := i
 		switch s.word(i) {
@@ -1157,6 +1184,7 @@ func (s *codeScan) imports() {
 			j++
 		}
 		for n := 0; j < len(s.toks) && n < 64; n++ {
+			s.step()
 			name := s.word(j)
 			if name == "" {
 				break
@@ -1192,6 +1220,7 @@ func (s *codeScan) imports() {
 // run and rm stand for execSync and rmSync.
 func (s *codeScan) destructures() {
 	for i := 0; i < len(s.toks); i++ {
+		s.step()
 		if !s.is(i, "{") || s.match[i] < 0 {
 			continue
 		}
@@ -1201,6 +1230,7 @@ func (s *codeScan) destructures() {
 			continue
 		}
 		for j := i + 1; j+2 < end; j++ {
+			s.step()
 			name := s.word(j)
 			if name == "" {
 				continue
@@ -1224,3 +1254,7 @@ func (s *codeScan) destructures() {
 		}
 	}
 }
+
+// step counts one step of a scan loop in the analyser's work
+// (analyzer.work), so that tests bound a scan's work by its code's length.
+func (s *codeScan) step() { s.a.work++ }

@@ -288,6 +288,7 @@ func (s *codeScan) shellArgs(i int) ([]lval, []int, int) {
 	var vals []lval
 	var at []int
 	for j := i + 1; j < end && len(vals) < 128; j = s.skip(j) {
+		s.step()
 		if s.is(j, ",") {
 			continue
 		}
@@ -317,6 +318,7 @@ func (s *codeScan) command(i int) {
 	params := map[string]lval{}
 	var posv []lval
 	for k := 0; k < len(vals); k++ {
+		s.step()
 		t := s.toks[at[k]]
 		if t.k == 'w' && strings.HasPrefix(t.s, "-") && len(t.s) > 1 {
 			p := strings.ToLower(strings.TrimLeft(t.s, "-"))
@@ -557,6 +559,7 @@ func (s *codeScan) osaStatement(i int) {
 		end := s.stmtEnd(i + 3)
 		// Stop before "with administrator privileges", "password".
 		for j := i + 3; j < end; j = s.skip(j) {
+			s.step()
 			if w := s.word(j); w == "with" || w == "password" || w == "user" || w == "altering" || w == "without" {
 				end = j
 				break
@@ -582,6 +585,7 @@ func (s *codeScan) osaStatement(i int) {
 				end := s.stmtEnd(k)
 				write := false
 				for x := k; x < end; x++ {
+					s.step()
 					if s.word(x) == "write" {
 						write = true
 					}
@@ -606,6 +610,7 @@ func (s *codeScan) osaExpr(lo, hi int) lval {
 	var b strings.Builder
 	part := lo
 	for j := lo; j <= hi; j++ {
+		s.step()
 		if j == hi || s.is(j, "&") {
 			p := s.eval(part, j, 0)
 			if j-part == 1 && s.toks[part].k == 'w' {
@@ -641,6 +646,7 @@ func (s *codeScan) lispCall(i int) {
 	var pos []lval
 	kw := map[string]lval{}
 	for j := i + 1; j < end && len(pos) < 64; j = s.skip(j) {
+		s.step()
 		t := s.toks[j]
 		if t.k == 'w' && strings.HasPrefix(t.s, ":") && j+1 < end {
 			k := s.skip(j)
@@ -730,6 +736,7 @@ func (s *codeScan) lispVal(j int) lval {
 		} else if w == "expand-file-name" || w == "concat" || w == "file-name-concat" {
 			var parts []lval
 			for x := k + 1; x < end; x = s.skip(x) {
+				s.step()
 				parts = append(parts, s.lispVal(x))
 			}
 			if w == "expand-file-name" && len(parts) == 2 {
@@ -750,6 +757,7 @@ func (s *codeScan) lispVal(j int) lval {
 			return lval{sp: v.sp}
 		}
 		for ; k < end; k = s.skip(k) {
+			s.step()
 			e := s.lispVal(k)
 			v.ok = v.ok && e.ok
 			v.list = append(v.list, e)

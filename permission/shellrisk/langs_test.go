@@ -3,7 +3,6 @@ package shellrisk
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
 )
@@ -179,31 +178,56 @@ func TestLangsSpans(t *testing.T) {
 	}
 }
 
-// TestLangsBounded feeds the scan code made to be slow: deep nesting,
-// many calls, unterminated strings. Each must finish quickly.
-func TestLangsBounded(t *testing.T) {
+// langsBoundedInputs are scan code made to be slow: deep nesting, many
+// calls, unterminated strings.
+func langsBoundedInputs() []struct{ name, cmd string } {
 	n := MaxInput / 16
-	inputs := []string{
-		"python3 -c '" + strings.Repeat("os.system(", n) + "'",
-		"python3 -c '" + strings.Repeat("x=(", n) + "'",
-		"perl -e '" + strings.Repeat("system ", n) + "'",
-		"node -e '" + strings.Repeat(`require("child_process").execSync("ls");`, n/8) + "'",
-		"pwsh -c '" + strings.Repeat("Remove-Item x;", n/4) + "'",
-		"python3 -c '" + strings.Repeat(`a = "x" + a; `, n/4) + "'",
-		"emacs --batch --eval '" + strings.Repeat("(shell-command ", n/4) + "'",
-		"python3 -c '" + strings.Repeat(`"""`, n) + "'",
-		"ruby -e '" + strings.Repeat("%q(", n/2) + "'",
-		"lua -e '" + strings.Repeat("[==[", n/2) + "'",
+	return []struct{ name, cmd string }{
+		{"python-call-nest", "python3 -c '" + strings.Repeat("os.system(", n) + "'"},
+		{"python-paren-nest", "python3 -c '" + strings.Repeat("x=(", n) + "'"},
+		{"perl-bare-calls", "perl -e '" + strings.Repeat("system ", n) + "'"},
+		{"node-calls", "node -e '" + strings.Repeat(`require("child_process").execSync("ls");`, n/8) + "'"},
+		{"pwsh-commands", "pwsh -c '" + strings.Repeat("Remove-Item x;", n/4) + "'"},
+		{"python-assign-chain", "python3 -c '" + strings.Repeat(`a = "x" + a; `, n/4) + "'"},
+		{"emacs-nest", "emacs --batch --eval '" + strings.Repeat("(shell-command ", n/4) + "'"},
+		{"python-triple-quotes", "python3 -c '" + strings.Repeat(`"""`, n) + "'"},
+		{"ruby-percent-q", "ruby -e '" + strings.Repeat("%q(", n/2) + "'"},
+		{"lua-long-brackets", "lua -e '" + strings.Repeat("[==[", n/2) + "'"},
+		{"python-gated-methods", "python3 -c '" + strings.Repeat("x.run(", n) + "'"},
+		{"node-path-joins", "node -e '" + strings.Repeat(`execSync(p.join("x"));`, n/4) + "'"},
 	}
-	for _, in := range inputs {
-		start := time.Now()
-		r := Analyze(in, Env{Cwd: "/p", Home: "/h"})
-		if d := time.Since(start); d > 2*time.Second {
-			t.Errorf("Analyze of %d bytes (%q…) took %v", len(in), in[:30], d)
+}
+
+// TestLangsBounded feeds the scan code made to be slow. Each must stay
+// Opaque and cost work linear in its length (workBound, bound_test.go): the
+// scan loops count their steps in analyzer.work. Work is counted, never
+// timed; BenchmarkLangsBounded times it. Before the scan searched along
+// chains in one step (langs_chain.go), `os.system(` repeated cost 290 steps
+// a byte: each of 512 calls walked its unclosed arguments to the end.
+func TestLangsBounded(t *testing.T) {
+	for _, tc := range langsBoundedInputs() {
+		in := tc.cmd
+		r, work := analyzeCounting(in, Env{Cwd: "/p", Home: "/h"})
+		if work > workBound(len(in)) {
+			t.Errorf("%s: Analyze of %d bytes (%q…): %d steps of work, more than %d", tc.name, len(in), in[:30], work, workBound(len(in)))
 		}
 		if !r.Opaque {
 			t.Errorf("Analyze(%q…) is not Opaque", in[:30])
 		}
+	}
+}
+
+// BenchmarkLangsBounded times the analysis of each input of
+// TestLangsBounded.
+func BenchmarkLangsBounded(b *testing.B) {
+	for _, tc := range langsBoundedInputs() {
+		in := tc.cmd
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for i := 0; i < b.N; i++ {
+				Analyze(in, Env{Cwd: "/p", Home: "/h"})
+			}
+		})
 	}
 }
 

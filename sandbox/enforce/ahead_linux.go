@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -190,18 +191,28 @@ type Pool struct {
 	closed   bool
 	changed  chan struct{} // closed and replaced at every change
 	refills  sync.WaitGroup
+
+	// host is this process's mount table (mountTable), read again
+	// when mountsFD, open on /proc/self/mountinfo, reports a change;
+	// mountsMu guards both, and mountsClosed, set by Close.
+	mountsMu     sync.Mutex
+	mountsFD     int // -1 when not open
+	host         []string
+	mountsClosed bool
 }
 
 // ahead is one waiting helper.
 type ahead struct {
 	cmd  *exec.Cmd
 	sock *os.File // the parent's end, blocking
+	// limits are this process's resource limits when it started.
+	limits [nLimits]unix.Rlimit
 }
 
 // NewPool returns a pool of size helpers of each kind, and starts them in
 // the background.
 func NewPool(size int) *Pool {
-	pl := &Pool{size: size, ready: map[bool][]*ahead{}, filling: map[bool]int{}, starting: map[*os.Process]bool{}, changed: make(chan struct{})}
+	pl := &Pool{size: size, ready: map[bool][]*ahead{}, filling: map[bool]int{}, starting: map[*os.Process]bool{}, changed: make(chan struct{}), mountsFD: -1}
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	for _, network := range []bool{false, true} {
@@ -308,6 +319,48 @@ func (pl *Pool) Close() {
 		h.kill()
 	}
 	pl.refills.Wait()
+	pl.mountsMu.Lock()
+	defer pl.mountsMu.Unlock()
+	pl.mountsClosed = true
+	if pl.mountsFD >= 0 {
+		unix.Close(pl.mountsFD)
+		pl.mountsFD, pl.host = -1, nil
+	}
+}
+
+// hostMounts returns this process's mount table, or nil when it cannot be
+// read. It is read again only when the mount namespace changed since: the
+// kernel reports every mount, unmount and remount in it (propagated ones
+// included) to a poll of an open mountinfo as POLLPRI, once per poll
+// (proc(5)). The poll comes before the read, so a change during the read
+// is reported at the next call. The descriptor is a raw one, not an
+// os.File: Go's network poller would take it (mountinfo can be polled),
+// and its own polls would take the change before this one.
+func (pl *Pool) hostMounts() []string {
+	pl.mountsMu.Lock()
+	defer pl.mountsMu.Unlock()
+	if pl.mountsFD < 0 && !pl.mountsClosed {
+		fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil
+		}
+		pl.mountsFD, pl.host = fd, nil
+	}
+	if pl.mountsFD >= 0 && pl.host != nil {
+		fds := []unix.PollFd{{Fd: int32(pl.mountsFD), Events: unix.POLLPRI}}
+		if n, err := unix.Poll(fds, 0); err == nil && n == 0 {
+			return pl.host
+		}
+	}
+	host, err := mountTable("/proc/self/mountinfo")
+	if err != nil {
+		pl.host = nil
+		return nil
+	}
+	if pl.mountsFD >= 0 {
+		pl.host = host
+	}
+	return host
 }
 
 // take returns a waiting helper of the kind, or nil. The pool starts
@@ -354,13 +407,16 @@ func (pl *Pool) startAhead(network bool) (*ahead, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	inNamespaces(cmd.SysProcAttr, network)
-	err = cmd.Start()
+	lims, err := limits()
+	if err == nil {
+		err = cmd.Start()
+	}
 	child.Close()
 	if err != nil {
 		sock.Close()
 		return nil, err
 	}
-	h := &ahead{cmd: cmd, sock: sock}
+	h := &ahead{cmd: cmd, sock: sock, limits: lims}
 	pl.mu.Lock()
 	if pl.closed {
 		_ = cmd.Process.Kill()
@@ -402,6 +458,42 @@ func (h *ahead) sees(p Profile) bool {
 		}
 	}
 	return true
+}
+
+// sameMounts reports whether the waiting helper's mount table is here,
+// this process's (hostMounts): every mount, with its file system, source, root, mount point
+// and options, as a helper started now would copy. A file system mounted,
+// unmounted or remounted (read-only) since the helper started differs,
+// wherever it is; so does a helper that is gone. Mount ids and
+// propagation fields are left out: a copy has its own.
+func (h *ahead) sameMounts(here []string) bool {
+	there, err := mountTable("/proc/" + strconv.Itoa(h.cmd.Process.Pid) + "/mountinfo")
+	return err == nil && here != nil && slices.Equal(here, there)
+}
+
+// mountTable reads a mountinfo file (proc(5)) and returns per mount its
+// device, root, mount point, per-mount options, file system type, source
+// and super options, sorted.
+func mountTable(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for line := range strings.SplitSeq(strings.TrimSuffix(string(b), "\n"), "\n") {
+		// id parent major:minor root mountpoint options [optional...] - type source superoptions
+		f := strings.Fields(line)
+		sep := slices.Index(f, "-")
+		if sep < 6 || len(f) != sep+4 {
+			return nil, fmt.Errorf("%s: a line of %d fields: %q", path, len(f), line)
+		}
+		out = append(out, strings.Join([]string{f[2], f[3], f[4], f[5], f[sep+1], f[sep+2], f[sep+3]}, " "))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no mounts", path)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // handable reports whether cmd's start can be handed to a helper started

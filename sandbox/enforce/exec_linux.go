@@ -35,10 +35,21 @@ func confine(pl *Pool, p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%w: seccomp: %w", ErrSetup, err)
 	}
-	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI(), Seccomp: filter}
+	mask, err := umask()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	lims, err := limits()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	s := spec{Profile: p, Path: cmd.Path, Args: cmd.Args, Env: env, Dir: dir, Probe: probe, LandlockABI: landlockABI(), Seccomp: filter,
+		Umask: mask, Rlimits: specLimits(lims)}
 	if !probe && handable(cmd) {
-		if h := pl.take(p.Network); h != nil && !h.sees(p) {
-			// Its mounts are older than one the call needs.
+		if h := pl.take(p.Network); h != nil && (!h.sameMounts(pl.hostMounts()) || !h.sees(p) || !limitsOK(h.limits, lims)) {
+			// Its mounts are not the ones a helper started now
+			// would have (one mounted, unmounted or made read-only
+			// since), or it could not take the call's limits.
 			h.kill()
 		} else if h != nil {
 			if c, err := h.hand(s, cmd); err == nil {

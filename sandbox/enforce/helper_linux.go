@@ -49,6 +49,9 @@ type spec struct {
 	// Seccomp is the filter the helper loads (seccompProgram of the
 	// profile's network), assembled once in the parent.
 	Seccomp []byte `json:"seccomp"`
+	// Umask and Rlimits are custom-agent's at the call (inherit_linux.go).
+	Umask   uint32   `json:"umask"`
+	Rlimits []rlimit `json:"rlimits"`
 }
 
 func init() {
@@ -106,6 +109,10 @@ func catchSignals() <-chan chan os.Signal {
 // helper started for the call and one started ahead: it builds the view,
 // confines itself and runs the command.
 func confineAndRun(s *spec, caught <-chan chan os.Signal, fail func(error) int) int {
+	// First, as a helper started for the call has them from its start.
+	if err := applyInherited(s); err != nil {
+		return fail(fmt.Errorf("umask and resource limits: %w", err))
+	}
 	// Descriptors inherited without close-on-exec (an fd the agent's own
 	// parent left open on a directory) would reach past every mount.
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {

@@ -6,9 +6,10 @@
 //
 // Parse reads the command lines pflag reads for the kinds of flags here
 // (long flags only, --name value, --name=value, a bare --name for a
-// boolean, -- ending the flags, flags and arguments in any order, -h and
-// --help) and fails with pflag's messages, so that both binaries answer a
-// bad command line byte for byte alike.
+// boolean, -- ending the flags, flags and arguments in any order, and
+// cobra's boolean help flag -h, --help[=BOOL]) and fails with pflag's
+// messages, so that both binaries answer a bad command line byte for byte
+// alike.
 package flagspec
 
 import (
@@ -93,43 +94,87 @@ func (s *Set) lookup(name string) *Flag {
 	return nil
 }
 
-// ErrHelp is Parse's error for -h or --help.
+// ErrHelp is Parse's error for a help flag that ends true: -h, --help,
+// --help=true, -h=1 (and not --help=false).
 var ErrHelp = errors.New("help requested")
 
 // Parse sets the flags of args and returns the other arguments, in order.
-// Its errors are pflag's, word for word; -h or --help is ErrHelp.
+// It reads them as pflag reads a cobra command's flags, cobra's -h, --help
+// included: a boolean flag like the others (--help=false asks no help,
+// --help=maybe is an error), whose shorthand clusters as pflag's do (-hx
+// is -h then the unknown -x). Its errors are pflag's, word for word; a
+// help flag that ends true, and no error, is ErrHelp.
 func (s *Set) Parse(args []string) ([]string, error) {
 	if s.changed == nil {
 		s.changed = map[string]bool{}
 	}
+	help := false
 	var rest []string
 	for len(args) > 0 {
 		a := args[0]
 		args = args[1:]
 		switch {
 		case a == "--":
-			return append(rest, args...), nil
+			rest = append(rest, args...)
+			args = nil
 		case len(a) < 2 || a[0] != '-':
 			rest = append(rest, a)
 		case a[1] != '-':
-			// pflag reads -x as a shorthand; the only one here is -h.
-			if a[1] == 'h' {
-				return nil, ErrHelp
+			if err := shorts(a[1:], &help); err != nil {
+				return nil, err
 			}
-			return nil, fmt.Errorf("unknown shorthand flag: %q in %s", a[1], a)
 		default:
 			var err error
-			if args, err = s.long(a, args); err != nil {
+			if args, err = s.long(a, args, &help); err != nil {
 				return nil, err
 			}
 		}
 	}
+	if help {
+		return nil, ErrHelp
+	}
 	return rest, nil
 }
 
+// helpName is how pflag's errors name cobra's help flag.
+const helpName = "-h, --help"
+
+// shorts reads a cluster of shorthands (what follows the "-") as pflag
+// does. The only shorthand is cobra's -h: -h, -h=V (V a boolean) and -hh
+// set help; any other letter is unknown, named with the rest of the
+// cluster from it, as pflag names it. pflag ignores a cluster starting
+// "test." (go test's flags), so this does too.
+func shorts(cl string, help *bool) error {
+	if strings.HasPrefix(cl, "test.") {
+		return nil
+	}
+	for cl != "" {
+		if cl[0] != 'h' {
+			return fmt.Errorf("unknown shorthand flag: %q in -%s", rune(cl[0]), cl)
+		}
+		if len(cl) > 2 && cl[1] == '=' {
+			return setHelp(cl[2:], help)
+		}
+		*help = true
+		cl = cl[1:]
+	}
+	return nil
+}
+
+// setHelp sets help from v as pflag sets a boolean flag.
+func setHelp(v string, help *bool) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("invalid argument %q for %q flag: %v", v, helpName, err)
+	}
+	*help = b
+	return nil
+}
+
 // long sets the long flag a (--name or --name=value), taking its value
-// from args when it needs one, and returns the arguments left.
-func (s *Set) long(a string, args []string) ([]string, error) {
+// from args when it needs one, and returns the arguments left. --help is
+// cobra's help flag, a boolean, unless the set defines its own.
+func (s *Set) long(a string, args []string, help *bool) ([]string, error) {
 	name := a[2:]
 	if name == "" || name[0] == '-' || name[0] == '=' {
 		return nil, fmt.Errorf("bad flag syntax: %s", a)
@@ -138,7 +183,10 @@ func (s *Set) long(a string, args []string) ([]string, error) {
 	f := s.lookup(name)
 	if f == nil {
 		if name == "help" {
-			return nil, ErrHelp
+			if !hasValue {
+				value = "true"
+			}
+			return args, setHelp(value, help)
 		}
 		return nil, fmt.Errorf("unknown flag: --%s", name)
 	}

@@ -29,10 +29,12 @@ func define(v *vals) *Set {
 }
 
 // definePflag is define's flags as custom-agent adds them to cobra
-// (cmd/custom-agent's addFlags).
+// (cmd/custom-agent's addFlags), with the help flag cobra adds to every
+// command (cobra's InitDefaultHelpFlag).
 func definePflag(v *vals) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.Usage = func() {}
+	fs.BoolP("help", "h", false, "help for x")
 	fs.StringVar(&v.s, "tool", "{}", "a string")
 	fs.BoolVar(&v.b, "json", false, "a bool")
 	fs.StringArrayVar(&v.a, "policy", nil, "repeatable")
@@ -63,6 +65,37 @@ func TestParseAsPflag(t *testing.T) {
 		"--tool -- --json",
 		"--policy",
 		"--tool= ",
+		// cobra's help flag is a boolean like the others: only a true
+		// value asks for help (attacker review 2, finding 3).
+		"-h",
+		"--help",
+		"--json x --help",
+		"--help=true",
+		"--help=1",
+		"--help=false",
+		"--help=0",
+		"--help=F",
+		"-h=false",
+		"-h=0",
+		"-h=true",
+		"-h=",
+		"--help=",
+		"--help=maybe",
+		"-h=maybe",
+		"-hx",
+		"-xh",
+		"-hh",
+		"-hhh=false",
+		"--help --help=false",
+		"--help=false --help",
+		"--help=false --tool shell extra",
+		"--help --frobnicate",
+		"-h -- --help=false",
+		"--help=false -- --help",
+		"-test.v",
+		"-test.v --json",
+		"--hel",
+		"--help=false=x",
 	} {
 		t.Run(line, func(t *testing.T) {
 			args := strings.Fields(line)
@@ -73,6 +106,9 @@ func TestParseAsPflag(t *testing.T) {
 			fs := definePflag(&want)
 			perr := fs.Parse(args)
 			want.rest = fs.Args()
+			if help, _ := fs.GetBool("help"); perr == nil && help {
+				perr = ErrHelp // what cobra then does: print help, exit 0
+			}
 			if fmt.Sprint(err) != fmt.Sprint(perr) {
 				t.Fatalf("error %v, pflag's %v", err, perr)
 			}
@@ -100,12 +136,12 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestPrintDefaultsAsPflag: the flags' help is pflag's, line for line
-// (pflag's own -h line aside, which cobra adds).
+// TestPrintDefaultsAsPflag: the flags' help is pflag's, line for line,
+// with the -h line cobra adds.
 func TestPrintDefaultsAsPflag(t *testing.T) {
 	var v vals
 	var b strings.Builder
-	if err := define(&v).PrintDefaults(&b, ""); err != nil {
+	if err := define(&v).PrintDefaults(&b, "x"); err != nil {
 		t.Fatal(err)
 	}
 	if want := definePflag(&v).FlagUsages(); b.String() != want {

@@ -23,16 +23,23 @@ import (
 // credDirs are the directories under HOME where credential files live,
 // each read to the depth given (caches and registries beside the
 // credential files, as in ~/.cargo or ~/.m2, are not walked). HOME's own
-// files and the working directory's are read too (.netrc, .npmrc, .env).
+// files and the working directory's are read too (.netrc, .npmrc, .env),
+// and so is custom-agent's data directory when the runner was given one
+// (Request.DataDir), to the depth of the default one here: serve's script
+// tokens and the event log are at its top.
 var credDirs = []struct {
 	dir   string
 	depth int
 }{
-	{".ssh", 3}, {".aws", 3}, {".gnupg", 3}, {".docker", 1}, {".kube", 2}, {".azure", 2}, {".config/gcloud", 3},
+	{".local/share/custom-agent", dataDirDepth}, {".ssh", 3}, {".aws", 3}, {".gnupg", 3}, {".docker", 1}, {".kube", 2}, {".azure", 2}, {".config/gcloud", 3},
 	{".config/gh", 1}, {".config/hub", 0}, {".config/git", 0}, {".config/custom-agent", 1}, {".local/share/keyrings", 1},
 	{".password-store", 3}, {".terraform.d", 0}, {".oci", 1}, {".cargo", 0}, {".config/op", 1}, {".config/doctl", 0},
 	{".gem", 0}, {".m2", 0}, {".gradle", 0}, {".pki", 3}, {".vault-token", 0}, {".config", 0},
 }
+
+// dataDirDepth is how deep a data directory is read: its top (serve-*.token,
+// events.db) and the directories there, not the artifact store's fan-out.
+const dataDirDepth = 1
 
 // maxCredEntries bounds the entries read to build one index.
 const maxCredEntries = 5000
@@ -50,7 +57,7 @@ type credIndex struct {
 
 var credCache struct {
 	sync.Mutex
-	m map[[2]string]*credIndex
+	m map[[3]string]*credIndex
 }
 
 // fresh reports whether no directory read for c changed since.
@@ -64,10 +71,11 @@ func (c *credIndex) fresh() bool {
 	return true
 }
 
-// credentialIndex returns the index for env's home and working directory,
-// read once and again only when a directory it read has changed.
+// credentialIndex returns the index for env's home, working directory and
+// data directory, read once and again only when a directory it read has
+// changed.
 func credentialIndex(env pathrisk.Env) *credIndex {
-	key := [2]string{env.Home, env.Cwd}
+	key := [3]string{env.Home, env.Cwd, env.DataDir}
 	credCache.Lock()
 	defer credCache.Unlock()
 	if c, ok := credCache.m[key]; ok && c.fresh() {
@@ -75,7 +83,7 @@ func credentialIndex(env pathrisk.Env) *credIndex {
 	}
 	c := buildIndex(env)
 	if credCache.m == nil {
-		credCache.m = make(map[[2]string]*credIndex)
+		credCache.m = make(map[[3]string]*credIndex)
 	}
 	credCache.m[key] = c
 	return c
@@ -118,6 +126,9 @@ func buildIndex(env pathrisk.Env) *credIndex {
 				}
 			}
 		}
+	}
+	if filepath.IsAbs(env.DataDir) {
+		read(filepath.Clean(env.DataDir), dataDirDepth)
 	}
 	if filepath.IsAbs(env.Home) {
 		read(env.Home, 0)

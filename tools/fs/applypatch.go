@@ -87,7 +87,7 @@ func (t *ApplyPatch) Run(ctx context.Context, call tool.Call, out tool.Output) (
 	}
 	changes := make([]*change, 0, len(files))
 	for _, f := range files {
-		p, err := resolve(call.Cwd, f.name())
+		p, err := resolve(pathEnv(call), f.name())
 		if err != nil {
 			return tool.Result{}, err
 		}

@@ -56,14 +56,24 @@ func builtin(name string) permission.ToolInfo {
 	return info
 }
 
+// pathEnv returns what the PermissionEngine judged the call's paths
+// with: its working directory, homes and data directory (tool.Call), the
+// process's home when the call names none.
+func pathEnv(call tool.Call) pathrisk.Env {
+	home := call.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return pathrisk.Env{Cwd: call.Cwd, Home: home, UserHomes: call.UserHomes, ConfigHome: call.ConfigHome, DataDir: call.DataDir}
+}
+
 // resolve returns the absolute path the file system should be asked for,
 // given a path argument as the model wrote it.
-func resolve(cwd, raw string) (string, error) {
+func resolve(env pathrisk.Env, raw string) (string, error) {
 	if raw == "" {
 		return "", errors.New("the path is empty; give a file path relative to the working directory or absolute")
 	}
-	home, _ := os.UserHomeDir()
-	p, ok := pathrisk.Absolute(raw, pathrisk.Env{Cwd: cwd, Home: home})
+	p, ok := pathrisk.Absolute(raw, env)
 	if !ok {
 		return "", fmt.Errorf("cannot tell which file %q names (unknown home directory, user or working directory); give an absolute path", raw)
 	}

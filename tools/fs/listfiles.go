@@ -20,7 +20,10 @@ import (
 //
 // A glob without a slash filters by base name at any depth ("*.go"); one
 // with a slash filters by the path relative to the listed directory
-// ("cmd/**/main.go"). Directories are walked whether or not they match.
+// ("cmd/**/main.go"). Directories are walked whether or not they match,
+// except custom-agent's own data directory (tool.Call.DataDir or the
+// default one): it is listed, but what it holds is not (the names of the
+// outputs it keeps are digests of them), and a note says so.
 type ListFiles struct {
 	// MaxEntries caps the entries listed; 0 means 2000.
 	MaxEntries int
@@ -43,7 +46,7 @@ func (t *ListFiles) Run(ctx context.Context, call tool.Call, out tool.Output) (t
 	if err := checkGlob(glob); err != nil {
 		return tool.Result{}, err
 	}
-	root, st, err := startDir(call.Cwd, raw)
+	root, st, err := startDir(pathEnv(call), raw)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -53,8 +56,13 @@ func (t *ListFiles) Run(ctx context.Context, call tool.Call, out tool.Output) (t
 	w := bufio.NewWriter(out.Stdout)
 	var sum listSummary
 	walk := newWalker(root)
+	data := newDataDirs(pathEnv(call), raw, root) // listed but not entered
 	err = walk.walk(ctx, func(e entry) error {
+		skip := data.skip(e)
 		if !matchGlob(glob, e.rel) {
+			if skip {
+				return errSkipDir
+			}
 			return nil
 		}
 		if sum.Entries == maxEntries {
@@ -69,8 +77,13 @@ func (t *ListFiles) Run(ctx context.Context, call tool.Call, out tool.Output) (t
 		if e.isDir() {
 			name += "/"
 		}
-		_, err := fmt.Fprintln(w, name)
-		return err
+		if _, err := fmt.Fprintln(w, name); err != nil {
+			return err
+		}
+		if skip {
+			return errSkipDir
+		}
+		return nil
 	})
 	if err != nil {
 		if cerr := cancelled(ctx); cerr != nil {
@@ -86,6 +99,7 @@ func (t *ListFiles) Run(ctx context.Context, call tool.Call, out tool.Output) (t
 	case sum.Entries == 0:
 		fmt.Fprintln(w, "[the directory is empty, or everything in it is ignored by .gitignore]")
 	}
+	noteDataDirs(w, data.found, "contents not listed")
 	writeUnreadable(w, walk.unreadable, raw)
 	if err := w.Flush(); err != nil {
 		return tool.Result{}, err

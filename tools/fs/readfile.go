@@ -53,7 +53,7 @@ func (t *ReadFile) Run(ctx context.Context, call tool.Call, out tool.Output) (to
 	if offset < 0 || limit < 0 {
 		return tool.Result{}, fmt.Errorf("offset and limit must not be negative (offset %d, limit %d)", offset, limit)
 	}
-	p, err := resolve(call.Cwd, raw)
+	p, err := resolve(pathEnv(call), raw)
 	if err != nil {
 		return tool.Result{}, err
 	}

@@ -33,7 +33,8 @@ import (
 // In a directory, files that are credentials by name or location (.env,
 // private keys, .npmrc, …: whatever the PermissionEngine would judge a
 // credential read, by pathrisk.Classify) are not opened; a note says how
-// many were left out and names them (see secretFilter).
+// many were left out and names them (see secretFilter). custom-agent's own
+// data directory is not entered (see secretFilter).
 //
 // A line longer than MaxLineBytes is shown as a window around its first
 // match, marked with "…"; only the first MaxScanBytes of a line are
@@ -83,15 +84,18 @@ func (t *SearchText) Run(ctx context.Context, call tool.Call, out tool.Output) (
 	if err := checkGlob(glob); err != nil {
 		return tool.Result{}, err
 	}
-	root, st, err := startDir(call.Cwd, raw)
+	root, st, err := startDir(pathEnv(call), raw)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	var walk *walker
-	secrets := newSecretFilter(call.Cwd, raw)
+	secrets := newSecretFilter(pathEnv(call), raw, root)
 	if st.IsDir() {
 		walk = newWalker(root)
 		err = walk.walk(ctx, func(e entry) error {
+			if secrets.data.skip(e) {
+				return errSkipDir
+			}
 			if !e.mode.IsRegular() || !matchGlob(glob, e.rel) || secrets.skip(e) {
 				return nil
 			}

@@ -3,7 +3,6 @@ package fs
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,15 +21,54 @@ import (
 // and the physical path (the walk starts from the symlink-resolved
 // directory and never follows a link, so it is already resolved). A file
 // judged credential is not opened; its name is counted for the note.
+//
+// custom-agent's own data directory (the default one, or the one the runner
+// was given, tool.Call.DataDir) is not entered at all: it holds the event
+// log, the raw outputs kept for read_output and serve's script tokens, and
+// a walk of a working directory that contains it must not read them.
 type secretFilter struct {
 	env     pathrisk.Env
 	raw     string   // the path argument, for display names
 	skipped []string // display names of the files left out
+	data    dataDirs
 }
 
-func newSecretFilter(cwd, raw string) *secretFilter {
-	home, _ := os.UserHomeDir()
-	return &secretFilter{env: pathrisk.Env{Cwd: cwd, Home: home}, raw: raw}
+// newSecretFilter prepares the filter of a walk of the path argument raw,
+// whose physical start directory is root.
+func newSecretFilter(env pathrisk.Env, raw, root string) *secretFilter {
+	return &secretFilter{env: env, raw: raw, data: newDataDirs(env, raw, root)}
+}
+
+// dataDirs finds custom-agent's data directories a walk meets.
+type dataDirs struct {
+	env    pathrisk.Env
+	raw    string
+	inside bool     // the walk starts in one: a person allowed it, nothing is left out
+	found  []string // display names of the data directories met
+}
+
+func newDataDirs(env pathrisk.Env, raw, root string) dataDirs {
+	if raw == "" {
+		raw = "."
+	}
+	c, ok := pathrisk.Canonical(raw, env)
+	inside := pathrisk.InDataDir(root, env) || ok && pathrisk.InDataDir(c, env)
+	return dataDirs{env: env, raw: raw, inside: inside}
+}
+
+// skip reports whether the entry e is a directory that is, or lies in,
+// custom-agent's data directory, by the path the model would write for it,
+// made canonical, or by its physical path; it records it when it is.
+func (d *dataDirs) skip(e entry) bool {
+	if d.inside || !e.isDir() {
+		return false
+	}
+	c, ok := pathrisk.Canonical(displayPath(d.raw, e.rel), d.env)
+	if !pathrisk.InDataDir(e.abs, d.env) && !(ok && pathrisk.InDataDir(c, d.env)) {
+		return false
+	}
+	d.found = append(d.found, displayPath(d.raw, e.rel))
+	return true
 }
 
 // skip reports whether the file e holds credentials by the engine's
@@ -51,6 +89,7 @@ func (f *secretFilter) skip(e entry) bool {
 // note writes how many files were left out and why, without their
 // contents.
 func (f *secretFilter) note(w *bufio.Writer) {
+	noteDataDirs(w, f.data.found, "not searched")
 	n := len(f.skipped)
 	if n == 0 {
 		return
@@ -65,6 +104,24 @@ func (f *secretFilter) note(w *bufio.Writer) {
 	}
 	fmt.Fprintf(w, "[not searched: %d file%s that hold%s credentials by name or location (keys, .env files, tokens): %s%s; the permission engine judges reading them credential, so their contents are left out]\n",
 		n, plural(n, "", "s"), plural(n, "s", ""), strings.Join(shown, ", "), more)
+}
+
+// noteDataDirs writes which data directories a walk did not enter, by
+// name without a trailing slash (nothing beneath them is named).
+func noteDataDirs(w *bufio.Writer, dirs []string, verb string) {
+	if len(dirs) == 0 {
+		return
+	}
+	shown := make([]string, 0, min(len(dirs), 10))
+	for _, d := range dirs[:min(len(dirs), 10)] {
+		shown = append(shown, safeName(d))
+	}
+	more := ""
+	if len(dirs) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(dirs)-len(shown))
+	}
+	fmt.Fprintf(w, "[%s: %s%s, custom-agent's own data directory (the event log, stored tool outputs, the web UI's tokens), which no tool reads]\n",
+		verb, strings.Join(shown, ", "), more)
 }
 
 // safeName returns a file name fit to print: as it is, or quoted with Go

@@ -12,10 +12,16 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/custom-agent/custom-agent/permission/pathrisk"
 )
 
 // errStop ends a walk early without an error.
 var errStop = errors.New("stop walking")
+
+// errSkipDir, returned by visit for a directory, leaves what the directory
+// holds out of the walk; the walk goes on with its next sibling.
+var errSkipDir = errors.New("skip this directory")
 
 // walker walks a directory tree depth first, the entries of each directory
 // in byte order of their names (the order `rg --sort path` prints), and
@@ -113,8 +119,9 @@ func readIgnoreFile(name string, domain []string) []gitignore.Pattern {
 }
 
 // walk calls visit for every entry that is not ignored, a directory before
-// what it holds. visit returning errStop ends the walk with no error; any
-// other error ends it with that error.
+// what it holds. visit returning errStop ends the walk with no error,
+// errSkipDir for a directory leaves out what it holds; any other error
+// ends it with that error.
 func (w *walker) walk(ctx context.Context, visit func(entry) error) error {
 	err := w.dir(ctx, w.root, "", w.baseParts, w.ancestors, visit)
 	if errors.Is(err, errStop) {
@@ -149,7 +156,9 @@ func (w *walker) dir(ctx context.Context, abs, rel string, parts []string, pats 
 			continue
 		}
 		e := entry{rel: path.Join(rel, name), abs: filepath.Join(abs, name), mode: de.Type()}
-		if err := visit(e); err != nil {
+		if err := visit(e); errors.Is(err, errSkipDir) && de.IsDir() {
+			continue
+		} else if err != nil {
 			return err
 		}
 		if de.IsDir() {
@@ -205,12 +214,12 @@ func displayPath(raw, rel string) string {
 
 // startDir resolves the path argument of list_files or search_text to a
 // physical directory or file.
-func startDir(cwd, raw string) (string, fs.FileInfo, error) {
+func startDir(env pathrisk.Env, raw string) (string, fs.FileInfo, error) {
 	shown := raw
 	if raw == "" {
 		raw, shown = ".", "the working directory"
 	}
-	p, err := resolve(cwd, raw)
+	p, err := resolve(env, raw)
 	if err != nil {
 		return "", nil, err
 	}

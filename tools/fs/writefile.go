@@ -40,7 +40,7 @@ func (*WriteFile) Run(ctx context.Context, call tool.Call, out tool.Output) (too
 	if strings.HasSuffix(raw, "/") {
 		return tool.Result{}, fmt.Errorf("%s names a directory (it ends with /); give the path of a file", raw)
 	}
-	p, err := resolve(call.Cwd, raw)
+	p, err := resolve(pathEnv(call), raw)
 	if err != nil {
 		return tool.Result{}, err
 	}

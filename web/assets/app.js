@@ -119,6 +119,7 @@
 	}
 
 	// The dialog.
+	const armDelay = 800; // ms an allow answer waits, visible and focused, before it counts
 	if (dialog) {
 		const word = dialog.dataset.confirmWord;
 		dialog.querySelectorAll("input.confirm").forEach(function (input) {
@@ -127,8 +128,38 @@
 				if (b) b.disabled = input.value !== word;
 			});
 		});
+		// An allow answer is armed only after the page has been visible
+		// and focused for a moment, and disarmed when it is hidden or
+		// loses the focus: a click meant for another page (a popup opened
+		// under the pointer, a double click) never allows a call.
+		const allows = dialog.querySelectorAll("button.answer.allow");
+		let armTimer = 0;
+		let armed = false;
+		function disarm() {
+			clearTimeout(armTimer);
+			armTimer = 0;
+			armed = false;
+			allows.forEach(function (b) { b.removeAttribute("data-armed"); });
+		}
+		function arm() {
+			// Already armed, or arming: a focus that comes with the
+			// click itself must not disarm the button it lands on.
+			if (armed || armTimer || document.visibilityState !== "visible") return;
+			armTimer = setTimeout(function () {
+				armTimer = 0;
+				armed = true;
+				allows.forEach(function (b) { b.setAttribute("data-armed", "1"); });
+			}, armDelay);
+		}
+		document.addEventListener("visibilitychange", function () {
+			if (document.visibilityState === "visible") arm(); else disarm();
+		});
+		window.addEventListener("blur", disarm);
+		window.addEventListener("focus", arm);
+		arm();
 		dialog.querySelectorAll("button.answer").forEach(function (b) {
 			b.addEventListener("click", function () {
+				if (b.classList.contains("allow") && !b.hasAttribute("data-armed")) return;
 				const body = {
 					sessionId: dialog.dataset.session,
 					seq: Number(dialog.dataset.seq),
