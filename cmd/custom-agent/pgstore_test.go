@@ -189,10 +189,11 @@ func servePage(t *testing.T, dataDir, store, id string) {
 	root.SetErr(io.Discard)
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
+	// Its output is not a terminal: it names the file its login link is in.
 	var page string
 	for i := 0; page == "" && i < 1500; i++ {
-		if _, rest, ok := strings.Cut(out.String(), "open "); ok {
-			page, _, _ = strings.Cut(rest, "\n")
+		if l, _, ok := loginIn(t, out.String()); ok {
+			page = l
 			break
 		}
 		select {
@@ -203,7 +204,7 @@ func servePage(t *testing.T, dataDir, store, id string) {
 	}
 	u, err := neturl.Parse(page)
 	if err != nil || u.Query().Get("token") == "" {
-		t.Fatalf("serve printed no URL with a token: %q (%v)", out.String(), err)
+		t.Fatalf("serve gave no login link with a token: %q (%v)", out.String(), err)
 	}
 	// A script reaches it at 127.0.0.1 with the token in the file serve names.
 	m := regexp.MustCompile(`Bearer \$\(cat (\S+)\) at (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(out.String())
