@@ -100,20 +100,30 @@ func shellSpecial(s string) bool { return strings.ContainsAny(s, ";&|<>$`#(){}*?
 
 // ---------------------------------------------------------------- Maven
 
-// mavenFlags are Maven 3.9's options that take no value; mavenValued those
-// that take one (given as the next word, or attached to a one-letter
-// option: -DskipTests, -T4, -Pci).
+// mavenOpts is the table of Maven 3.9's options, as its commons-cli
+// GnuParser reads them: one option a word, never abbreviated; a
+// one-letter option that takes a value takes it attached (-DskipTests,
+// -T4, -Pci, -D=x) or as the next word; options of several letters after
+// one dash (-am, -pl) stand whole, their value the next word or attached
+// after "=". A one-letter flag followed by more text (-Ux), which
+// GnuParser splits into the flag and a goal, is not understood, nor are
+// the spellings GnuParser also takes (-offline, --o). "--" ends the
+// options: the words after it are goals.
+var mavenOpts = opts{
+	short: "DPTbflst", long: []string{"define", "activate-profiles", "threads", "builder", "file", "log-file", "settings",
+		"toolchains", "global-settings", "global-toolchains", "projects", "resume-from", "encrypt-master-password",
+		"encrypt-password", "color"},
+	flags: "BCNUVXcehoqv", flagsLong: []string{"also-make", "also-make-dependents", "batch-mode", "strict-checksums",
+		"lax-checksums", "check-plugin-updates", "errors", "fail-at-end", "fail-fast", "fail-never", "help",
+		"ignore-transitive-repositories", "legacy-local-repository", "non-recursive", "no-plugin-registry",
+		"no-plugin-updates", "no-snapshot-updates", "no-transfer-progress", "offline", "quiet", "update-snapshots",
+		"update-plugins", "version", "show-version", "debug"},
+	wordValue: []string{"gs", "gt", "pl", "rf", "emp", "ep"},
+	wordFlags: []string{"am", "amd", "cpu", "fae", "ff", "fn", "itr", "llr", "npr", "npu", "nsu", "ntp", "up"},
+	exact:     true, complete: true, noCluster: true,
+}
+
 var (
-	mavenFlags = []string{"-am", "--also-make", "-amd", "--also-make-dependents", "-B", "--batch-mode", "-C",
-		"--strict-checksums", "-c", "--lax-checksums", "-cpu", "--check-plugin-updates", "-e", "--errors", "-fae",
-		"--fail-at-end", "-ff", "--fail-fast", "-fn", "--fail-never", "-h", "--help", "-llr", "--legacy-local-repository",
-		"-N", "--non-recursive", "-npr", "--no-plugin-registry", "-npu", "--no-plugin-updates", "-nsu",
-		"--no-snapshot-updates", "-ntp", "--no-transfer-progress", "-o", "--offline", "-q", "--quiet", "-U",
-		"--update-snapshots", "-up", "--update-plugins", "-v", "--version", "-V", "--show-version", "-X", "--debug",
-		"-itr", "--ignore-transitive-repositories"}
-	mavenValued = []string{"-b", "--builder", "-D", "--define", "-f", "--file", "-gs", "--global-settings", "-gt",
-		"--global-toolchains", "-l", "--log-file", "-pl", "--projects", "-P", "--activate-profiles", "-rf",
-		"--resume-from", "-s", "--settings", "-t", "--toolchains", "-T", "--threads", "--color"}
 	mavenPhases = []string{"validate", "initialize", "generate-sources", "process-sources", "generate-resources",
 		"process-resources", "compile", "process-classes", "generate-test-sources", "process-test-sources",
 		"generate-test-resources", "process-test-resources", "test-compile", "process-test-classes", "test",
@@ -149,45 +159,22 @@ var (
 // ruleMaven judges mvn: its options, its -D properties (exec.executable and
 // exec.args are the program exec:exec runs) and its goals.
 func ruleMaven(a *analyzer, c *call) {
-	var goals []arg
 	var exe, exeArgs *arg
-	for i := 1; i < len(c.args); i++ {
-		x := c.args[i]
-		s := x.s
-		if x.dyn {
-			a.opaque(x.sp, "mvn is given a word built at run time, which may be an option or a property that names a program")
+	os, goals := a.scanQuiet(mavenOpts, c.args)
+	for _, op := range os {
+		if op.unknown {
+			a.unknownOpt(c.args[0], op)
 			continue
 		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			goals = append(goals, x)
-			continue
+		v := op.val
+		if len(op.name) == 2 && op.attached {
+			v.s = strings.TrimPrefix(v.s, "=") // GnuParser takes -D=x as -D x
 		}
-		name, v, hasVal := s, arg{}, false
-		if strings.HasPrefix(s, "--") {
-			if n, after, ok := strings.Cut(s, "="); ok {
-				name, v, hasVal = n, sub(x, after), true
-			}
-		}
-		if !hasVal && !slices.Contains(mavenFlags, name) && !slices.Contains(mavenValued, name) && len(s) > 2 && !strings.HasPrefix(s, "--") &&
-			strings.IndexByte("DPTfslbt", s[1]) >= 0 {
-			name, v, hasVal = s[:2], sub(x, s[2:]), true // -DskipTests, -T4, -Pci
-		}
-		switch {
-		case slices.Contains(mavenFlags, name) && !hasVal:
-			continue
-		case !slices.Contains(mavenValued, name):
-			a.unknownOpt(c.args[0], opt{name: name, x: x})
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(c.args) {
-				continue
-			}
-			i++
-			v = c.args[i]
-		}
-		switch name {
+		switch op.name {
 		case "-D", "--define":
+			if v == (arg{}) {
+				continue // the value is missing
+			}
 			key, value, _ := strings.Cut(v.s, "=")
 			switch {
 			case v.dyn:
@@ -208,9 +195,18 @@ func ruleMaven(a *analyzer, c *call) {
 				a.opaque(v.sp, "mvn -D"+key+" sets a build property, which a plugin may read as a program to run, a JVM option (argLine) or a path; no rule allows it")
 			}
 		case "-f", "--file", "-s", "--settings", "-gs", "--global-settings", "-t", "--toolchains", "-gt", "--global-toolchains":
-			a.access(v, c.cwd, false, false)
+			if v != (arg{}) {
+				a.access(v, c.cwd, false, false)
+			}
 		case "-l", "--log-file":
-			a.access(v, c.cwd, true, false)
+			if v != (arg{}) {
+				a.access(v, c.cwd, true, false)
+			}
+		}
+	}
+	for _, g := range goals {
+		if g.dyn {
+			a.opaque(g.sp, "mvn is given a word built at run time, which may be an option or a property that names a program")
 		}
 	}
 	if exe != nil {
@@ -230,7 +226,9 @@ func ruleMaven(a *analyzer, c *call) {
 		a.opaque(exeArgs.sp, "mvn -Dexec.args hands arguments to a program the pom names, which is not read here")
 	}
 	for _, g := range goals {
-		a.mavenGoal(c, g)
+		if !g.dyn {
+			a.mavenGoal(c, g)
+		}
 	}
 	rulePackage(a, c)
 }
@@ -287,19 +285,28 @@ func (a *analyzer) mavenGoal(c *call, g arg) {
 
 // ---------------------------------------------------------------- Gradle
 
+// gradleOpts is the table of Gradle 8's options, as its CommandLineParser
+// reads them: long options in full, --name=value or the next word; a
+// one-letter option that takes a value takes it attached (-Dx=y, -D=x)
+// or as the next word, and one-letter flags cluster (-is); "--" ends the
+// options (the words after it are tasks and their options). Once a task
+// is given, an option Gradle does not know is the task's (test --tests),
+// passed to it.
+var gradleOpts = opts{
+	short: "xFMpbcPDIg", long: []string{"exclude-task", "console", "warning-mode", "max-workers", "priority", "update-locks",
+		"dependency-verification", "write-verification-metadata", "include-build", "project-cache-dir", "project-dir",
+		"build-file", "settings-file", "project-prop", "system-prop", "init-script", "gradle-user-home",
+		"configuration-cache-problems", "tests"},
+	flags: "?hvSsmtaqwid", flagsLong: []string{"help", "version", "full-stacktrace", "stacktrace", "scan", "no-scan",
+		"build-cache", "no-build-cache", "configuration-cache", "no-configuration-cache", "configure-on-demand",
+		"no-configure-on-demand", "continue", "no-continue", "daemon", "no-daemon", "foreground", "offline", "parallel",
+		"no-parallel", "refresh-dependencies", "refresh-keys", "export-keys", "rerun-tasks", "rerun", "profile", "status",
+		"stop", "watch-fs", "no-watch-fs", "write-locks", "dry-run", "continuous", "no-rebuild", "quiet", "warn", "info",
+		"debug", "no-problems-report", "problems-report", "property-upgrade-report", "task-graph"},
+	exact: true, complete: true,
+}
+
 var (
-	gradleFlags = []string{"-?", "-h", "--help", "-v", "--version", "-S", "--full-stacktrace", "-s", "--stacktrace",
-		"--scan", "--no-scan", "--build-cache", "--no-build-cache", "--configuration-cache", "--no-configuration-cache",
-		"--configure-on-demand", "--no-configure-on-demand", "--continue", "--no-continue", "--daemon", "--no-daemon",
-		"--foreground", "--offline", "--parallel", "--no-parallel", "--refresh-dependencies", "--refresh-keys",
-		"--export-keys", "--rerun-tasks", "--rerun", "--profile", "--status", "--stop", "--watch-fs", "--no-watch-fs",
-		"--write-locks", "-m", "--dry-run", "-t", "--continuous", "-a", "--no-rebuild", "-q", "--quiet", "-w", "--warn",
-		"-i", "--info", "-d", "--debug", "--no-problems-report", "--problems-report", "--property-upgrade-report"}
-	gradleValued = []string{"-x", "--exclude-task", "--console", "--warning-mode", "--max-workers", "--priority",
-		"--update-locks", "-F", "--dependency-verification", "-M", "--write-verification-metadata", "--include-build",
-		"--project-cache-dir", "-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file", "-P",
-		"--project-prop", "-D", "--system-prop", "-I", "--init-script", "-g", "--gradle-user-home",
-		"--configuration-cache-problems", "--tests", "--task-graph"}
 	gradleHarmlessProps = []string{"org.gradle.daemon", "org.gradle.parallel", "org.gradle.caching", "org.gradle.console",
 		"org.gradle.logging.level", "org.gradle.warning.mode", "org.gradle.workers.max", "org.gradle.configureondemand",
 		"org.gradle.configuration-cache", "org.gradle.vfs.watch", "org.gradle.priority", "test.single", "file.encoding"}
@@ -308,41 +315,31 @@ var (
 // ruleGradle judges gradle and ./gradlew: init scripts, another Gradle
 // home and JVM properties run code from outside the project's build.
 func ruleGradle(a *analyzer, c *call) {
-	task := false
-	for i := 1; i < len(c.args); i++ {
-		x := c.args[i]
-		s := x.s
-		if x.dyn {
-			a.opaque(x.sp, "gradle is given a word built at run time, which may be an option that runs a script")
-			continue
+	os, tasks := a.scanQuiet(gradleOpts, c.args)
+	firstTask := -1 // where the first task starts, by its span
+	for _, t := range tasks {
+		if t.dyn {
+			a.opaque(t.sp, "gradle is given a word built at run time, which may be an option that runs a script")
+		} else if firstTask < 0 {
+			firstTask = t.sp.Start // tasks are the project's build code
 		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			task = true // tasks are the project's build code
-			continue
-		}
-		name, v, hasVal := s, arg{}, false
-		if n, after, ok := strings.Cut(s, "="); ok && strings.HasPrefix(s, "--") {
-			name, v, hasVal = n, sub(x, after), true
-		} else if len(s) > 2 && s[1] != '-' && strings.IndexByte("xFMpbcPDIg", s[1]) >= 0 {
-			name, v, hasVal = s[:2], sub(x, s[2:]), true
-		}
-		switch {
-		case slices.Contains(gradleFlags, name) && !hasVal:
-			continue
-		case !slices.Contains(gradleValued, name):
-			if task && strings.HasPrefix(s, "--") {
+	}
+	for _, op := range os {
+		if op.unknown {
+			if firstTask >= 0 && op.x.sp.Start > firstTask && strings.HasPrefix(op.name, "--") {
 				continue // an option of the task before it (test --tests, wrapper --gradle-version)
 			}
-			a.unknownOpt(c.args[0], opt{name: name, x: x})
+			a.unknownOpt(c.args[0], op)
 			continue
 		}
-		if !hasVal {
-			if i+1 >= len(c.args) {
-				continue
-			}
-			i++
-			v = c.args[i]
+		v := op.val
+		if v == (arg{}) {
+			continue // a flag, or the value is missing
 		}
+		if len(op.name) == 2 && op.attached {
+			v.s = strings.TrimPrefix(v.s, "=") // Gradle takes -D=x as -D x
+		}
+		name := op.name
 		switch name {
 		case "-I", "--init-script":
 			a.access(v, c.cwd, false, false)
@@ -606,22 +603,32 @@ func (a *analyzer) cmakeScriptVar(c *call, name string, v arg) {
 
 // ---------------------------------------------------------------- Cargo
 
+// cargoGlobalOpts are cargo's options before its subcommand, and
+// cargoOpts those of its subcommands (of them all: cargo build, test,
+// install, tree, publish, …), as clap reads them: long options in full,
+// --name=value or the next word; one-letter flags cluster (-vv); a
+// one-letter option that takes a value takes it attached (-pfoo, -p=foo)
+// or as the next word; "--" ends the options (the words after it are the
+// binary's, the test harness's or the compiler's).
 var (
-	cargoValued = []string{"-p", "--package", "--exclude", "-j", "--jobs", "--target", "--target-dir", "-F", "--features",
-		"--profile", "--bin", "--example", "--test", "--bench", "--message-format", "--manifest-path", "--color",
-		"--config", "-Z", "--explain", "--lockfile-path", "--artifact-dir", "--out-dir", "--registry", "--index",
-		"--git", "--branch", "--tag", "--rev", "--path", "--root", "--vcs", "--name", "--edition", "--rename",
-		"-i", "--invert", "--prefix", "-e", "--edges", "--depth", "--format", "--charset", "--format-version",
-		"--filter-platform", "--precise", "--output-format", "-C", "--crate-type", "--target-applies-to-host"}
-	cargoFlags = []string{"-v", "-vv", "-vvv", "--verbose", "-q", "--quiet", "--release", "-r", "--all-features",
-		"--no-default-features", "--workspace", "--all", "--lib", "--bins", "--tests", "--examples", "--benches",
-		"--all-targets", "--locked", "--frozen", "--offline", "--keep-going", "--future-incompat-report",
-		"--ignore-rust-version", "--no-run", "--no-fail-fast", "--doc", "--no-deps", "--open", "--document-private-items",
-		"--check", "--fix", "--allow-dirty", "--allow-staged", "--allow-no-vcs", "--broken-code", "--edition-idioms",
-		"--dry-run", "--force", "-f", "--dev", "--build", "--optional", "--no-optional", "--unit-graph", "--build-plan",
-		"--help", "-h", "--version", "-V", "--list", "--timings", "-n", "--no-verify", "--no-metadata", "--duplicates",
-		"-d", "--no-dedupe", "--all-packages", "--exact-versions", "--incompatible", "--recursive", "--workspace-root",
-		"--no-track", "--debug", "--no-default", "--all-crates", "--message-format-json"}
+	cargoGlobalOpts = opts{short: "ZC", long: []string{"color", "config", "explain"},
+		flags: "vqhV", flagsLong: []string{"verbose", "quiet", "help", "version", "list", "locked", "frozen", "offline"},
+		stop: true, exact: true, complete: true}
+	cargoOpts = opts{short: "pjFZCei", long: []string{"package", "exclude", "jobs", "target", "target-dir", "features",
+		"profile", "bin", "example", "test", "bench", "message-format", "manifest-path", "color", "config", "explain",
+		"lockfile-path", "artifact-dir", "out-dir", "registry", "index", "git", "branch", "tag", "rev", "path", "root",
+		"vcs", "name", "edition", "rename", "invert", "prefix", "edges", "depth", "format", "charset", "format-version",
+		"filter-platform", "precise", "output-format", "crate-type", "target-applies-to-host", "token", "limit", "add",
+		"remove", "print", "id"},
+		flags: "vqrfhVnd", flagsLong: []string{"verbose", "quiet", "release", "all-features", "no-default-features",
+			"workspace", "all", "lib", "bins", "tests", "examples", "benches", "all-targets", "locked", "frozen", "offline",
+			"keep-going", "future-incompat-report", "ignore-rust-version", "no-run", "no-fail-fast", "doc", "no-deps",
+			"open", "document-private-items", "check", "fix", "allow-dirty", "allow-staged", "allow-no-vcs", "broken-code",
+			"edition-idioms", "dry-run", "force", "dev", "build", "optional", "no-optional", "unit-graph", "build-plan",
+			"help", "version", "list", "no-verify", "no-metadata", "duplicates", "no-dedupe", "all-packages",
+			"exact-versions", "incompatible", "recursive", "workspace-root", "no-track", "debug", "no-default",
+			"all-crates", "message-format-json", "undo", "aggressive", "default-features", "public", "no-public"},
+		optional: []string{"timings"}, exact: true, complete: true}
 	// cargoConfigOK are configuration keys that only choose how the build
 	// goes; keys below profile. choose optimisation and debug info.
 	cargoConfigOK = []string{"build.jobs", "build.incremental", "build.target", "build.pipelining", "term.verbose",
@@ -637,64 +644,71 @@ var (
 // runner run that program on every compile or binary; a configuration
 // file and most -Z flags change what cargo does in ways not read here.
 func ruleCargo(a *analyzer, c *call) {
-	sawSub, passThrough, rustcSub, subAt := false, false, false, 0
-	for i := 1; i < len(c.args); i++ {
-		x := c.args[i]
-		s := x.s
+	args := c.args
+	if len(args) > 1 && !args[1].dyn && strings.HasPrefix(args[1].s, "+") {
+		// +toolchain, rustup's: a word of its own before cargo's.
+		args = append([]arg{args[0]}, args[2:]...)
+	}
+	os, rest := a.scan(cargoGlobalOpts, args)
+	a.cargoOptions(c, os)
+	if len(rest) == 0 {
+		rulePackage(a, c)
+		return
+	}
+	sc := rest[0]
+	if sc.dyn {
+		// Its options are still read: a --config after it runs what it
+		// names whatever the subcommand.
+		a.opaque(sc.sp, "cargo is given a word built at run time, which may be a --config setting that names a program")
+	} else if !slices.Contains(cargoSubs, sc.s) {
+		// An external subcommand (cargo-foo) parses its own options.
+		a.find(risk.Execute, sc.sp, "cargo "+sc.s+" runs the program cargo-"+sc.s+", which parses its own options")
+		rulePackage(a, c)
+		return
+	}
+	rustcSub := sc.s == "rustc" || sc.s == "rustdoc"
+	// clap takes no "--" as an option's value: the first one ends the
+	// options, and the words after it are the binary's or the tool's.
+	words, pass := rest, []arg(nil)
+	for i, x := range rest {
+		if !x.dyn && x.s == "--" {
+			words, pass = rest[:i], rest[i+1:]
+			break
+		}
+	}
+	// Read with "cargo SUB" as the program, the name an unknown option's
+	// reason gives.
+	sos, ops := a.scan(cargoOpts, append([]arg{{s: "cargo " + sc.s, sp: sc.sp}}, words[1:]...))
+	a.cargoOptions(c, sos)
+	for _, x := range ops {
 		if x.dyn {
-			if !passThrough {
-				a.opaque(x.sp, "cargo is given a word built at run time, which may be a --config setting that names a program")
-			}
+			a.opaque(x.sp, "cargo is given a word built at run time, which may be a --config setting that names a program")
+		}
+	}
+	for _, x := range pass {
+		if !x.dyn && rustcSub && (strings.Contains(x.s, "linker") || strings.Contains(x.s, "link-arg") || strings.Contains(x.s, "plugin") ||
+			strings.Contains(x.s, "llvm-args") || strings.HasPrefix(x.s, "-Z") || strings.HasPrefix(x.s, "@")) {
+			a.opaque(x.sp, "cargo "+sc.s+" hands "+quote(x.s)+" to the compiler, which may make it run a linker or load a plugin of the caller's choice; no rule allows it")
+		}
+	}
+	rulePackage(a, c)
+}
+
+// cargoOptions judges cargo's options (scan made the command opaque for
+// one it does not know).
+func (a *analyzer) cargoOptions(c *call, os []opt) {
+	for _, op := range os {
+		if op.unknown {
 			continue
 		}
-		if passThrough {
-			if rustcSub && (strings.Contains(s, "linker") || strings.Contains(s, "link-arg") || strings.Contains(s, "plugin") ||
-				strings.Contains(s, "llvm-args") || strings.HasPrefix(s, "-Z") || strings.HasPrefix(s, "@")) {
-				a.opaque(x.sp, "cargo "+c.args[subAt].s+" hands "+quote(s)+" to the compiler, which may make it run a linker or load a plugin of the caller's choice; no rule allows it")
-			}
-			continue
+		v := op.val
+		if v == (arg{}) {
+			continue // a flag, or the value is missing
 		}
-		if s == "--" {
-			passThrough = true // the binary's or tool's own arguments
-			continue
+		if len(op.name) == 2 && op.attached {
+			v.s = strings.TrimPrefix(v.s, "=") // clap takes -p=foo as -p foo
 		}
-		if i == 1 && strings.HasPrefix(s, "+") {
-			continue // +toolchain
-		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			if !sawSub {
-				sawSub, subAt = true, i
-				rustcSub = s == "rustc" || s == "rustdoc"
-				if !slices.Contains(cargoSubs, s) {
-					// An external subcommand (cargo-foo) parses its own
-					// options.
-					a.find(risk.Execute, x.sp, "cargo "+s+" runs the program cargo-"+s+", which parses its own options")
-					break
-				}
-			}
-			continue
-		}
-		name, v, hasVal := s, arg{}, false
-		if n, after, ok := strings.Cut(s, "="); ok && strings.HasPrefix(s, "--") {
-			name, v, hasVal = n, sub(x, after), true
-		} else if len(s) > 2 && s[1] != '-' && strings.IndexByte("pjFZCei", s[1]) >= 0 && !slices.Contains(cargoFlags, s) {
-			name, v, hasVal = s[:2], sub(x, s[2:]), true
-		}
-		switch {
-		case slices.Contains(cargoFlags, name) && !hasVal, name == "--timings" || name == "--color" && hasVal:
-			continue
-		case !slices.Contains(cargoValued, name):
-			a.unknownOpt(c.args[0], opt{name: name, x: x})
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(c.args) {
-				continue
-			}
-			i++
-			v = c.args[i]
-		}
-		switch name {
+		switch op.name {
 		case "--config":
 			a.cargoConfig(c, v)
 		case "-Z":
@@ -702,15 +716,12 @@ func ruleCargo(a *analyzer, c *call) {
 			if v.dyn || !slices.Contains(cargoZOK, flag) {
 				a.opaque(v.sp, "cargo -Z "+quote(v.s)+" turns on an unstable feature the analyser does not know (config-include, script, host-config load or run other code); no rule allows it")
 			}
-		case "--manifest-path", "--path":
-			a.access(v, c.cwd, false, false)
-		case "-C":
+		case "--manifest-path", "--path", "-C":
 			a.access(v, c.cwd, false, false)
 		case "--target-dir", "--artifact-dir", "--out-dir", "--root", "--lockfile-path":
 			a.access(v, c.cwd, true, false)
 		}
 	}
-	rulePackage(a, c)
 }
 
 var cargoSubs = []string{"build", "b", "check", "c", "clean", "doc", "d", "new", "init", "add", "remove", "rm", "run", "r",
@@ -817,9 +828,10 @@ var (
 		"keep_state_after_build", "test_keep_going", "build_manual_tests", "stamp", "compile_one_dependency",
 		"discard_analysis_cache", "implicit_deps", "tool_deps", "incompatible_strict_action_env", "experimental_convenience_symlinks",
 		"infer_universe_scope", "nohost_deps", "host_deps", "legacy_important_outputs", "experimental_ui_debug_all_events",
-		"explain_verbose", "verbose_explanations", "experimental_check_external_repository_files", "lockfile_mode",
+		"explain_verbose", "verbose_explanations", "experimental_check_external_repository_files",
 		"test_runner_fail_fast", "zip_undeclared_test_outputs", "build_runfile_links", "enable_bzlmod", "enable_workspace",
-		"experimental_remote_cache_compression", "remote_accept_cached", "remote_upload_local_results", "nobuild_runfile_links"}
+		"experimental_remote_cache_compression", "remote_accept_cached", "remote_upload_local_results", "order_results",
+		"graph:factored"}
 	bazelValued = []string{"compilation_mode", "config", "jobs", "test_output", "test_filter", "test_arg", "test_timeout",
 		"test_tag_filters", "build_tag_filters", "test_size_filters", "test_lang_filters", "runs_per_test",
 		"flaky_test_attempts", "test_summary", "output", "output_groups", "platforms", "cpu", "host_cpu",
@@ -835,11 +847,43 @@ var (
 		"disk_cache", "repository_cache", "explain", "ui_event_filters", "experimental_ui_max_stdouterr_bytes",
 		"test_sharding_strategy", "instrumentation_filter", "combined_report", "test_strategy", "features",
 		"host_features", "check_direct_dependencies", "lockfile_mode", "deleted_packages", "package_path",
-		"query_file", "output_file", "graph:factored", "noorder_results", "max_config_changes_to_show", "progress_report_interval",
+		"query_file", "output_file", "max_config_changes_to_show", "progress_report_interval",
 		"show_progress_rate_limit", "logging", "experimental_execution_log_file", "heap_dump_on_oom", "test_timeout_filters",
 		"android_platforms", "apple_platforms", "ios_multi_cpus", "macos_cpus", "fat_apk_cpu", "extra_execution_platforms",
 		"extra_toolchains", "crosstool_top", "host_crosstool_top", "compiler", "dynamic_mode", "fission", "stamp_exec", "repo"}
 )
+
+// bazelStartupOpts and bazelCmdOpts are the tables of bazel's startup
+// options and of its commands' options, as bazel reads them: long
+// options in full, --name=value or the next word (even "--"); a boolean
+// also as --noname or --name=true|false|yes|no|1|0 (checked by the
+// rule); -c and -j take a value attached (-copt, -j8) or as the next
+// word, -k and -s none, one option a word. Startup options end at the command; "--" ends a command's
+// options (the words after it are the target's). Flags named
+// --incompatible_* are booleans of their own family, taken by the rule.
+var (
+	bazelStartupOpts = opts{long: bazelStartupValued, flagsLong: bazelStartupFlags, stop: true, exact: true, complete: true}
+	bazelCmdOpts     = opts{short: "cj", flags: "ks", long: bazelValued, flagsLong: withNo(bazelFlags),
+		exact: true, complete: true, boolValue: true, noCluster: true}
+)
+
+// withNo returns the names and the same names prefixed with "no".
+func withNo(names []string) []string {
+	out := make([]string, 0, 2*len(names))
+	for _, n := range names {
+		out = append(out, n, "no"+n)
+	}
+	return out
+}
+
+// bazelBool reports a value bazel takes for a boolean option.
+func bazelBool(v string) bool {
+	switch v {
+	case "true", "false", "yes", "no", "1", "0", "auto":
+		return true
+	}
+	return false
+}
 
 // ruleBazel judges bazel: startup options (--bazelrc, --server_javabase,
 // --host_jvm_args load code from elsewhere), the command, and its options:
@@ -847,30 +891,14 @@ var (
 // *opt options pass variables and flags, remote options send the build to
 // another machine.
 func ruleBazel(a *analyzer, c *call) {
-	i := 1
-	cmd := ""
-	for ; i < len(c.args); i++ {
-		x := c.args[i]
-		if x.dyn {
-			a.opaque(x.sp, "bazel is given a word built at run time, which may be an option that names a program")
-			return
+	os, rest := a.scan(bazelStartupOpts, c.args)
+	for _, op := range os {
+		if op.unknown {
+			continue // scan made the command opaque
 		}
-		if !strings.HasPrefix(x.s, "--") {
-			cmd = x.s
-			break
-		}
-		name, val, hasVal := strings.Cut(x.s[2:], "=")
-		switch {
-		case slices.Contains(bazelStartupFlags, name) && !hasVal:
-			continue
-		case !slices.Contains(bazelStartupValued, name):
-			a.unknownOpt(c.args[0], opt{name: "--" + name, x: x})
-			continue
-		}
-		v := sub(x, val)
-		if !hasVal && i+1 < len(c.args) {
-			i++
-			v = c.args[i]
+		name, v := op.name[2:], op.val
+		if !slices.Contains(bazelStartupValued, name) || v == (arg{}) {
+			continue // a flag, or the value is missing
 		}
 		switch name {
 		case "output_base", "output_user_root", "failure_detail_out", "server_jvm_out":
@@ -882,55 +910,52 @@ func ruleBazel(a *analyzer, c *call) {
 			a.opaque(v.sp, "bazel --"+name+" makes the Bazel server run another JVM, agent or installation, which is not checked")
 		}
 	}
-	if cmd == "" {
+	if len(rest) == 0 {
 		return
 	}
-	at := i
+	if rest[0].dyn {
+		a.opaque(rest[0].sp, "bazel is given a word built at run time, which may be an option that names a program")
+		return
+	}
+	cmd := rest[0].s
 	if !slices.Contains(bazelCommands, cmd) {
-		a.opaque(c.args[at].sp, "bazel is given the command "+quote(cmd)+", which the analyser does not know")
+		a.opaque(rest[0].sp, "bazel is given the command "+quote(cmd)+", which the analyser does not know")
 		return
 	}
-	for i = at + 1; i < len(c.args); i++ {
-		x := c.args[i]
-		if x.s == "--" && !x.dyn {
-			break // the target's own arguments
-		}
+	// The words after "--" are the target's own arguments.
+	cos, ops, _ := a.scanSplit(bazelCmdOpts, append([]arg{{s: "bazel " + cmd, sp: rest[0].sp}}, rest[1:]...))
+	for _, x := range ops {
 		if x.dyn {
 			a.opaque(x.sp, "bazel "+cmd+" is given a word built at run time, which may be an option that names a program")
+		}
+	}
+	for _, op := range cos {
+		name := strings.TrimPrefix(op.name, "--")
+		flag := slices.Contains(bazelCmdOpts.flagsLong, name) || len(op.name) == 2 && strings.IndexByte(bazelCmdOpts.flags, op.name[1]) >= 0
+		if op.unknown {
+			family := strings.HasPrefix(name, "incompatible_") || strings.HasPrefix(name, "noincompatible_")
+			flag = family && strings.HasPrefix(op.name, "--")
+			if !flag {
+				a.unknownOpt(c.args[0], op)
+				continue
+			}
+		}
+		if flag {
+			if op.attached && !bazelBool(op.val.s) {
+				a.unknownOpt(c.args[0], op)
+			}
 			continue
 		}
-		if !strings.HasPrefix(x.s, "-") {
-			continue // a target pattern or query expression
+		switch op.name {
+		case "-c":
+			name = "compilation_mode"
+		case "-j":
+			name = "jobs"
 		}
-		s := x.s
-		switch {
-		case s == "-k" || s == "-s":
-			continue
-		case s == "-c" || s == "-j":
-			s = map[string]string{"-c": "--compilation_mode", "-j": "--jobs"}[s]
-		case strings.HasPrefix(s, "-c") && !strings.HasPrefix(s, "--"), strings.HasPrefix(s, "-j") && !strings.HasPrefix(s, "--"):
-			continue // -copt, -j8
+		if op.val == (arg{}) {
+			continue // the value is missing
 		}
-		if !strings.HasPrefix(s, "--") {
-			a.unknownOpt(c.args[0], opt{name: s, x: x})
-			continue
-		}
-		name, val, hasVal := strings.Cut(s[2:], "=")
-		flag := strings.TrimPrefix(name, "no")
-		if (slices.Contains(bazelFlags, name) || slices.Contains(bazelFlags, flag) || strings.HasPrefix(flag, "incompatible_")) &&
-			(!hasVal || slices.Contains([]string{"true", "false", "yes", "no", "1", "0", "auto"}, val)) {
-			continue
-		}
-		if !slices.Contains(bazelValued, name) {
-			a.unknownOpt(c.args[0], opt{name: "--" + name, x: x})
-			continue
-		}
-		v := sub(x, val)
-		if !hasVal && i+1 < len(c.args) {
-			i++
-			v = c.args[i]
-		}
-		a.bazelOption(c, cmd, name, v)
+		a.bazelOption(c, cmd, name, op.val)
 	}
 	switch cmd {
 	case "run":

@@ -37,6 +37,13 @@ var buildCases = []analyzeCase{
 	{name: "mvn flyway clean", cmd: "mvn flyway:clean", min: D},
 	{name: "mvn log file", cmd: "mvn -l /home/u/.bashrc test", min: X, acc: &acc{"/home/u/.bashrc", "w"}},
 	{name: "mvn dyn", cmd: "mvn $GOAL", min: X, opaque: 1},
+	// mvn's options come from its table, read as commons-cli's GnuParser
+	// reads them.
+	{name: "mvn word option with =", cmd: "mvn -pl=core -am -ntp package", min: X, exact: true},
+	{name: "mvn define with =", cmd: "mvn -D=skipTests -T=4 test", min: X, exact: true},
+	{name: "mvn flag then goal", cmd: "mvn -Uexec:exec", min: X, opaque: 1},
+	{name: "mvn dash-dash goals", cmd: "mvn -q -- antrun:run", min: X, why: "runs code or commands"},
+	{name: "mvn flag given a value", cmd: "mvn --offline=exec:exec", min: X, opaque: 1},
 
 	// Gradle.
 	{name: "gradle init script", cmd: "gradle -I init.gradle build", min: X, opaque: 1, acc: &acc{"/home/u/proj/init.gradle", "r"}},
@@ -44,6 +51,11 @@ var buildCases = []analyzeCase{
 	{name: "gradle java home", cmd: "gradle -Dorg.gradle.java.home=/tmp/jdk build", min: X, opaque: 1},
 	{name: "gradle user home", cmd: "gradle -g /tmp/gh build", min: X, opaque: 1},
 	{name: "gradle unknown option", cmd: "gradle --frob build", min: X, opaque: 1},
+	{name: "gradle clustered flags", cmd: "gradle -is build", min: X, exact: true},
+	{name: "gradle task graph is a flag", cmd: "gradle --task-graph build --frob", min: X, exact: true},
+	{name: "gradle attached init script", cmd: "gradle -I=/tmp/x.gradle build", min: X, opaque: 1, acc: &acc{"/tmp/x.gradle", "r"}},
+	{name: "gradle after dash-dash", cmd: "gradle build -- --frob", min: X, exact: true},
+	{name: "gradle dynamic word", cmd: `gradle "$t"`, min: X, opaque: 1},
 
 	// CMake.
 	{name: "cmake -E rm", cmd: "cmake -E rm -rf src", min: D, argv: []string{"rm", "-rf", "src"}, acc: &acc{"/home/u/proj/src", "d"}},
@@ -71,6 +83,10 @@ var buildCases = []analyzeCase{
 	{name: "cargo -Z", cmd: "cargo -Z config-include build", min: X, opaque: 1},
 	{name: "cargo rustc linker", cmd: "cargo rustc -- -C linker=/tmp/evil", min: X, opaque: 1},
 	{name: "cargo unknown option", cmd: "cargo --frob build", min: X, opaque: 1},
+	{name: "cargo clustered and attached", cmd: "cargo build -vv -pmycrate -j=4", min: X, exact: true},
+	{name: "cargo subcommand option before it", cmd: "cargo --release build", min: X, opaque: 1},
+	{name: "cargo dynamic subcommand config", cmd: `cargo "$sub" --config 'build.rustc-wrapper="/tmp/x"'`, min: X, opaque: 1, argv: []string{"/tmp/x"}},
+	{name: "cargo external subcommand", cmd: "cargo frob --config x", min: X, why: "cargo-frob"},
 
 	// Bazel.
 	{name: "bazel run_under", cmd: "bazel run --run_under='rm -rf ~' //x:y", min: D},
@@ -79,6 +95,13 @@ var buildCases = []analyzeCase{
 	{name: "bazel action env", cmd: "bazel build --action_env=LD_PRELOAD=/tmp/x.so //...", min: X, opaque: 1},
 	{name: "bazel remote", cmd: "bazel build --remote_executor=grpc://evil.example:443 //...", min: N},
 	{name: "bazel unknown", cmd: "bazel build --frob //...", min: X, opaque: 1},
+	{name: "bazel boolean before run_under", cmd: "bazel run --noorder_results --run_under='rm -rf ~' //x:y", min: D},
+	{name: "bazel dash-dash as a value", cmd: "bazel test --test_arg -- --run_under='rm -rf ~' //x:y", min: D},
+	{name: "bazel short options one a word", cmd: "bazel build -ks //...", min: X, opaque: 1},
+	{name: "bazel attached short", cmd: "bazel build -copt -j8 -k //...", min: X, exact: true},
+	{name: "bazel boolean bad value", cmd: "bazel build --keep_going=maybe //...", min: X, opaque: 1},
+	{name: "bazel incompatible flag", cmd: "bazel build --incompatible_strict_action_env=true --noincompatible_foo //...", min: X, exact: true},
+	{name: "bazel target arguments", cmd: "bazel run //x:y -- --run_under=rm", min: X, exact: false, why: "runs it"},
 	{name: "bazel run", cmd: "bazel run //tools:gen", min: X, why: "runs it"},
 
 	// Ninja.

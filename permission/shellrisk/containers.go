@@ -164,9 +164,10 @@ func ruleContainer(a *analyzer, c *call) {
 
 // runValue are the long options of docker/podman/nerdctl run and create
 // that take a value; runFlags those that take none (or an attached
-// =true/=false). The table is complete for docker: an option it does not
-// list makes the call Opaque, since its value would be taken for the
-// image or the command.
+// =true/=false, as pflag reads a boolean). With the short ones they make
+// runOpts, complete for docker 28, podman 5 and nerdctl 2: an option it
+// does not list makes the call Opaque, since its value would be taken for
+// the image or the command.
 var (
 	runValue = []string{"add-host", "annotation", "attach", "blkio-weight", "blkio-weight-device", "cap-add", "cap-drop",
 		"cgroup-parent", "cgroupns", "cidfile", "cpu-count", "cpu-percent", "cpu-period", "cpu-quota", "cpu-rt-period",
@@ -182,10 +183,12 @@ var (
 		"volumes-from", "workdir",
 		// podman
 		"arch", "authfile", "cert-dir", "cgroup-conf", "cgroups", "chrootdirs", "conmon-pidfile", "creds", "decryption-key",
-		"env-merge", "gidmap", "group-entry", "hostuser", "image-volume", "init-path", "os", "passwd-entry", "personality",
-		"pidfile", "pod", "pod-id-file", "preserve-fds", "rdt-class", "requires", "retry", "retry-delay", "sdnotify",
-		"seccomp-policy", "secret", "shm-size-systemd", "subgidname", "subuidname", "systemd", "timeout", "uidmap", "umask",
-		"unsetenv", "variant",
+		"env-merge", "gidmap", "group-entry", "health-log-destination", "health-max-log-count", "health-max-log-size",
+		"health-on-failure", "health-startup-cmd", "health-startup-interval", "health-startup-retries",
+		"health-startup-success", "health-startup-timeout", "hosts-file", "hostuser", "image-volume", "init-path", "os",
+		"passwd-entry", "personality", "pidfile", "pod", "pod-id-file", "preserve-fd", "preserve-fds", "rdt-class",
+		"requires", "retry", "retry-delay", "sdnotify", "seccomp-policy", "secret", "shm-size-systemd", "subgidname",
+		"subuidname", "systemd", "timeout", "uidmap", "umask", "unsetenv", "variant",
 		// nerdctl
 		"cosign-key", "verify", "ipfs-address"}
 	runFlags = []string{"detach", "disable-content-trust", "help", "init", "interactive", "no-healthcheck", "oom-kill-disable",
@@ -193,10 +196,26 @@ var (
 		"http-proxy", "no-hosts", "read-only-tmpfs", "replace", "rootfs", "tls-verify", "unsetenv-all", "passwd", "rmi"}
 )
 
-const (
-	runValueShort = "acehlmpuvw"
-	runFlagShort  = "ditPq"
-)
+// runOpts is the table of docker run's options: pflag's, so flags
+// cluster (-it), a short option takes its value attached (-v/a:/b,
+// -v=/a:/b) or as the next word, and long options are never abbreviated.
+var runOpts = opts{short: "acehlmpuvw", long: runValue, flags: "ditPq", flagsLong: runFlags,
+	stop: true, exact: true, complete: true, boolValue: true}
+
+// afterDashDash reports whether the operand at args[at] follows a "--"
+// that ended the options, and is not the value of the last option read.
+func afterDashDash(os []opt, args []arg, at int) bool {
+	if at < 1 || args[at-1].dyn || args[at-1].s != "--" {
+		return false
+	}
+	if len(os) > 0 {
+		last := os[len(os)-1]
+		if !last.attached && last.val != (arg{}) && last.val.sp == args[at-1].sp && last.val.s == "--" {
+			return false // "--" is that option's value
+		}
+	}
+	return true
+}
 
 // container is what a run or create gives the container of the host.
 type container struct {
@@ -215,78 +234,55 @@ type mount struct{ host, target string }
 // container power over the host, the mounts, and the command it runs.
 func (a *analyzer) containerRun(c *call, name, verb string, args []arg, remote bool) {
 	ct := container{}
-	i := 0
-	for ; i < len(args); i++ {
-		x := args[i]
-		if x.dyn {
-			a.opaque(x.sp, name+" "+verb+" is given a word built at run time where an option or the image may stand")
-			return
+	os, tail := a.scan(runOpts, append([]arg{c.args[0]}, args...))
+	rootfs := false
+	for _, op := range os {
+		if op.unknown {
+			return // scan made the command opaque
 		}
-		s := x.s
-		if s == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			break
-		}
-		if strings.HasPrefix(s, "--") {
-			opt, val, hasVal := strings.Cut(s[2:], "=")
-			va := arg{s: val, sp: x.sp, w: x.w}
-			switch {
-			case slices.Contains(runValue, opt):
-				if !hasVal {
-					if i+1 >= len(args) {
-						return
-					}
-					i++
-					va = args[i]
-				}
-				if !a.runOpt(c, &ct, name, "--"+opt, va, remote) {
-					return
-				}
-			case slices.Contains(runFlags, opt):
-				if hasVal && (val == "false" || val == "0") {
-					continue
-				}
-				if !a.runOpt(c, &ct, name, "--"+opt, arg{}, remote) {
-					return
-				}
-			default:
-				a.opaque(x.sp, name+" "+verb+" is given the option "+quote(s)+", which the analyser does not know, so it cannot tell the image and command apart; no rule allows it")
-				return
+		short := len(op.name) == 2
+		if short && strings.IndexByte(runOpts.flags, op.name[1]) >= 0 || !short && slices.Contains(runFlags, op.name[2:]) {
+			if op.attached && (op.val.s == "false" || op.val.s == "0") {
+				continue
 			}
+			rootfs = rootfs || op.name == "--rootfs"
+			a.runOpt(c, &ct, name, op.name, arg{}, remote)
 			continue
 		}
-		for j := 1; j < len(s); j++ {
-			ch := s[j]
-			if strings.IndexByte(runValueShort, ch) >= 0 {
-				va := arg{s: strings.TrimPrefix(s[j+1:], "="), sp: x.sp, w: x.w}
-				if j+1 == len(s) {
-					if i+1 >= len(args) {
-						return
-					}
-					i++
-					va = args[i]
-				}
-				if !a.runOpt(c, &ct, name, "-"+string(ch), va, remote) {
-					return
-				}
-				break
-			}
-			if strings.IndexByte(runFlagShort, ch) < 0 {
-				a.opaque(x.sp, name+" "+verb+" is given the option "+quote(s)+", which the analyser does not know, so it cannot tell the image and command apart; no rule allows it")
-				return
-			}
+		v := op.val
+		if v == (arg{}) {
+			return // the value is missing: there is no image
 		}
+		if short && op.attached {
+			v.s = strings.TrimPrefix(v.s, "=") // pflag takes -v=/a:/b as -v /a:/b
+		}
+		a.runOpt(c, &ct, name, op.name, v, remote)
+	}
+	at := len(args) - len(tail) // the image
+	if len(tail) > 0 && tail[0].dyn && !afterDashDash(os, args, at) {
+		a.opaque(tail[0].sp, name+" "+verb+" is given a word built at run time where an option or the image may stand")
+		return
 	}
 	if !(ct.noNet && ct.pullNever) {
 		a.network(c.sp, quote(name+" "+verb), name+" "+verb+" may pull the image and gives the container network access")
 	}
-	if i >= len(args) {
+	if len(tail) == 0 {
 		return
 	}
-	cmd := args[i+1:]
+	if rootfs {
+		// podman run --rootfs: the image is a host directory, the
+		// container's root file system (PATH[:O][,idmap…]); with O an
+		// overlay keeps the container's changes off it.
+		img := tail[0]
+		if img.dyn {
+			a.opaque(img.sp, name+" "+verb+" --rootfs is given a root file system built at run time")
+			return
+		}
+		dir, overlay := rootfsPath(img.s)
+		ct.hostReached = true
+		a.bindMount(c, &ct, name, img, dir, "/", overlay, remote)
+	}
+	cmd := tail[1:]
 	if ct.entrypoint != nil {
 		cmd = append([]arg{*ct.entrypoint}, cmd...)
 	}
@@ -301,6 +297,26 @@ func (a *analyzer) containerRun(c *call, name, verb string, args []arg, remote b
 	a.elsewhere(elsewhere{where: "inside the container", cwd: cwd, keepDestroy: ct.hostReached, host: func(p string) string {
 		return hostPath(mounts, p)
 	}}, func() { a.inner(c, cmd, cwd, false) })
+}
+
+// rootfsPath splits podman's --rootfs operand into the host directory and
+// whether its options ask for an overlay (O).
+func rootfsPath(s string) (string, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, false
+	}
+	overlay := false
+	for _, o := range strings.Split(s[i+1:], ",") {
+		switch {
+		case o == "O":
+			overlay = true
+		case o == "idmap" || strings.HasPrefix(o, "idmap="):
+		default:
+			return s, false // not options: part of the path
+		}
+	}
+	return s[:i], overlay
 }
 
 // hostPath maps a path inside a container to the host path a bind mount
@@ -326,15 +342,14 @@ func hostPath(ms []mount, p string) string {
 	return host
 }
 
-// runOpt judges one option of run or create; it reports false when the
-// rest cannot be judged.
-func (a *analyzer) runOpt(c *call, ct *container, name, opt string, v arg, remote bool) bool {
+// runOpt judges one option of run or create.
+func (a *analyzer) runOpt(c *call, ct *container, name, opt string, v arg, remote bool) {
 	if v.dyn && opt != "-e" && opt != "--env" && opt != "--label" && opt != "-l" && opt != "--name" {
 		a.opaque(v.sp, name+" "+opt+" is given a value built at run time, so what the container reaches of the host is not known; no rule allows it")
 		if opt == "-v" || opt == "--volume" || opt == "--mount" {
 			ct.hostReached = true
 		}
-		return true
+		return
 	}
 	val := v.s
 	switch opt {
@@ -393,10 +408,8 @@ func (a *analyzer) runOpt(c *call, ct *container, name, opt string, v arg, remot
 		ct.workdir = val
 	case "--pull":
 		ct.pullNever = val == "never"
-	case "--env-file", "--label-file", "--authfile", "--secret", "--decryption-key", "--cosign-key", "--seccomp-policy":
-		if opt == "--secret" || opt == "--seccomp-policy" {
-			return true
-		}
+	case "--env-file", "--label-file", "--authfile", "--decryption-key", "--cosign-key", "--hosts-file":
+		// Read on this machine; --hosts-file is copied into the container.
 		if !remote {
 			a.access(v, c.cwd, false, false)
 		}
@@ -404,8 +417,13 @@ func (a *analyzer) runOpt(c *call, ct *container, name, opt string, v arg, remot
 		if !remote {
 			a.access(v, c.cwd, true, false)
 		}
+	case "--health-log-destination":
+		// podman writes the health checks' log to a directory of the host
+		// unless it is one of its own destinations.
+		if val != "local" && val != "events_logger" && !remote {
+			a.access(v, c.cwd, true, false)
+		}
 	}
-	return true
 }
 
 // capAdd judges one capability given to the container.
@@ -569,7 +587,7 @@ func (a *analyzer) containerExec(c *call, name string, args []arg) {
 		}
 	}
 	if len(rest) > 0 && rest[0].dyn {
-		if at := len(args) - len(rest); at < 1 || args[at-1].dyn || args[at-1].s != "--" {
+		if !afterDashDash(os, args, len(args)-len(rest)) {
 			a.opaque(rest[0].sp, name+" exec is given a word built at run time where an option or the container may stand")
 			return
 		}

@@ -264,6 +264,23 @@ type opts struct {
 	// numeric is set when -N (digits) is an option, as nice -10 and
 	// head -5.
 	numeric bool
+
+	// wordFlags and wordValue are options of several letters given
+	// after one dash, as commons-cli reads them (mvn -am, -pl): those in
+	// wordValue take a value, the next word or one attached after "="
+	// (-pl=core). A word that is not one of them is read as short
+	// options.
+	wordFlags, wordValue []string
+	// noCluster is set for programs that read one short option a word
+	// (commons-cli, Gradle): what follows a short option that takes a
+	// value is its value (-DskipTests, -T4); after one that takes none,
+	// the word is not understood.
+	noCluster bool
+	// boolValue is set for programs that take a value attached to a long
+	// option that needs none (pflag's --rm=false, bazel's
+	// --keep_going=yes): it is returned as the option's value, where a
+	// complete table would refuse the option.
+	boolValue bool
 }
 
 // longNames returns every long option of a complete table, for
@@ -314,6 +331,9 @@ type opt struct {
 	name string // "-f" or "--force"; a cluster "-rf" yields "-r" and "-f"
 	val  arg    // its value, if it takes one
 	x    arg    // the word the option came from
+	// attached is set when val was part of x (-Tfoo, --file=F), not the
+	// next word.
+	attached bool
 	// unknown is set for an option a complete table does not list.
 	unknown bool
 }
@@ -324,17 +344,25 @@ type opt struct {
 // analyzer's arenas and must not be appended to in place (their capacity is
 // their length, so append copies).
 func (a *analyzer) scan(o opts, args []arg) ([]opt, []arg) {
-	o0, a0 := len(a.optArena), len(a.argArena)
-	os, operands, tail := o.scanInto(a.optArena, a.argArena, args)
-	a.optArena = os
+	os, operands := a.scanQuiet(o, args)
 	if o.complete {
-		for _, op := range os[o0:] {
+		for _, op := range os {
 			if op.unknown {
 				a.unknownOpt(args[0], op)
 				break
 			}
 		}
 	}
+	return os, operands
+}
+
+// scanQuiet is scan for rules that take some options a complete table
+// does not list (a task's options after it, a family of flags named by a
+// prefix): it marks an unknown option but does not record it.
+func (a *analyzer) scanQuiet(o opts, args []arg) ([]opt, []arg) {
+	o0, a0 := len(a.optArena), len(a.argArena)
+	os, operands, tail := o.scanInto(a.optArena, a.argArena, args)
+	a.optArena = os
 	if len(operands) == a0 {
 		// Only the operands after the options: share them with args rather
 		// than copy, so that nested wrappers stay linear.
@@ -343,6 +371,17 @@ func (a *analyzer) scan(o opts, args []arg) ([]opt, []arg) {
 	operands = append(operands, tail...)
 	a.argArena = operands
 	return os[o0:len(os):len(os)], operands[a0:len(operands):len(operands)]
+}
+
+// scanSplit is scanQuiet for a table without stop that keeps apart the
+// words after a "--" that ended the options (a target's or a tool's own
+// arguments): tail, nil when no "--" did. A "--" taken as an option's
+// value does not end them.
+func (a *analyzer) scanSplit(o opts, args []arg) (os []opt, operands, tail []arg) {
+	o0, a0 := len(a.optArena), len(a.argArena)
+	os, operands, tail = o.scanInto(a.optArena, a.argArena, args)
+	a.optArena, a.argArena = os, operands
+	return os[o0:len(os):len(os)], operands[a0:len(operands):len(operands)], tail[:len(tail):len(tail)]
 }
 
 // unknownOpt records an option the program's table does not list.
@@ -375,8 +414,8 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 			}
 			op := opt{name: name, x: x, unknown: o.complete && !o.knownLong(name[2:])}
 			if hasVal {
-				op.val = arg{s: val, sp: x.sp, w: x.w}
-				if o.complete && slices.Contains(o.flagsLong, name[2:]) {
+				op.val, op.attached = arg{s: val, sp: x.sp, w: x.w}, true
+				if o.complete && !o.boolValue && slices.Contains(o.flagsLong, name[2:]) {
 					op.unknown = true // getopt refuses a value for a flag
 				}
 			} else if o.takesLong(name[2:]) && i+1 < len(args) {
@@ -385,11 +424,28 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 			}
 			os = append(os, op)
 		default:
+			if len(o.wordFlags)+len(o.wordValue) > 0 {
+				w, v, hasVal := strings.Cut(s[1:], "=")
+				valued := slices.Contains(o.wordValue, w)
+				if valued || slices.Contains(o.wordFlags, w) {
+					op := opt{name: s[:1+len(w)], x: x}
+					switch {
+					case hasVal:
+						op.val, op.attached = arg{s: v, sp: x.sp, w: x.w}, true
+						op.unknown = o.complete && !valued // commons-cli makes the value a word of its own
+					case valued && i+1 < len(args):
+						i++
+						op.val = args[i]
+					}
+					os = append(os, op)
+					continue
+				}
+			}
 			for j := 1; j < len(s); j++ {
 				op := opt{name: shortName(s[j]), x: x}
 				if strings.IndexByte(o.optShort, s[j]) >= 0 {
 					if j+1 < len(s) {
-						op.val = arg{s: s[j+1:], sp: x.sp, w: x.w}
+						op.val, op.attached = arg{s: s[j+1:], sp: x.sp, w: x.w}, true
 					}
 					os = append(os, op)
 					break
@@ -399,11 +455,18 @@ func (o opts) scanInto(os []opt, operands []arg, args []arg) ([]opt, []arg, []ar
 				}
 				if strings.IndexByte(o.short, s[j]) >= 0 {
 					if j+1 < len(s) {
-						op.val = arg{s: s[j+1:], sp: x.sp, w: x.w}
+						op.val, op.attached = arg{s: s[j+1:], sp: x.sp, w: x.w}, true
 					} else if i+1 < len(args) {
 						i++
 						op.val = args[i]
 					}
+					os = append(os, op)
+					break
+				}
+				if o.noCluster && j+1 < len(s) {
+					// Not a cluster of flags: the whole word is not
+					// understood.
+					op.name, op.unknown = s, true
 					os = append(os, op)
 					break
 				}

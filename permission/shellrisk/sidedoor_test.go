@@ -128,6 +128,22 @@ var containerCases = []analyzeCase{
 	{name: "podman mount", cmd: "podman run -v /:/host alpine", min: D},
 	{name: "nerdctl privileged", cmd: "nerdctl run --privileged alpine", min: D},
 	{name: "podman remote", cmd: "podman --remote ps", min: N},
+	// docker run's options come from its table, read as pflag reads them:
+	// a short option's value attached with or without "=", booleans given
+	// =false, clusters; podman's and nerdctl's options too.
+	{name: "docker run attached volume with =", cmd: "docker run --rm -v=/:/host alpine ls /host", min: C, why: "every secret"},
+	{name: "docker run cluster then volume", cmd: "docker run -itv /home/u/proj:/src alpine rm -rf /src", min: D, acc: &acc{"/home/u/proj", "d"}},
+	{name: "docker run privileged true", cmd: "docker run --privileged=true alpine", min: D},
+	{name: "docker run rm false", cmd: "docker run --rm=false --network=none --pull=never alpine true", min: X, exact: true},
+	{name: "docker run value then dash-dash", cmd: `docker run --name -- "$img" sh`, min: X, opaque: 1},
+	{name: "docker run dash-dash then image", cmd: `docker run --network=none --pull=never -- "$img"`, min: X, opaque: -1},
+	{name: "docker run abbreviation unknown", cmd: "docker run --priv alpine", min: X, opaque: 1},
+	{name: "podman health on failure", cmd: "podman run --health-on-failure=kill --network=none --pull=never alpine true", min: X, exact: true},
+	{name: "podman hosts file", cmd: "podman run --hosts-file ~/.ssh/id_rsa alpine", min: N, acc: &acc{"/home/u/.ssh/id_rsa", "r"}},
+	{name: "podman rootfs host root", cmd: "podman run --rootfs / rm -rf /home/u/proj", min: D, acc: &acc{"/home/u/proj", "d"}},
+	{name: "podman rootfs idmap", cmd: "podman run --rootfs /:idmap cat /home/u/.ssh/id_rsa", min: C, acc: &acc{"/home/u/.ssh/id_rsa", "r"}},
+	{name: "podman rootfs overlay", cmd: "podman run --rootfs /:O ls /", min: C},
+	{name: "docker exec value then dash-dash", cmd: `docker exec -u -- "$c" ctr ls`, min: X, opaque: 1},
 	{name: "nsenter host", cmd: "nsenter -t 1 -m -u -i -n -p sh", min: D},
 	{name: "nsenter long", cmd: "nsenter --target 1 --mount --uts --ipc --net --pid -- bash -c 'cat /etc/shadow'", min: D, acc: &acc{"/etc/shadow", "r"}},
 	{name: "nsenter other target", cmd: "nsenter -t 4242 -m cat /root/.ssh/id_rsa", min: C},

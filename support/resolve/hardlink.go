@@ -3,7 +3,6 @@ package resolve
 import (
 	"os"
 	"path/filepath"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -41,105 +40,124 @@ var credDirs = []struct {
 // events.db) and the directories there, not the artifact store's fan-out.
 const dataDirDepth = 1
 
-// maxCredEntries bounds the entries read to build one index.
+// maxCredEntries bounds the entries read in one search for a credential.
 const maxCredEntries = 5000
 
 // fileID is a file's identity: device and inode.
 type fileID struct{ dev, ino uint64 }
 
-// credIndex maps the identities of the credential files under one home
-// (and one working directory) to their paths, with the stamps of the
-// directories read to build it.
-type credIndex struct {
-	ids    map[fileID]string
-	stamps map[string]stamp // directory → its stamp when read; a missing one has none
+// credScan is what one directory read for the credential files holds:
+// its subdirectories and its credential (or protected) files, in the
+// order read, each with its position among the n entries, so that the
+// bound on the entries read falls where a full read puts it.
+type credScan struct {
+	n     int
+	items []credItem
 }
 
-var credCache struct {
-	sync.Mutex
-	m map[[3]string]*credIndex
+// credItem is a subdirectory (name) or a credential file (id and path).
+type credItem struct {
+	pos  int // 1-based, among the directory's entries
+	name string
+	id   fileID
+	path string
 }
 
-// fresh reports whether no directory read for c changed since.
-func (c *credIndex) fresh() bool {
-	for d, s := range c.stamps {
-		var st unix.Stat_t
-		if unix.Stat(d, &st) != nil || dirStamp(&st) != s {
-			return false
+// credDirScans remembers each directory's credScan, by environment and
+// path, while the directory's stamp is unchanged: the one stamp cache of
+// this package, with its racy-window rule (a directory changed within
+// the window is read again at the next call).
+var credDirScans = newStampCache[credScan](4096)
+
+// credEnvKey is the part of a credDirScans key that the environment
+// gives: which files are credentials depends on it.
+func credEnvKey(env pathrisk.Env) string {
+	return env.Home + "\x00" + env.Cwd + "\x00" + env.DataDir + "\x00" + env.ConfigHome + "\x00"
+}
+
+// scanCredDir reads dir's entries as the index needs them.
+func scanCredDir(dir string, env pathrisk.Env) credScan {
+	list, err := os.ReadDir(dir)
+	if err != nil {
+		return credScan{}
+	}
+	sc := credScan{n: len(list)}
+	for i, e := range list {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			sc.items = append(sc.items, credItem{pos: i + 1, name: e.Name()})
+		case e.Type().IsRegular():
+			if !pathrisk.IsCredential(p, env) && !pathrisk.Protected(pathrisk.PathFacts{Raw: p, Canonical: p, Write: true}, env) {
+				continue
+			}
+			var fst unix.Stat_t
+			if unix.Stat(p, &fst) == nil {
+				sc.items = append(sc.items, credItem{pos: i + 1, id: fileID{uint64(fst.Dev), fst.Ino}, path: p})
+			}
 		}
 	}
-	return true
+	return sc
 }
 
-// credentialIndex returns the index for env's home, working directory and
-// data directory, read once and again only when a directory it read has
-// changed.
-func credentialIndex(env pathrisk.Env) *credIndex {
-	key := [3]string{env.Home, env.Cwd, env.DataDir}
-	credCache.Lock()
-	defer credCache.Unlock()
-	if c, ok := credCache.m[key]; ok && c.fresh() {
-		return c
-	}
-	c := buildIndex(env)
-	if credCache.m == nil {
-		credCache.m = make(map[[3]string]*credIndex)
-	}
-	credCache.m[key] = c
-	return c
-}
-
-func buildIndex(env pathrisk.Env) *credIndex {
-	c := &credIndex{ids: map[fileID]string{}, stamps: map[string]stamp{}}
+// credentialWithID returns the first credential (or protected) file with
+// identity id under env's data directory, home (its top, and credDirs to
+// their depths) and working directory (its top), reading at most
+// maxCredEntries entries in all, or "". Each directory's scan comes from
+// credDirScans while its stamp is unchanged.
+func credentialWithID(env pathrisk.Env, id fileID) string {
+	key := credEnvKey(env)
 	entries := 0
-	var read func(dir string, depth int)
-	read = func(dir string, depth int) {
+	found := ""
+	var read func(dir string, depth int) bool
+	read = func(dir string, depth int) bool {
 		var st unix.Stat_t
 		if unix.Stat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			return
+			return false
 		}
-		c.stamps[dir] = dirStamp(&st)
-		list, err := os.ReadDir(dir)
-		if err != nil {
-			return
+		stamp := dirStamp(&st)
+		sc, ok := credDirScans.get(key+dir, stamp)
+		if !ok {
+			sc = scanCredDir(dir, env)
+			credDirScans.put(key+dir, stamp, sc)
 		}
-		for _, e := range list {
-			if entries++; entries > maxCredEntries {
-				return
+		done := 0
+		for _, it := range sc.items {
+			entries += it.pos - done
+			done = it.pos
+			if entries > maxCredEntries {
+				return false
 			}
-			p := filepath.Join(dir, e.Name())
 			switch {
-			case e.IsDir():
-				if depth > 0 {
-					read(p, depth-1)
+			case it.name != "":
+				if depth > 0 && read(filepath.Join(dir, it.name), depth-1) {
+					return true
 				}
-			case e.Type().IsRegular():
-				if !pathrisk.IsCredential(p, env) && !pathrisk.Protected(pathrisk.PathFacts{Raw: p, Canonical: p, Write: true}, env) {
-					continue
-				}
-				var fst unix.Stat_t
-				if unix.Stat(p, &fst) == nil {
-					id := fileID{uint64(fst.Dev), fst.Ino}
-					if _, dup := c.ids[id]; !dup {
-						c.ids[id] = p
-					}
-				}
+			case it.id == id:
+				found = it.path
+				return true
 			}
 		}
+		entries += sc.n - done
+		return false
 	}
-	if filepath.IsAbs(env.DataDir) {
-		read(filepath.Clean(env.DataDir), dataDirDepth)
+	if filepath.IsAbs(env.DataDir) && read(filepath.Clean(env.DataDir), dataDirDepth) {
+		return found
 	}
 	if filepath.IsAbs(env.Home) {
-		read(env.Home, 0)
+		if read(env.Home, 0) {
+			return found
+		}
 		for _, d := range credDirs {
-			read(filepath.Join(env.Home, d.dir), d.depth)
+			if read(filepath.Join(env.Home, d.dir), d.depth) {
+				return found
+			}
 		}
 	}
-	if filepath.IsAbs(env.Cwd) && env.Cwd != env.Home {
-		read(env.Cwd, 0)
+	if filepath.IsAbs(env.Cwd) && env.Cwd != env.Home && read(env.Cwd, 0) {
+		return found
 	}
-	return c
+	return ""
 }
 
 // hardLinkedCredential returns the credential (or protected) file that p is
@@ -151,8 +169,7 @@ func hardLinkedCredential(p string, env pathrisk.Env) string {
 	if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink < 2 {
 		return ""
 	}
-	c := credentialIndex(env)
-	if cred, ok := c.ids[fileID{uint64(st.Dev), st.Ino}]; ok && cred != p {
+	if cred := credentialWithID(env, fileID{uint64(st.Dev), st.Ino}); cred != p {
 		return cred
 	}
 	return ""
