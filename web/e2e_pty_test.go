@@ -3,6 +3,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -125,6 +126,25 @@ func sameTerminal(before, after unix.Termios) string {
 	return strings.Join(diff, " ")
 }
 
+// stoppedCountdown checks that the closed dialog's countdown has stopped
+// and says so, rather than counting on to "time is up: denied" under an
+// answer that allowed the call.
+func stoppedCountdown(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var cd struct {
+		Text     string `json:"text"`
+		Counting bool   `json:"counting"`
+	}
+	err := chromedp.Run(ctx, chromedp.Evaluate(`(() => { const c = document.getElementById("countdown");
+		return {text: c.textContent, counting: c.hasAttribute("data-deadline")}; })()`, &cd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cd.Counting || !strings.HasPrefix(cd.Text, "stopped with ") || !strings.HasSuffix(cd.Text, "s left: the question is closed") {
+		t.Errorf("the closed dialog's countdown: %+v, want it stopped, saying so", cd)
+	}
+}
+
 // holdScript is a shell call that leaves its mark (out.txt) and then runs
 // until the test creates release: the run process goes on, its question
 // answered, while the test looks at its terminal.
@@ -164,6 +184,7 @@ func TestBrowserAllowClosesTheTerminalsQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nthe terminal shows:\n%q", err, pt.Output())
 	}
+	stoppedCountdown(t, ctx)
 	// The terminal's question closes, saying where and how.
 	closed := afterOn(t, pt, p, at, "→ answered in the web UI: allow once\r\n")
 
@@ -264,6 +285,7 @@ func TestBrowserDialogClosesWhenTheTerminalAnswers(t *testing.T) {
 	if !disabled {
 		t.Error("the closed dialog's buttons still work")
 	}
+	stoppedCountdown(t, ctx)
 	screenshot(t, ctx, "answered-at-terminal-dialog-closed.png")
 
 	// A late answer from the page, as its deny button would send it.
