@@ -50,13 +50,15 @@ func agentBinary(t *testing.T) string {
 	return binPath
 }
 
-// runProcess is a `custom-agent run` waiting on a question, its stdin (the
-// terminal's line protocol) left open and silent.
+// runProcess is a `custom-agent run` waiting on a question: its stdin (the
+// terminal's line protocol) a pipe left open and silent, or a terminal
+// (runSetup.attach).
 type runProcess struct {
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *syncBuffer
-	done   chan struct{} // closed when the process has exited; err is then set
+	stdin  io.WriteCloser // nil on a terminal
+	stderr *syncBuffer    // nil on a terminal
+	output func() string  // everything the process wrote so far
+	done   chan struct{}  // closed when the process has exited; err is then set
 	err    error
 	cwd    string
 	data   string
@@ -79,18 +81,40 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// writeScript is the model of startRun: one write_file call, then done.
+const writeScript = `{"text":"writing it","toolCalls":[{"id":"tc_1","name":"write_file","args":{"path":"out.txt","content":"hi from the browser\n"}}]}` + "\n" + `{"text":"done"}` + "\n"
+
+// runSetup says how startRunWith starts `custom-agent run`.
+type runSetup struct {
+	timeout string   // --approval-timeout
+	script  string   // the script model's JSONL; "" is writeScript
+	env     []string // more environment
+	// attach, when not nil, gives the process its standard files (a
+	// terminal) in place of pipes. It returns what the process wrote so
+	// far, and a function called once the process has started.
+	attach func(*exec.Cmd) (output func() string, started func())
+}
+
 func startRun(t *testing.T, timeout string) *runProcess {
+	t.Helper()
+	return startRunWith(t, runSetup{timeout: timeout})
+}
+
+func startRunWith(t *testing.T, setup runSetup) *runProcess {
 	t.Helper()
 	bin := agentBinary(t)
 	root := t.TempDir()
-	p := &runProcess{cwd: filepath.Join(root, "work"), data: filepath.Join(root, "data"), stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &runProcess{cwd: filepath.Join(root, "work"), data: filepath.Join(root, "data"), done: make(chan struct{})}
 	for _, d := range []string{p.cwd, p.data, filepath.Join(root, "home"), filepath.Join(root, "config")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	script := filepath.Join(root, "script.jsonl")
-	lines := `{"text":"writing it","toolCalls":[{"id":"tc_1","name":"write_file","args":{"path":"out.txt","content":"hi from the browser\n"}}]}` + "\n" + `{"text":"done"}` + "\n"
+	lines := setup.script
+	if lines == "" {
+		lines = writeScript
+	}
 	if err := os.WriteFile(script, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -101,21 +125,32 @@ func startRun(t *testing.T, timeout string) *runProcess {
 	}
 	s.Close()
 	p.cmd = exec.Command(bin, "--data-dir", p.data, "run", "--model", "script:"+script, "--cwd", p.cwd,
-		"--approval-timeout", timeout, "write the file")
+		"--approval-timeout", setup.timeout, "write the file")
 	p.cmd.Env = append(os.Environ(), "HOME="+filepath.Join(root, "home"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
 		"XDG_DATA_HOME="+filepath.Join(root, "xdgdata"), "NO_COLOR=1", "CUSTOM_AGENT_DATA_DIR=")
-	p.cmd.Stderr = p.stderr
-	p.cmd.Stdout = p.stderr
-	p.stdin, err = p.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	p.cmd.Env = append(p.cmd.Env, setup.env...)
+	started := func() {}
+	if setup.attach != nil {
+		p.output, started = setup.attach(p.cmd)
+	} else {
+		p.stderr = &syncBuffer{}
+		p.output = p.stderr.String
+		p.cmd.Stderr = p.stderr
+		p.cmd.Stdout = p.stderr
+		p.stdin, err = p.cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	started()
 	go func() { p.err = p.cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
-		_ = p.stdin.Close()
+		if p.stdin != nil {
+			_ = p.stdin.Close()
+		}
 		select {
 		case <-p.done:
 		case <-time.After(10 * time.Second):
@@ -151,11 +186,11 @@ func waitAsk(t *testing.T, s *sqlitestore.Store, p *runProcess) string {
 		}
 		select {
 		case <-p.done:
-			t.Fatalf("run ended before asking: %v\n%s", p.err, p.stderr.String())
+			t.Fatalf("run ended before asking: %v\n%s", p.err, p.output())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	t.Fatalf("no question in the log after 60 s\n%s", p.stderr.String())
+	t.Fatalf("no question in the log after 60 s\n%s", p.output())
 	return ""
 }
 
@@ -196,20 +231,20 @@ func TestBrowserAllowLetsTheRunProcessToolRun(t *testing.T) {
 		chromedp.Text("#result", &result, chromedp.ByQuery),
 	)
 	if err != nil {
-		t.Fatalf("%v\nrun's output:\n%s", err, p.stderr.String())
+		t.Fatalf("%v\nrun's output:\n%s", err, p.output())
 	}
 	screenshot(t, ctx, "answered-from-browser.png")
 	select {
 	case <-p.done:
 		if p.err != nil {
-			t.Fatalf("run: %v\n%s", p.err, p.stderr.String())
+			t.Fatalf("run: %v\n%s", p.err, p.output())
 		}
 	case <-time.After(30 * time.Second):
-		t.Fatalf("run did not finish after the answer\n%s", p.stderr.String())
+		t.Fatalf("run did not finish after the answer\n%s", p.output())
 	}
 	got, err := os.ReadFile(filepath.Join(p.cwd, "out.txt"))
 	if err != nil || string(got) != "hi from the browser\n" {
-		t.Fatalf("the tool did not run: %q %v\n%s", got, err, p.stderr.String())
+		t.Fatalf("the tool did not run: %q %v\n%s", got, err, p.output())
 	}
 	// The log: resolved by the user via the web, then the tool started.
 	var resolved *event.PermissionResolvedPayload
@@ -227,7 +262,7 @@ func TestBrowserAllowLetsTheRunProcessToolRun(t *testing.T) {
 		t.Fatalf("resolution %+v, tool started after it %v", resolved, started)
 	}
 	// The terminal's question closed with the web's answer.
-	if out := p.stderr.String(); !strings.Contains(out, "approval: answered in the web UI: allow once") {
+	if out := p.output(); !strings.Contains(out, "approval: answered in the web UI: allow once") {
 		t.Errorf("the terminal does not say how its question ended:\n%s", out)
 	}
 	t.Logf("page: %s", result)
@@ -250,7 +285,7 @@ func TestBrowserCountdownEndsInDenyBySystem(t *testing.T) {
 	if err != nil {
 		var txt string
 		_ = chromedp.Run(ctx, chromedp.Text("#result", &txt, chromedp.ByQuery))
-		t.Fatalf("%v (result %q)\nrun's output:\n%s", err, txt, p.stderr.String())
+		t.Fatalf("%v (result %q)\nrun's output:\n%s", err, txt, p.output())
 	}
 	screenshot(t, ctx, "countdown-denied.png")
 	var resolved *event.PermissionResolvedPayload

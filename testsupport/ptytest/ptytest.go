@@ -120,3 +120,34 @@ func (p *PTY) WaitFor(t testing.TB, s string, timeout time.Duration) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Termios is the terminal's settings now (tcgetattr): whether the code
+// under test left it raw, or as it found it.
+func (p *PTY) Termios(t testing.TB) unix.Termios {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(p.SlaveFD, unix.TCGETS)
+	if err != nil {
+		t.Fatalf("tcgetattr: %v", err)
+	}
+	return *tio
+}
+
+// Cooked says whether settings are a line terminal's: the keys a line
+// at a time (ICANON), echoed (ECHO), Ctrl-C a signal (ISIG) and newlines
+// output as CR LF (OPOST, ONLCR). Raw mode clears them all. It returns
+// the ones missing, "" when none is.
+func Cooked(tio unix.Termios) string {
+	var missing []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"ICANON", tio.Lflag&unix.ICANON != 0}, {"ECHO", tio.Lflag&unix.ECHO != 0}, {"ISIG", tio.Lflag&unix.ISIG != 0},
+		{"OPOST", tio.Oflag&unix.OPOST != 0}, {"ONLCR", tio.Oflag&unix.ONLCR != 0},
+	} {
+		if !f.set {
+			missing = append(missing, f.name)
+		}
+	}
+	return strings.Join(missing, " ")
+}

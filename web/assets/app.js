@@ -104,9 +104,22 @@
 		caStream("/queue/events", headers, function (type, data) { if (type === "queue") onQueue(data); }, function () {});
 	}
 
+	// A closed dialog's countdown stops: the question no longer waits, and
+	// its time running out denies nothing (it went on counting down to
+	// "time is up: denied" under an allow).
+	function stopCountdown() {
+		const cd = document.getElementById("countdown");
+		if (!cd || !cd.dataset.deadline) return;
+		const left = secondsLeft(Number(cd.dataset.deadline));
+		cd.removeAttribute("data-deadline");
+		cd.dataset.left = String(left);
+		cd.textContent = left > 0 ? "stopped with " + left + "s left: the question is closed" : "time is up";
+	}
+
 	function closeDialog(message) {
 		if (!dialog || dialog.dataset.closed) return;
 		dialog.dataset.closed = "1";
+		stopCountdown();
 		dialog.querySelectorAll("button, input").forEach(function (b) { b.disabled = true; });
 		const result = document.getElementById("result");
 		if (message) { result.textContent = message; return; }
