@@ -27,7 +27,9 @@ import (
 // starts in the background for the next one. "ahead" counts the calls a
 // helper started ahead took (all of them, unless one was not ready). A
 // call ends, as in the shell tool, on the helper's report of the
-// command's status, or on its exit; "reported" counts the reports. A
+// command's status, or on its exit; "reported" counts the calls that
+// returned on the report (the others saw the helper's exit, which follows
+// its report closely, first). A
 // helper that reported is reaped in the background, and before the next
 // call, untimed.
 //
