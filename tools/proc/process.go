@@ -204,21 +204,55 @@ func (c *command) run(ctx context.Context) (int, error) {
 }
 
 // reaping counts the sandbox helpers whose reaping run left to the
-// background (WaitReaped).
-var reaping sync.WaitGroup
+// background (WaitReaped). Not a sync.WaitGroup: calls may start while
+// WaitReaped waits.
+var reaping reapers
+
+type reapers struct {
+	mu   sync.Mutex
+	n    int
+	none chan struct{} // closed when n is 0
+}
+
+// Go runs f, counted, in the background.
+func (r *reapers) Go(f func()) {
+	r.mu.Lock()
+	if r.n == 0 {
+		r.none = make(chan struct{})
+	}
+	r.n++
+	r.mu.Unlock()
+	go func() {
+		defer func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.n--; r.n == 0 {
+				close(r.none)
+			}
+		}()
+		f()
+	}()
+}
+
+// idle returns a channel closed once no reaping runs.
+func (r *reapers) idle() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		closed := make(chan struct{})
+		close(closed)
+		return closed
+	}
+	return r.none
+}
 
 // WaitReaped waits until every process run left to reap in the background
 // (a sandbox helper that reported its command's status, then exited) has
 // been reaped, or ctx ends. Each exits on its own; nothing needs to wait
 // for them but a check that none is left.
 func WaitReaped(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		reaping.Wait()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-reaping.idle():
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("sandbox helpers left to reap: %w", ctx.Err())
