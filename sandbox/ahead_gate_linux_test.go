@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +57,7 @@ func TestGateAheadShell(t *testing.T) {
 	dir := t.TempDir()
 	home, _ := os.UserHomeDir()
 	g := NewGate(Env{Home: home, Path: os.Getenv("PATH")}, false)
+	reaped(t) // an earlier test's
 	before := childPids(t)
 	g.StartAhead(1)
 	defer g.Close()
@@ -83,7 +87,8 @@ func TestGateAheadShell(t *testing.T) {
 		t.Fatalf("output %q, code %s, err %v; want hi, err and 7", out, codeOf(code), err)
 	}
 	// The call took the helper without a network namespace that waited:
-	// it is gone, the other still waits.
+	// it is gone once reaped, the other still waits.
+	reaped(t)
 	gone := 0
 	for _, pid := range waiting {
 		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
@@ -102,6 +107,7 @@ func TestGateAheadShell(t *testing.T) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 	wait()
+	reaped(t)
 	if got := childPids(t); len(got) != len(before)+2 {
 		t.Errorf("children %v after the cancelled call, want %v and the 2 waiting helpers", got, before)
 	}
@@ -112,6 +118,79 @@ func TestGateAheadShell(t *testing.T) {
 	out, code, err = run(context.Background(), "echo after")
 	if err != nil || code == nil || *code != 0 || out != "after\n" {
 		t.Errorf("after Close: %q, %s, %v; want a call started for itself", out, codeOf(code), err)
+	}
+}
+
+// reaped waits (a minute at most) until the helpers the shell tool left
+// to reap in the background are reaped.
+func reaped(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := proc.WaitReaped(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Calls through the shell tool return on their helper's report (every one
+// of them, started ahead or for the call), and the helpers reaped in the
+// background leave nothing: after them no child of this process but the
+// waiting helpers, no zombie, and no more goroutines than before.
+func TestGateReapsInBackground(t *testing.T) {
+	requireSandbox(t)
+	dir := t.TempDir()
+	home, _ := os.UserHomeDir()
+	g := NewGate(Env{Home: home, Path: os.Getenv("PATH")}, false)
+	defer g.Close()
+	reaped(t) // an earlier test's
+	before := childPids(t)
+	g.StartAhead(1)
+	full := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := g.Pool().WaitFull(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full()
+	goroutines := runtime.NumGoroutine()
+	plan := g.Plan(dir)
+	confine, _ := plan.For(permission.Decision{Decision: permission.Allow, RiskAtDecision: risk.Write})
+	const calls = 20
+	reports := 0
+	for i := range calls {
+		if i%2 == 0 {
+			full() // every other call takes a helper started ahead
+		}
+		var conf tool.Confinement
+		counting := func(cmd *exec.Cmd) (tool.Confinement, error) {
+			c, err := confine(cmd)
+			conf = c
+			return c, err
+		}
+		var out, errOut bytes.Buffer
+		res, err := proc.NewShell().Run(context.Background(), tool.Call{Args: map[string]any{"command": fmt.Sprintf("echo %d; sleep 1000 & exit %d", i, i%4)},
+			Cwd: dir, Env: []string{"PATH=/usr/bin:/bin"}, Confine: counting}, tool.Output{Stdout: &out, Stderr: &errOut})
+		if err != nil || res.ExitCode == nil || *res.ExitCode != i%4 || out.String() != fmt.Sprintf("%d\n", i) {
+			t.Fatalf("call %d: %q %q, code %s, %v", i, out.String(), errOut.String(), codeOf(res.ExitCode), err)
+		}
+		select {
+		case <-conf.Reported():
+			reports++
+		default:
+		}
+	}
+	if reports != calls {
+		t.Errorf("%d of %d calls returned on a report", reports, calls)
+	}
+	reaped(t)
+	full()
+	if got := childPids(t); len(got) != len(before)+2 {
+		t.Errorf("children %v after %d calls, want %v and the 2 waiting helpers", got, calls, before)
+	}
+	if n := runtime.NumGoroutine(); n > goroutines {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines after %d calls, %d before:\n%s", n, calls, goroutines, buf[:runtime.Stack(buf, true)])
 	}
 }
 

@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/custom-agent/custom-agent/sandbox/enforce"
 )
@@ -22,7 +25,13 @@ import (
 // (the refill takes one cold start's time, about 20 ms here; a turn gives
 // it seconds). They measure the call's path only, not the helper the pool
 // starts in the background for the next one. "ahead" counts the calls a
-// helper started ahead took (all of them, unless one was not ready).
+// helper started ahead took (all of them, unless one was not ready). A
+// call ends, as in the shell tool, on the helper's report of the
+// command's status, or on its exit; "reported" counts the calls that
+// returned on the report (the others saw the helper's exit, which follows
+// its report closely, first). A
+// helper that reported is reaped in the background, and before the next
+// call, untimed.
 //
 //	go test ./sandbox -run '^$' -bench Start -benchtime 300x
 func BenchmarkStart(b *testing.B) {
@@ -45,7 +54,8 @@ func BenchmarkStart(b *testing.B) {
 				defer pool.Close()
 			}
 			times := make([]time.Duration, 0, b.N)
-			ahead := 0
+			ahead, reported := 0, 0
+			var reaping sync.WaitGroup
 			for b.Loop() {
 				if err := pool.WaitFull(context.Background()); err != nil {
 					b.Fatal(err)
@@ -67,18 +77,48 @@ func BenchmarkStart(b *testing.B) {
 				} else if err := cmd.Start(); err != nil {
 					b.Fatal(err)
 				}
-				if err := cmd.Wait(); err != nil {
-					b.Fatal(err)
+				// As the shell tool waits: for the helper's report of
+				// the command's status, or its exit; a helper that
+				// reported is reaped in the background.
+				exited := make(chan struct{})
+				go func() {
+					var info unix.Siginfo
+					for unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+					}
+					close(exited)
+				}()
+				select {
+				case <-exited:
+				case <-conf.Reported():
+				}
+				select {
+				case <-conf.Reported():
+					reported++
+					if conf.ExitCode() != 0 {
+						b.Fatalf("reported %d", conf.ExitCode())
+					}
+					reaping.Go(func() {
+						<-exited
+						_ = cmd.Wait()
+					})
+				default:
+					if err := cmd.Wait(); err != nil {
+						b.Fatal(err)
+					}
 				}
 				if err := conf.Done(); err != nil {
 					b.Fatal(err)
 				}
 				times = append(times, time.Since(start))
+				// The helper is reaped before the next call, untimed,
+				// as it is long before a call after the model's reply.
+				reaping.Wait()
 			}
 			slices.Sort(times)
 			b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")
 			b.ReportMetric(float64(times[len(times)*99/100].Microseconds()), "p99-µs")
 			b.ReportMetric(float64(ahead), "ahead")
+			b.ReportMetric(float64(reported), "reported")
 		})
 	}
 }

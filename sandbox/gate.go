@@ -101,12 +101,12 @@ func (g *Gate) Plan(cwd string) executor.SandboxPlan {
 		kind, network := KindFor(d)
 		// Refreshed as Confine will: the digest is the enforced one.
 		p := base.As(kind, network).Refreshed()
-		confine := func(cmd *exec.Cmd) (func() error, error) {
+		confine := func(cmd *exec.Cmd) (tool.Confinement, error) {
 			c, err := ConfineWith(g.Pool(), p, cmd)
 			if err != nil {
 				return nil, err
 			}
-			return c.Done, nil
+			return c, nil
 		}
 		return confine, event.SandboxInfo{Profile: string(p.Kind), Network: p.Network, Digest: p.Digest()}
 	}}

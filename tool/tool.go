@@ -65,20 +65,38 @@ type Call struct {
 	// the executor's caller provides none.
 	Outputs Outputs
 	// Confine, when set, confines every process the tool starts (the
-	// sandbox): it prepares cmd, not yet started, and returns done, to
-	// call once cmd has been waited for; done's error is the sandbox's own
-	// failure to set up. Nil runs processes unconfined: the sandbox is off,
-	// or a person allowed this call outside it.
+	// sandbox): it prepares cmd, not yet started, and returns its
+	// Confinement, whose Done is called once cmd has been waited for (or
+	// its status reported); Done's error is the sandbox's own failure to
+	// set up. Nil runs processes unconfined: the sandbox is off, or a
+	// person allowed this call outside it.
 	Confine ConfineFunc
 }
 
-// ConfineFunc prepares cmd, not yet started, to run in the sandbox, and
-// returns done, to call once cmd has been waited for (or failed to start);
-// done's error is the sandbox's own failure to set up. It may start cmd
-// itself (a sandbox helper started ahead took it): cmd.Process is then
-// set, and the caller must not Start cmd, only Wait for it as for one it
-// started.
-type ConfineFunc func(cmd *exec.Cmd) (done func() error, err error)
+// ConfineFunc prepares cmd, not yet started, to run in the sandbox. It may
+// start cmd itself (a sandbox helper started ahead took it): cmd.Process
+// is then set, and the caller must not Start cmd, only wait for it as for
+// one it started.
+type ConfineFunc func(cmd *exec.Cmd) (Confinement, error)
+
+// Confinement is what the sandbox holds for one process it prepared.
+type Confinement interface {
+	// Done releases it, once cmd has been waited for, or its status
+	// reported (Reported), or it failed to start. Its error is the
+	// sandbox's own failure to set up, or a note on a call that ran.
+	Done() error
+	// Reported returns a channel closed when the sandbox reports the
+	// command's status before the process cmd runs (the sandbox's helper)
+	// has exited: every process of the command is gone by then and its
+	// output ends once the caller's copies of the pipes are closed. The
+	// caller may then use ExitCode without waiting for cmd, but must still
+	// reap it (in the background). It is never closed when no report
+	// comes: cmd's own status is then the command's.
+	Reported() <-chan struct{}
+	// ExitCode is the reported status as bash reports it (128+N for
+	// signal N), once Reported is closed.
+	ExitCode() int
+}
 
 // Output receives a tool's output. Both writers are always set; they may
 // block while output is stored, which is the back-pressure that keeps a tool

@@ -66,6 +66,9 @@ func aheadMain() int {
 		return exitSetup
 	}
 	errOut := os.NewFile(aheadFD, "sandbox-errors")
+	// Open until the helper exits: the status is reported on it too, and
+	// the file's finalizer would close it.
+	defer runtime.KeepAlive(errOut)
 	fail := func(err error) int {
 		fmt.Fprintf(errOut, "%v", err)
 		return exitSetup
@@ -87,7 +90,7 @@ func aheadMain() int {
 		}
 		unix.Close(fd)
 	}
-	return confineAndRun(&s, caught, fail)
+	return confineAndRun(&s, caught, fail, aheadFD)
 }
 
 // closeInherited closes the descriptors from first on that are not
@@ -559,10 +562,11 @@ func (h *ahead) hand(s spec, cmd *exec.Cmd) (*Confined, error) {
 
 	var wrote sync.WaitGroup
 	wrote.Go(func() { _, _ = h.sock.Write(body) })
+	c := &Confined{started: true, reported: make(chan struct{})}
 	var report bytes.Buffer
 	var read sync.WaitGroup
-	read.Go(func() { _, _ = io.Copy(&report, io.LimitReader(h.sock, 64<<10)) })
-	return &Confined{started: true, done: func() error {
+	read.Go(func() { c.readReport(h.sock, &report) })
+	c.done = func() error {
 		wrote.Wait()
 		read.Wait()
 		h.sock.Close()
@@ -570,5 +574,6 @@ func (h *ahead) hand(s spec, cmd *exec.Cmd) (*Confined, error) {
 			return fmt.Errorf("%w: %s", ErrSetup, msg)
 		}
 		return nil
-	}}, nil
+	}
+	return c, nil
 }

@@ -43,7 +43,32 @@ func (s Support) Available() bool { return s.Unavailable == "" }
 type Confined struct {
 	done    func() error
 	started bool
+	// reported is closed once the helper reported the command's status
+	// (code); it is never closed when no report comes.
+	reported chan struct{}
+	code     int
+	status   uint32 // the wait status, as the kernel encodes it
 }
+
+// Reported returns a channel closed once the helper reported the
+// command's status (ExitCode): every process of the command is gone by
+// then, and the helper has closed its stdio, so the command's output ends
+// once the caller's own copies are closed. The helper itself may not have
+// exited yet (its namespaces are torn down at its exit): the caller must
+// still wait for it, but need not before using the status. When the helper
+// exits without a report (it could not make sure no process was left, or
+// it was killed), the channel is never closed, and its wait status is the
+// command's, as without the report.
+func (c *Confined) Reported() <-chan struct{} {
+	if c == nil {
+		return nil
+	}
+	return c.reported
+}
+
+// ExitCode returns the reported status as bash reports it: the exit code,
+// or 128+N for a command killed by signal N. Only once Reported is closed.
+func (c *Confined) ExitCode() int { return c.code }
 
 // Started reports whether the command was started already, by a helper
 // started ahead (Pool): cmd.Process is set, and the caller must not Start

@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -99,9 +100,10 @@ func startHelper(s spec, cmd *exec.Cmd) (*Confined, error) {
 		_, _ = specW.Write(body)
 		specW.Close()
 	})
+	c := &Confined{reported: make(chan struct{})}
 	var report bytes.Buffer
 	var read sync.WaitGroup
-	read.Go(func() { _, _ = io.Copy(&report, io.LimitReader(errR, 64<<10)) })
+	read.Go(func() { c.readReport(errR, &report) })
 
 	cmd.Path = "/proc/self/exe"
 	cmd.Args = []string{helperName}
@@ -113,7 +115,7 @@ func startHelper(s spec, cmd *exec.Cmd) (*Confined, error) {
 	}
 	inNamespaces(cmd.SysProcAttr, p.Network)
 
-	return &Confined{done: func() error {
+	c.done = func() error {
 		specR.Close()
 		errW.Close()
 		wrote.Wait()
@@ -123,8 +125,36 @@ func startHelper(s spec, cmd *exec.Cmd) (*Confined, error) {
 			return fmt.Errorf("%w: %s", ErrSetup, msg)
 		}
 		return nil
-	}}, nil
+	}
+	return c, nil
 }
+
+// readReport reads what the helper writes on r: its report of the
+// command's status (report), which closes c.reported, or else the text of
+// its setup failure, into text, up to r's end. Nothing is read after a
+// report: the helper writes nothing more, and the caller does not wait for
+// its exit.
+func (c *Confined) readReport(r io.Reader, text *bytes.Buffer) {
+	b := make([]byte, reportLen)
+	n, err := io.ReadFull(r, b)
+	if err == nil && b[0] == reportKind {
+		ws := syscall.WaitStatus(binary.LittleEndian.Uint32(b[1:]))
+		if ws.Exited() || ws.Signaled() {
+			c.status, c.code = uint32(ws), ws.ExitStatus()
+			if ws.Signaled() {
+				c.code = 128 + int(ws.Signal())
+			}
+			close(c.reported)
+			return
+		}
+	}
+	text.Write(b[:n])
+	_, _ = io.Copy(text, io.LimitReader(r, 64<<10))
+}
+
+// Status returns the reported wait status of the command, only once
+// Reported is closed.
+func (c *Confined) Status() syscall.WaitStatus { return syscall.WaitStatus(c.status) }
 
 // inNamespaces sets sys to start the helper in new user, mount, PID, IPC,
 // UTS and (without the network) network namespaces, as uid and gid 0 mapped

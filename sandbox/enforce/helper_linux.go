@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +75,9 @@ func init() {
 func helperMain() int {
 	caught := catchSignals()
 	errOut := os.NewFile(errFD, "sandbox-errors")
+	// Open until the helper exits: the status is reported on it too, and
+	// the file's finalizer would close it.
+	defer runtime.KeepAlive(errOut)
 	unix.CloseOnExec(errFD)
 	fail := func(err error) int {
 		fmt.Fprintf(errOut, "%v", err)
@@ -85,7 +89,7 @@ func helperMain() int {
 		return fail(fmt.Errorf("reading the sandbox spec: %w", err))
 	}
 	in.Close()
-	return confineAndRun(&s, caught, fail)
+	return confineAndRun(&s, caught, fail, errFD)
 }
 
 // catchSignals catches the signals the command may send the helper (kill
@@ -107,8 +111,10 @@ func catchSignals() <-chan chan os.Signal {
 
 // confineAndRun is the helper's work once it has its spec, the same for a
 // helper started for the call and one started ahead: it builds the view,
-// confines itself and runs the command.
-func confineAndRun(s *spec, caught <-chan chan os.Signal, fail func(error) int) int {
+// confines itself and runs the command. The command's status is reported
+// on reportFD (the error pipe, or the socket of a helper started ahead)
+// before the helper exits (report).
+func confineAndRun(s *spec, caught <-chan chan os.Signal, fail func(error) int, reportFD int) int {
 	// First, as a helper started for the call has them from its start.
 	if err := applyInherited(s); err != nil {
 		return fail(fmt.Errorf("umask and resource limits: %w", err))
@@ -143,14 +149,17 @@ func confineAndRun(s *spec, caught <-chan chan os.Signal, fail func(error) int) 
 	if s.Probe {
 		return 0
 	}
-	return startAndWait(s, caught, fail)
+	return startAndWait(s, caught, fail, reportFD)
 }
 
 // startAndWait starts the process in a session of its own (no controlling
 // terminal: nothing it runs can open /dev/tty or push keys into it),
 // forwards termination signals to it, reaps every orphan (the helper is
-// PID 1), and returns its status as bash reports it.
-func startAndWait(s *spec, caught <-chan chan os.Signal, fail func(error) int) int {
+// PID 1), and returns its status as bash reports it. Once the process has
+// exited, it kills and reaps what is left in its PID namespace, closes its
+// stdio and reports the status on reportFD: the parent need not wait for
+// the namespaces' teardown at the helper's exit.
+func startAndWait(s *spec, caught <-chan chan os.Signal, fail func(error) int, reportFD int) int {
 	sigs := <-caught
 	pid, err := syscall.ForkExec(s.Path, s.Args, &syscall.ProcAttr{
 		Dir:   s.Dir,
@@ -183,16 +192,112 @@ func startAndWait(s *spec, caught <-chan chan os.Signal, fail func(error) int) i
 		if err != nil {
 			return fail(fmt.Errorf("waiting for %s: %w", s.Path, err))
 		}
-		if wpid != pid {
+		if wpid != pid || !(ws.Exited() || ws.Signaled()) {
 			continue // an orphan reparented to us
 		}
-		switch {
-		case ws.Exited():
-			return ws.ExitStatus()
-		case ws.Signaled():
-			return 128 + int(ws.Signal())
+		code := ws.ExitStatus()
+		if ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+		// kill(-1) is for PID 1 of a namespace of its own only: anywhere
+		// else it would reach every process of the user.
+		if os.Getpid() == 1 && emptyNamespace() {
+			// Its stdio last: the parent reads the output to its end
+			// once the report came.
+			for fd := range 3 {
+				unix.Close(fd)
+			}
+			report(reportFD, ws)
+		}
+		// Otherwise no report: the parent waits for the helper's exit,
+		// whose namespace's end kills what is left.
+		return code
+	}
+}
+
+// reportKind is the first byte of a status report; the bytes of a setup
+// failure (text) never start with it.
+const reportKind = 0
+
+// reportLen is a status report's length: its kind, then the wait status.
+const reportLen = 5
+
+// report writes the command's wait status to fd: a report (reportKind,
+// then the status, little-endian). Only the helper writes to fd (the
+// command never has it: it is close-on-exec, the socket has no name and
+// the helper is not dumpable), and only once every other process of its
+// PID namespace is gone. A failed write goes unreported: the parent then
+// waits for the helper's exit.
+func report(fd int, ws syscall.WaitStatus) {
+	b := make([]byte, reportLen)
+	b[0] = reportKind
+	binary.LittleEndian.PutUint32(b[1:], uint32(ws))
+	for {
+		_, err := unix.Write(fd, b)
+		if err != unix.EINTR {
+			return
 		}
 	}
+}
+
+// maxKillRounds bounds the rounds of emptyNamespace: every round kills all
+// there is, so a second is rare (a process the kernel had not yet counted).
+const maxKillRounds = 100
+
+// emptyNamespace kills every process of the helper's PID namespace but the
+// helper and reaps them, until a kill(-1) finds none (ESRCH): none of them
+// outlives the report. kill(-1) from PID 1 reaches every process of the
+// namespace and of namespaces nested in it, and no process it kills can
+// fork any more (the kernel orders the two). Every process of the
+// namespace descends from the helper, and one whose parent died is the
+// helper's child: when it has none left (ECHILD), none is left. A process
+// the helper may not signal (kill(-1) does not say which) is looked for by
+// its id before the helper waits (signalEach): the helper then does not
+// report, and its exit (the kernel, which may) ends the rest. It reports
+// false whenever it could not make sure.
+func emptyNamespace() bool {
+	for range maxKillRounds {
+		switch err := syscall.Kill(-1, syscall.SIGKILL); err {
+		case syscall.ESRCH:
+			return true
+		case nil:
+		default:
+			return false
+		}
+		if !signalEach() {
+			return false
+		}
+		for {
+			_, err := syscall.Wait4(-1, nil, 0, nil)
+			if err == syscall.ECHILD {
+				break
+			}
+			if err != nil && err != syscall.EINTR {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// signalEach kills every process listed in /proc (the namespace's own)
+// but the helper, one by one, and reports false when one of them may not
+// be signalled: waiting for it would never end.
+func signalEach() bool {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == 1 {
+			continue
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+			return false
+		}
+	}
+	return true
 }
 
 func boolInt(b bool) int {

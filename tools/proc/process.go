@@ -65,6 +65,9 @@ func (e *timeoutError) Error() string {
 // bash reports it). A non-zero exit is not an error; a timeout is a
 // *timeoutError, a cancelled ctx an error wrapping ctx.Err(). Either way the
 // whole group has been killed and the output drained before run returns.
+// When the sandbox reported the command's status (tool.Confinement), every
+// process of the command is gone, and its helper, killed, is reaped in the
+// background (WaitReaped) while its namespaces are torn down.
 func (c *command) run(ctx context.Context) (int, error) {
 	path, err := lookPath(c.argv[0], c.env)
 	if err != nil {
@@ -94,12 +97,17 @@ func (c *command) run(ctx context.Context) (int, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	done := func() error { return nil }
+	// reported is closed when the sandbox reports the command's status
+	// before its helper has exited (nil: never).
+	var reported <-chan struct{}
+	var conf tool.Confinement
 	if c.confine != nil {
-		if done, err = c.confine(cmd); err != nil {
+		if conf, err = c.confine(cmd); err != nil {
 			outW.Close()
 			errW.Close()
 			return 0, err
 		}
+		done, reported = conf.Done, conf.Reported()
 	}
 	if cmd.Process == nil {
 		// (Set when the sandbox handed the start to a helper started
@@ -128,21 +136,49 @@ func (c *command) run(ctx context.Context) (int, error) {
 		close(exited)
 	}()
 
+	// ended is closed when the command's status is known: the process
+	// exited, or the sandbox reported its command's status (its helper
+	// may still be tearing its namespaces down).
+	ended := make(chan struct{})
+	go func() {
+		select {
+		case <-exited:
+		case <-reported:
+		}
+		close(ended)
+	}()
+
 	timer := time.NewTimer(c.timeout)
 	defer timer.Stop()
 	var stopped error
 	select {
-	case <-exited:
+	case <-ended:
 	case <-ctx.Done():
 		stopped = &cancelledError{cause: ctx.Err()}
-		terminate(pgid, exited)
+		terminate(pgid, ended)
 	case <-timer.C:
 		stopped = &timeoutError{after: c.timeout}
-		terminate(pgid, exited)
+		terminate(pgid, ended)
 	}
-	// Whatever the command left behind in its group goes with it.
+	// Whatever the command left behind in its group goes with it. The
+	// leader is not reaped yet (below, or in the background), so the
+	// group id is still its own.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	waitErr := cmd.Wait()
+	var waitErr error
+	code, ok := 0, false
+	select {
+	case <-reported:
+		// Every process of the command is gone: the helper is reaped
+		// once it has exited, off the call's path.
+		code, ok = conf.ExitCode(), true
+		reaping.Go(func() {
+			<-exited
+			_ = cmd.Wait()
+		})
+	default:
+		waitErr = cmd.Wait()
+		code, ok = exitCode(cmd.ProcessState)
+	}
 	drain(&copies, outR, errR)
 	if err := done(); err != nil {
 		// A note on a call that ran (the sandbox undid what it planted)
@@ -161,11 +197,66 @@ func (c *command) run(ctx context.Context) (int, error) {
 	if err := errors.Join(copyErrs[0], copyErrs[1]); err != nil {
 		return 0, fmt.Errorf("writing the command's output: %w", err)
 	}
-	code, ok := exitCode(cmd.ProcessState)
 	if !ok {
 		return 0, fmt.Errorf("waiting for %s: %w", c.argv[0], waitErr)
 	}
 	return code, nil
+}
+
+// reaping counts the sandbox helpers whose reaping run left to the
+// background (WaitReaped). Not a sync.WaitGroup: calls may start while
+// WaitReaped waits.
+var reaping reapers
+
+type reapers struct {
+	mu   sync.Mutex
+	n    int
+	none chan struct{} // closed when n is 0
+}
+
+// Go runs f, counted, in the background.
+func (r *reapers) Go(f func()) {
+	r.mu.Lock()
+	if r.n == 0 {
+		r.none = make(chan struct{})
+	}
+	r.n++
+	r.mu.Unlock()
+	go func() {
+		defer func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.n--; r.n == 0 {
+				close(r.none)
+			}
+		}()
+		f()
+	}()
+}
+
+// idle returns a channel closed once no reaping runs.
+func (r *reapers) idle() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		closed := make(chan struct{})
+		close(closed)
+		return closed
+	}
+	return r.none
+}
+
+// WaitReaped waits until every process run left to reap in the background
+// (a sandbox helper that reported its command's status, then exited) has
+// been reaped, or ctx ends. Each exits on its own; nothing needs to wait
+// for them but a check that none is left.
+func WaitReaped(ctx context.Context) error {
+	select {
+	case <-reaping.idle():
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("sandbox helpers left to reap: %w", ctx.Err())
+	}
 }
 
 // pump copies one output stream. It closes r when done, so that a process
@@ -200,7 +291,7 @@ func drain(copies *sync.WaitGroup, pipes ...*os.File) {
 }
 
 // terminate sends SIGTERM to the group and SIGKILL after killGrace if the
-// leader has not exited by then.
+// command has not ended by then.
 func terminate(pgid int, exited <-chan struct{}) {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	t := time.NewTimer(killGrace)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -273,5 +274,46 @@ func gone(pid int, d time.Duration) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
+	}
+}
+
+// reportedConf is a sandbox's confinement that reports code for the
+// command at once, as a helper does once every process of its command is
+// gone.
+type reportedConf struct {
+	ch    chan struct{}
+	code  int
+	dones int
+}
+
+func (r *reportedConf) Done() error               { r.dones++; return nil }
+func (r *reportedConf) Reported() <-chan struct{} { return r.ch }
+func (r *reportedConf) ExitCode() int             { return r.code }
+
+// A call whose sandbox reports its command's status returns it without
+// waiting for the process it started (the sandbox's helper, here a sleep
+// that would not end), kills that process's group, and reaps it in the
+// background (WaitReaped).
+func TestShellReturnsOnReport(t *testing.T) {
+	conf := &reportedConf{ch: make(chan struct{}), code: 42}
+	close(conf.ch)
+	confine := func(cmd *exec.Cmd) (tool.Confinement, error) { return conf, nil }
+	got := make(chan outcome, 1)
+	go func() {
+		got <- runTool(t.Context(), t, NewShell(), tool.Call{Args: map[string]any{"command": "exec sleep 1000"}, Cwd: t.TempDir(), Env: testEnv(), Confine: confine})
+	}()
+	var o outcome
+	select {
+	case o = <-got:
+	case <-time.After(time.Minute):
+		t.Fatal("the call waited for its process after the report")
+	}
+	if o.err != nil || o.code != 42 || conf.dones != 1 {
+		t.Errorf("code %d, err %v, Done called %d times; want 42, nil, once", o.code, o.err, conf.dones)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := WaitReaped(ctx); err != nil {
+		t.Errorf("the process was not killed and reaped: %v", err)
 	}
 }
