@@ -178,7 +178,13 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 			s.Close()
 		}
 	}()
-	calls := map[string]*event.ModelToolCallRequestedPayload{}
+	// asks holds the questions of the current turn still open, by tool
+	// call id: a permission.resolved closes the last permission.requested
+	// of its id before it (the executor asks and resolves one call at a
+	// time), as the web index and replay pair them. The approval is
+	// rebuilt from that question, never from a model.tool_call_requested
+	// found by id: two calls of one response may share an id.
+	asks := map[string]*event.PermissionRequestedPayload{}
 	n := 0
 	cur := "" // where the events being read were made
 	var dropped Moved
@@ -212,20 +218,24 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 			if p.Cwd != "" {
 				cur = p.Cwd
 			}
-		case *event.ModelToolCallRequestedPayload:
-			calls[p.ToolCallID] = p
+			clear(asks)
+		case *event.PermissionRequestedPayload:
+			asks[p.ToolCallID] = p
 		case *event.PermissionResolvedPayload:
-			if c, ok := calls[p.ToolCallID]; ok {
-				if prior, ok := priorOf(c, p); ok {
-					if orElse(p.Cwd, cur) != info.Cwd {
-						dropped.Approvals++
-						continue
-					}
-					s.history = append(s.history, approval{
-						Approval: Approval{Seq: e.Seq, Tool: prior.Tool, Args: c.Args, Risk: prior.Risk},
-						prior:    prior,
-					})
+			q, ok := asks[p.ToolCallID]
+			delete(asks, p.ToolCallID)
+			if !ok {
+				continue
+			}
+			if prior, ok := priorOf(q, p); ok {
+				if orElse(p.Cwd, cur) != info.Cwd {
+					dropped.Approvals++
+					continue
 				}
+				s.history = append(s.history, approval{
+					Approval: Approval{Seq: e.Seq, Tool: prior.Tool, Args: q.Args, Risk: prior.Risk},
+					prior:    prior,
+				})
 			}
 		case *event.PolicyChangedPayload:
 			// Session rules live as long as the session, in the
@@ -293,12 +303,21 @@ func (s *Session) Moved() *Moved {
 	return &m
 }
 
-// priorOf turns a person's approval into a prior approval. An answer to
-// run one call without the sandbox is never one.
-func priorOf(c *event.ModelToolCallRequestedPayload, r *event.PermissionResolvedPayload) (permission.Prior, bool) {
+// priorOf turns a person's answer r to the question q into a prior
+// approval, as the executor makes one live. An answer to run one call
+// without the sandbox is never one. Nor is the approval of a call whose
+// arguments held a secret: the log keeps them masked, and an approval
+// rebuilt from the masked form would match the literal "[REDACTED]" text
+// of another call, not the one the person approved (the live session
+// holds the real arguments; replay leaves it out the same way).
+func priorOf(q *event.PermissionRequestedPayload, r *event.PermissionResolvedPayload) (permission.Prior, bool) {
 	if r.Decision != "allow" || r.Actor != event.ActorUser || r.RiskAtDecision >= risk.Destructive || r.Option == executor.OptionAllowUnsandboxed {
 		return permission.Prior{}, false
 	}
+	if event.MaskedQuestion(q) {
+		return permission.Prior{}, false
+	}
+	c := q
 	var args map[string]any
 	if err := json.Unmarshal(c.Args, &args); err != nil {
 		return permission.Prior{}, false
