@@ -155,6 +155,10 @@ type (
 		ToolCallID string          `json:"toolCallId"`
 		Tool       string          `json:"tool"`
 		Args       json.RawMessage `json:"args"`
+		// ModelID is the id the model gave the call when the session
+		// recorded it under another (ToolCallID): the model repeated an
+		// id of the session, and ids are unique in a session.
+		ModelID string `json:"modelId,omitempty"`
 	}
 	// PermissionRequestedPayload is an ask put to a person.
 	PermissionRequestedPayload struct {

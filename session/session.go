@@ -112,6 +112,10 @@ type Session struct {
 	// logged are the session's events read from the log so far, in seq
 	// order (the model's context is built from them).
 	logged []event.Event
+	// callIDs are the tool call ids the session has used (callid.go);
+	// idScan is how many of logged were looked at for them.
+	callIDs map[string]bool
+	idScan  int
 	// moved is set when the session was resumed in another directory than
 	// its last turn ran in; it is recorded on the next turn.started.
 	moved *Moved
@@ -664,7 +668,9 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 		}
 		s.logged = append(s.logged, e)
 	}
-	c, err := contextbuild.Build(t.withPending(s.logged))
+	evs := t.withPending(s.logged)
+	s.noteCallIDs(evs)
+	c, err := contextbuild.Build(evs)
 	if err != nil {
 		return nil, event.StopError, err.Error(), nil
 	}
@@ -714,10 +720,17 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 				return nil, "", "", err
 			}
 			tc := ch.ToolCall
+			given := tc.ID
 			if tc.ID == "" {
 				tc.ID = fmt.Sprintf("%s_call_%d", t.id, len(calls)+1)
 			}
-			if err := t.emit(ctx, event.ModelToolCallRequestedPayload{ToolCallID: tc.ID, Tool: tc.Name, Args: maskedArgs(tc.Args)}); err != nil {
+			// Unique in the session: two calls never share an id.
+			tc.ID = s.uniqueCallID(tc.ID)
+			rec := event.ModelToolCallRequestedPayload{ToolCallID: tc.ID, Tool: tc.Name, Args: maskedArgs(tc.Args)}
+			if given != "" && given != tc.ID {
+				rec.ModelID = given
+			}
+			if err := t.emit(ctx, rec); err != nil {
 				return nil, "", "", err
 			}
 			calls = append(calls, tc)
