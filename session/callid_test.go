@@ -2,7 +2,12 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"iter"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +18,7 @@ import (
 	"github.com/custom-agent/custom-agent/event"
 	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/model"
+	"github.com/custom-agent/custom-agent/model/openai"
 	"github.com/custom-agent/custom-agent/model/script"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
@@ -96,5 +102,96 @@ func TestRepeatedToolCallIDsAreRenamed(t *testing.T) {
 		if !strings.Contains(calls[id], "echo "+word) || !strings.Contains(results[id], word) {
 			t.Errorf("call %s sent as %q with result %q, want echo %s and its output", id, calls[id], results[id], word)
 		}
+	}
+}
+
+// TestRepeatedToolCallIDsOverOpenAI: an OpenAI-compatible server that
+// gives two calls of one response the same id. The session runs both, and
+// the next request sends each call back with its own id and its own
+// result, as the chat completions API pairs them.
+func TestRepeatedToolCallIDsOverOpenAI(t *testing.T) {
+	first, err := os.ReadFile(filepath.Join("..", "model", "openai", "testdata", "repeated_id.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const final = `data: {"id":"c2","object":"chat.completion.chunk","created":1748000000,"model":"local","choices":[{"index":0,"delta":{"role":"assistant","content":"done"},"finish_reason":"stop"}]}
+
+data: [DONE]
+
+`
+	var bodies [][]byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, b)
+		w.Header().Set("Content-Type", "text/event-stream")
+		if len(bodies) == 1 {
+			_, _ = w.Write(first)
+			return
+		}
+		_, _ = w.Write([]byte(final))
+	}))
+	defer srv.Close()
+	p, err := openai.New(openai.Options{Model: "local", BaseURL: srv.URL + "/v1", APIKey: "sk-test", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cwd, _ := filepath.EvalSymlinks(t.TempDir())
+	home, _ := filepath.EvalSymlinks(t.TempDir())
+	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ans := &answers{list: []string{"allow_once", "deny"}}
+	cfg := restartConfig(t, dir, store, nil, ans, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
+	cfg.Model = p
+	rules, err := policy.Open(policy.Options{Cwd: cwd, ConfigHome: filepath.Join(home, ".config"), Home: home, NoBuiltin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := session.New(cfg, session.Info{Cwd: cwd, Home: home, Mode: permission.ModeDefault, Rules: rules, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	defer s.Close()
+	for _, err := range s.RunTurn(context.Background(), "go") {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(bodies) != 2 {
+		t.Fatalf("%d requests to the server, want 2", len(bodies))
+	}
+	var req struct {
+		Messages []struct {
+			Role       string `json:"role"`
+			Content    any    `json:"content"`
+			ToolCallID string `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(bodies[1], &req); err != nil {
+		t.Fatal(err)
+	}
+	calls, results := map[string]string{}, map[string]string{}
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			calls[c.ID] = c.Function.Arguments
+		}
+		if m.Role == "tool" {
+			results[m.ToolCallID] = fmt.Sprint(m.Content)
+		}
+	}
+	if len(calls) != 2 || !strings.Contains(calls["call_0"], "echo hi") || !strings.Contains(calls["call_0_2"], "pwned") {
+		t.Errorf("calls sent back: %v, want call_0 (echo hi) and call_0_2 (the denied one)", calls)
+	}
+	if !strings.Contains(results["call_0"], "hi") || !strings.Contains(results["call_0_2"], "Permission denied") {
+		t.Errorf("results sent back: %v, want call_0's output and call_0_2's denial", results)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "pwned.txt")); err == nil {
+		t.Error("the denied call ran")
 	}
 }
