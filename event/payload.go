@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/risk"
+	"github.com/custom-agent/custom-agent/secrets"
 )
 
 // Type names an event type. The set is closed: Seal refuses unknown types.
@@ -154,6 +155,10 @@ type (
 		ToolCallID string          `json:"toolCallId"`
 		Tool       string          `json:"tool"`
 		Args       json.RawMessage `json:"args"`
+		// ModelID is the id the model gave the call when the session
+		// recorded it under another (ToolCallID): the model repeated an
+		// id of the session, and ids are unique in a session.
+		ModelID string `json:"modelId,omitempty"`
 	}
 	// PermissionRequestedPayload is an ask put to a person.
 	PermissionRequestedPayload struct {
@@ -934,4 +939,16 @@ func (p ModelReplyFlaggedPayload) Validate() error {
 		}
 	}
 	return nil
+}
+
+// MaskedQuestion reports whether the arguments of the call q asks about
+// held a secret, which the log keeps masked: its facts say so, or, in a log
+// written before questions carried facts, the arguments show the mask. An
+// approval of such a call cannot be rebuilt from the log: the masked form
+// would match the literal "[REDACTED]" text of another call.
+func MaskedQuestion(q *PermissionRequestedPayload) bool {
+	if q.Facts != nil {
+		return q.Facts.Masked
+	}
+	return strings.Contains(string(q.Args), secrets.Redacted)
 }

@@ -109,6 +109,11 @@ type Call struct {
 	// not the one the log's flagged tool results give (a fact dropped or
 	// forged); Today is then decided with the log's.
 	Taint string `json:"taint,omitempty"`
+	// History, when set, says that the prior approvals recorded with the
+	// request (by digest) are not the ones the log gives (an approval
+	// forged or lost: a resume that paired an answer with the wrong call);
+	// Today is then decided with the log's.
+	History string `json:"history,omitempty"`
 	// Candidate is the decision under the candidate policy, when one is
 	// given.
 	Candidate *Outcome `json:"candidate,omitempty"`
@@ -400,7 +405,7 @@ func (r *replayer) resolved(e event.Event, res *event.PermissionResolvedPayload)
 		r.listed[c.ToolCallID] = len(r.out.Calls)
 		r.out.Calls = append(r.out.Calls, c)
 	}
-	r.remember(e.Seq, res, facts, request)
+	r.remember(e.Seq, res, req, facts, request)
 }
 
 // decide decides the call again under the recorded policy on today's
@@ -421,10 +426,14 @@ func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Re
 		c.NotReplayable = "not replayable: " + r.polErr
 		return
 	}
+	// The prior approvals, like the taint, are facts the log gives: a
+	// request recorded with others (by digest) was decided with an
+	// approval no answer in the log made, or without one it made. That
+	// is a divergence, and today's decision uses the log's.
 	hist := r.historyIn(req.Cwd)
-	if record.HistoryDigest(hist) != facts.History {
-		c.NotReplayable = "not replayable: the prior approvals it was decided with cannot be rebuilt from the log"
-		return
+	if got := record.HistoryDigest(hist); got != facts.History {
+		c.History = fmt.Sprintf("it was decided with prior approvals (digest %s) that are not the %d the log's answers give (digest %s)", orNone(facts.History), len(hist), orNone(got))
+		c.Differs = true
 	}
 	req.History = hist
 	req.Policy = r.recorded
@@ -446,6 +455,9 @@ func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Re
 		if c.Taint != "" {
 			c.Change = "decided with the taint the log gives, not the recorded one"
 		}
+		if c.History != "" {
+			c.Change = "decided with the prior approvals the log gives, not the recorded ones"
+		}
 		c.Differs = true
 	}
 	if r.candidate != nil {
@@ -456,6 +468,13 @@ func (r *replayer) decide(c *Call, facts *event.DecisionFacts, req permission.Re
 			c.Differs = true
 		}
 	}
+}
+
+func orNone(digest string) string {
+	if digest == "" {
+		return "none"
+	}
+	return digest
 }
 
 // taintMismatch says how a recorded taint differs from the one the log's
@@ -526,7 +545,7 @@ func (r *replayer) historyIn(cwd string) []permission.Prior {
 // remember adds a person's approval to the history, as the executor gives
 // it to the session: allowed by a user, below destructive, not an answer
 // to run one call unconfined.
-func (r *replayer) remember(seq uint64, res *event.PermissionResolvedPayload, facts *event.DecisionFacts, req permission.Request) {
+func (r *replayer) remember(seq uint64, res *event.PermissionResolvedPayload, q *event.PermissionRequestedPayload, facts *event.DecisionFacts, req permission.Request) {
 	if res.Decision != "allow" || res.Actor != event.ActorUser || res.RiskAtDecision >= risk.Destructive || res.Option == "allow_unsandboxed" {
 		return
 	}
@@ -537,11 +556,13 @@ func (r *replayer) remember(seq uint64, res *event.PermissionResolvedPayload, fa
 	}
 	tool, args := req.Tool.Name, req.Args
 	if facts == nil {
-		mc := r.calls[res.ToolCallID]
-		if mc == nil || json.Unmarshal(mc.Args, &args) != nil {
+		// A log without facts: the question the person answered
+		// names the call (never a model.tool_call_requested found by
+		// id, which two calls may share).
+		if q == nil || event.MaskedQuestion(q) || json.Unmarshal(q.Args, &args) != nil {
 			return
 		}
-		tool = mc.Tool
+		tool = q.Tool
 	}
 	canon, err := permission.CanonicalArgs(args)
 	if err != nil {

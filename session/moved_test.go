@@ -38,6 +38,7 @@ func TestResumeOldLogBindsGrantsToSessionCwd(t *testing.T) {
 		event.TurnStartedPayload{},
 		event.UserMessagePayload{Content: "old"},
 		event.ModelToolCallRequestedPayload{ToolCallID: "tc_1", Tool: "write_file", Args: json.RawMessage(`{"content":"x","path":"n.txt"}`)},
+		event.PermissionRequestedPayload{ToolCallID: "tc_1", Tool: "write_file", Args: json.RawMessage(`{"content":"x","path":"n.txt"}`), RiskAtDecision: 2, SourcedFrom: "default", SuggestedDecision: "ask", Reason: "writes a file", Options: []string{"allow_once", "deny"}},
 		event.PermissionResolvedPayload{ToolCallID: "tc_1", Decision: "allow", Reason: "user approved (allow_once)", Actor: event.ActorUser, RiskAtDecision: 2, SourcedFrom: "default", Option: "allow_once"},
 		event.PolicyChangedPayload{Level: "session", Op: "add", Rule: rule},
 		event.TurnCompletedPayload{StopReason: event.StopFinal},

@@ -112,6 +112,10 @@ type Session struct {
 	// logged are the session's events read from the log so far, in seq
 	// order (the model's context is built from them).
 	logged []event.Event
+	// callIDs are the tool call ids the session has used (callid.go);
+	// idScan is how many of logged were looked at for them.
+	callIDs map[string]bool
+	idScan  int
 	// moved is set when the session was resumed in another directory than
 	// its last turn ran in; it is recorded on the next turn.started.
 	moved *Moved
@@ -178,7 +182,13 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 			s.Close()
 		}
 	}()
-	calls := map[string]*event.ModelToolCallRequestedPayload{}
+	// asks holds the questions of the current turn still open, by tool
+	// call id: a permission.resolved closes the last permission.requested
+	// of its id before it (the executor asks and resolves one call at a
+	// time), as the web index and replay pair them. The approval is
+	// rebuilt from that question, never from a model.tool_call_requested
+	// found by id: two calls of one response may share an id.
+	asks := map[string]*event.PermissionRequestedPayload{}
 	n := 0
 	cur := "" // where the events being read were made
 	var dropped Moved
@@ -212,20 +222,24 @@ func Resume(ctx context.Context, cfg Config, id string, info Info) (*Session, er
 			if p.Cwd != "" {
 				cur = p.Cwd
 			}
-		case *event.ModelToolCallRequestedPayload:
-			calls[p.ToolCallID] = p
+			clear(asks)
+		case *event.PermissionRequestedPayload:
+			asks[p.ToolCallID] = p
 		case *event.PermissionResolvedPayload:
-			if c, ok := calls[p.ToolCallID]; ok {
-				if prior, ok := priorOf(c, p); ok {
-					if orElse(p.Cwd, cur) != info.Cwd {
-						dropped.Approvals++
-						continue
-					}
-					s.history = append(s.history, approval{
-						Approval: Approval{Seq: e.Seq, Tool: prior.Tool, Args: c.Args, Risk: prior.Risk},
-						prior:    prior,
-					})
+			q, ok := asks[p.ToolCallID]
+			delete(asks, p.ToolCallID)
+			if !ok {
+				continue
+			}
+			if prior, ok := priorOf(q, p); ok {
+				if orElse(p.Cwd, cur) != info.Cwd {
+					dropped.Approvals++
+					continue
 				}
+				s.history = append(s.history, approval{
+					Approval: Approval{Seq: e.Seq, Tool: prior.Tool, Args: q.Args, Risk: prior.Risk},
+					prior:    prior,
+				})
 			}
 		case *event.PolicyChangedPayload:
 			// Session rules live as long as the session, in the
@@ -293,12 +307,21 @@ func (s *Session) Moved() *Moved {
 	return &m
 }
 
-// priorOf turns a person's approval into a prior approval. An answer to
-// run one call without the sandbox is never one.
-func priorOf(c *event.ModelToolCallRequestedPayload, r *event.PermissionResolvedPayload) (permission.Prior, bool) {
+// priorOf turns a person's answer r to the question q into a prior
+// approval, as the executor makes one live. An answer to run one call
+// without the sandbox is never one. Nor is the approval of a call whose
+// arguments held a secret: the log keeps them masked, and an approval
+// rebuilt from the masked form would match the literal "[REDACTED]" text
+// of another call, not the one the person approved (the live session
+// holds the real arguments; replay leaves it out the same way).
+func priorOf(q *event.PermissionRequestedPayload, r *event.PermissionResolvedPayload) (permission.Prior, bool) {
 	if r.Decision != "allow" || r.Actor != event.ActorUser || r.RiskAtDecision >= risk.Destructive || r.Option == executor.OptionAllowUnsandboxed {
 		return permission.Prior{}, false
 	}
+	if event.MaskedQuestion(q) {
+		return permission.Prior{}, false
+	}
+	c := q
 	var args map[string]any
 	if err := json.Unmarshal(c.Args, &args); err != nil {
 		return permission.Prior{}, false
@@ -645,7 +668,9 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 		}
 		s.logged = append(s.logged, e)
 	}
-	c, err := contextbuild.Build(t.withPending(s.logged))
+	evs := t.withPending(s.logged)
+	s.noteCallIDs(evs)
+	c, err := contextbuild.Build(evs)
 	if err != nil {
 		return nil, event.StopError, err.Error(), nil
 	}
@@ -695,10 +720,17 @@ func (t *turn) callModel(ctx context.Context) (calls []model.ToolCall, stop, det
 				return nil, "", "", err
 			}
 			tc := ch.ToolCall
+			given := tc.ID
 			if tc.ID == "" {
 				tc.ID = fmt.Sprintf("%s_call_%d", t.id, len(calls)+1)
 			}
-			if err := t.emit(ctx, event.ModelToolCallRequestedPayload{ToolCallID: tc.ID, Tool: tc.Name, Args: maskedArgs(tc.Args)}); err != nil {
+			// Unique in the session: two calls never share an id.
+			tc.ID = s.uniqueCallID(tc.ID)
+			rec := event.ModelToolCallRequestedPayload{ToolCallID: tc.ID, Tool: tc.Name, Args: maskedArgs(tc.Args)}
+			if given != "" && given != tc.ID {
+				rec.ModelID = given
+			}
+			if err := t.emit(ctx, rec); err != nil {
 				return nil, "", "", err
 			}
 			calls = append(calls, tc)

@@ -129,17 +129,28 @@ func securityHeaders(h http.Header) {
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 }
 
+// refuse answers a request the guard does not let through.
 func refuse(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(code)
 	_, _ = w.Write([]byte(msg + "\n"))
 }
 
+// turnAway refuses a request made before it authenticated (a wrong Host or
+// Origin, no or a wrong token or key), and closes its connection: an
+// unauthenticated client must not hold one of the MaxConns connections
+// idle for IdleTimeout, or enough of them shut the page and its
+// questions out.
+func turnAway(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Connection", "close")
+	refuse(w, code, msg)
+}
+
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w.Header())
 	// 1. Host, before anything else (DNS rebinding).
 	if !g.hosts[strings.ToLower(r.Host)] {
-		refuse(w, http.StatusMisdirectedRequest, "this server answers only to its own address (Host not allowed)")
+		turnAway(w, http.StatusMisdirectedRequest, "this server answers only to its own address (Host not allowed)")
 		return
 	}
 	// The health check: no token, no data.
@@ -150,7 +161,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// 3, for every request: an Origin, when sent, is our own.
 	origin, hasOrigin := r.Header["Origin"]
 	if hasOrigin && (len(origin) != 1 || origin[0] != "http://"+r.Host) {
-		refuse(w, http.StatusForbidden, "cross-origin request refused (Origin is not this server)")
+		turnAway(w, http.StatusForbidden, "cross-origin request refused (Origin is not this server)")
 		return
 	}
 	// 2. The token: the URL serve printed sets the cookie, once.
@@ -173,14 +184,15 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Connection", "close")
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write([]byte(loaderPage))
 			return
 		}
-		refuse(w, http.StatusUnauthorized, "this tab's key is required (header "+HeaderKey+"): reload the page, or open a fresh link from custom-agent serve")
+		turnAway(w, http.StatusUnauthorized, "this tab's key is required (header "+HeaderKey+"): reload the page, or open a fresh link from custom-agent serve")
 		return
 	default:
-		refuse(w, http.StatusUnauthorized, "token required: open the URL custom-agent serve printed")
+		turnAway(w, http.StatusUnauthorized, "token required: open the URL custom-agent serve printed")
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -220,7 +232,7 @@ func (g *guard) equal(got, want string) bool {
 // loads the page asked for, without the token.
 func (g *guard) exchange(w http.ResponseWriter, r *http.Request) {
 	if strings.ToLower(r.Host) != g.uiHost {
-		refuse(w, http.StatusMisdirectedRequest, "open the URL exactly as custom-agent serve printed it (http://"+g.uiHost+"/...)")
+		turnAway(w, http.StatusMisdirectedRequest, "open the URL exactly as custom-agent serve printed it (http://"+g.uiHost+"/...)")
 		return
 	}
 	q := r.URL.Query()
@@ -251,7 +263,7 @@ func (g *guard) exchange(w http.ResponseWriter, r *http.Request) {
 	g.mu.Unlock()
 	switch {
 	case expired:
-		refuse(w, http.StatusUnauthorized, "this link has expired (a link works for a limited time if unused): ask custom-agent serve for a fresh one (see its output)")
+		turnAway(w, http.StatusUnauthorized, "this link has expired (a link works for a limited time if unused): ask custom-agent serve for a fresh one (see its output)")
 		return
 	case !ok && g.cookieOK(r):
 		// A used link in a browser that has the cookie: on to the page
@@ -259,7 +271,7 @@ func (g *guard) exchange(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, to, http.StatusSeeOther)
 		return
 	case !ok:
-		refuse(w, http.StatusUnauthorized, "wrong or already used token: the URL custom-agent serve printed works once; ask serve for a fresh one (see its output)")
+		turnAway(w, http.StatusUnauthorized, "wrong or already used token: the URL custom-agent serve printed works once; ask serve for a fresh one (see its output)")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{

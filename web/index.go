@@ -166,8 +166,11 @@ func (s *Session) apply(e event.Event) {
 		s.Asks[p.ToolCallID] = &Ask{SessionID: e.SessionID, TurnID: e.TurnID, Seq: e.Seq, At: e.TS,
 			Cwd: s.Cwd, Sandbox: s.Sandbox, Source: s.Source, Req: *p}
 	case *event.PermissionResolvedPayload:
-		if a := s.Asks[p.ToolCallID]; a != nil && p.Decision == "allow" && p.Actor == event.ActorUser &&
-			p.RiskAtDecision < risk.Destructive && p.Option != executor.OptionAllowUnsandboxed {
+		// As session.Resume rebuilds it: from the question of the same
+		// turn the answer closes, and not when the call's arguments held
+		// a secret (the masked form is not the call that was approved).
+		if a := s.Asks[p.ToolCallID]; a != nil && a.TurnID == e.TurnID && p.Decision == "allow" && p.Actor == event.ActorUser &&
+			p.RiskAtDecision < risk.Destructive && p.Option != executor.OptionAllowUnsandboxed && !event.MaskedQuestion(&a.Req) {
 			cwd := p.Cwd
 			if cwd == "" {
 				cwd = s.Cwd

@@ -310,14 +310,17 @@ func (r resolution) Words() string {
 	if !r.Found {
 		return "no answer is recorded yet"
 	}
+	// Every part comes from the log, the reason may quote a call's
+	// arguments: cleaned like any other untrusted text, for the page and
+	// for the answer's JSON (which the page shows as text).
 	via := ""
 	if r.UI != "" {
-		via = " via " + r.UI
+		via = " via " + clean(r.UI)
 	}
 	if r.Decision == "allow" {
-		return fmt.Sprintf("allowed (%s) by %s%s", r.Option, r.Actor, via)
+		return fmt.Sprintf("allowed (%s) by %s%s", clean(r.Option), clean(string(r.Actor)), via)
 	}
-	return fmt.Sprintf("denied by %s%s: %s", r.Actor, via, r.Reason)
+	return fmt.Sprintf("denied by %s%s: %s", clean(string(r.Actor)), via, prose(r.Reason))
 }
 
 // outcomeOf finds the permission.resolved that closed the ask at seq

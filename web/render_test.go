@@ -357,3 +357,27 @@ func TestPolicyPageListsPriorApprovals(t *testing.T) {
 		t.Errorf("%d prior approvals after their tool's rule was revoked, want 0", n)
 	}
 }
+
+// Web review 5: the answered page and the answer's JSON show how a
+// question ended, whose reason may quote a call's arguments; bidi and
+// terminal control characters in it are shown escaped, as everywhere else.
+func TestAnsweredWordsAreClean(t *testing.T) {
+	f := newFixture(t)
+	e := appendEvent(t, f.log, "sess-A", askPayload("tc_b", "shell", risk.Execute, `{"command":"cat x"}`))
+	appendEvent(t, f.log, "sess-A", event.PermissionResolvedPayload{ToolCallID: "tc_b", Decision: "deny",
+		Reason: "reads cat .env\u202e\x1b[2J exe.gpj", Actor: event.ActorUser, RiskAtDecision: risk.Execute, SourcedFrom: "default", Option: "deny\u2066"})
+	page := f.do(t, req_("/session/sess-A/ask/"+itoa(e.Seq))).Body.String()
+	w := f.do(t, req{method: "POST", path: "/api/answer", body: fmt.Sprintf(`{"sessionId":"sess-A","seq":%d,"toolCallId":"tc_b","option":"allow_once"}`, e.Seq)})
+	var res struct{ Outcome, Message string }
+	if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil {
+		t.Fatalf("answer: %d %s: %v", w.Code, w.Body.String(), err)
+	}
+	for name, text := range map[string]string{"the answered page": page, "the answer's outcome": res.Outcome, "the answer's message": res.Message} {
+		if !strings.Contains(text, "exe.gpj") {
+			t.Errorf("%s does not show the reason: %q", name, text)
+		}
+		if strings.ContainsAny(text, "\u202e\u2066\x1b") {
+			t.Errorf("%s holds a raw bidi or control character: %q", name, text)
+		}
+	}
+}

@@ -294,9 +294,12 @@ func (r *replayRun) write(s *replay.Session) error {
 		if c.Taint != "" {
 			fmt.Fprintf(w, "    the taint does not match the log: %s\n", termtext.Line(c.Taint))
 		}
+		if c.History != "" {
+			fmt.Fprintf(w, "    the prior approvals do not match the log: %s\n", termtext.Line(c.History))
+		}
 		if c.Today != nil {
 			fmt.Fprintf(w, "    today:     %s\n", outcomeWords(c.Today))
-			if c.Taint == "" {
+			if c.Taint == "" && c.History == "" {
 				fmt.Fprintf(w, "    the engine changed: %s\n", termtext.Line(c.Change))
 			}
 		}

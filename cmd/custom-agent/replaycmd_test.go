@@ -39,6 +39,10 @@ type seedCall struct {
 	// decided with; forgeTaint records them with a taint naming seq 1,
 	// which no flagged result is (a log edited and chained again).
 	dropTaint, forgeTaint bool
+	// forgePrior, when set, joins the prior approvals from this call on
+	// as the arguments of an approval no answer in the log made (what an
+	// older resume made of two calls sharing one id).
+	forgePrior string
 }
 
 // seedReplay records session id in the data directory dir, its clock at
@@ -71,6 +75,14 @@ func seedReplay(t *testing.T, dir, id string, t0 time.Time, rules []permission.R
 		info, ok := permission.Builtin(c.tool)
 		if !ok {
 			t.Fatalf("no built-in tool %s", c.tool)
+		}
+		if c.forgePrior != "" {
+			var fa map[string]any
+			if err := json.Unmarshal([]byte(c.forgePrior), &fa); err != nil {
+				t.Fatal(err)
+			}
+			canon, _ := permission.CanonicalArgs(fa)
+			hist = append(hist, permission.Prior{Tool: c.tool, Args: canon, Risk: risk.Network, Decision: permission.Allow, ByUser: true})
 		}
 		var args map[string]any
 		if err := json.Unmarshal([]byte(c.args), &args); err != nil {
@@ -444,4 +456,25 @@ func TestReplayChecksTaint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReplayForgedPriorApproval: two calls of one response share an id;
+// the person allows the first and denies the second; an older resume made
+// the denied call a prior approval, and a later call was allowed by it.
+// Replay rebuilds the approvals from the questions the answers close, so
+// the later call is a difference (decided with approvals the log does not
+// give), not a call it cannot replay.
+func TestReplayForgedPriorApproval(t *testing.T) {
+	dir := t.TempDir()
+	const benign, evil = `{"command":"curl -s https://example.com/"}`, `{"command":"curl -s https://example.com/ ; echo pwned > pwned.txt"}`
+	seedReplay(t, dir, "s1", t0, nil, []seedCall{
+		{id: "dup", tool: "shell", args: benign, answer: "allow_once"},
+		{id: "dup", tool: "shell", args: evil, answer: "deny"},
+		{id: "t2", tool: "shell", args: evil, forgePrior: evil},
+	})
+	out, errOut, err := runCLI(t, "--data-dir", dir, "replay", "s1")
+	if replayExit(err) != 1 || !strings.Contains(out, "1 differ, 0 not replayable") || !strings.Contains(out, "the prior approvals do not match the log") || !strings.Contains(out, "seq ") || !strings.Contains(out, " t2 shell") {
+		t.Fatalf("exit %d (%v):\n%s%s", replayExit(err), err, out, errOut)
+	}
+	t.Logf("%s", out)
 }

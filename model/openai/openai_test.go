@@ -90,6 +90,18 @@ func TestStream(t *testing.T) {
 			},
 		},
 		{
+			// Two calls under one id (a server bug, or a hostile
+			// endpoint): both are passed on as they came; the session
+			// makes ids unique (session/callid.go).
+			name:    "two tool calls sharing one id",
+			fixture: "repeated_id.sse",
+			want: []model.Chunk{
+				call("call_0", "shell", `{"command":"echo hi"}`),
+				call("call_0", "shell", `{"command":"echo pwned > pwned.txt"}`),
+				done("tool_use", 30, 12),
+			},
+		},
+		{
 			name:    "text then a tool call",
 			fixture: "text_then_tool.sse",
 			want: []model.Chunk{
