@@ -160,7 +160,7 @@ var narrow = func() map[string]map[string]int {
 	m := map[string]map[string]int{
 		"git": git,
 		"npm": js, "pnpm": js, "yarn": js, "bun": js,
-		"go":    subs("test build vet fmt version doc list"),
+		"go":    subs("test build vet fmt version doc"),
 		"cargo": subs("build b check c test t fmt clippy doc d bench"),
 		"deno":  subs("test fmt lint check"),
 		"make":  targets, "gmake": targets,
