@@ -29,8 +29,18 @@ import (
 // whenever the rule, once made, would not allow this very call.
 //
 // The shapes: for a shell command, its program and subcommand ("npm test",
-// "go test", "git status"; the program alone when the next word is an
-// option, never for an interpreter such as bash or python alone); for a
+// "go test", "git status"), with the program's global options before the
+// subcommand as written ("git -C . log", "make -k test"), read with the
+// shell analyser's option tables (shellrisk.Subcommand); the program alone
+// when the next word is an option, but never for an interpreter such as
+// bash or python, nor for a program in narrow (git, npm, pip, go, cargo,
+// make, curl, wget, docker, kubectl, gh, ssh, rsync …), whose rule's
+// breadth must not follow how the model spelled the call: for them only a
+// known local subcommand is proposed as a prefix, and any other call (git
+// push, npm install, curl URL, options that cannot be read with
+// certainty) gets a rule for that exact command (its words as the command
+// matcher and the whole command as an args matcher: permission.ExactCommand),
+// offered only for a call of one simple command; for a
 // file tool, a glob of the file's directory relative to the working
 // directory ("src/**"), or the file itself at the top; for an HTTP tool,
 // the URL's host; for a tool whose arguments the engine does not analyse
@@ -117,7 +127,9 @@ func ruleHoldsSecret(r Rule) bool {
 }
 
 // bareless are programs whose name alone allows running anything: they
-// are only proposed with a subcommand or script.
+// are only proposed with a subcommand or script (an interpreter's script:
+// "python tools/gen.py"). The package managers, network tools and
+// container CLIs are in narrow.
 var bareless = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
 	"python": true, "python2": true, "python3": true, "node": true,
