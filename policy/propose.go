@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"path/filepath"
@@ -27,8 +29,18 @@ import (
 // whenever the rule, once made, would not allow this very call.
 //
 // The shapes: for a shell command, its program and subcommand ("npm test",
-// "go test", "git status"; the program alone when the next word is an
-// option, never for an interpreter such as bash or python alone); for a
+// "go test", "git status"), with the program's global options before the
+// subcommand as written ("git -C . log", "make -k test"), read with the
+// shell analyser's option tables (shellrisk.Subcommand); the program alone
+// when the next word is an option, but never for an interpreter such as
+// bash or python, nor for a program in narrow (git, npm, pip, go, cargo,
+// make, curl, wget, docker, kubectl, gh, ssh, rsync …), whose rule's
+// breadth must not follow how the model spelled the call: for them only a
+// known local subcommand is proposed as a prefix, and any other call (git
+// push, npm install, curl URL, options that cannot be read with
+// certainty) gets a rule for that exact command (its words as the command
+// matcher and the whole command as an args matcher: permission.ExactCommand),
+// offered only for a call of one simple command; for a
 // file tool, a glob of the file's directory relative to the working
 // directory ("src/**"), or the file itself at the top; for an HTTP tool,
 // the URL's host; for a tool whose arguments the engine does not analyse
@@ -63,10 +75,18 @@ func (s *Store) ruleFor(level permission.RuleLevel, t permission.ToolInfo, args 
 		if !ok {
 			return r, false
 		}
-		if r.Command, ok = commandPrefix(cmd, env); !ok {
+		var exact bool
+		if r.Command, exact, ok = commandPrefix(cmd, env); !ok {
 			return r, false
 		}
 		what = r.Command
+		if exact {
+			// Only this command, word for word: the command matcher
+			// alone would also match it with more words after it
+			// (curl URL --data @file URL2).
+			r.Args = map[string]string{t.CommandArg: permission.QuoteGlob(cmd)}
+			what = exactID(cmd, r.Command)
+		}
 	case t.URLArg != "":
 		raw, ok := args[t.URLArg].(string)
 		if !ok {
@@ -107,46 +127,151 @@ func ruleHoldsSecret(r Rule) bool {
 }
 
 // bareless are programs whose name alone allows running anything: they
-// are only proposed with a subcommand or script.
+// are only proposed with a subcommand or script (an interpreter's script:
+// "python tools/gen.py"). The package managers, network tools and
+// container CLIs are in narrow.
 var bareless = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
-	"python": true, "python2": true, "python3": true, "node": true, "deno": true, "bun": true,
+	"python": true, "python2": true, "python3": true, "node": true,
 	"perl": true, "ruby": true, "php": true, "lua": true, "env": true, "sudo": true, "doas": true,
 	"xargs": true, "eval": true, "exec": true, "command": true, "nohup": true, "nice": true,
-	"timeout": true, "time": true, "watch": true, "ssh": true, "npx": true, "docker": true,
+	"timeout": true, "time": true, "watch": true,
 }
 
+// narrow are programs whose name alone, or with a subcommand of the
+// model's choosing, would allow talking to the network, installing
+// packages or running code fetched or named at will (git push, npm
+// install, go run, curl --data @file). For them a rule is proposed only as
+// the program with its options up to a subcommand (or target, or script)
+// listed here, "git -C . log", "npm run build"; any other call of them
+// gets a rule for that exact command. The value is the number of words
+// after the subcommand the rule names as well (npm run SCRIPT). A program
+// mapped to nil has no such subcommand (curl, ssh).
+var narrow = func() map[string]map[string]int {
+	subs := func(words string, run ...string) map[string]int {
+		m := map[string]int{}
+		for _, w := range strings.Fields(words) {
+			m[w] = 0
+		}
+		for _, w := range run {
+			m[w] = 1
+		}
+		return m
+	}
+	// git subcommands that work on the local repository only: no fetch,
+	// push, clone, remote, submodule, archive --remote, configuration
+	// (config can make git run programs later), nor those that run a
+	// program of the call's choosing (bisect run, rebase --exec,
+	// difftool, filter-branch).
+	git := subs("status log diff show blame annotate shortlog describe rev-parse rev-list ls-files ls-tree cat-file " +
+		"grep branch tag add commit stash switch checkout restore reset merge cherry-pick revert mv rm init reflog " +
+		"show-ref merge-base for-each-ref check-ignore format-patch apply version help")
+	// Running the project's own tests and scripts, by name.
+	js := subs("test t tst ls list", "run", "run-script")
+	targets := subs("test tests check build all lint fmt format vet typecheck compile")
+	m := map[string]map[string]int{
+		"git": git,
+		"npm": js, "pnpm": js, "yarn": js, "bun": js,
+		"go":    subs("test build vet fmt version doc"),
+		"cargo": subs("build b check c test t fmt clippy doc d bench"),
+		"deno":  subs("test fmt lint check"),
+		"make":  targets, "gmake": targets,
+		"pip": subs("list show freeze check"), "pip3": subs("list show freeze check"),
+		"docker": subs("ps images version info inspect logs stats top port history"),
+	}
+	m["podman"], m["nerdctl"] = m["docker"], m["docker"]
+	for _, p := range strings.Fields("npx pnpx bunx uvx pipx uv poetry pdm conda mamba gem bundle composer mvn gradle " +
+		"dotnet nuget rustup apt apt-get dnf yum brew snap curl wget wget2 http https xh aria2c ssh scp sftp rsync mosh " +
+		"ssh-copy-id nc ncat netcat socat telnet ftp lftp tftp rclone s3cmd kubectl oc helm gh glab terraform tofu aws " +
+		"gcloud gsutil az") {
+		m[p] = nil
+	}
+	return m
+}()
+
 // commandPrefix returns the program and subcommand every simple command of
-// cmd shares, if they share one.
-func commandPrefix(cmd string, env Env) (string, bool) {
+// cmd shares, if they share one. exact is set when the call gets no
+// prefix but a rule for this one command (one simple command only).
+func commandPrefix(cmd string, env Env) (prefix string, exact, ok bool) {
 	res := shellrisk.Analyze(cmd, shellrisk.Env{Cwd: env.Cwd, Home: env.Home})
 	if res.Opaque || len(res.Commands) == 0 {
-		return "", false
+		return "", false, false
 	}
-	prefix := ""
-	for _, c := range res.Commands {
+	for i := range res.Commands {
+		c := &res.Commands[i]
 		if c.Dynamic || len(c.Argv) == 0 || c.Argv[0] == "" {
-			return "", false
+			return "", false, false
 		}
-		words := c.Argv[:1]
-		if len(c.Argv) > 1 && c.Argv[1] != "" && !strings.HasPrefix(c.Argv[1], "-") {
-			words = c.Argv[:2]
+		words, ok := proposedWords(c)
+		if !ok {
+			return "", false, false
 		}
-		if len(words) == 1 && bareless[words[0]] {
-			return "", false
+		if words == nil {
+			if len(res.Commands) != 1 {
+				return "", false, false
+			}
+			// The words of the exact rule's command matcher: as many
+			// as a command prefix can hold.
+			words = c.Argv
+			for j, w := range words {
+				if w == "" || strings.TrimSpace(w) != w || strings.ContainsAny(w, " \t\n") {
+					words = words[:j]
+					break
+				}
+			}
+			return strings.Join(words, " "), true, len(words) > 0
 		}
 		for _, w := range words {
 			if strings.TrimSpace(w) != w || strings.ContainsAny(w, " \t\n") {
-				return "", false
+				return "", false, false
 			}
 		}
 		p := strings.Join(words, " ")
 		if prefix != "" && p != prefix {
-			return "", false
+			return "", false, false
 		}
 		prefix = p
 	}
-	return prefix, true
+	return prefix, false, true
+}
+
+// proposedWords returns the command prefix one simple command proposes,
+// or nil when only the exact command may be proposed; ok is false when
+// nothing may be.
+func proposedWords(c *shellrisk.Command) (words []string, ok bool) {
+	argv := c.Argv
+	subs, isNarrow := narrow[argv[0]]
+	if !isNarrow {
+		words = argv[:1]
+		if len(argv) > 1 && argv[1] != "" && !strings.HasPrefix(argv[1], "-") {
+			words = argv[:2]
+		}
+		if len(words) == 1 && bareless[words[0]] {
+			return nil, false
+		}
+		return words, true
+	}
+	i, ok := shellrisk.Subcommand(c)
+	if !ok || i >= len(argv) {
+		return nil, true
+	}
+	n, benign := subs[argv[i]]
+	end := i + 1 + n
+	if !benign || end > len(argv) || n > 0 && (argv[end-1] == "" || strings.HasPrefix(argv[end-1], "-")) {
+		return nil, true
+	}
+	return argv[:end], true
+}
+
+// exactID is what names an exact-command rule in its id: the start of
+// its command and a digest of the whole, so that two such rules get two
+// ids.
+func exactID(cmd, prefix string) string {
+	sum := sha256.Sum256([]byte(cmd))
+	if len(prefix) > 64 {
+		prefix = prefix[:64]
+	}
+	return prefix + " " + hex.EncodeToString(sum[:4])
 }
 
 // urlHost returns "host[:port]", or "scheme://host[:port]" for a scheme

@@ -187,12 +187,12 @@ var flows = []flow{
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "echo never"}}]}
 {"text": "unreachable"}`},
 	{name: "allow-for-session", prompts: []string{"跑两次"}, answers: []string{"allow_session", "allow_session"},
-		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOOS"}}]}
-{"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go env GOARCH"}}]}
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go doc -short fmt.Println"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go doc -short fmt.Printf"}}]}
 {"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go version; echo compound"}}]}
 {"text": "第二次没有再问；复合命令没有会话规则可用，所以只能允许一次或拒绝。"}`},
 	{name: "allow-in-project", prompts: []string{"跑测试"}, answers: []string{"allow_project"},
-		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOARCH"}}]}
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go doc -short fmt.Printf"}}]}
 {"text": "以后这个项目里不再问。"}`},
 	{name: "approval-timeout", prompts: []string{"跑测试"}, timeoutBroker: true,
 		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "echo never"}}]}
@@ -208,13 +208,13 @@ var flows = []flow{
 	// from); back in A they hold again.
 	{name: "resumed-elsewhere", prompts: []string{"在 A 里写", "在 B 里写", "回到 A"}, resumeIn: []string{"B", "A"},
 		answers: []string{"allow_session", "allow_once", "deny", "deny"},
-		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOOS"}}]}
+		script: `{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go doc -short fmt.Println"}}]}
 {"toolCalls": [{"id": "tc_2", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
 {"text": "A 里写好了。"}
-{"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go env GOARCH"}}]}
+{"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go doc -short fmt.Printf"}}]}
 {"toolCalls": [{"id": "tc_4", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
 {"text": "B 里你都拒绝了。"}
-{"toolCalls": [{"id": "tc_5", "name": "shell", "args": {"command": "go env GOARCH"}}]}
+{"toolCalls": [{"id": "tc_5", "name": "shell", "args": {"command": "go doc -short fmt.Printf"}}]}
 {"toolCalls": [{"id": "tc_6", "name": "write_file", "args": {"path": "notes.txt", "content": "A\n"}}]}
 {"text": "回到 A，没有再问。"}`},
 	// Issue 10 item 6: the end of a long output reaches the model, and

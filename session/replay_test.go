@@ -78,10 +78,10 @@ func TestReplayAfterRevoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	m, err := script.Parse([]byte(`{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOOS"}}]}
-{"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go env GOOS"}}]}
+	m, err := script.Parse([]byte(`{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go doc -short fmt.Println"}}]}
+{"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go doc -short fmt.Println"}}]}
 {"text": "ran twice"}
-{"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go env GOOS"}}]}
+{"toolCalls": [{"id": "tc_3", "name": "shell", "args": {"command": "go doc -short fmt.Println"}}]}
 {"text": "asked again"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestReplayAfterRevoke(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.Revoke(ctx, "shell-go-env"); err != nil {
+	if _, err := s.Revoke(ctx, "shell-go-doc"); err != nil {
 		t.Fatal(err)
 	}
 	for _, err := range s.RunTurn(ctx, "again") {

@@ -170,6 +170,19 @@ func TestQueueStreamHoldsNoArgs(t *testing.T) {
 	}
 }
 
+// A rule proposed for one exact command (web-review-5 finding 2: curl
+// gets no prefix rule) says so in the dialog, not as a bare `curl`.
+func TestDialogShowsAnExactCommandRule(t *testing.T) {
+	f := newFixture(t)
+	req := askPayload("tc_x", "shell", risk.Network, `{"command":"curl -s https://api.github.com/x"}`)
+	req.SessionRule = json.RawMessage(`{"id":"s1","level":"session","tool":"shell","command":"curl -s https://api.github.com/x","args":{"command":"curl -s https://api.github.com/x"},"decision":"allow"}`)
+	e := appendEvent(t, f.log, "sess-A", req)
+	body := f.do(t, req_("/session/sess-A/ask/"+itoa(e.Seq))).Body.String()
+	if want := "allow_session adds the session rule: shell `curl -s https://api.github.com/x` (this exact command only) → allow"; !strings.Contains(body, want) {
+		t.Errorf("the dialog lacks %q", want)
+	}
+}
+
 func TestDialogShowsWhatTheTerminalShows(t *testing.T) {
 	f := newFixture(t)
 	req := askPayload("tc_r", "shell", risk.Execute, `{"command":"go test ./..."}`)

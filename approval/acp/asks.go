@@ -150,6 +150,9 @@ func options(p approval.Pending) []permOption {
 
 // ruleText is what a rule matches, for a person.
 func ruleText(r permission.Rule) string {
+	if cmd, ok := permission.ExactCommand(r); ok {
+		return r.Tool + ", exactly the command " + cmd
+	}
 	parts := []string{r.Tool}
 	if r.Command != "" {
 		parts = append(parts, "command "+r.Command)

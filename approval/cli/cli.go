@@ -635,6 +635,11 @@ func ruleLines(q executor.Question) []string {
 
 // describeRule says what a rule allows, in the words of its matcher.
 func describeRule(r permission.Rule) string {
+	if cmd, ok := permission.ExactCommand(r); ok {
+		// The command matcher is only the start of the args matcher:
+		// show the one command the rule allows.
+		return r.Tool + " `" + cmd + "` (this exact command only) → " + string(r.Decision)
+	}
 	s := r.Tool
 	switch {
 	case r.Command != "":

@@ -46,21 +46,23 @@ func optValue(args []arg, i int) (v arg, next, ok bool) {
 	return arg{}, false, false
 }
 
+// makeTable is GNU make 4's options, complete. -j and -l take an optional
+// number (a target "4" after -j is harmless as a target).
+var makeTable = opts{short: "CfIoWE", long: []string{"directory", "file", "makefile", "include-dir",
+	"old-file", "assume-old", "what-if", "new-file", "assume-new", "eval"}, optShort: "jl",
+	flags: "bBdehikLnpqrRsStvw",
+	flagsLong: []string{"always-make", "environment-overrides", "help", "ignore-errors", "keep-going", "no-keep-going",
+		"check-symlink-times", "just-print", "dry-run", "recon", "print-data-base", "question", "no-builtin-rules",
+		"no-builtin-variables", "silent", "quiet", "no-silent", "stop", "touch", "trace", "version", "print-directory",
+		"no-print-directory", "warn-undefined-variables"},
+	optional: []string{"jobs", "load-average", "output-sync", "debug", "shuffle", "jobserver-style"}, complete: true}
+
 // ruleMake: make --eval and a makefile on standard input hand make code of
 // its own. Recipes are shell commands and are judged as such, but make's
 // own syntax ($(shell ...), variables) is not shell, so the call is Opaque.
 // SHELL=prog names the program recipes run with.
 func ruleMake(a *analyzer, c *call) {
-	// GNU make 4, complete. -j and -l take an optional number (a target
-	// "4" after -j is harmless as a target).
-	os, ops := a.scan(opts{short: "CfIoWE", long: []string{"directory", "file", "makefile", "include-dir",
-		"old-file", "assume-old", "what-if", "new-file", "assume-new", "eval"}, optShort: "jl",
-		flags: "bBdehikLnpqrRsStvw",
-		flagsLong: []string{"always-make", "environment-overrides", "help", "ignore-errors", "keep-going", "no-keep-going",
-			"check-symlink-times", "just-print", "dry-run", "recon", "print-data-base", "question", "no-builtin-rules",
-			"no-builtin-variables", "silent", "quiet", "no-silent", "stop", "touch", "trace", "version", "print-directory",
-			"no-print-directory", "warn-undefined-variables"},
-		optional: []string{"jobs", "load-average", "output-sync", "debug", "shuffle", "jobserver-style"}, complete: true}, c.args)
+	os, ops := a.scan(makeTable, c.args)
 	for _, o := range os {
 		switch o.name {
 		case "-E", "--eval":
