@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/custom-agent/custom-agent/permission"
@@ -18,21 +19,38 @@ const BuiltinFile = "built-in rules"
 // use it.
 const BuiltinPrefix = "builtin:"
 
-// builtinRules returns the built-in rules at LevelBuiltin, with their
-// compiled set, once. They are not parsed at every start: builtinEntries
-// (builtin_gen.go, written by go generate) holds them as Go values, and
-// TestBuiltinGenerated checks that they are exactly what the same strict
-// parser as a policy file's reads from the embedded file. Their examples
-// are checked by the tests of both packages, not at every start.
-var builtinRules = sync.OnceValues(func() (fileRules, error) {
-	es := builtinEntries()
-	set, err := compileEntries(es, permission.LevelBuiltin, permission.BuiltinSource)
+// The built-in rules are not parsed at every start: builtin_gen.go
+// (written by go generate) holds them as Go values, builtinTable and
+// builtinExamples, and TestBuiltinGenerated checks that they are exactly
+// what the same strict parser as a policy file's reads from the embedded
+// file. Their examples are checked by the tests of both packages, not at
+// every start.
+
+// builtinSet compiles the built-in rules once, as the engine sees them.
+// Deciding a call needs nothing else of them.
+var builtinSet = sync.OnceValues(func() (*permission.RuleSet, error) {
+	set, err := compileEntries(builtinTable[:], permission.LevelBuiltin, permission.BuiltinSource)
 	if err != nil {
 		var re *permission.RuleError
 		if errors.As(err, &re) {
-			return fileRules{}, &Error{Path: BuiltinFile, RuleID: re.ID, Field: re.Field, Err: re.Err}
+			return nil, &Error{Path: BuiltinFile, RuleID: re.ID, Field: re.Field, Err: re.Err}
 		}
-		return fileRules{}, &Error{Path: BuiltinFile, Err: err}
+		return nil, &Error{Path: BuiltinFile, Err: err}
 	}
-	return fileRules{es, set}, nil
+	return set, nil
 })
+
+// builtinFull returns the built-in rules as entries at LevelBuiltin, with
+// their examples, built once when first asked for (Store.Entries): a call
+// that is only decided never builds their examples.
+var builtinFull = sync.OnceValue(joinBuiltin)
+
+// joinBuiltin returns new entries of the built-in rules with their
+// examples.
+func joinBuiltin() []Entry {
+	es := slices.Clone(builtinTable[:])
+	for i, ex := range builtinExamples() {
+		es[i].Rule.Examples = ex
+	}
+	return es
+}

@@ -4,510 +4,516 @@ package policy
 
 import "github.com/custom-agent/custom-agent/permission"
 
-// builtinEntries returns the rules of permission/builtin/rules.json as
-// parse reads them at LevelBuiltin (File empty): Go values, so that no
-// process parses the file. TestBuiltinGenerated checks that they are what
-// the parser reads from the embedded file.
-func builtinEntries() []Entry {
-	return []Entry{
-		{Level: permission.LevelBuiltin, Line: 4, Rule: Rule{ID: "builtin:ls", Tool: "shell", Decision: "allow", Command: "ls", Comment: "lists directories",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "ls -la"},
-					{"command": "ls -R src"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "ls -la ~/.ssh"},
-					{"command": "ls --frobnicate"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 29, Rule: Rule{ID: "builtin:cat", Tool: "shell", Decision: "allow", Command: "cat", Comment: "prints files",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "cat README.md"},
-					{"command": "cat -n main.go"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "cat .env"},
-					{"command": "cat ~/.aws/credentials"},
-					{"command": "cat README.md > copy.md"},
-					{"command": "cat ../other/file"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 60, Rule: Rule{ID: "builtin:head", Tool: "shell", Decision: "allow", Command: "head", Comment: "prints the start of files",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "head -n 20 main.go"},
-					{"command": "head -5 go.mod"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "head -n 5 /etc/passwd"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 82, Rule: Rule{ID: "builtin:tail", Tool: "shell", Decision: "allow", Command: "tail", Comment: "prints the end of files (not -f, which never ends)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "tail -n 50 build.log"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "tail -f build.log"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 101, Rule: Rule{ID: "builtin:wc", Tool: "shell", Decision: "allow", Command: "wc", Comment: "counts lines, words and bytes (not --files0-from)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "wc -l main.go"},
-					{"command": "wc -l main.go go.mod"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "wc --files0-from=list"},
-					{"command": "wc -l *.go > counts.txt"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 126, Rule: Rule{ID: "builtin:nl", Tool: "shell", Decision: "allow", Command: "nl", Comment: "numbers lines",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "nl main.go"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 140, Rule: Rule{ID: "builtin:grep", Tool: "shell", Decision: "allow", Command: "grep", Comment: "searches files (also egrep and fgrep; not -f or --exclude-from)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "grep -rn TODO src/"},
-					{"command": "grep -i error build.log"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "grep -r password ~/.config"},
-					{"command": "grep -f patterns.txt x"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 165, Rule: Rule{ID: "builtin:rg", Tool: "shell", Decision: "allow", Command: "rg", Comment: "ripgrep (not --pre, --pre-glob, -z, --hostname-bin, -f or --ignore-file)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "rg -n TODO"},
-					{"command": "rg -t go 'func main'"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "rg --pre ./decode TODO"},
-					{"command": "rg -z TODO"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 190, Rule: Rule{ID: "builtin:find", Tool: "shell", Decision: "allow", Command: "find", Comment: "finds files, with tests and the printing actions only (no -exec, -execdir, -ok, -delete, -fprint, -fls)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "find . -name '*.go'"},
-					{"command": "find src -type f -newer go.mod"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "find . -name '*.tmp' -delete"},
-					{"command": "find . -exec cat {} ;"},
-					{"command": "find ~ -name id_rsa"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 218, Rule: Rule{ID: "builtin:tree", Tool: "shell", Decision: "allow", Command: "tree", Comment: "prints a directory tree (not -o, -R, -H)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "tree -L 2"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "tree -o tree.txt"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 237, Rule: Rule{ID: "builtin:du", Tool: "shell", Decision: "allow", Command: "du", Comment: "sizes of directories",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "du -sh src"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "du -sh ~"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 256, Rule: Rule{ID: "builtin:stat", Tool: "shell", Decision: "allow", Command: "stat", Comment: "file metadata",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "stat go.mod"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 270, Rule: Rule{ID: "builtin:file", Tool: "shell", Decision: "allow", Command: "file", Comment: "file types (not -s, -z, -Z, -C or a magic file)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "file main.go"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "file -z archive.gz"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 289, Rule: Rule{ID: "builtin:sort", Tool: "shell", Decision: "allow", Command: "sort", Comment: "sorts lines (not -o, -T, --compress-program, --files0-from)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "sort -u names.txt"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "sort -o sorted.txt names.txt"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 308, Rule: Rule{ID: "builtin:uniq", Tool: "shell", Decision: "allow", Command: "uniq", Comment: "filters repeated lines (one operand: a second is written)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "uniq -c names.txt"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "uniq in.txt out.txt"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 327, Rule: Rule{ID: "builtin:cut", Tool: "shell", Decision: "allow", Command: "cut", Comment: "cuts fields",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "cut -d, -f1 data.csv"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 341, Rule: Rule{ID: "builtin:tr", Tool: "shell", Decision: "allow", Command: "tr", Comment: "translates characters",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "tr a-z A-Z"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 355, Rule: Rule{ID: "builtin:sed", Tool: "shell", Decision: "allow", Command: "sed", Comment: "edits a stream: not -i or -f, and no w, W, r, R, e commands or s///w, s///e",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "sed -n 1,20p main.go"},
-					{"command": "sed 's/foo/bar/g' main.go"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "sed -i s/foo/bar/ main.go"},
-					{"command": "sed 's/x/y/w out' main.go"},
-					{"command": "sed '1e id' main.go"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 383, Rule: Rule{ID: "builtin:awk", Tool: "shell", Decision: "allow", Command: "awk", Comment: "awk program text without system, getline, pipes, redirection, ENVIRON, ARGV or @ (also gawk, mawk, nawk; not -f)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "awk '{print $1}' data.txt"},
-					{"command": "awk -F: 'NR>1 {print $2}' data.txt"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "awk '{system(\"id\")}' data.txt"},
-					{"command": "awk '{print > \"out\"}' data.txt"},
-					{"command": "awk -f prog.awk data.txt"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 411, Rule: Rule{ID: "builtin:jq", Tool: "shell", Decision: "allow", Command: "jq", Comment: "JSON queries without env, $ENV, import or include, and no -f, --rawfile, --slurpfile, -L",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "jq -r .name package.json"},
-					{"command": "jq '.scripts' package.json"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "jq -n env"},
-					{"command": "jq --rawfile k ~/.ssh/id_rsa . package.json"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 436, Rule: Rule{ID: "builtin:diff", Tool: "shell", Decision: "allow", Command: "diff", Comment: "compares files (not -l, which runs pr)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "diff -u a.txt b.txt"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "diff -l a.txt b.txt"},
-					{"command": "diff a.txt ~/.ssh/id_rsa"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 458, Rule: Rule{ID: "builtin:cmp", Tool: "shell", Decision: "allow", Command: "cmp", Comment: "compares files byte by byte",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "cmp a.bin b.bin"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 472, Rule: Rule{ID: "builtin:md5sum", Tool: "shell", Decision: "allow", Command: "md5sum", Comment: "checksums (not -c, which reads the files a list names)"}},
-		{Level: permission.LevelBuiltin, Line: 479, Rule: Rule{ID: "builtin:sha1sum", Tool: "shell", Decision: "allow", Command: "sha1sum", Comment: "checksums (not -c, which reads the files a list names)"}},
-		{Level: permission.LevelBuiltin, Line: 486, Rule: Rule{ID: "builtin:sha224sum", Tool: "shell", Decision: "allow", Command: "sha224sum", Comment: "checksums (not -c, which reads the files a list names)"}},
-		{Level: permission.LevelBuiltin, Line: 493, Rule: Rule{ID: "builtin:sha256sum", Tool: "shell", Decision: "allow", Command: "sha256sum", Comment: "checksums (not -c, which reads the files a list names)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "sha256sum go.sum"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "sha256sum -c sums.txt"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 512, Rule: Rule{ID: "builtin:sha384sum", Tool: "shell", Decision: "allow", Command: "sha384sum", Comment: "checksums (not -c, which reads the files a list names)"}},
-		{Level: permission.LevelBuiltin, Line: 519, Rule: Rule{ID: "builtin:sha512sum", Tool: "shell", Decision: "allow", Command: "sha512sum", Comment: "checksums (not -c, which reads the files a list names)"}},
-		{Level: permission.LevelBuiltin, Line: 526, Rule: Rule{ID: "builtin:b2sum", Tool: "shell", Decision: "allow", Command: "b2sum", Comment: "checksums (not -c, which reads the files a list names)"}},
-		{Level: permission.LevelBuiltin, Line: 533, Rule: Rule{ID: "builtin:cksum", Tool: "shell", Decision: "allow", Command: "cksum", Comment: "checksums (not -c, which reads the files a list names)"}},
-		{Level: permission.LevelBuiltin, Line: 540, Rule: Rule{ID: "builtin:od", Tool: "shell", Decision: "allow", Command: "od", Comment: "octal dump",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "od -c x.bin"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 554, Rule: Rule{ID: "builtin:hexdump", Tool: "shell", Decision: "allow", Command: "hexdump", Comment: "hex dump (not -f)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "hexdump -C x.bin"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 568, Rule: Rule{ID: "builtin:basename", Tool: "shell", Decision: "allow", Command: "basename", Comment: "strips directories from a name",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "basename src/main.go"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 582, Rule: Rule{ID: "builtin:dirname", Tool: "shell", Decision: "allow", Command: "dirname", Comment: "strips the last component of a name",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "dirname src/main.go"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 596, Rule: Rule{ID: "builtin:pwd", Tool: "shell", Decision: "allow", Command: "pwd", Comment: "prints the working directory",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "pwd"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 610, Rule: Rule{ID: "builtin:which", Tool: "shell", Decision: "allow", Command: "which", Comment: "finds a program on PATH",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "which go"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 624, Rule: Rule{ID: "builtin:whoami", Tool: "shell", Decision: "allow", Command: "whoami", Comment: "prints the user name",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "whoami"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 638, Rule: Rule{ID: "builtin:uname", Tool: "shell", Decision: "allow", Command: "uname", Comment: "prints the system name",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "uname -a"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 652, Rule: Rule{ID: "builtin:date", Tool: "shell", Decision: "allow", Command: "date", Comment: "prints the date (not -s or an operand that sets the clock)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "date +%Y-%m-%d"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "date -s 2020-01-01"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 671, Rule: Rule{ID: "builtin:echo", Tool: "shell", Decision: "allow", Command: "echo", Comment: "prints its words",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "echo done"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "echo x > file.txt"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 690, Rule: Rule{ID: "builtin:printf", Tool: "shell", Decision: "allow", Command: "printf", Comment: "prints formatted words (not -v)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "printf '%s\\n' a b"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "printf -v x %s a"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 709, Rule: Rule{ID: "builtin:true", Tool: "shell", Decision: "allow", Command: "true", Comment: "does nothing",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "true"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 723, Rule: Rule{ID: "builtin:false", Tool: "shell", Decision: "allow", Command: "false", Comment: "fails",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "false"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 737, Rule: Rule{ID: "builtin:cd", Tool: "shell", Decision: "allow", Command: "cd", Comment: "changes to the working directory itself, first in the command (cd /path/to/project && git status)",
-			Examples: &Examples{
-				NotMatch: []map[string]any{
-					{"command": "cd .. && ls"},
-					{"command": "cd /tmp && ls"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 754, Rule: Rule{ID: "builtin:git-status", Tool: "shell", Decision: "allow", Command: "git status", Comment: "working tree status",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git status"},
-					{"command": "git status --porcelain"},
-					{"command": "git -C . status -sb"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "git -c core.fsmonitor=x status"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 779, Rule: Rule{ID: "builtin:git-diff", Tool: "shell", Decision: "allow", Command: "git diff", Comment: "the working tree's changes, when the index tracks no secret file; names and statistics of any revision (not --ext-diff, --textconv, --output, --no-index, and not the content of a revision or of the staged index)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git diff"},
-					{"command": "git diff --stat HEAD~1"},
-					{"command": "git diff -- src/"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "git --no-pager diff --cached"},
-					{"command": "git diff HEAD~1"},
-					{"command": "git diff --ext-diff"},
-					{"command": "git diff --output=x.patch"},
-					{"command": "git diff --no-index a ~/.ssh/id_rsa"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 816, Rule: Rule{ID: "builtin:git-log", Tool: "shell", Decision: "allow", Command: "git log", Comment: "history without patches (not --output, --show-signature, -L, -p, -G, -S)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git log --oneline -10"},
-					{"command": "git log --stat --until --stat -5"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "git log -p -- src/"},
-					{"command": "git log -G SECRET --oneline"},
-					{"command": "git log --output=log.txt"},
-					{"command": "git -c core.pager=sh log"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 847, Rule: Rule{ID: "builtin:git-branch", Tool: "shell", Decision: "allow", Command: "git branch", Comment: "lists branches (a name creates one: not read-only)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git branch"},
-					{"command": "git branch -a -vv"},
-					{"command": "git branch --show-current"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "git branch new-feature"},
-					{"command": "git branch -D old"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 875, Rule: Rule{ID: "builtin:git-blame", Tool: "shell", Decision: "allow", Command: "git blame", Comment: "line history (not --contents, -S)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git blame -L 10,20 main.go"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "git blame --contents other main.go"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 894, Rule: Rule{ID: "builtin:git-rev-parse", Tool: "shell", Decision: "allow", Command: "git rev-parse", Comment: "names revisions and repository paths",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git rev-parse --show-toplevel"},
-					{"command": "git rev-parse --abbrev-ref HEAD"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 911, Rule: Rule{ID: "builtin:git-ls-files", Tool: "shell", Decision: "allow", Command: "git ls-files", Comment: "tracked files",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git ls-files"},
-					{"command": "git ls-files -m"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 928, Rule: Rule{ID: "builtin:git-tag", Tool: "shell", Decision: "allow", Command: "git tag", Comment: "lists tags (a name creates one: not read-only)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git tag"},
-					{"command": "git tag -l 'v1.*'"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "git tag v1.0"},
-					{"command": "git tag -d v1.0"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 953, Rule: Rule{ID: "builtin:git-grep", Tool: "shell", Decision: "allow", Command: "git grep", Comment: "searches tracked files (not -O, --open-files-in-pager, -f)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git grep -n TODO"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "git grep -O TODO"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 972, Rule: Rule{ID: "builtin:git-shortlog", Tool: "shell", Decision: "allow", Command: "git shortlog", Comment: "summarised history",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git shortlog -sn"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 986, Rule: Rule{ID: "builtin:git-describe", Tool: "shell", Decision: "allow", Command: "git describe", Comment: "names a commit by its nearest tag",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "git describe --tags --always"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 1000, Rule: Rule{ID: "builtin:go-version", Tool: "shell", Decision: "allow", Command: "go version", Comment: "the Go toolchain version; only where the read-only sandbox confines it (it may fetch and run a toolchain or modules otherwise)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "go version"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 1014, Rule: Rule{ID: "builtin:go-env", Tool: "shell", Decision: "allow", Command: "go env", Comment: "Go environment (not -w or -u, which write it); only where the read-only sandbox confines it (it may fetch and run a toolchain or modules otherwise)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "go env GOPATH"},
-					{"command": "go env -json"},
-				},
-				NotMatch: []map[string]any{
-					{"command": "go env -w GOFLAGS=-mod=mod"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 1036, Rule: Rule{ID: "builtin:go-list", Tool: "shell", Decision: "allow", Command: "go list", Comment: "packages and modules (not -export, -compiled, -toolexec, -exec, -overlay, -C, -u, -versions, -retracted); only where the read-only sandbox confines it (it may fetch and run a toolchain or modules otherwise)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "go list ./..."},
-					{"command": "go list -m all"},
-					{"command": "go list -f '{{.Dir}}' ./..."},
-				},
-				NotMatch: []map[string]any{
-					{"command": "go list -export ./..."},
-					{"command": "go list -toolexec ./x ./..."},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 1064, Rule: Rule{ID: "builtin:go-doc", Tool: "shell", Decision: "allow", Command: "go doc", Comment: "documentation; only where the read-only sandbox confines it (it may fetch and run a toolchain or modules otherwise)",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "go doc fmt.Println"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 1078, Rule: Rule{ID: "builtin:node-version", Tool: "shell", Decision: "allow", Command: "node --version", Comment: "toolchain version query",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "node --version"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 1092, Rule: Rule{ID: "builtin:npm-version", Tool: "shell", Decision: "allow", Command: "npm --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1099, Rule: Rule{ID: "builtin:deno-version", Tool: "shell", Decision: "allow", Command: "deno --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1106, Rule: Rule{ID: "builtin:python-version", Tool: "shell", Decision: "allow", Command: "python --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1113, Rule: Rule{ID: "builtin:python3-version", Tool: "shell", Decision: "allow", Command: "python3 --version", Comment: "toolchain version query",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "python3 --version"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 1127, Rule: Rule{ID: "builtin:pip-version", Tool: "shell", Decision: "allow", Command: "pip --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1134, Rule: Rule{ID: "builtin:pip3-version", Tool: "shell", Decision: "allow", Command: "pip3 --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1141, Rule: Rule{ID: "builtin:ruby-version", Tool: "shell", Decision: "allow", Command: "ruby --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1148, Rule: Rule{ID: "builtin:gem-version", Tool: "shell", Decision: "allow", Command: "gem --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1155, Rule: Rule{ID: "builtin:java-version", Tool: "shell", Decision: "allow", Command: "java --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1162, Rule: Rule{ID: "builtin:javac-version", Tool: "shell", Decision: "allow", Command: "javac --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1169, Rule: Rule{ID: "builtin:gcc-version", Tool: "shell", Decision: "allow", Command: "gcc --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1176, Rule: Rule{ID: "builtin:g++-version", Tool: "shell", Decision: "allow", Command: "g++ --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1183, Rule: Rule{ID: "builtin:clang-version", Tool: "shell", Decision: "allow", Command: "clang --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1190, Rule: Rule{ID: "builtin:cc-version", Tool: "shell", Decision: "allow", Command: "cc --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1197, Rule: Rule{ID: "builtin:make-version", Tool: "shell", Decision: "allow", Command: "make --version", Comment: "toolchain version query",
-			Examples: &Examples{
-				Match: []map[string]any{
-					{"command": "make --version"},
-				},
-			}}},
-		{Level: permission.LevelBuiltin, Line: 1211, Rule: Rule{ID: "builtin:cmake-version", Tool: "shell", Decision: "allow", Command: "cmake --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1218, Rule: Rule{ID: "builtin:git-version", Tool: "shell", Decision: "allow", Command: "git --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1225, Rule: Rule{ID: "builtin:docker-version", Tool: "shell", Decision: "allow", Command: "docker --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1232, Rule: Rule{ID: "builtin:php-version", Tool: "shell", Decision: "allow", Command: "php --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1239, Rule: Rule{ID: "builtin:perl-version", Tool: "shell", Decision: "allow", Command: "perl --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1246, Rule: Rule{ID: "builtin:tsc-version", Tool: "shell", Decision: "allow", Command: "tsc --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1253, Rule: Rule{ID: "builtin:terraform-version", Tool: "shell", Decision: "allow", Command: "terraform --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1260, Rule: Rule{ID: "builtin:jq-version", Tool: "shell", Decision: "allow", Command: "jq --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1267, Rule: Rule{ID: "builtin:rg-version", Tool: "shell", Decision: "allow", Command: "rg --version", Comment: "toolchain version query"}},
-		{Level: permission.LevelBuiltin, Line: 1274, Rule: Rule{ID: "builtin:uv-version", Tool: "shell", Decision: "allow", Command: "uv --version", Comment: "toolchain version query"}},
+// builtinTable holds the rules of permission/builtin/rules.json as parse
+// reads them at LevelBuiltin (File empty), without their examples
+// (builtinExamples): static data, so that no process parses the file or
+// builds the table. TestBuiltinGenerated checks that they are what the
+// parser reads from the embedded file.
+var builtinTable = [...]Entry{
+	{Level: permission.LevelBuiltin, Line: 4, Rule: Rule{ID: "builtin:ls", Tool: "shell", Decision: "allow", Command: "ls", Comment: "lists directories"}},
+	{Level: permission.LevelBuiltin, Line: 29, Rule: Rule{ID: "builtin:cat", Tool: "shell", Decision: "allow", Command: "cat", Comment: "prints files"}},
+	{Level: permission.LevelBuiltin, Line: 60, Rule: Rule{ID: "builtin:head", Tool: "shell", Decision: "allow", Command: "head", Comment: "prints the start of files"}},
+	{Level: permission.LevelBuiltin, Line: 82, Rule: Rule{ID: "builtin:tail", Tool: "shell", Decision: "allow", Command: "tail", Comment: "prints the end of files (not -f, which never ends)"}},
+	{Level: permission.LevelBuiltin, Line: 101, Rule: Rule{ID: "builtin:wc", Tool: "shell", Decision: "allow", Command: "wc", Comment: "counts lines, words and bytes (not --files0-from)"}},
+	{Level: permission.LevelBuiltin, Line: 126, Rule: Rule{ID: "builtin:nl", Tool: "shell", Decision: "allow", Command: "nl", Comment: "numbers lines"}},
+	{Level: permission.LevelBuiltin, Line: 140, Rule: Rule{ID: "builtin:grep", Tool: "shell", Decision: "allow", Command: "grep", Comment: "searches files (also egrep and fgrep; not -f or --exclude-from)"}},
+	{Level: permission.LevelBuiltin, Line: 165, Rule: Rule{ID: "builtin:rg", Tool: "shell", Decision: "allow", Command: "rg", Comment: "ripgrep (not --pre, --pre-glob, -z, --hostname-bin, -f or --ignore-file)"}},
+	{Level: permission.LevelBuiltin, Line: 190, Rule: Rule{ID: "builtin:find", Tool: "shell", Decision: "allow", Command: "find", Comment: "finds files, with tests and the printing actions only (no -exec, -execdir, -ok, -delete, -fprint, -fls)"}},
+	{Level: permission.LevelBuiltin, Line: 218, Rule: Rule{ID: "builtin:tree", Tool: "shell", Decision: "allow", Command: "tree", Comment: "prints a directory tree (not -o, -R, -H)"}},
+	{Level: permission.LevelBuiltin, Line: 237, Rule: Rule{ID: "builtin:du", Tool: "shell", Decision: "allow", Command: "du", Comment: "sizes of directories"}},
+	{Level: permission.LevelBuiltin, Line: 256, Rule: Rule{ID: "builtin:stat", Tool: "shell", Decision: "allow", Command: "stat", Comment: "file metadata"}},
+	{Level: permission.LevelBuiltin, Line: 270, Rule: Rule{ID: "builtin:file", Tool: "shell", Decision: "allow", Command: "file", Comment: "file types (not -s, -z, -Z, -C or a magic file)"}},
+	{Level: permission.LevelBuiltin, Line: 289, Rule: Rule{ID: "builtin:sort", Tool: "shell", Decision: "allow", Command: "sort", Comment: "sorts lines (not -o, -T, --compress-program, --files0-from)"}},
+	{Level: permission.LevelBuiltin, Line: 308, Rule: Rule{ID: "builtin:uniq", Tool: "shell", Decision: "allow", Command: "uniq", Comment: "filters repeated lines (one operand: a second is written)"}},
+	{Level: permission.LevelBuiltin, Line: 327, Rule: Rule{ID: "builtin:cut", Tool: "shell", Decision: "allow", Command: "cut", Comment: "cuts fields"}},
+	{Level: permission.LevelBuiltin, Line: 341, Rule: Rule{ID: "builtin:tr", Tool: "shell", Decision: "allow", Command: "tr", Comment: "translates characters"}},
+	{Level: permission.LevelBuiltin, Line: 355, Rule: Rule{ID: "builtin:sed", Tool: "shell", Decision: "allow", Command: "sed", Comment: "edits a stream: not -i or -f, and no w, W, r, R, e commands or s///w, s///e"}},
+	{Level: permission.LevelBuiltin, Line: 383, Rule: Rule{ID: "builtin:awk", Tool: "shell", Decision: "allow", Command: "awk", Comment: "awk program text without system, getline, pipes, redirection, ENVIRON, ARGV or @ (also gawk, mawk, nawk; not -f)"}},
+	{Level: permission.LevelBuiltin, Line: 411, Rule: Rule{ID: "builtin:jq", Tool: "shell", Decision: "allow", Command: "jq", Comment: "JSON queries without env, $ENV, import or include, and no -f, --rawfile, --slurpfile, -L"}},
+	{Level: permission.LevelBuiltin, Line: 436, Rule: Rule{ID: "builtin:diff", Tool: "shell", Decision: "allow", Command: "diff", Comment: "compares files (not -l, which runs pr)"}},
+	{Level: permission.LevelBuiltin, Line: 458, Rule: Rule{ID: "builtin:cmp", Tool: "shell", Decision: "allow", Command: "cmp", Comment: "compares files byte by byte"}},
+	{Level: permission.LevelBuiltin, Line: 472, Rule: Rule{ID: "builtin:md5sum", Tool: "shell", Decision: "allow", Command: "md5sum", Comment: "checksums (not -c, which reads the files a list names)"}},
+	{Level: permission.LevelBuiltin, Line: 479, Rule: Rule{ID: "builtin:sha1sum", Tool: "shell", Decision: "allow", Command: "sha1sum", Comment: "checksums (not -c, which reads the files a list names)"}},
+	{Level: permission.LevelBuiltin, Line: 486, Rule: Rule{ID: "builtin:sha224sum", Tool: "shell", Decision: "allow", Command: "sha224sum", Comment: "checksums (not -c, which reads the files a list names)"}},
+	{Level: permission.LevelBuiltin, Line: 493, Rule: Rule{ID: "builtin:sha256sum", Tool: "shell", Decision: "allow", Command: "sha256sum", Comment: "checksums (not -c, which reads the files a list names)"}},
+	{Level: permission.LevelBuiltin, Line: 512, Rule: Rule{ID: "builtin:sha384sum", Tool: "shell", Decision: "allow", Command: "sha384sum", Comment: "checksums (not -c, which reads the files a list names)"}},
+	{Level: permission.LevelBuiltin, Line: 519, Rule: Rule{ID: "builtin:sha512sum", Tool: "shell", Decision: "allow", Command: "sha512sum", Comment: "checksums (not -c, which reads the files a list names)"}},
+	{Level: permission.LevelBuiltin, Line: 526, Rule: Rule{ID: "builtin:b2sum", Tool: "shell", Decision: "allow", Command: "b2sum", Comment: "checksums (not -c, which reads the files a list names)"}},
+	{Level: permission.LevelBuiltin, Line: 533, Rule: Rule{ID: "builtin:cksum", Tool: "shell", Decision: "allow", Command: "cksum", Comment: "checksums (not -c, which reads the files a list names)"}},
+	{Level: permission.LevelBuiltin, Line: 540, Rule: Rule{ID: "builtin:od", Tool: "shell", Decision: "allow", Command: "od", Comment: "octal dump"}},
+	{Level: permission.LevelBuiltin, Line: 554, Rule: Rule{ID: "builtin:hexdump", Tool: "shell", Decision: "allow", Command: "hexdump", Comment: "hex dump (not -f)"}},
+	{Level: permission.LevelBuiltin, Line: 568, Rule: Rule{ID: "builtin:basename", Tool: "shell", Decision: "allow", Command: "basename", Comment: "strips directories from a name"}},
+	{Level: permission.LevelBuiltin, Line: 582, Rule: Rule{ID: "builtin:dirname", Tool: "shell", Decision: "allow", Command: "dirname", Comment: "strips the last component of a name"}},
+	{Level: permission.LevelBuiltin, Line: 596, Rule: Rule{ID: "builtin:pwd", Tool: "shell", Decision: "allow", Command: "pwd", Comment: "prints the working directory"}},
+	{Level: permission.LevelBuiltin, Line: 610, Rule: Rule{ID: "builtin:which", Tool: "shell", Decision: "allow", Command: "which", Comment: "finds a program on PATH"}},
+	{Level: permission.LevelBuiltin, Line: 624, Rule: Rule{ID: "builtin:whoami", Tool: "shell", Decision: "allow", Command: "whoami", Comment: "prints the user name"}},
+	{Level: permission.LevelBuiltin, Line: 638, Rule: Rule{ID: "builtin:uname", Tool: "shell", Decision: "allow", Command: "uname", Comment: "prints the system name"}},
+	{Level: permission.LevelBuiltin, Line: 652, Rule: Rule{ID: "builtin:date", Tool: "shell", Decision: "allow", Command: "date", Comment: "prints the date (not -s or an operand that sets the clock)"}},
+	{Level: permission.LevelBuiltin, Line: 671, Rule: Rule{ID: "builtin:echo", Tool: "shell", Decision: "allow", Command: "echo", Comment: "prints its words"}},
+	{Level: permission.LevelBuiltin, Line: 690, Rule: Rule{ID: "builtin:printf", Tool: "shell", Decision: "allow", Command: "printf", Comment: "prints formatted words (not -v)"}},
+	{Level: permission.LevelBuiltin, Line: 709, Rule: Rule{ID: "builtin:true", Tool: "shell", Decision: "allow", Command: "true", Comment: "does nothing"}},
+	{Level: permission.LevelBuiltin, Line: 723, Rule: Rule{ID: "builtin:false", Tool: "shell", Decision: "allow", Command: "false", Comment: "fails"}},
+	{Level: permission.LevelBuiltin, Line: 737, Rule: Rule{ID: "builtin:cd", Tool: "shell", Decision: "allow", Command: "cd", Comment: "changes to the working directory itself, first in the command (cd /path/to/project && git status)"}},
+	{Level: permission.LevelBuiltin, Line: 754, Rule: Rule{ID: "builtin:git-status", Tool: "shell", Decision: "allow", Command: "git status", Comment: "working tree status"}},
+	{Level: permission.LevelBuiltin, Line: 779, Rule: Rule{ID: "builtin:git-diff", Tool: "shell", Decision: "allow", Command: "git diff", Comment: "the working tree's changes, when the index tracks no secret file; names and statistics of any revision (not --ext-diff, --textconv, --output, --no-index, and not the content of a revision or of the staged index)"}},
+	{Level: permission.LevelBuiltin, Line: 816, Rule: Rule{ID: "builtin:git-log", Tool: "shell", Decision: "allow", Command: "git log", Comment: "history without patches (not --output, --show-signature, -L, -p, -G, -S)"}},
+	{Level: permission.LevelBuiltin, Line: 847, Rule: Rule{ID: "builtin:git-branch", Tool: "shell", Decision: "allow", Command: "git branch", Comment: "lists branches (a name creates one: not read-only)"}},
+	{Level: permission.LevelBuiltin, Line: 875, Rule: Rule{ID: "builtin:git-blame", Tool: "shell", Decision: "allow", Command: "git blame", Comment: "line history (not --contents, -S)"}},
+	{Level: permission.LevelBuiltin, Line: 894, Rule: Rule{ID: "builtin:git-rev-parse", Tool: "shell", Decision: "allow", Command: "git rev-parse", Comment: "names revisions and repository paths"}},
+	{Level: permission.LevelBuiltin, Line: 911, Rule: Rule{ID: "builtin:git-ls-files", Tool: "shell", Decision: "allow", Command: "git ls-files", Comment: "tracked files"}},
+	{Level: permission.LevelBuiltin, Line: 928, Rule: Rule{ID: "builtin:git-tag", Tool: "shell", Decision: "allow", Command: "git tag", Comment: "lists tags (a name creates one: not read-only)"}},
+	{Level: permission.LevelBuiltin, Line: 953, Rule: Rule{ID: "builtin:git-grep", Tool: "shell", Decision: "allow", Command: "git grep", Comment: "searches tracked files (not -O, --open-files-in-pager, -f)"}},
+	{Level: permission.LevelBuiltin, Line: 972, Rule: Rule{ID: "builtin:git-shortlog", Tool: "shell", Decision: "allow", Command: "git shortlog", Comment: "summarised history"}},
+	{Level: permission.LevelBuiltin, Line: 986, Rule: Rule{ID: "builtin:git-describe", Tool: "shell", Decision: "allow", Command: "git describe", Comment: "names a commit by its nearest tag"}},
+	{Level: permission.LevelBuiltin, Line: 1000, Rule: Rule{ID: "builtin:go-version", Tool: "shell", Decision: "allow", Command: "go version", Comment: "the Go toolchain version; only where the read-only sandbox confines it (it may fetch and run a toolchain or modules otherwise)"}},
+	{Level: permission.LevelBuiltin, Line: 1014, Rule: Rule{ID: "builtin:go-env", Tool: "shell", Decision: "allow", Command: "go env", Comment: "Go environment (not -w or -u, which write it); only where the read-only sandbox confines it (it may fetch and run a toolchain or modules otherwise)"}},
+	{Level: permission.LevelBuiltin, Line: 1036, Rule: Rule{ID: "builtin:go-list", Tool: "shell", Decision: "allow", Command: "go list", Comment: "packages and modules (not -export, -compiled, -toolexec, -exec, -overlay, -C, -u, -versions, -retracted); only where the read-only sandbox confines it (it may fetch and run a toolchain or modules otherwise)"}},
+	{Level: permission.LevelBuiltin, Line: 1064, Rule: Rule{ID: "builtin:go-doc", Tool: "shell", Decision: "allow", Command: "go doc", Comment: "documentation; only where the read-only sandbox confines it (it may fetch and run a toolchain or modules otherwise)"}},
+	{Level: permission.LevelBuiltin, Line: 1078, Rule: Rule{ID: "builtin:node-version", Tool: "shell", Decision: "allow", Command: "node --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1092, Rule: Rule{ID: "builtin:npm-version", Tool: "shell", Decision: "allow", Command: "npm --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1099, Rule: Rule{ID: "builtin:deno-version", Tool: "shell", Decision: "allow", Command: "deno --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1106, Rule: Rule{ID: "builtin:python-version", Tool: "shell", Decision: "allow", Command: "python --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1113, Rule: Rule{ID: "builtin:python3-version", Tool: "shell", Decision: "allow", Command: "python3 --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1127, Rule: Rule{ID: "builtin:pip-version", Tool: "shell", Decision: "allow", Command: "pip --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1134, Rule: Rule{ID: "builtin:pip3-version", Tool: "shell", Decision: "allow", Command: "pip3 --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1141, Rule: Rule{ID: "builtin:ruby-version", Tool: "shell", Decision: "allow", Command: "ruby --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1148, Rule: Rule{ID: "builtin:gem-version", Tool: "shell", Decision: "allow", Command: "gem --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1155, Rule: Rule{ID: "builtin:java-version", Tool: "shell", Decision: "allow", Command: "java --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1162, Rule: Rule{ID: "builtin:javac-version", Tool: "shell", Decision: "allow", Command: "javac --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1169, Rule: Rule{ID: "builtin:gcc-version", Tool: "shell", Decision: "allow", Command: "gcc --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1176, Rule: Rule{ID: "builtin:g++-version", Tool: "shell", Decision: "allow", Command: "g++ --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1183, Rule: Rule{ID: "builtin:clang-version", Tool: "shell", Decision: "allow", Command: "clang --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1190, Rule: Rule{ID: "builtin:cc-version", Tool: "shell", Decision: "allow", Command: "cc --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1197, Rule: Rule{ID: "builtin:make-version", Tool: "shell", Decision: "allow", Command: "make --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1211, Rule: Rule{ID: "builtin:cmake-version", Tool: "shell", Decision: "allow", Command: "cmake --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1218, Rule: Rule{ID: "builtin:git-version", Tool: "shell", Decision: "allow", Command: "git --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1225, Rule: Rule{ID: "builtin:docker-version", Tool: "shell", Decision: "allow", Command: "docker --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1232, Rule: Rule{ID: "builtin:php-version", Tool: "shell", Decision: "allow", Command: "php --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1239, Rule: Rule{ID: "builtin:perl-version", Tool: "shell", Decision: "allow", Command: "perl --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1246, Rule: Rule{ID: "builtin:tsc-version", Tool: "shell", Decision: "allow", Command: "tsc --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1253, Rule: Rule{ID: "builtin:terraform-version", Tool: "shell", Decision: "allow", Command: "terraform --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1260, Rule: Rule{ID: "builtin:jq-version", Tool: "shell", Decision: "allow", Command: "jq --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1267, Rule: Rule{ID: "builtin:rg-version", Tool: "shell", Decision: "allow", Command: "rg --version", Comment: "toolchain version query"}},
+	{Level: permission.LevelBuiltin, Line: 1274, Rule: Rule{ID: "builtin:uv-version", Tool: "shell", Decision: "allow", Command: "uv --version", Comment: "toolchain version query"}},
+}
+
+// builtinExamples returns the examples of builtinTable's rules, by index
+// in the table (nil for a rule without).
+func builtinExamples() *[len(builtinTable)]*Examples {
+	return &[len(builtinTable)]*Examples{
+		0: { // builtin:ls
+			Match: []map[string]any{
+				{"command": "ls -la"},
+				{"command": "ls -R src"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "ls -la ~/.ssh"},
+				{"command": "ls --frobnicate"},
+			},
+		},
+		1: { // builtin:cat
+			Match: []map[string]any{
+				{"command": "cat README.md"},
+				{"command": "cat -n main.go"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "cat .env"},
+				{"command": "cat ~/.aws/credentials"},
+				{"command": "cat README.md > copy.md"},
+				{"command": "cat ../other/file"},
+			},
+		},
+		2: { // builtin:head
+			Match: []map[string]any{
+				{"command": "head -n 20 main.go"},
+				{"command": "head -5 go.mod"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "head -n 5 /etc/passwd"},
+			},
+		},
+		3: { // builtin:tail
+			Match: []map[string]any{
+				{"command": "tail -n 50 build.log"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "tail -f build.log"},
+			},
+		},
+		4: { // builtin:wc
+			Match: []map[string]any{
+				{"command": "wc -l main.go"},
+				{"command": "wc -l main.go go.mod"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "wc --files0-from=list"},
+				{"command": "wc -l *.go > counts.txt"},
+			},
+		},
+		5: { // builtin:nl
+			Match: []map[string]any{
+				{"command": "nl main.go"},
+			},
+		},
+		6: { // builtin:grep
+			Match: []map[string]any{
+				{"command": "grep -rn TODO src/"},
+				{"command": "grep -i error build.log"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "grep -r password ~/.config"},
+				{"command": "grep -f patterns.txt x"},
+			},
+		},
+		7: { // builtin:rg
+			Match: []map[string]any{
+				{"command": "rg -n TODO"},
+				{"command": "rg -t go 'func main'"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "rg --pre ./decode TODO"},
+				{"command": "rg -z TODO"},
+			},
+		},
+		8: { // builtin:find
+			Match: []map[string]any{
+				{"command": "find . -name '*.go'"},
+				{"command": "find src -type f -newer go.mod"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "find . -name '*.tmp' -delete"},
+				{"command": "find . -exec cat {} ;"},
+				{"command": "find ~ -name id_rsa"},
+			},
+		},
+		9: { // builtin:tree
+			Match: []map[string]any{
+				{"command": "tree -L 2"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "tree -o tree.txt"},
+			},
+		},
+		10: { // builtin:du
+			Match: []map[string]any{
+				{"command": "du -sh src"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "du -sh ~"},
+			},
+		},
+		11: { // builtin:stat
+			Match: []map[string]any{
+				{"command": "stat go.mod"},
+			},
+		},
+		12: { // builtin:file
+			Match: []map[string]any{
+				{"command": "file main.go"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "file -z archive.gz"},
+			},
+		},
+		13: { // builtin:sort
+			Match: []map[string]any{
+				{"command": "sort -u names.txt"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "sort -o sorted.txt names.txt"},
+			},
+		},
+		14: { // builtin:uniq
+			Match: []map[string]any{
+				{"command": "uniq -c names.txt"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "uniq in.txt out.txt"},
+			},
+		},
+		15: { // builtin:cut
+			Match: []map[string]any{
+				{"command": "cut -d, -f1 data.csv"},
+			},
+		},
+		16: { // builtin:tr
+			Match: []map[string]any{
+				{"command": "tr a-z A-Z"},
+			},
+		},
+		17: { // builtin:sed
+			Match: []map[string]any{
+				{"command": "sed -n 1,20p main.go"},
+				{"command": "sed 's/foo/bar/g' main.go"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "sed -i s/foo/bar/ main.go"},
+				{"command": "sed 's/x/y/w out' main.go"},
+				{"command": "sed '1e id' main.go"},
+			},
+		},
+		18: { // builtin:awk
+			Match: []map[string]any{
+				{"command": "awk '{print $1}' data.txt"},
+				{"command": "awk -F: 'NR>1 {print $2}' data.txt"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "awk '{system(\"id\")}' data.txt"},
+				{"command": "awk '{print > \"out\"}' data.txt"},
+				{"command": "awk -f prog.awk data.txt"},
+			},
+		},
+		19: { // builtin:jq
+			Match: []map[string]any{
+				{"command": "jq -r .name package.json"},
+				{"command": "jq '.scripts' package.json"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "jq -n env"},
+				{"command": "jq --rawfile k ~/.ssh/id_rsa . package.json"},
+			},
+		},
+		20: { // builtin:diff
+			Match: []map[string]any{
+				{"command": "diff -u a.txt b.txt"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "diff -l a.txt b.txt"},
+				{"command": "diff a.txt ~/.ssh/id_rsa"},
+			},
+		},
+		21: { // builtin:cmp
+			Match: []map[string]any{
+				{"command": "cmp a.bin b.bin"},
+			},
+		},
+		25: { // builtin:sha256sum
+			Match: []map[string]any{
+				{"command": "sha256sum go.sum"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "sha256sum -c sums.txt"},
+			},
+		},
+		30: { // builtin:od
+			Match: []map[string]any{
+				{"command": "od -c x.bin"},
+			},
+		},
+		31: { // builtin:hexdump
+			Match: []map[string]any{
+				{"command": "hexdump -C x.bin"},
+			},
+		},
+		32: { // builtin:basename
+			Match: []map[string]any{
+				{"command": "basename src/main.go"},
+			},
+		},
+		33: { // builtin:dirname
+			Match: []map[string]any{
+				{"command": "dirname src/main.go"},
+			},
+		},
+		34: { // builtin:pwd
+			Match: []map[string]any{
+				{"command": "pwd"},
+			},
+		},
+		35: { // builtin:which
+			Match: []map[string]any{
+				{"command": "which go"},
+			},
+		},
+		36: { // builtin:whoami
+			Match: []map[string]any{
+				{"command": "whoami"},
+			},
+		},
+		37: { // builtin:uname
+			Match: []map[string]any{
+				{"command": "uname -a"},
+			},
+		},
+		38: { // builtin:date
+			Match: []map[string]any{
+				{"command": "date +%Y-%m-%d"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "date -s 2020-01-01"},
+			},
+		},
+		39: { // builtin:echo
+			Match: []map[string]any{
+				{"command": "echo done"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "echo x > file.txt"},
+			},
+		},
+		40: { // builtin:printf
+			Match: []map[string]any{
+				{"command": "printf '%s\\n' a b"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "printf -v x %s a"},
+			},
+		},
+		41: { // builtin:true
+			Match: []map[string]any{
+				{"command": "true"},
+			},
+		},
+		42: { // builtin:false
+			Match: []map[string]any{
+				{"command": "false"},
+			},
+		},
+		43: { // builtin:cd
+			NotMatch: []map[string]any{
+				{"command": "cd .. && ls"},
+				{"command": "cd /tmp && ls"},
+			},
+		},
+		44: { // builtin:git-status
+			Match: []map[string]any{
+				{"command": "git status"},
+				{"command": "git status --porcelain"},
+				{"command": "git -C . status -sb"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "git -c core.fsmonitor=x status"},
+			},
+		},
+		45: { // builtin:git-diff
+			Match: []map[string]any{
+				{"command": "git diff"},
+				{"command": "git diff --stat HEAD~1"},
+				{"command": "git diff -- src/"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "git --no-pager diff --cached"},
+				{"command": "git diff HEAD~1"},
+				{"command": "git diff --ext-diff"},
+				{"command": "git diff --output=x.patch"},
+				{"command": "git diff --no-index a ~/.ssh/id_rsa"},
+			},
+		},
+		46: { // builtin:git-log
+			Match: []map[string]any{
+				{"command": "git log --oneline -10"},
+				{"command": "git log --stat --until --stat -5"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "git log -p -- src/"},
+				{"command": "git log -G SECRET --oneline"},
+				{"command": "git log --output=log.txt"},
+				{"command": "git -c core.pager=sh log"},
+			},
+		},
+		47: { // builtin:git-branch
+			Match: []map[string]any{
+				{"command": "git branch"},
+				{"command": "git branch -a -vv"},
+				{"command": "git branch --show-current"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "git branch new-feature"},
+				{"command": "git branch -D old"},
+			},
+		},
+		48: { // builtin:git-blame
+			Match: []map[string]any{
+				{"command": "git blame -L 10,20 main.go"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "git blame --contents other main.go"},
+			},
+		},
+		49: { // builtin:git-rev-parse
+			Match: []map[string]any{
+				{"command": "git rev-parse --show-toplevel"},
+				{"command": "git rev-parse --abbrev-ref HEAD"},
+			},
+		},
+		50: { // builtin:git-ls-files
+			Match: []map[string]any{
+				{"command": "git ls-files"},
+				{"command": "git ls-files -m"},
+			},
+		},
+		51: { // builtin:git-tag
+			Match: []map[string]any{
+				{"command": "git tag"},
+				{"command": "git tag -l 'v1.*'"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "git tag v1.0"},
+				{"command": "git tag -d v1.0"},
+			},
+		},
+		52: { // builtin:git-grep
+			Match: []map[string]any{
+				{"command": "git grep -n TODO"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "git grep -O TODO"},
+			},
+		},
+		53: { // builtin:git-shortlog
+			Match: []map[string]any{
+				{"command": "git shortlog -sn"},
+			},
+		},
+		54: { // builtin:git-describe
+			Match: []map[string]any{
+				{"command": "git describe --tags --always"},
+			},
+		},
+		55: { // builtin:go-version
+			Match: []map[string]any{
+				{"command": "go version"},
+			},
+		},
+		56: { // builtin:go-env
+			Match: []map[string]any{
+				{"command": "go env GOPATH"},
+				{"command": "go env -json"},
+			},
+			NotMatch: []map[string]any{
+				{"command": "go env -w GOFLAGS=-mod=mod"},
+			},
+		},
+		57: { // builtin:go-list
+			Match: []map[string]any{
+				{"command": "go list ./..."},
+				{"command": "go list -m all"},
+				{"command": "go list -f '{{.Dir}}' ./..."},
+			},
+			NotMatch: []map[string]any{
+				{"command": "go list -export ./..."},
+				{"command": "go list -toolexec ./x ./..."},
+			},
+		},
+		58: { // builtin:go-doc
+			Match: []map[string]any{
+				{"command": "go doc fmt.Println"},
+			},
+		},
+		59: { // builtin:node-version
+			Match: []map[string]any{
+				{"command": "node --version"},
+			},
+		},
+		63: { // builtin:python3-version
+			Match: []map[string]any{
+				{"command": "python3 --version"},
+			},
+		},
+		74: { // builtin:make-version
+			Match: []map[string]any{
+				{"command": "make --version"},
+			},
+		},
 	}
 }
