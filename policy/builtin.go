@@ -8,7 +8,7 @@ import (
 	"github.com/custom-agent/custom-agent/permission"
 )
 
-//go:generate go test -run ^TestBuiltinGenerated$ -update-builtin
+//go:generate go test -run ^TestBuiltinGenerated$$ -update-builtin
 
 // BuiltinFile is the name the built-in rules file (permission.BuiltinJSON)
 // is parsed and reported under. It is no path: the file is compiled into
