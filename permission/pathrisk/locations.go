@@ -410,9 +410,22 @@ func index(ls []location) indexed {
 			rest = append(rest, i)
 		}
 	}
-	slices.SortStableFunc(rest, func(a, b int) int { return strings.Compare(ls[a].comps[0], ls[b].comps[0]) })
+	// By first component, then table order (a sort by both is cheaper
+	// than a stable one).
+	slices.SortFunc(rest, func(a, b int) int {
+		if c := strings.Compare(ls[a].comps[0], ls[b].comps[0]); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	keys := 0
+	for j := range rest {
+		if j == 0 || ls[rest[j]].comps[0] != ls[rest[j-1]].comps[0] {
+			keys++
+		}
+	}
 	grouped := make([]location, 0, len(rest))
-	ix.byFirst = make(map[string][]location, len(rest))
+	ix.byFirst = make(map[string][]location, keys)
 	for j := 0; j < len(rest); {
 		first, start := ls[rest[j]].comps[0], len(grouped)
 		for ; j < len(rest) && ls[rest[j]].comps[0] == first; j++ {
