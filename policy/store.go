@@ -258,8 +258,8 @@ func (s *Store) Entries(level permission.RuleLevel) []Entry {
 	defer s.mu.Unlock()
 	var out []Entry
 	var builtin []Entry
-	if s.builtin {
-		builtin = builtinFull()
+	if s.builtin && (level == "" || level == permission.LevelBuiltin) {
+		builtin = builtinFull() // built with their examples when first listed
 	}
 	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session, builtin} {
 		for _, e := range l {
