@@ -45,6 +45,9 @@ import (
 // rule is the built-in rule of the first simple command, and the reason
 // says "read-only command inside the project".
 
+// Package policy loads these rules from Go values generated from the file
+// (policy/builtin_gen.go): run go generate ./policy after changing it.
+//
 //go:embed builtin/rules.json
 var builtinJSON []byte
 

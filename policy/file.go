@@ -204,13 +204,7 @@ func (p *parsed) check() error {
 	if p.level == permission.LevelBuiltin {
 		source = permission.BuiltinSource
 	}
-	set, err := permission.CompileSet(len(p.ents), func(yield func(permission.Rule) bool) {
-		for i := range p.ents {
-			if !yield(p.ents[i].Rule.Permission(p.level, source)) {
-				return
-			}
-		}
-	})
+	set, err := compileEntries(p.ents, p.level, source)
 	if err != nil {
 		var re *permission.RuleError
 		if errors.As(err, &re) && re.Index >= 0 && re.Index < len(p.ents) {
@@ -220,6 +214,18 @@ func (p *parsed) check() error {
 	}
 	p.set = set
 	return nil
+}
+
+// compileEntries compiles the rules of es, at level from source, as the
+// engine sees them when none of them is untrusted.
+func compileEntries(es []Entry, level permission.RuleLevel, source string) (*permission.RuleSet, error) {
+	return permission.CompileSet(len(es), func(yield func(permission.Rule) bool) {
+		for i := range es {
+			if !yield(es[i].Rule.Permission(level, source)) {
+				return
+			}
+		}
+	})
 }
 
 // checkID rejects ids a person could not type or tell apart.

@@ -12,7 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/custom-agent/custom-agent/permission"
-	"github.com/custom-agent/custom-agent/skill"
+	"github.com/custom-agent/custom-agent/skill/toolinfo"
 )
 
 // Severity says whether a finding of Test fails it.
@@ -257,11 +257,11 @@ func globCovers(a, b string) bool {
 
 // neverMatches says why a rule can never match any call, or "".
 func neverMatches(r *Rule) string {
-	if r.Tool == skill.ToolName {
+	if r.Tool == toolinfo.Name {
 		// use_skill (docs/skills.md) is no built-in, but offered whenever
 		// there are skills; its one argument is "name".
 		if r.Command != "" || r.Path != "" || r.URL != "" {
-			return fmt.Sprintf("%s takes only a skill's name: \"command\", \"path\" and \"url\" never match it (use \"args\": {\"name\": …})", skill.ToolName)
+			return fmt.Sprintf("%s takes only a skill's name: \"command\", \"path\" and \"url\" never match it (use \"args\": {\"name\": …})", toolinfo.Name)
 		}
 		return ""
 	}

@@ -89,7 +89,7 @@ type Store struct {
 	proj       []Entry
 	flag       []Entry
 	session    []Entry
-	builtin    []Entry            // the built-in rules, nil with Options.NoBuiltin
+	builtin    bool               // the built-in rules apply (not Options.NoBuiltin)
 	pol        *permission.Policy // cache of Policy; nil after a change
 	// The rules of user, proj, flag and builtin compiled when their
 	// files were read (flag: one set per file, in order), so that Policy
@@ -139,11 +139,11 @@ func Open(o Options) (*Store, error) {
 		return nil, err
 	}
 	if !o.NoBuiltin {
-		b, err := builtinRules()
+		set, err := builtinSet()
 		if err != nil {
 			return nil, err
 		}
-		s.builtin, s.builtinSet = b.entries, b.set
+		s.builtin, s.builtinSet = true, set
 	}
 	var errs []error
 	load := func(path string, level permission.RuleLevel, env Env, must bool) fileRules {
@@ -257,7 +257,11 @@ func (s *Store) Entries(level permission.RuleLevel) []Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Entry
-	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session, s.builtin} {
+	var builtin []Entry
+	if s.builtin && (level == "" || level == permission.LevelBuiltin) {
+		builtin = builtinFull() // built with their examples when first listed
+	}
+	for _, l := range [][]Entry{s.user, s.proj, s.flag, s.session, builtin} {
 		for _, e := range l {
 			if level == "" || e.Level == level {
 				out = append(out, e)
@@ -286,13 +290,16 @@ func (s *Store) Policy() (*permission.Policy, error) {
 		{s.proj, []*permission.RuleSet{s.projSet}},
 		{s.flag, s.flagSets},
 		{s.session, nil},
-		{s.builtin, []*permission.RuleSet{s.builtinSet}},
 	} {
 		ls, err := levelSets(l.es, l.sets)
 		if err != nil {
 			return nil, err
 		}
 		sets = append(sets, ls...)
+	}
+	// The built-in rules are never untrusted: their set is as compiled.
+	if s.builtin {
+		sets = append(sets, s.builtinSet)
 	}
 	s.pol = permission.Join(sets...)
 	return s.pol, nil

@@ -8,10 +8,11 @@ import (
 	"sync"
 
 	"github.com/custom-agent/custom-agent/permission"
+	"github.com/custom-agent/custom-agent/skill/toolinfo"
 )
 
-// ToolName is the tool the model activates a skill with.
-const ToolName = "use_skill"
+// ToolName is the tool the model activates a skill with (toolinfo.Name).
+const ToolName = toolinfo.Name
 
 // claudeTools maps Claude Code's tool names to ours. Edit and MultiEdit
 // change a file in place, which we do with apply_patch or by writing the

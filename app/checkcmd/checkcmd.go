@@ -24,7 +24,7 @@ import (
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/permission/risk"
 	"github.com/custom-agent/custom-agent/policy"
-	"github.com/custom-agent/custom-agent/skill"
+	"github.com/custom-agent/custom-agent/skill/toolinfo"
 	"github.com/custom-agent/custom-agent/support/datadir"
 	"github.com/custom-agent/custom-agent/support/flagspec"
 	"github.com/custom-agent/custom-agent/support/resolve"
@@ -468,8 +468,8 @@ func lastWidth(s string, n int) string {
 // Request builds the Request a fresh session would give the engine.
 func (c *Checker) Request(l Line) (permission.Request, error) {
 	t, ok := permission.Builtin(l.Tool)
-	if !ok && l.Tool == skill.ToolName {
-		t, ok = skill.ToolInfo(), true
+	if !ok && l.Tool == toolinfo.Name {
+		t, ok = toolinfo.Info(), true
 	}
 	if !ok {
 		if l.Tool == "" {
@@ -531,6 +531,6 @@ func builtinNames() string {
 		}
 		b.WriteString(t.Name)
 	}
-	b.WriteString(", " + skill.ToolName)
+	b.WriteString(", " + toolinfo.Name)
 	return b.String()
 }

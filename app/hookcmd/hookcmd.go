@@ -179,6 +179,7 @@ func Run(a hook.Agent, stdin io.Reader, o Options) hook.Answer {
 	g := &guard{}
 	done := make(chan hook.Answer, 1)
 	go func() {
+		growStack()
 		done <- run(a, stdin, o, g)
 		if o.finished != nil {
 			o.finished()
@@ -219,6 +220,27 @@ func Run(a hook.Agent, stdin io.Reader, o Options) hook.Answer {
 	}
 	return hook.Fail(why)
 }
+
+// stackPad is the stack the worker of a hook call takes at once
+// (growStack): more than judging a call uses.
+const stackPad = 48 << 10
+
+// growStack grows the calling goroutine's stack to hold stackPad bytes
+// more while it is one frame deep. A goroutine starts with a few
+// kilobytes, and judging a call (the shell parser, the analyser,
+// encoding/json) would otherwise grow it by doubling four or five times,
+// each time copying the whole stack deep in the call and reading the
+// tables of every frame on it: in a cold process, where those tables are
+// not yet in memory, a twentieth of the hook's CPU.
+//
+//go:noinline
+func growStack() {
+	var pad [stackPad]byte
+	stackSink(pad[:])
+}
+
+//go:noinline
+func stackSink(b []byte) { b[len(b)-1] = 1 }
 
 // guard keeps a call that was abandoned (answered blocked) from recording
 // a decision afterwards.

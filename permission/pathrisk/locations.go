@@ -25,7 +25,7 @@ func loc(p string, tree bool, l risk.Level, writeOnly bool, what string) locatio
 // splitAll splits a slash-separated relative pattern; used only to build the
 // tables below.
 func splitAll(p string) []string {
-	var out []string
+	out := make([]string, 0, strings.Count(p, "/")+1)
 	start := 0
 	for i := 0; i <= len(p); i++ {
 		if i == len(p) || p[i] == '/' {
@@ -395,14 +395,43 @@ type indexed struct {
 	keys *keyFilter
 }
 
+// index builds the table of ls, each first component's locations in the
+// order of ls. It runs at every start, for every table: the locations are
+// grouped in one array, whose windows the map holds, in a map sized once
+// (appending to a slice per key and growing the map cost most of this
+// package's init).
 func index(ls []location) indexed {
-	ix := indexed{byFirst: make(map[string][]location)}
-	for _, l := range ls {
-		if l.comps[0] == "*" {
-			ix.wildcard = append(ix.wildcard, l)
-			continue
+	var ix indexed
+	rest := make([]int, 0, len(ls))
+	for i := range ls {
+		if ls[i].comps[0] == "*" {
+			ix.wildcard = append(ix.wildcard, ls[i])
+		} else {
+			rest = append(rest, i)
 		}
-		ix.byFirst[l.comps[0]] = append(ix.byFirst[l.comps[0]], l)
+	}
+	// By first component, then table order (a sort by both is cheaper
+	// than a stable one).
+	slices.SortFunc(rest, func(a, b int) int {
+		if c := strings.Compare(ls[a].comps[0], ls[b].comps[0]); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	keys := 0
+	for j := range rest {
+		if j == 0 || ls[rest[j]].comps[0] != ls[rest[j-1]].comps[0] {
+			keys++
+		}
+	}
+	grouped := make([]location, 0, len(rest))
+	ix.byFirst = make(map[string][]location, keys)
+	for j := 0; j < len(rest); {
+		first, start := ls[rest[j]].comps[0], len(grouped)
+		for ; j < len(rest) && ls[rest[j]].comps[0] == first; j++ {
+			grouped = append(grouped, ls[rest[j]])
+		}
+		ix.byFirst[first] = grouped[start:len(grouped):len(grouped)]
 	}
 	ix.keys = filterOf(ix.byFirst)
 	return ix
