@@ -32,7 +32,7 @@ var layers = []struct {
 		"support/...",
 	}},
 	{"domain", []string{ // what the runtime is made of: ports and their types
-		"config", "policy", "skill", "tool", "contextbuild", "model", "artifact",
+		"config", "policy", "skill", "skill/toolinfo", "tool", "contextbuild", "model", "artifact",
 		"eventlog", "hook", "hook/journal", "hook/settings", "hook/ruleimport",
 	}},
 	{"orchestration", []string{ // the gate's path through a call, turns, audit
