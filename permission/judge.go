@@ -43,6 +43,9 @@ type judge struct {
 	// prepareFold so that a thousand rules do not each lower-case them.
 	foldReady         bool
 	cwdFold, homeFold string
+	// cwdArg is the argument that moved the command's working directory
+	// out of the session's (the shell tool's "cwd"), "" when it did not.
+	cwdArg string
 }
 
 // pathFact is one location a call touches.
@@ -281,7 +284,11 @@ func (j *judge) shellCall(t *ToolInfo) {
 				return
 			}
 			j.addPath(t.CwdArg, risk.Span{End: len(s)}, s, false)
-			cwd = j.paths[len(j.paths)-1].canon
+			p := &j.paths[len(j.paths)-1]
+			cwd = p.canon
+			if !pathrisk.Within(p.canon, j.req.Cwd) || p.resolved != "" && !pathrisk.Within(p.resolved, j.req.Cwd) {
+				j.cwdArg = t.CwdArg
+			}
 		}
 	}
 	res, owned := j.analyzeShell(cmdText, cwd)

@@ -122,6 +122,13 @@ func (c *compiled) matches(j *judge) matchOutcome {
 	if allow && (j.opaque || !c.coversPaths(j) || (j.protected || touchesCredential(j)) && !c.namesCall(j)) {
 		return matchUnfit
 	}
+	if allow && j.cwdArg != "" && c.rule.Level != LevelBuiltin && !c.namesArg(j.cwdArg) {
+		// A rule someone wrote or an answer made allows a command where
+		// it was meant to run: the same words run in another directory
+		// (cwd: ~/other-project) read, send or change what the rule never
+		// named. Only a rule naming that directory allows it there.
+		return matchUnfit
+	}
 	if c.rule.Decision == Ask && touchesCredential(j) && !c.namesCredentialParts(j) {
 		// "shell: always ask" is meant to tighten; a credential call is
 		// denied by default, and only a rule that names it may turn that
@@ -408,6 +415,16 @@ func relTo(p, dir string) (string, bool) {
 		return p[1:], true
 	}
 	return p[len(dir)+1:], true
+}
+
+// namesArg reports whether the rule has a matcher for argument name.
+func (c *compiled) namesArg(name string) bool {
+	for i := range c.args {
+		if c.args[i].name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *compiled) matchArg(j *judge, a *argGlob) bool {

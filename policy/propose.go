@@ -64,9 +64,15 @@ func (s *Store) ruleFor(level permission.RuleLevel, t permission.ToolInfo, args 
 	req := permission.Request{Tool: t, Args: args, Cwd: env.Cwd, Home: env.Home, ConfigHome: env.ConfigHome}
 	req.Resolved = resolve.Map(permission.PathsToResolve(req))
 	var eng permission.Engine
-	if d := eng.Check(req); d.RiskAtDecision >= risk.Destructive {
+	d := eng.Check(req)
+	if d.RiskAtDecision >= risk.Destructive {
 		return permission.Rule{}, false
 	}
+	// A call judged network (or above) gets a rule for that exact command
+	// only: the list of network programs in narrow is never complete
+	// (sendmail, dig, websocat …), and their bare name or first word
+	// would let the model send anything anywhere.
+	onlyExact := d.RiskAtDecision >= risk.Network
 	r := permission.Rule{Level: level, Tool: t.Name, Decision: permission.Allow}
 	var what string
 	switch {
@@ -76,7 +82,7 @@ func (s *Store) ruleFor(level permission.RuleLevel, t permission.ToolInfo, args 
 			return r, false
 		}
 		var exact bool
-		if r.Command, exact, ok = commandPrefix(cmd, env); !ok {
+		if r.Command, exact, ok = commandPrefix(cmd, env, onlyExact); !ok {
 			return r, false
 		}
 		what = r.Command
@@ -162,21 +168,25 @@ var narrow = func() map[string]map[string]int {
 	// push, clone, remote, submodule, archive --remote, configuration
 	// (config can make git run programs later), nor those that run a
 	// program of the call's choosing (bisect run, rebase --exec,
-	// difftool, filter-branch).
+	// difftool, filter-branch, merge -s X running git-merge-X, init
+	// --template copying hooks, help --web starting a browser).
 	git := subs("status log diff show blame annotate shortlog describe rev-parse rev-list ls-files ls-tree cat-file " +
-		"grep branch tag add commit stash switch checkout restore reset merge cherry-pick revert mv rm init reflog " +
-		"show-ref merge-base for-each-ref check-ignore format-patch apply version help")
+		"grep branch tag add commit stash switch checkout restore reset cherry-pick revert mv rm reflog " +
+		"show-ref merge-base for-each-ref check-ignore format-patch apply version")
 	// Running the project's own tests and scripts, by name.
 	js := subs("test t tst ls list", "run", "run-script")
-	targets := subs("test tests check build all lint fmt format vet typecheck compile")
+	// make takes targets and options in any order (make test -f evil.mk,
+	// make test deploy), deno test runs remote modules, pip list
+	// --index-url asks any host: these get the exact command. (go doc
+	// -http, which runs pkgsite, is opaque to the analyser.)
 	m := map[string]map[string]int{
 		"git": git,
 		"npm": js, "pnpm": js, "yarn": js, "bun": js,
 		"go":    subs("test build vet fmt version doc"),
 		"cargo": subs("build b check c test t fmt clippy doc d bench"),
-		"deno":  subs("test fmt lint check"),
-		"make":  targets, "gmake": targets,
-		"pip": subs("list show freeze check"), "pip3": subs("list show freeze check"),
+		"deno":  subs("fmt lint check"),
+		"make":  nil, "gmake": nil,
+		"pip": subs("show freeze check"), "pip3": subs("show freeze check"),
 		"docker": subs("ps images version info inspect logs stats top port history"),
 	}
 	m["podman"], m["nerdctl"] = m["docker"], m["docker"]
@@ -192,7 +202,9 @@ var narrow = func() map[string]map[string]int {
 // commandPrefix returns the program and subcommand every simple command of
 // cmd shares, if they share one. exact is set when the call gets no
 // prefix but a rule for this one command (one simple command only).
-func commandPrefix(cmd string, env Env) (prefix string, exact, ok bool) {
+//
+// onlyExact proposes the exact rule or nothing.
+func commandPrefix(cmd string, env Env, onlyExact bool) (prefix string, exact, ok bool) {
 	res := shellrisk.Analyze(cmd, shellrisk.Env{Cwd: env.Cwd, Home: env.Home})
 	if res.Opaque || len(res.Commands) == 0 {
 		return "", false, false
@@ -205,6 +217,9 @@ func commandPrefix(cmd string, env Env) (prefix string, exact, ok bool) {
 		words, ok := proposedWords(c)
 		if !ok {
 			return "", false, false
+		}
+		if onlyExact {
+			words = nil
 		}
 		if words == nil {
 			if len(res.Commands) != 1 {

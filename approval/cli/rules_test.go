@@ -43,7 +43,8 @@ func TestRuleLinesShowTheNarrowProposal(t *testing.T) {
 	shell, _ := permission.Builtin("shell")
 	for _, tc := range []struct{ cmd, want string }{
 		{"git -C . log --oneline -3", "allow_session adds the session rule: shell `git -C . log` → allow"},
-		{"make -k test", "allow_session adds the session rule: shell `make -k test` → allow"},
+		{"git --no-pager log", "allow_session adds the session rule: shell `git --no-pager log` → allow"},
+		{"make -k test", "allow_session adds the session rule: shell `make -k test` (this exact command only) → allow"},
 		{"curl -s https://api.github.com/repos/golang/go",
 			"allow_session adds the session rule: shell `curl -s https://api.github.com/repos/golang/go` (this exact command only) → allow"},
 		{"pip --quiet install -r requirements.txt",

@@ -77,6 +77,9 @@ var cases = []analyzeCase{
 	{name: "npm config option", cmd: "npm test --node-options=--require=./x.js", min: X, opaque: 1, why: "configuration setting"},
 	{name: "npm test args after --", cmd: "npm test -- --watch", min: X, opaque: -1},
 	{name: "go test -exec", cmd: "go test -exec ./x .", min: X, opaque: 1},
+	{name: "go vet -vettool", cmd: "go vet -vettool=./evil ./...", min: X, opaque: 1}, // runs what it names (sbx review 2, B4)
+	{name: "go test -vettool", cmd: "go test -vettool ./evil ./...", min: X, opaque: 1},
+	{name: "go doc -http", cmd: "go doc -http fmt", min: X, opaque: 1}, // downloads and runs pkgsite (sbx review 2, B5)
 	{name: "go test profile writes", cmd: "go test -coverprofile=/home/u/.bashrc ./...", min: X, acc: &acc{"/home/u/.bashrc", "w"}},
 	{name: "make variable", cmd: "make CC='touch x; true'", min: X, opaque: 1, why: "overrides a makefile variable"},
 	{name: "declare -p secret", cmd: "declare -p AWS_SECRET_ACCESS_KEY", min: C},

@@ -260,7 +260,12 @@ func (a *analyzer) goBuildFlags(c *call, sub string, subAt int) {
 			continue
 		}
 		switch strings.TrimPrefix(flag, "-") {
-		case "exec", "toolexec", "overlay", "pgo", "modfile", "C":
+		case "http":
+			if sub == "doc" {
+				a.opaque(x.sp, "go doc -http downloads a documentation server (pkgsite) and runs it; no rule allows it")
+				return
+			}
+		case "exec", "toolexec", "vettool", "overlay", "pgo", "modfile", "C":
 			a.opaque(x.sp, "go "+sub+" "+quote(x.s)+" makes go run or build what it names; no rule allows it")
 			return
 		case "ldflags", "gcflags", "asmflags", "gccgoflags":
