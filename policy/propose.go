@@ -144,6 +144,21 @@ var bareless = map[string]bool{
 	"timeout": true, "time": true, "watch": true,
 }
 
+// plainTools are the programs proposed by their name alone ("ls -la"
+// proposes "ls"): tools that read, compare, print or move files and run
+// nothing they are given. Options of theirs that do run or write
+// elsewhere are judged by the shell analyser on every call.
+var plainTools = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range strings.Fields("ls cat head tail wc grep egrep fgrep rg ag tree du df stat file diff cmp " +
+		"sort uniq cut tr paste join comm fold fmt column nl od hexdump xxd strings echo printf pwd which " +
+		"basename dirname realpath readlink date seq true false touch mkdir rmdir cp mv ln chmod tee " +
+		"md5sum sha1sum sha256sum sha512sum b2sum cksum base64 jq yq") {
+		m[p] = true
+	}
+	return m
+}()
+
 // narrow are programs whose name alone, or with a subcommand of the
 // model's choosing, would allow talking to the network, installing
 // packages or running code fetched or named at will (git push, npm
@@ -263,6 +278,13 @@ func proposedWords(c *shellrisk.Command) (words []string, ok bool) {
 		}
 		if len(words) == 1 && bareless[words[0]] {
 			return nil, false
+		}
+		if len(words) == 1 && !plainTools[words[0]] {
+			// A program's name alone allows every option it has, and
+			// most programs have one that runs code (java -jar, gdb -x,
+			// flock -c, valgrind CMD, vim +cmd): only the plain tools
+			// below are proposed bare; any other gets its exact command.
+			return nil, true
 		}
 		return words, true
 	}

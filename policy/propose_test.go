@@ -60,6 +60,11 @@ func TestProposedRuleBreadth(t *testing.T) {
 		{"go doc fmt.Println", "go doc", []string{"go doc -http fmt", "go doc -http=:0 fmt"}}, // -http fetches and runs pkgsite: opaque
 		{"git init", exact, []string{"git init --template=/tmp/hooks"}},
 		{"git merge topic", exact, []string{"git merge -s evil topic"}},
+		{"java --version", exact, []string{"java -jar evil.jar"}}, // a bare name allows every option (sbx review 2, B7)
+		{"gdb --version", exact, []string{"gdb -batch -x evil.gdb"}},
+		{"flock --version", exact, []string{"flock /tmp/l -c 'sh evil.sh'"}},
+		{"valgrind --version", exact, []string{"valgrind sh evil.sh"}},
+		{"vim --version", exact, []string{"vim -c '!sh evil.sh'"}},
 		{"make --dir=sub test", exact, nil},     // an abbreviation: not read with certainty
 		{"make CC=gcc test", "", nil},           // Opaque: make runs the value in recipes
 		{"npm --prefix sub run build", "", nil}, // Opaque: npm reads --prefix as a setting
