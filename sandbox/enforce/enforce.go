@@ -53,7 +53,9 @@ type Confined struct {
 // Reported returns a channel closed once the helper reported the
 // command's status (ExitCode): every process of the command is gone by
 // then, and the helper has closed its stdio, so the command's output ends
-// once the caller's own copies are closed. The helper itself may not have
+// once the caller's own copies are closed (or, for pipe ends a process left
+// in flight in a unix socket, once the kernel's socket collector frees
+// them, which it does on its own time). The helper itself may not have
 // exited yet (its namespaces are torn down at its exit): the caller must
 // still wait for it, but need not before using the status. When the helper
 // exits without a report (it could not make sure no process was left, or
