@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/model"
 	"github.com/custom-agent/custom-agent/model/openai"
 	"github.com/custom-agent/custom-agent/model/script"
@@ -41,14 +40,7 @@ func (m *seenRequests) Stream(ctx context.Context, r model.Request) iter.Seq2[mo
 // recorded under an id of its own (the model's in modelId), and is sent
 // back each call with its own result.
 func TestRepeatedToolCallIDsAreRenamed(t *testing.T) {
-	dir := t.TempDir()
-	cwd, _ := filepath.EvalSymlinks(t.TempDir())
-	home, _ := filepath.EvalSymlinks(t.TempDir())
-	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	dir, cwd, home, store := newLogDirs(t)
 	sm, err := script.Parse([]byte(`{"toolCalls": [{"id": "dup", "name": "shell", "args": {"command": "echo first"}}, {"id": "dup", "name": "shell", "args": {"command": "echo second"}}]}
 {"toolCalls": [{"id": "dup", "name": "shell", "args": {"command": "echo third"}}]}
 {"text": "done"}`))
@@ -135,14 +127,7 @@ data: [DONE]
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	cwd, _ := filepath.EvalSymlinks(t.TempDir())
-	home, _ := filepath.EvalSymlinks(t.TempDir())
-	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	dir, cwd, home, store := newLogDirs(t)
 	ans := &answers{list: []string{"allow_once", "deny"}}
 	cfg := restartConfig(t, dir, store, nil, ans, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC))
 	cfg.Model = p

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/model/script"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
@@ -19,14 +18,7 @@ import (
 // the person allows the first and denies the second. A resumed session
 // must not hold the denied call as a prior approval.
 func TestDuplicateToolCallIDDeniedStaysDenied(t *testing.T) {
-	dir := t.TempDir()
-	cwd, _ := filepath.EvalSymlinks(t.TempDir())
-	home, _ := filepath.EvalSymlinks(t.TempDir())
-	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	dir, cwd, home, store := newLogDirs(t)
 	m, err := script.Parse([]byte(`{"toolCalls": [{"id": "dup", "name": "shell", "args": {"command": "echo hi"}}, {"id": "dup", "name": "shell", "args": {"command": "echo pwned > pwned.txt"}}]}
 {"text": "first turn"}
 {"toolCalls": [{"id": "t2", "name": "shell", "args": {"command": "echo pwned > pwned.txt"}}]}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/custom-agent/custom-agent/event"
-	"github.com/custom-agent/custom-agent/eventlog/sqlitestore"
 	"github.com/custom-agent/custom-agent/model/script"
 	"github.com/custom-agent/custom-agent/permission"
 	"github.com/custom-agent/custom-agent/policy"
@@ -70,14 +69,7 @@ func checkReplayExcept(t *testing.T, log replay.Log, id string, secretArgs []str
 // the same policy (a new snapshot), so every call, the one asked again
 // after the revoke included, comes out as recorded.
 func TestReplayAfterRevoke(t *testing.T) {
-	dir := t.TempDir()
-	cwd, _ := filepath.EvalSymlinks(t.TempDir())
-	home, _ := filepath.EvalSymlinks(t.TempDir())
-	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	dir, cwd, home, store := newLogDirs(t)
 	m, err := script.Parse([]byte(`{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go doc -short fmt.Println"}}]}
 {"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go doc -short fmt.Println"}}]}
 {"text": "ran twice"}
@@ -119,14 +111,7 @@ func TestReplayAfterRevoke(t *testing.T) {
 // and the replay rebuilds the same history, so every call comes out as
 // recorded.
 func TestRevokeOneApproval(t *testing.T) {
-	dir := t.TempDir()
-	cwd, _ := filepath.EvalSymlinks(t.TempDir())
-	home, _ := filepath.EvalSymlinks(t.TempDir())
-	store, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "events.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	dir, cwd, home, store := newLogDirs(t)
 	m, err := script.Parse([]byte(`{"toolCalls": [{"id": "tc_1", "name": "shell", "args": {"command": "go env GOOS"}}]}
 {"toolCalls": [{"id": "tc_2", "name": "shell", "args": {"command": "go env GOOS"}}]}
 {"text": "ran twice"}
