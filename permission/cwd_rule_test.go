@@ -32,9 +32,16 @@ func TestRuleDoesNotFollowTheCwdArgument(t *testing.T) {
 		{"prefix rule, cwd the home", status, map[string]any{"command": "git status", "cwd": "/home/u"}, false},
 		{"prefix rule, cwd the working directory", status, map[string]any{"command": "git status", "cwd": "/home/u/proj"}, true},
 		{"rule naming the cwd", named, map[string]any{"command": "git status", "cwd": "/home/u/other"}, true},
+		{"exact rule, cwd a link out", exact, map[string]any{"command": curl, "cwd": "link"}, false},
+		{"exact rule, cwd through a link out", exact, map[string]any{"command": curl, "cwd": "./link/"}, false},
+		{"prefix rule, cwd a link out, absolute", status, map[string]any{"command": "git status", "cwd": "/home/u/proj/link"}, false},
+		{"prefix rule, cwd a link within", status, map[string]any{"command": "git status", "cwd": "inlink"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			req := newReq(t, "shell", c.args, withRules(t, c.rule))
+			// link leads out of the project (a repository can ship it),
+			// inlink to a directory inside it.
+			req := newReq(t, "shell", c.args, withRules(t, c.rule), withResolved(map[string]string{
+				"/home/u/proj/link": "/home/u/private", "/home/u/proj/inlink": "/home/u/proj/sub"}))
 			var eng permission.Engine
 			d := eng.Check(req)
 			ruled := d.Decision == permission.Allow && d.Rule != nil && d.Rule.ID == c.rule.ID

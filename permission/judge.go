@@ -44,8 +44,11 @@ type judge struct {
 	foldReady         bool
 	cwdFold, homeFold string
 	// cwdArg is the argument that moved the command's working directory
-	// out of the session's (the shell tool's "cwd"), "" when it did not.
+	// out of the session's (the shell tool's "cwd"), "" when it did not;
+	// set after judgePaths, from cwdAt (its path's index + 1), so that a
+	// link's target counts.
 	cwdArg string
+	cwdAt  int
 }
 
 // pathFact is one location a call touches.
@@ -175,6 +178,13 @@ func (j *judge) run(r *Request) {
 		}
 	}
 	j.judgePaths()
+	if j.cwdAt > 0 {
+		// Resolved only now: a link in the project to a directory
+		// outside it moves the command out as much as its target does.
+		if p := &j.paths[j.cwdAt-1]; !pathrisk.Within(p.canon, j.req.Cwd) || p.resolved != "" && !pathrisk.Within(p.resolved, j.req.Cwd) {
+			j.cwdArg = t.CwdArg
+		}
+	}
 	if len(j.findings) > 1 {
 		slices.SortStableFunc(j.findings, func(a, b risk.Finding) int { return cmp.Compare(b.Risk, a.Risk) })
 	}
@@ -284,11 +294,8 @@ func (j *judge) shellCall(t *ToolInfo) {
 				return
 			}
 			j.addPath(t.CwdArg, risk.Span{End: len(s)}, s, false)
-			p := &j.paths[len(j.paths)-1]
-			cwd = p.canon
-			if !pathrisk.Within(p.canon, j.req.Cwd) || p.resolved != "" && !pathrisk.Within(p.resolved, j.req.Cwd) {
-				j.cwdArg = t.CwdArg
-			}
+			cwd = j.paths[len(j.paths)-1].canon
+			j.cwdAt = len(j.paths)
 		}
 	}
 	res, owned := j.analyzeShell(cmdText, cwd)

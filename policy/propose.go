@@ -150,10 +150,13 @@ var bareless = map[string]bool{
 // elsewhere are judged by the shell analyser on every call.
 var plainTools = func() map[string]bool {
 	m := map[string]bool{}
+	// Not here, though they look plain: xxd (-r writes its second
+	// operand), yq (-i, load(), env()), jq (env), date (-f and -r read
+	// any file), chmod (--reference), ln (a link out of the project).
 	for _, p := range strings.Fields("ls cat head tail wc grep egrep fgrep rg ag tree du df stat file diff cmp " +
-		"sort uniq cut tr paste join comm fold fmt column nl od hexdump xxd strings echo printf pwd which " +
-		"basename dirname realpath readlink date seq true false touch mkdir rmdir cp mv ln chmod tee " +
-		"md5sum sha1sum sha256sum sha512sum b2sum cksum base64 jq yq") {
+		"sort uniq cut tr paste join comm fold fmt column nl od hexdump strings echo printf pwd which " +
+		"basename dirname realpath readlink seq true false touch mkdir rmdir cp mv tee " +
+		"md5sum sha1sum sha256sum sha512sum b2sum cksum base64") {
 		m[p] = true
 	}
 	return m
@@ -279,11 +282,12 @@ func proposedWords(c *shellrisk.Command) (words []string, ok bool) {
 		if len(words) == 1 && bareless[words[0]] {
 			return nil, false
 		}
-		if len(words) == 1 && !plainTools[words[0]] {
-			// A program's name alone allows every option it has, and
-			// most programs have one that runs code (java -jar, gdb -x,
-			// flock -c, valgrind CMD, vim +cmd): only the plain tools
-			// below are proposed bare; any other gets its exact command.
+		if !plainTools[words[0]] {
+			// A program's name alone, or with its first word, allows
+			// every option it has, and most programs have one that runs
+			// code (java -jar, gdb ./a.out -x, hg status --config hooks…,
+			// tmux ls \; run-shell): only the plain tools below are
+			// proposed as a prefix; any other gets its exact command.
 			return nil, true
 		}
 		return words, true

@@ -65,6 +65,12 @@ func TestProposedRuleBreadth(t *testing.T) {
 		{"flock --version", exact, []string{"flock /tmp/l -c 'sh evil.sh'"}},
 		{"valgrind --version", exact, []string{"valgrind sh evil.sh"}},
 		{"vim --version", exact, []string{"vim -c '!sh evil.sh'"}},
+		{"gdb ./a.out", exact, []string{"gdb ./a.out -x evil.gdb"}}, // program + word (prop review 3, C2)
+		{"hg status", exact, []string{"hg status --config hooks.pre-status=id"}},
+		{"tmux ls", exact, []string{"tmux ls ; run-shell id"}},
+		{"date -u", exact, []string{"date -f /home/u/.ssh/id_rsa"}}, // plain-looking tools with hidden reads and writes
+		{"xxd -r a.hex a.bin", exact, []string{"xxd -r a.hex .git/hooks/pre-commit"}},
+		{"jq -r .a a.json", exact, []string{"jq -n env"}},
 		{"make --dir=sub test", exact, nil},     // an abbreviation: not read with certainty
 		{"make CC=gcc test", "", nil},           // Opaque: make runs the value in recipes
 		{"npm --prefix sub run build", "", nil}, // Opaque: npm reads --prefix as a setting
