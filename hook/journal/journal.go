@@ -221,16 +221,30 @@ func createDay(dir, path string) error {
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
+	placed := false
 	if err == nil {
-		if err = os.Link(tmp.Name(), path); errors.Is(err, fs.ErrExist) {
-			err = nil
-		}
+		placed, err = placeNew(tmp.Name(), path)
 	}
-	os.Remove(tmp.Name())
+	if !placed {
+		os.Remove(tmp.Name())
+	}
 	if err != nil {
 		return err
 	}
 	return syncDir(dir)
+}
+
+// linkNew names the file at tmp path too, unless path exists, and removes
+// the name tmp; it reports whether path is now that file.
+func linkNew(tmp, path string) (bool, error) {
+	err := os.Link(tmp, path)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, os.Remove(tmp)
 }
 
 // holdForAppend takes f's shared lock and reports whether f is still the
