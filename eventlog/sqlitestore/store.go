@@ -184,15 +184,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		s.w.SetMaxIdleConns(1)
 		s.w.SetConnMaxLifetime(0)
 		s.w.SetConnMaxIdleTime(0)
-		if err := s.prepare(ctx); err != nil {
+		if err := s.openWriter(ctx); err != nil {
 			s.w.Close()
 			return nil, err
-		}
-		// Prepare the writer's statements now, so that a log they do not
-		// fit fails here rather than at the first append.
-		if err := s.wr.run(ctx, s.w, func(*writer) error { return nil }); err != nil {
-			s.w.Close()
-			return nil, explain(abs, "opening event log", err)
 		}
 		// The -wal and -shm files SQLite has made by now.
 		if err := privatize(abs); err != nil {
@@ -310,6 +304,32 @@ func (s *Store) dsn(readOnly bool) string {
 
 // prepare checks the file is ours, applies migrations and checks the
 // durability settings actually in force.
+// openWriter checks the log and prepares the writer's statements (so
+// that a log they do not fit fails here rather than at the first append).
+// SQLite may answer SQLITE_BUSY at once, without waiting out the busy
+// timeout, while another process's connection holds the file in some
+// states (seen in CI: a `run` opening the log while `serve` wrote it);
+// that is retried until the busy timeout has passed.
+func (s *Store) openWriter(ctx context.Context) error {
+	deadline := time.Now().Add(s.opts.BusyTimeout)
+	for {
+		err := s.prepare(ctx)
+		if err == nil {
+			if err = s.wr.run(ctx, s.w, func(*writer) error { return nil }); err != nil {
+				err = explain(s.path, "opening event log", err)
+			}
+		}
+		if err == nil || !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 func (s *Store) prepare(ctx context.Context) error {
 	conn, err := s.w.Conn(ctx)
 	if err != nil {
