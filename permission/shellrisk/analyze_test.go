@@ -79,7 +79,16 @@ var cases = []analyzeCase{
 	{name: "go test -exec", cmd: "go test -exec ./x .", min: X, opaque: 1},
 	{name: "go vet -vettool", cmd: "go vet -vettool=./evil ./...", min: X, opaque: 1}, // runs what it names (sbx review 2, B4)
 	{name: "go test -vettool", cmd: "go test -vettool ./evil ./...", min: X, opaque: 1},
-	{name: "go doc -http", cmd: "go doc -http fmt", min: X, opaque: 1}, // downloads and runs pkgsite (sbx review 2, B5)
+	{name: "go doc -http", cmd: "go doc -http fmt", min: X, opaque: 1},                  // downloads and runs pkgsite (sbx review 2, B5)
+	{name: "git init --template", cmd: "git init --template=/tmp/t", min: X, opaque: 1}, // copies hooks (prop review 3, B5)
+	{name: "git init --templ abbreviated", cmd: "git init --templ /tmp/t", min: X, opaque: 1},
+	{name: "git init plain", cmd: "git init", min: X, opaque: -1},
+	{name: "git merge -s unknown", cmd: "git merge -s evil topic", min: X, opaque: 1}, // runs git-merge-evil from PATH
+	{name: "git merge -sX", cmd: "git merge -sevil topic", min: X, opaque: 1},
+	{name: "git merge --strategy=", cmd: "git merge --strategy=evil topic", min: X, opaque: 1},
+	{name: "git merge --strategy X", cmd: "git merge --strategy evil topic", min: X, opaque: 1},
+	{name: "git merge -s ort", cmd: "git merge -s ort -X theirs topic", min: X, opaque: -1},
+	{name: "git merge --strategy-option", cmd: "git merge --strategy-option=theirs topic", min: X, opaque: -1},
 	{name: "go test profile writes", cmd: "go test -coverprofile=/home/u/.bashrc ./...", min: X, acc: &acc{"/home/u/.bashrc", "w"}},
 	{name: "make variable", cmd: "make CC='touch x; true'", min: X, opaque: 1, why: "overrides a makefile variable"},
 	{name: "declare -p secret", cmd: "declare -p AWS_SECRET_ACCESS_KEY", min: C},

@@ -667,10 +667,55 @@ func (g gitCall) judge() {
 		if g.sub == "apply" || g.sub == "am" {
 			g.patchInput()
 		}
+		if g.sub == "init" {
+			if x, ok := g.has(func(s string) bool { return gopt(s, "--template", 3) }); ok {
+				g.a.opaque(x.sp, "git init --template copies the hooks of the directory it names into .git/hooks, which run with the next git command; no rule allows it")
+			}
+		}
+		if g.sub == "merge" {
+			g.mergeStrategy()
+		}
 		if g.sub == "tag" || g.sub == "replace" || g.sub == "notes" {
 			if x, ok := g.has(func(s string) bool { return gitShort(s, 'f') || gopt(s, "--force", 4) }); ok {
 				g.destroy(x.sp, "git "+g.sub+" --force overwrites existing refs")
 			}
+		}
+	}
+}
+
+// mergeStrategy judges git merge -s X: a strategy git does not ship runs
+// the program git-merge-X found on PATH.
+func (g gitCall) mergeStrategy() {
+	for i, x := range g.rest {
+		if x.s == "--" {
+			return
+		}
+		var v string
+		switch {
+		case x.s == "-s" || gopt(x.s, "--strategy", 8) && !strings.Contains(x.s, "="):
+			if i+1 >= len(g.rest) {
+				return
+			}
+			v = g.rest[i+1].s
+			if g.rest[i+1].dyn {
+				v = ""
+			}
+		case strings.HasPrefix(x.s, "-s") && !strings.HasPrefix(x.s, "--"):
+			v = x.s[2:]
+		case strings.HasPrefix(x.s, "--") && strings.Contains(x.s, "="):
+			name, val, _ := strings.Cut(x.s, "=")
+			if !gopt(name, "--strategy", 8) || strings.HasPrefix(name, "--strategy-") {
+				continue
+			}
+			v = val
+		default:
+			continue
+		}
+		switch v {
+		case "ort", "recursive", "resolve", "octopus", "ours", "subtree":
+		default:
+			g.a.opaque(x.sp, "git merge -s "+quote(v)+" runs the program git-merge-"+v+" from PATH; no rule allows a strategy git does not ship")
+			return
 		}
 	}
 }
