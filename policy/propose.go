@@ -30,15 +30,15 @@ import (
 //
 // The shapes: for a shell command, its program and subcommand ("npm test",
 // "go test", "git status"), with the program's global options before the
-// subcommand as written ("git -C . log", "make -k test"), read with the
-// shell analyser's option tables (shellrisk.Subcommand); the program alone
-// when the next word is an option, but never for an interpreter such as
-// bash or python, nor for a program in narrow (git, npm, pip, go, cargo,
-// make, curl, wget, docker, kubectl, gh, ssh, rsync …), whose rule's
-// breadth must not follow how the model spelled the call: for them only a
-// known local subcommand is proposed as a prefix, and any other call (git
-// push, npm install, curl URL, options that cannot be read with
-// certainty) gets a rule for that exact command (its words as the command
+// subcommand as written ("git -C . log", "docker --context x ps"), read
+// with the shell analyser's option tables (shellrisk.Subcommand), for the
+// programs in narrow (git, npm, go, cargo, docker …), whose rule's breadth
+// must not follow how the model spelled the call; the program alone, or
+// with its first word, only for plainTools (ls, grep …); never a rule for
+// an interpreter such as bash or python alone. Only a known local
+// subcommand is proposed as a prefix, and any other call (git push, npm
+// install, make test, curl URL, a call judged network, options that cannot
+// be read with certainty) gets a rule for that exact command (its words as the command
 // matcher and the whole command as an args matcher: permission.ExactCommand),
 // offered only for a call of one simple command; for a
 // file tool, a glob of the file's directory relative to the working
@@ -169,8 +169,7 @@ var plainTools = func() map[string]bool {
 // the program with its options up to a subcommand (or target, or script)
 // listed here, "git -C . log", "npm run build"; any other call of them
 // gets a rule for that exact command. The value is the number of words
-// after the subcommand the rule names as well (npm run SCRIPT). A program
-// mapped to nil has no such subcommand (curl, ssh).
+// after the subcommand the rule names as well (npm run SCRIPT).
 var narrow = func() map[string]map[string]int {
 	subs := func(words string, run ...string) map[string]int {
 		m := map[string]int{}
@@ -203,17 +202,12 @@ var narrow = func() map[string]map[string]int {
 		"go":    subs("test build vet fmt version doc"),
 		"cargo": subs("build b check c test t fmt clippy doc d bench"),
 		"deno":  subs("fmt lint check"),
-		"make":  nil, "gmake": nil,
-		"pip": subs("show freeze check"), "pip3": subs("show freeze check"),
+		"pip":   subs("show freeze check"), "pip3": subs("show freeze check"),
 		"docker": subs("ps images version info inspect logs stats top port history"),
 	}
 	m["podman"], m["nerdctl"] = m["docker"], m["docker"]
-	for _, p := range strings.Fields("npx pnpx bunx uvx pipx uv poetry pdm conda mamba gem bundle composer mvn gradle " +
-		"dotnet nuget rustup apt apt-get dnf yum brew snap curl wget wget2 http https xh aria2c ssh scp sftp rsync mosh " +
-		"ssh-copy-id nc ncat netcat socat telnet ftp lftp tftp rclone s3cmd kubectl oc helm gh glab terraform tofu aws " +
-		"gcloud gsutil az") {
-		m[p] = nil
-	}
+	// Every other program outside plainTools (curl, ssh, npx, kubectl,
+	// make …) gets its exact command: see proposedWords.
 	return m
 }()
 
