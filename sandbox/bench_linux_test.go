@@ -31,7 +31,9 @@ import (
 // returned on the report (the others saw the helper's exit, which follows
 // its report closely, first). A
 // helper that reported is reaped in the background, and before the next
-// call, untimed.
+// call, untimed. plan-, confine- and done-p50 are the parent's own parts
+// of the call: the plan, ConfineWith (the hand-over) and Done (the checks
+// after it).
 //
 //	go test ./sandbox -run '^$' -bench Start -benchtime 300x
 func BenchmarkStart(b *testing.B) {
@@ -54,6 +56,9 @@ func BenchmarkStart(b *testing.B) {
 				defer pool.Close()
 			}
 			times := make([]time.Duration, 0, b.N)
+			// The parent's own parts of a confined call: the plan, the
+			// hand-over (ConfineWith) and the checks after it (Done).
+			var plan, hand, done []time.Duration
 			ahead, reported := 0, 0
 			var reaping sync.WaitGroup
 			for b.Loop() {
@@ -64,13 +69,17 @@ func BenchmarkStart(b *testing.B) {
 				cmd := &exec.Cmd{Path: "/bin/true", Args: []string{"true"}, Dir: proj, Env: []string{}, SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
 				var conf *Confined
 				if c.kind != "" {
+					t0 := time.Now()
 					p, err := pl.Plan(Workspace, false, proj)
+					plan = append(plan, time.Since(t0))
 					if err != nil {
 						b.Fatal(err)
 					}
+					t1 := time.Now()
 					if conf, err = ConfineWith(pool, p.As(c.kind, false), cmd); err != nil {
 						b.Fatal(err)
 					}
+					hand = append(hand, time.Since(t1))
 				}
 				if conf.Started() {
 					ahead++
@@ -106,13 +115,21 @@ func BenchmarkStart(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				t2 := time.Now()
 				if err := conf.Done(); err != nil {
 					b.Fatal(err)
 				}
+				done = append(done, time.Since(t2))
 				times = append(times, time.Since(start))
 				// The helper is reaped before the next call, untimed,
 				// as it is long before a call after the model's reply.
 				reaping.Wait()
+			}
+			for name, ts := range map[string][]time.Duration{"plan-": plan, "confine-": hand, "done-": done} {
+				if len(ts) > 0 {
+					slices.Sort(ts)
+					b.ReportMetric(float64(ts[len(ts)/2].Microseconds()), name+"p50-µs")
+				}
 			}
 			slices.Sort(times)
 			b.ReportMetric(float64(times[len(times)/2].Microseconds()), "p50-µs")

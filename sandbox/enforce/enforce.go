@@ -283,8 +283,11 @@ func (r *remover) removeAll(rel string) {
 // parents pinned: they are guarded by a mount, not removed afterwards.
 func (p Profile) Refreshed() Profile {
 	var absent, made []string
+	// Most absent paths are beneath the working directory itself: each
+	// directory is read once, not once per path.
+	listed := map[string][]os.DirEntry{}
 	for _, a := range p.Absent {
-		if real, ok := findFold(p.Cwd, a); ok && !slices.Contains(p.AbsentKeep, real) {
+		if real, ok := findFold(p.Cwd, a, listed); ok && !slices.Contains(p.AbsentKeep, real) {
 			made = append(made, real)
 		} else {
 			absent = append(absent, a)
@@ -330,16 +333,24 @@ func within(p, dir string) bool {
 // findFold returns the path beneath cwd whose components match want's in
 // any letter case, when no component of it is a symbolic link (a linked
 // path is not taken for the protected one: it is removed as a link after
-// the call instead).
-func findFold(cwd, want string) (string, bool) {
+// the call instead). listed keeps each directory's entries as read, nil
+// for one that could not be; it may be shared by the calls of one check.
+func findFold(cwd, want string, listed map[string][]os.DirEntry) (string, bool) {
 	rel, err := filepath.Rel(cwd, want)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return "", false
 	}
 	dir := cwd
 	for _, comp := range strings.Split(rel, string(filepath.Separator)) {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
+		ents, seen := listed[dir]
+		if !seen {
+			ents, err = os.ReadDir(dir)
+			if err != nil {
+				ents = nil
+			}
+			listed[dir] = ents
+		}
+		if ents == nil {
 			return "", false
 		}
 		found := ""

@@ -30,8 +30,13 @@ func confine(pl *Pool, p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) 
 		env = []string{}
 	}
 	// The helper builds mounts; what is checked after the call stays
-	// here (a large tree has many guarded directories).
+	// here (a large tree has many guarded directories, and a working
+	// directory some 170 absent protected paths, which the helper would
+	// only decode). Fields are cleared by name, so that one added later
+	// reaches the helper unless it is known to be the parent's alone.
 	p.GuardDirs, p.GuardPaths, p.GuardKeep = nil, nil, nil
+	p.Absent, p.AbsentKeep = nil, nil
+	p.GitDirs, p.GitHeads, p.GitSubs, p.GitIndexes = nil, nil, nil, nil
 	filter, err := seccompProgram(p.Network)
 	if err != nil {
 		return nil, fmt.Errorf("%w: seccomp: %w", ErrSetup, err)
