@@ -197,8 +197,8 @@ func GlobMayMatchCredential(pattern string, env Env) bool {
 // credLocations lists the locations of a table that are credential to read.
 func credLocations(ix indexed) []location {
 	var out []location
-	for _, ls := range ix.byFirst {
-		for _, l := range ls {
+	for _, g := range ix.byFirst {
+		for _, l := range g.locs {
 			if l.level >= cred && !l.writeOnly {
 				out = append(out, l)
 			}

@@ -51,12 +51,8 @@ var secretNames = map[string]string{
 	".aider.input.history":   "aider's prompt history, where typed secrets remain",
 }
 
-// The filters of the name tables byName looks names up in.
-var (
-	cookieFilter    = filterOf(cookieNames)
-	secretFilter    = filterOf(secretNames)
-	secretExtFilter = filterOf(secretExts)
-)
+// The filters of the name tables byName looks names up in
+// (cookieFilter, secretFilter, secretExtFilter) are in locations_gen.go.
 
 // secretExts are file name extensions of key and secret stores.
 var secretExts = map[string]string{
@@ -358,19 +354,17 @@ func ProtectedName(name string) bool {
 	if l, _ := protectedName(n); l >= risk.Execute {
 		return true
 	}
-	return singleProtected[n]
+	return singleProtected(n)
 }
 
-// singleProtected are the one-component protected locations that match at
-// any depth (.vscode, .claude, .envrc, agents.md …).
-var singleProtected = func() map[string]bool {
-	m := map[string]bool{}
-	for _, ls := range anyLocations.byFirst {
-		for _, l := range ls {
-			if len(l.comps) == 1 && l.writeOnly && l.level >= risk.Execute {
-				m[l.comps[0]] = true
-			}
+// singleProtected reports whether n, lower case, is a one-component
+// protected location that matches at any depth (.vscode, .claude, .envrc,
+// agents.md …).
+func singleProtected(n string) bool {
+	for _, l := range anyLocations.first(n) {
+		if len(l.comps) == 1 && l.writeOnly && l.level >= risk.Execute {
+			return true
 		}
 	}
-	return m
-}()
+	return false
+}
