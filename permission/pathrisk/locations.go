@@ -452,16 +452,19 @@ func (f *keyFilter) may(s string) bool {
 	return f.first[s[0]]&bit != 0 && f.last[s[len(s)-1]]&bit != 0
 }
 
-// cookieNames are browser cookie and password stores, wherever they are.
-var cookieNames = map[string]bool{
-	"cookies": true, "cookies.sqlite": true, "cookies.binarycookies": true,
-	"login data": true, "logins.json": true, "key3.db": true, "key4.db": true,
-	"web data": true,
-	// Firefox's (and its forks') history, form history, icons of the
-	// pages visited and open tabs: names no other program uses.
-	"places.sqlite": true, "formhistory.sqlite": true, "favicons.sqlite": true,
-	"sessionstore.jsonlz4": true, "recovery.jsonlz4": true, "recovery.baklz4": true,
-	"previous.jsonlz4": true, "login data for account": true,
+// sourceCookieNames are the names of browser cookie and password stores,
+// wherever they are (isCookieName, generated).
+func sourceCookieNames() map[string]bool {
+	return map[string]bool{
+		"cookies": true, "cookies.sqlite": true, "cookies.binarycookies": true,
+		"login data": true, "logins.json": true, "key3.db": true, "key4.db": true,
+		"web data": true,
+		// Firefox's (and its forks') history, form history, icons of the
+		// pages visited and open tabs: names no other program uses.
+		"places.sqlite": true, "formhistory.sqlite": true, "favicons.sqlite": true,
+		"sessionstore.jsonlz4": true, "recovery.jsonlz4": true, "recovery.baklz4": true,
+		"previous.jsonlz4": true, "login data for account": true,
+	}
 }
 
 // HomeCredentials returns the credential locations of a home directory,

@@ -2,10 +2,11 @@
 
 package pathrisk
 
-// The tables of locations.go indexed by first component (index) and the
-// filters of the name tables of names.go (filterOf), as static data: no
-// code runs at start to build them. TestLocationsGenerated checks that
-// they are what the tables give.
+// The tables of locations.go indexed by first component (index), and the
+// name tables of names.go and locations.go as switches with the filters
+// of their names (filterOf), as static data and code: nothing runs at
+// start to build them. TestLocationsGenerated checks that they are what
+// the tables give.
 
 var rootLocations = indexed{
 	byFirst: []firstGroup{
@@ -674,17 +675,389 @@ var anyLocations = indexed{
 	},
 }
 
-var (
-	cookieFilter = &keyFilter{
-		first: [256]uint64{'c': 0x204080, 'f': 0x48000, 'k': 0x80, 'l': 0x400c00, 'p': 0x12000, 'r': 0x18000, 's': 0x100000, 'w': 0x100},
-		last:  [256]uint64{'4': 0x118000, 'a': 0x500, 'b': 0x80, 'e': 0x4e000, 'n': 0x800, 's': 0x200080, 't': 0x400000},
+// isCookieName reports whether s is one of sourceCookieNames.
+func isCookieName(s string) bool {
+	switch s {
+	case "cookies",
+		"cookies.binarycookies",
+		"cookies.sqlite",
+		"favicons.sqlite",
+		"formhistory.sqlite",
+		"key3.db",
+		"key4.db",
+		"login data",
+		"login data for account",
+		"logins.json",
+		"places.sqlite",
+		"previous.jsonlz4",
+		"recovery.baklz4",
+		"recovery.jsonlz4",
+		"sessionstore.jsonlz4",
+		"web data":
+		return true
 	}
-	secretFilter = &keyFilter{
-		first: [256]uint64{'.': 0x511ee0, '_': 0x40, 'a': 0x1000000000, 'c': 0x10000, 'i': 0x100, 'k': 0xd500, 's': 0x1800, 't': 0x1000},
-		last:  [256]uint64{'c': 0x10c0, 'd': 0x400200, 'f': 0x1080, 'g': 0xc40, 'l': 0xd800, 'n': 0x1000011100, 'o': 0x20, 's': 0x10080, 'y': 0x100100},
+	return false
+}
+
+// cookieFilter passes the names of sourceCookieNames.
+var cookieFilter = &keyFilter{
+	first: [256]uint64{'c': 0x204080, 'f': 0x48000, 'k': 0x80, 'l': 0x400c00, 'p': 0x12000, 'r': 0x18000, 's': 0x100000, 'w': 0x100},
+	last:  [256]uint64{'4': 0x118000, 'a': 0x500, 'b': 0x80, 'e': 0x4e000, 'n': 0x800, 's': 0x200080, 't': 0x400000},
+}
+
+// secretName returns what s is when sourceSecretNames has it.
+func secretName(s string) (string, bool) {
+	switch s {
+	case ".aider.chat.history.md":
+		return "aider's transcript, which holds what its tools read and printed", true
+	case ".aider.input.history":
+		return "aider's prompt history, where typed secrets remain", true
+	case ".boto":
+		return "a .boto file, which holds cloud storage keys", true
+	case ".dockercfg":
+		return "a Docker credential file", true
+	case ".envrc":
+		return "a direnv .envrc, which exports secrets into the environment", true
+	case ".git-credentials":
+		return "a git credential file", true
+	case ".htpasswd":
+		return "an .htpasswd file, which holds password hashes", true
+	case ".my.cnf":
+		return "a MySQL option file, which holds database passwords", true
+	case ".mylogin.cnf":
+		return "a MySQL login path file, which holds database passwords", true
+	case ".netrc":
+		return "a .netrc file, which holds passwords", true
+	case ".npmrc":
+		return "an .npmrc, which holds registry tokens and names programs npm runs (node-options, script-shell)", true
+	case ".pgpass":
+		return "a .pgpass file, which holds database passwords", true
+	case ".pypirc":
+		return "a .pypirc file, which holds registry passwords and names the repositories uploads go to", true
+	case ".s3cfg":
+		return "an .s3cfg file, which holds S3 access keys", true
+	case ".terraformrc":
+		return "a Terraform CLI configuration, which holds tokens", true
+	case ".vault-token":
+		return "a Vault token", true
+	case ".yarnrc.yml":
+		return "a Yarn configuration, which holds registry tokens (npmAuthToken)", true
+	case "_netrc":
+		return "a _netrc file, which holds passwords", true
+	case "application_default_credentials.json":
+		return "the Google application default credentials", true
+	case "credentials.json":
+		return "a credential file (Google API and gcloud credentials)", true
+	case "identity":
+		return "a private key", true
+	case "key.json":
+		return "a service-account key (the name gcloud's own examples give it)", true
+	case "keyfile.json":
+		return "a service-account key file", true
+	case "kubeconfig":
+		return "a kubeconfig, which holds cluster credentials and names exec plugins kubectl runs", true
+	case "kubeconfig.yaml":
+		return "a kubeconfig, which holds cluster credentials and names exec plugins kubectl runs", true
+	case "kubeconfig.yml":
+		return "a kubeconfig, which holds cluster credentials and names exec plugins kubectl runs", true
+	case "secrets.json":
+		return "a secrets file", true
+	case "secrets.toml":
+		return "a secrets file", true
+	case "secrets.yaml":
+		return "a secrets file", true
+	case "secrets.yml":
+		return "a secrets file", true
+	case "secring.gpg":
+		return "a GPG secret key ring", true
+	case "terraform.rc":
+		return "a Terraform CLI configuration, which holds tokens", true
 	}
-	secretExtFilter = &keyFilter{
-		first: [256]uint64{'.': 0x1bf8},
-		last:  [256]uint64{'2': 0x90, '8': 0x8, 'b': 0x1000, 'e': 0x300, 'g': 0x800, 'k': 0x10, 'm': 0x10, 'n': 0x200, 's': 0x50, 'v': 0x10, 'x': 0x30, 'y': 0x10},
+	return "", false
+}
+
+// secretFilter passes the names of sourceSecretNames.
+var secretFilter = &keyFilter{
+	first: [256]uint64{'.': 0x511ee0, '_': 0x40, 'a': 0x1000000000, 'c': 0x10000, 'i': 0x100, 'k': 0xd500, 's': 0x1800, 't': 0x1000},
+	last:  [256]uint64{'c': 0x10c0, 'd': 0x400200, 'f': 0x1080, 'g': 0xc40, 'l': 0xd800, 'n': 0x1000011100, 'o': 0x20, 's': 0x10080, 'y': 0x100100},
+}
+
+// secretExt returns what s is when sourceSecretExts has it.
+func secretExt(s string) (string, bool) {
+	switch s {
+	case ".bks":
+		return "a BouncyCastle key store", true
+	case ".env":
+		return "an environment file, which holds secrets", true
+	case ".jceks":
+		return "a Java key store", true
+	case ".jks":
+		return "a Java key store", true
+	case ".kdbx":
+		return "a KeePass password database", true
+	case ".key":
+		return "a private key file", true
+	case ".keychain":
+		return "a keychain", true
+	case ".keychain-db":
+		return "a keychain", true
+	case ".keystore":
+		return "a key store", true
+	case ".kubeconfig":
+		return "a kubeconfig, which holds cluster credentials and names exec plugins kubectl runs", true
+	case ".p12":
+		return "a PKCS#12 key store", true
+	case ".p8":
+		return "a PKCS#8 private key (such as an App Store Connect key)", true
+	case ".pem":
+		return "a PEM key or certificate file", true
+	case ".pfx":
+		return "a PKCS#12 key store", true
+	case ".pkcs12":
+		return "a PKCS#12 key store", true
+	case ".ppk":
+		return "a PuTTY private key", true
+	case ".tfstate":
+		return "a Terraform state file, which holds secrets in plain text", true
 	}
-)
+	return "", false
+}
+
+// secretExtFilter passes the names of sourceSecretExts.
+var secretExtFilter = &keyFilter{
+	first: [256]uint64{'.': 0x1bf8},
+	last:  [256]uint64{'2': 0x90, '8': 0x8, 'b': 0x1000, 'e': 0x300, 'g': 0x800, 'k': 0x10, 'm': 0x10, 'n': 0x200, 's': 0x50, 'v': 0x10, 'x': 0x30, 'y': 0x10},
+}
+
+// protectedFileName returns what s is when sourceProtectedNames has it.
+func protectedFileName(s string) (string, bool) {
+	switch s {
+	case ".aider.conf.yml":
+		return "an aider configuration, whose lint and test commands run", true
+	case ".appveyor.yml":
+		return "an AppVeyor pipeline, which runs code", true
+	case ".bazelrc":
+		return "a Bazel configuration, whose options (--run_under) name programs Bazel runs", true
+	case ".cirrus.yml":
+		return "a Cirrus CI pipeline, which runs code", true
+	case ".clinerules":
+		return "agent instructions (.clinerules), which steer what an agent runs", true
+	case ".crush.json":
+		return "a crush configuration, whose MCP servers and permissions run code", true
+	case ".drone.jsonnet":
+		return "a Drone CI pipeline, which runs code", true
+	case ".drone.star":
+		return "a Drone CI pipeline, which runs code", true
+	case ".drone.yaml":
+		return "a Drone CI pipeline, which runs code", true
+	case ".drone.yml":
+		return "a Drone CI pipeline, which runs code", true
+	case ".gitconfig":
+		return "a git configuration, which a repository's config may include, naming programs git runs (core.fsmonitor, hooks)", true
+	case ".gitlab-ci.yaml":
+		return "a CI pipeline, which runs code", true
+	case ".gitlab-ci.yml":
+		return "a CI pipeline, which runs code", true
+	case ".goosehints":
+		return "agent instructions (.goosehints), which steer what an agent runs", true
+	case ".irbrc":
+		return "an irb start-up file, which irb runs as Ruby when it starts here", true
+	case ".mise.toml":
+		return "a mise configuration, whose hooks and tasks run", true
+	case ".mypy.ini":
+		return "a mypy configuration, which can load plugins", true
+	case ".npmrc":
+		return "an .npmrc, whose node-options and script-shell name programs npm runs", true
+	case ".pdbrc":
+		return "a pdb start-up file, whose lines pdb runs as Python when a debugger starts here", true
+	case ".pdbrc.py":
+		return "a pdb start-up file, which pdb runs as Python when a debugger starts here", true
+	case ".pryrc":
+		return "a pry start-up file, which pry runs as Ruby when it starts here", true
+	case ".pylintrc":
+		return "a pylint configuration, which can load plugins", true
+	case ".pypirc":
+		return "a .pypirc, which names the repositories twine and setuptools upload to, with their passwords", true
+	case ".pytest.ini":
+		return "a pytest.ini, which can load plugins pytest runs", true
+	case ".roomodes":
+		return "a Roo Code mode file, which steers what an agent runs", true
+	case ".tool-versions":
+		return "an asdf/mise version file (.tool-versions), which chooses the programs their shims run here", true
+	case ".travis.yaml":
+		return "a Travis CI pipeline, which runs code", true
+	case ".travis.yml":
+		return "a Travis CI pipeline, which runs code", true
+	case ".windsurfrules":
+		return "agent instructions (.windsurfrules), which steer what an agent runs", true
+	case ".woodpecker.yaml":
+		return "a Woodpecker CI pipeline, which runs code", true
+	case ".woodpecker.yml":
+		return "a Woodpecker CI pipeline, which runs code", true
+	case ".yarnrc":
+		return "a Yarn 1 configuration, whose yarn-path names the program Yarn runs", true
+	case "appveyor.yml":
+		return "an AppVeyor pipeline, which runs code", true
+	case "azure-pipelines.yaml":
+		return "an Azure Pipelines pipeline, which runs code", true
+	case "azure-pipelines.yml":
+		return "an Azure Pipelines pipeline, which runs code", true
+	case "bitbucket-pipelines.yml":
+		return "a Bitbucket Pipelines pipeline, which runs code", true
+	case "bitrise.yml":
+		return "a Bitrise pipeline, which runs code", true
+	case "build.rs":
+		return "a Cargo build script, which cargo build and cargo check run", true
+	case "buildspec.yaml":
+		return "an AWS CodeBuild build spec, which runs code", true
+	case "buildspec.yml":
+		return "an AWS CodeBuild build spec, which runs code", true
+	case "bunfig.toml":
+		return "a Bun configuration, whose preload scripts Bun runs", true
+	case "cloudbuild.yaml":
+		return "a Google Cloud Build pipeline, which runs code", true
+	case "cloudbuild.yml":
+		return "a Google Cloud Build pipeline, which runs code", true
+	case "codemagic.yaml":
+		return "a Codemagic pipeline, which runs code", true
+	case "composer.json":
+		return "a composer.json, whose scripts Composer runs", true
+	case "conftest.py":
+		return "a conftest.py, which pytest runs when it collects tests", true
+	case "crush.json":
+		return "a crush configuration, whose MCP servers and permissions run code", true
+	case "deno.json":
+		return "a Deno configuration, whose tasks and import maps choose the code deno runs", true
+	case "deno.jsonc":
+		return "a Deno configuration, whose tasks and import maps choose the code deno runs", true
+	case "gemfile":
+		return "a Gemfile, which Bundler runs as Ruby", true
+	case "gradle.properties":
+		return "Gradle's properties, whose JVM options can name commands the JVM runs", true
+	case "jenkinsfile":
+		return "a Jenkins pipeline (Jenkinsfile), which runs code", true
+	case "kubeconfig":
+		return "a kubeconfig, whose exec plugins kubectl runs", true
+	case "kubeconfig.yaml":
+		return "a kubeconfig, whose exec plugins kubectl runs", true
+	case "kubeconfig.yml":
+		return "a kubeconfig, whose exec plugins kubectl runs", true
+	case "mcp.json":
+		return "an MCP server list, whose servers run as programs", true
+	case "mcp_config.json":
+		return "an MCP server list, whose servers run as programs", true
+	case "mise.toml":
+		return "a mise configuration, whose hooks and tasks run", true
+	case "mypy.ini":
+		return "a mypy configuration, which can load plugins", true
+	case "noxfile.py":
+		return "a noxfile, which nox runs", true
+	case "opencode.json":
+		return "an opencode configuration, whose MCP servers and permissions run code", true
+	case "opencode.jsonc":
+		return "an opencode configuration, whose MCP servers and permissions run code", true
+	case "package.json":
+		return "a package.json, whose scripts (postinstall, test, …) npm runs", true
+	case "pylintrc":
+		return "a pylint configuration, which can load plugins", true
+	case "pyproject.toml":
+		return "a pyproject.toml, whose build backend and tool plugins run code", true
+	case "pytest.ini":
+		return "a pytest.ini, which can load plugins pytest runs", true
+	case "pyvenv.cfg":
+		return "a virtualenv's pyvenv.cfg, which names the interpreter it runs", true
+	case "rust-toolchain":
+		return "a rust-toolchain file, which chooses the compiler cargo runs", true
+	case "rust-toolchain.toml":
+		return "a rust-toolchain file, which chooses the compiler cargo runs", true
+	case "setup.cfg":
+		return "a setup.cfg, which names code setuptools runs", true
+	case "setup.py":
+		return "a setup.py, which runs on install", true
+	case "sitecustomize.py":
+		return "a sitecustomize.py, which Python runs at startup", true
+	case "tox.ini":
+		return "a tox.ini, whose commands tox runs", true
+	case "usercustomize.py":
+		return "a usercustomize.py, which Python runs at startup", true
+	}
+	return "", false
+}
+
+// protectedFileNames are the names of sourceProtectedNames, sorted.
+var protectedFileNames = [...]string{
+	".aider.conf.yml",
+	".appveyor.yml",
+	".bazelrc",
+	".cirrus.yml",
+	".clinerules",
+	".crush.json",
+	".drone.jsonnet",
+	".drone.star",
+	".drone.yaml",
+	".drone.yml",
+	".gitconfig",
+	".gitlab-ci.yaml",
+	".gitlab-ci.yml",
+	".goosehints",
+	".irbrc",
+	".mise.toml",
+	".mypy.ini",
+	".npmrc",
+	".pdbrc",
+	".pdbrc.py",
+	".pryrc",
+	".pylintrc",
+	".pypirc",
+	".pytest.ini",
+	".roomodes",
+	".tool-versions",
+	".travis.yaml",
+	".travis.yml",
+	".windsurfrules",
+	".woodpecker.yaml",
+	".woodpecker.yml",
+	".yarnrc",
+	"appveyor.yml",
+	"azure-pipelines.yaml",
+	"azure-pipelines.yml",
+	"bitbucket-pipelines.yml",
+	"bitrise.yml",
+	"build.rs",
+	"buildspec.yaml",
+	"buildspec.yml",
+	"bunfig.toml",
+	"cloudbuild.yaml",
+	"cloudbuild.yml",
+	"codemagic.yaml",
+	"composer.json",
+	"conftest.py",
+	"crush.json",
+	"deno.json",
+	"deno.jsonc",
+	"gemfile",
+	"gradle.properties",
+	"jenkinsfile",
+	"kubeconfig",
+	"kubeconfig.yaml",
+	"kubeconfig.yml",
+	"mcp.json",
+	"mcp_config.json",
+	"mise.toml",
+	"mypy.ini",
+	"noxfile.py",
+	"opencode.json",
+	"opencode.jsonc",
+	"package.json",
+	"pylintrc",
+	"pyproject.toml",
+	"pytest.ini",
+	"pyvenv.cfg",
+	"rust-toolchain",
+	"rust-toolchain.toml",
+	"setup.cfg",
+	"setup.py",
+	"sitecustomize.py",
+	"tox.ini",
+	"usercustomize.py",
+}

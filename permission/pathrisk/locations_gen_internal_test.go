@@ -42,27 +42,48 @@ func generatedTables() []struct {
 	}
 }
 
-// generatedFilters are the static filters of the name tables of
-// locationsGenFile with their keys, in the file's order.
-func generatedFilters() []struct {
-	name   string
+// A nameTable is a table of names of names.go as the generator writes it:
+// a function looking a name up (a switch, which the compiler turns into a
+// search, where a map would be built at start), and the filter of its
+// names or their sorted list where the package needs them.
+type nameTable struct {
+	source string            // the function that returns the table
+	whats  map[string]string // the table: names and what they are ("" in a set)
+	set    bool              // lookup reports only whether a name is one
+	lookup string            // the generated function
+	get    func(string) (string, bool)
+	filter string // the generated filter of the names, or ""
 	static *keyFilter
-	keys   []string
-} {
-	return []struct {
-		name   string
-		static *keyFilter
-		keys   []string
-	}{
-		{"cookieFilter", cookieFilter, slices.Sorted(maps.Keys(cookieNames))},
-		{"secretFilter", secretFilter, slices.Sorted(maps.Keys(secretNames))},
-		{"secretExtFilter", secretExtFilter, slices.Sorted(maps.Keys(secretExts))},
+	sorted string // the generated sorted list of the names, or ""
+	list   []string
+}
+
+// generatedNames are the name tables of locationsGenFile, in the file's
+// order, with the generated lookups, filters and lists.
+func generatedNames() []nameTable {
+	set := func(m map[string]bool) map[string]string {
+		out := make(map[string]string, len(m))
+		for k, v := range m {
+			if v {
+				out[k] = ""
+			} else {
+				out[k] = "false" // genLocationsFrom refuses it
+			}
+		}
+		return out
+	}
+	isCookie := func(s string) (string, bool) { return "", isCookieName(s) }
+	return []nameTable{
+		{source: "sourceCookieNames", whats: set(sourceCookieNames()), set: true, lookup: "isCookieName", get: isCookie, filter: "cookieFilter", static: cookieFilter},
+		{source: "sourceSecretNames", whats: sourceSecretNames(), lookup: "secretName", get: secretName, filter: "secretFilter", static: secretFilter},
+		{source: "sourceSecretExts", whats: sourceSecretExts(), lookup: "secretExt", get: secretExt, filter: "secretExtFilter", static: secretExtFilter},
+		{source: "sourceProtectedNames", whats: sourceProtectedNames(), lookup: "protectedFileName", get: protectedFileName, sorted: "protectedFileNames", list: protectedFileNames[:]},
 	}
 }
 
 // TestLocationsGenerated checks that the static tables of locationsGenFile
-// are the tables of locations.go indexed, and the name filters those of
-// names.go's tables: the file is, byte for byte, what the generator writes
+// are the tables of locations.go indexed, and the lookups, filters and lists of
+// names those of the name tables: the file is, byte for byte, what the generator writes
 // from them now, and its values are what index and filterOf build. Were a
 // loc line or a name changed without go generate, this fails; with
 // -update-locations it rewrites the generated file instead.
@@ -91,9 +112,25 @@ func TestLocationsGenerated(t *testing.T) {
 			t.Errorf("%s differs from its source table indexed%s", tb.name, regen)
 		}
 	}
-	for _, f := range generatedFilters() {
-		if want := filterOf(slices.Values(f.keys)); !reflect.DeepEqual(f.static, want) {
-			t.Errorf("%s differs from the filter of its table's names%s", f.name, regen)
+	for _, nt := range generatedNames() {
+		names := slices.Sorted(maps.Keys(nt.whats))
+		for _, n := range names {
+			if w, ok := nt.get(n); !ok || w != nt.whats[n] {
+				t.Errorf("%s(%q) = %q, %v; %s has %q%s", nt.lookup, n, w, ok, nt.source, nt.whats[n], regen)
+			}
+			for _, other := range []string{n + "x", n[:len(n)-1], "~" + n, strings.ToUpper(n)} {
+				if _, in := nt.whats[other]; !in {
+					if _, ok := nt.get(other); ok {
+						t.Errorf("%s(%q) finds a name %s does not have%s", nt.lookup, other, nt.source, regen)
+					}
+				}
+			}
+		}
+		if nt.filter != "" && !reflect.DeepEqual(nt.static, filterOf(slices.Values(names))) {
+			t.Errorf("%s differs from the filter of %s%s", nt.filter, nt.source, regen)
+		}
+		if nt.sorted != "" && !slices.Equal(nt.list, names) {
+			t.Errorf("%s differs from the names of %s, sorted%s", nt.sorted, nt.source, regen)
 		}
 	}
 }
@@ -109,15 +146,15 @@ func TestLocationsGeneratedCatchesDrift(t *testing.T) {
 	}
 	type tables struct {
 		locs  [][]location
-		names [][]string
+		names []map[string]string
 	}
 	current := func() tables {
 		var ts tables
 		for _, tb := range generatedTables() {
 			ts.locs = append(ts.locs, tb.source)
 		}
-		for _, f := range generatedFilters() {
-			ts.names = append(ts.names, f.keys)
+		for _, nt := range generatedNames() {
+			ts.names = append(ts.names, nt.whats)
 		}
 		return ts
 	}
@@ -130,7 +167,10 @@ func TestLocationsGeneratedCatchesDrift(t *testing.T) {
 		"order":      func(ts *tables) { ts.locs[0][5], ts.locs[0][6] = ts.locs[0][6], ts.locs[0][5] },
 		"dropped":    func(ts *tables) { ts.locs[2] = slices.Delete(ts.locs[2], 7, 8) },
 		"wildcard":   func(ts *tables) { ts.locs[1] = append(ts.locs[1], loc("*/x", false, cred, false, "x")) },
-		"name":       func(ts *tables) { ts.names[1] = append(ts.names[1], "wallet.dat") },
+		"name":       func(ts *tables) { ts.names[1]["wallet.dat"] = "a wallet" },
+		"set name":   func(ts *tables) { ts.names[0]["cookies.db"] = "" },
+		"name what":  func(ts *tables) { ts.names[3]["setup.py"] += "." },
+		"no name":    func(ts *tables) { delete(ts.names[2], ".pem") },
 	} {
 		ts := current()
 		change(&ts)
@@ -209,32 +249,33 @@ func genLocations() ([]byte, error) {
 	for _, tb := range generatedTables() {
 		locs = append(locs, tb.source)
 	}
-	var names [][]string
-	for _, f := range generatedFilters() {
-		names = append(names, f.keys)
+	var names []map[string]string
+	for _, nt := range generatedNames() {
+		names = append(names, nt.whats)
 	}
 	return genLocationsFrom(locs, names)
 }
 
 // genLocationsFrom returns the source of locationsGenFile for the tables
 // of locations locs and the keys of the name tables names, in the order
-// of generatedTables and generatedFilters: composite literals of
+// of generatedTables and generatedNames: composite literals of
 // constants only, which the compiler lays out in the binary, so that no
 // code runs at init to build them.
-func genLocationsFrom(locs [][]location, names [][]string) ([]byte, error) {
-	tables, filters := generatedTables(), generatedFilters()
-	if len(locs) != len(tables) || len(names) != len(filters) {
-		return nil, fmt.Errorf("%d tables and %d name tables, want %d and %d", len(locs), len(names), len(tables), len(filters))
+func genLocationsFrom(locs [][]location, names []map[string]string) ([]byte, error) {
+	tables, nts := generatedTables(), generatedNames()
+	if len(locs) != len(tables) || len(names) != len(nts) {
+		return nil, fmt.Errorf("%d tables and %d name tables, want %d and %d", len(locs), len(names), len(tables), len(nts))
 	}
 	var b bytes.Buffer
 	b.WriteString(`// Code generated by go test -run '^TestLocationsGenerated$' -update-locations; DO NOT EDIT.
 
 package pathrisk
 
-// The tables of locations.go indexed by first component (index) and the
-// filters of the name tables of names.go (filterOf), as static data: no
-// code runs at start to build them. TestLocationsGenerated checks that
-// they are what the tables give.
+// The tables of locations.go indexed by first component (index), and the
+// name tables of names.go and locations.go as switches with the filters
+// of their names (filterOf), as static data and code: nothing runs at
+// start to build them. TestLocationsGenerated checks that they are what
+// the tables give.
 `)
 	for i, tb := range tables {
 		ix := index(locs[i])
@@ -262,19 +303,52 @@ package pathrisk
 		genFilter(&b, ix.keys)
 		b.WriteString(",\n}\n")
 	}
-	b.WriteString("\nvar (\n")
-	for i, f := range filters {
-		for _, k := range names[i] {
-			if k == "" {
-				return nil, fmt.Errorf("%s: an empty name", f.name)
-			}
+	for i, nt := range nts {
+		if err := genNames(&b, nt, names[i]); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(&b, "%s = ", f.name)
-		genFilter(&b, filterOf(slices.Values(names[i])))
+	}
+	return format.Source(b.Bytes())
+}
+
+// genNames writes the lookup of the name table whats as a switch, and its
+// filter and sorted list where nt has them.
+func genNames(b *bytes.Buffer, nt nameTable, whats map[string]string) error {
+	names := slices.Sorted(maps.Keys(whats))
+	for _, n := range names {
+		if n == "" || !nt.set && whats[n] == "" || nt.set && whats[n] != "" {
+			return fmt.Errorf("%s: %q: an empty name, a name without what it is, or one a set has not", nt.source, n)
+		}
+	}
+	if nt.set {
+		fmt.Fprintf(b, "\n// %s reports whether s is one of %s.\nfunc %s(s string) bool {\nswitch s {\ncase ", nt.lookup, nt.source, nt.lookup)
+		for i, n := range names {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			b.WriteString(strconv.Quote(n))
+		}
+		b.WriteString(":\nreturn true\n}\nreturn false\n}\n")
+	} else {
+		fmt.Fprintf(b, "\n// %s returns what s is when %s has it.\nfunc %s(s string) (string, bool) {\nswitch s {\n", nt.lookup, nt.source, nt.lookup)
+		for _, n := range names {
+			fmt.Fprintf(b, "case %s:\nreturn %s, true\n", strconv.Quote(n), strconv.Quote(whats[n]))
+		}
+		b.WriteString("}\nreturn \"\", false\n}\n")
+	}
+	if nt.filter != "" {
+		fmt.Fprintf(b, "\n// %s passes the names of %s.\nvar %s = ", nt.filter, nt.source, nt.filter)
+		genFilter(b, filterOf(slices.Values(names)))
 		b.WriteString("\n")
 	}
-	b.WriteString(")\n")
-	return format.Source(b.Bytes())
+	if nt.sorted != "" {
+		fmt.Fprintf(b, "\n// %s are the names of %s, sorted.\nvar %s = [...]string{\n", nt.sorted, nt.source, nt.sorted)
+		for _, n := range names {
+			b.WriteString(strconv.Quote(n) + ",\n")
+		}
+		b.WriteString("}\n")
+	}
+	return nil
 }
 
 // genLocation writes l as a composite literal, one line.
