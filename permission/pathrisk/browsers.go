@@ -36,7 +36,7 @@ func isBrowserName(s string) bool {
 }
 
 // isBrowserDir reports whether s is a directory of a browser profile that
-// hold visited URLs or what pages keep in files of changing names
+// holds visited URLs or what pages keep in files of changing names
 // (Chromium's Sessions/Session_13…, Firefox's
 // sessionstore-backups/recovery.jsonlz4, the LevelDB logs of Chromium's and
 // every Electron application's Session Storage, Local Storage and IndexedDB,

@@ -27,11 +27,13 @@ var cargoGlobalTable = opts{stop: true, exact: true, complete: true,
 
 // subcommandTables are the programs whose options before the subcommand
 // the analyser knows completely.
-var subcommandTables = map[string]opts{
-	"git": gitGlobalTable, "go": goGlobalTable, "cargo": cargoGlobalTable,
-	"docker": containerGlobalOpts, "podman": containerGlobalOpts, "nerdctl": containerGlobalOpts,
-	"make": makeTable, "gmake": makeTable,
-}
+var subcommandTables = lazy[map[string]opts]{build: func() map[string]opts {
+	return map[string]opts{
+		"git": gitGlobalTable, "go": goGlobalTable, "cargo": cargoGlobalTable,
+		"docker": containerGlobalOpts.get(), "podman": containerGlobalOpts.get(), "nerdctl": containerGlobalOpts.get(),
+		"make": makeTable, "gmake": makeTable,
+	}
+}}
 
 // Subcommand returns the index in c.Argv of the word a program's own
 // options end at: git's, go's, cargo's and docker's subcommand (past their
@@ -47,7 +49,7 @@ func Subcommand(c *Command) (i int, ok bool) {
 	if len(argv) == 0 || c.Dynamic {
 		return 0, false
 	}
-	o, known := subcommandTables[argv[0]]
+	o, known := subcommandTables.get()[argv[0]]
 	if !known {
 		if len(argv) > 1 && isOptionWord(argv[1]) {
 			return 0, false
