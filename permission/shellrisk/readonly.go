@@ -46,8 +46,10 @@ func ReadOnly(c *Command) string {
 	if args[0].glob || strings.IndexByte(name, '/') >= 0 {
 		return ""
 	}
-	if v, ok := versionForms.get()[name]; ok && len(args) == 2 && slices.Contains(v, args[1].s) {
-		return name + " " + versionWord(name)
+	if len(args) == 2 { // the table is built only for a command that may be a version query
+		if v, ok := versionForms.get()[name]; ok && slices.Contains(v, args[1].s) {
+			return name + " " + versionWord(name)
+		}
 	}
 	switch name {
 	case "git":
