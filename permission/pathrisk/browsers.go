@@ -14,34 +14,43 @@ import (
 // in Cookies or cookies.sqlite. A browser's history holds every URL
 // visited, serve's login link among them.
 
-// browserNames are the file names of the databases a browser keeps its
-// history, sessions, cookies and passwords in (lower case): Chromium and
-// every browser built on it (Chrome, Edge, Brave, Vivaldi, Opera, Yandex,
-// Thorium, Arc), Firefox and its forks, WebKit browsers (Safari, Epiphany)
-// and qutebrowser and Falkon. Some are common words (History, Shortcuts),
-// so they count only in an application's data beneath a home directory
-// (inAppData); the names no other program uses are cookieNames, credential
-// anywhere.
-var browserNames = map[string]bool{
-	"history": true, "history.db": true, "history.sqlite": true, "archived history": true,
-	"local state": true, "top sites": true, "visited links": true, "shortcuts": true,
-	"favicons": true, "network action predictor": true, "history provider cache": true,
-	"current session": true, "current tabs": true, "last session": true, "last tabs": true,
-	"browsedata.db": true, "webpageicons.db": true, "ephy-history.db": true,
-	"session.json": true, "session_buddy.db": true,
+// isBrowserName reports whether s is the file name of one of the databases a
+// browser keeps its history, sessions, cookies and passwords in (lower
+// case): Chromium and every browser built on it (Chrome, Edge, Brave,
+// Vivaldi, Opera, Yandex, Thorium, Arc), Firefox and its forks, WebKit
+// browsers (Safari, Epiphany) and qutebrowser and Falkon. Some are common
+// words (History, Shortcuts), so they count only in an application's data
+// beneath a home directory (inAppData); the names no other program uses are
+// sourceCookieNames, credential anywhere.
+func isBrowserName(s string) bool {
+	switch s {
+	case "history", "history.db", "history.sqlite", "archived history",
+		"local state", "top sites", "visited links", "shortcuts",
+		"favicons", "network action predictor", "history provider cache",
+		"current session", "current tabs", "last session", "last tabs",
+		"browsedata.db", "webpageicons.db", "ephy-history.db",
+		"session.json", "session_buddy.db":
+		return true
+	}
+	return false
 }
 
-// browserDirs are directories of a browser profile that hold visited URLs
-// or what pages keep in files of changing names (Chromium's
-// Sessions/Session_13…, Firefox's sessionstore-backups/recovery.jsonlz4,
-// the LevelDB logs of Chromium's and every Electron application's Session
-// Storage, Local Storage and IndexedDB, where a page keeps its
-// sessionStorage, localStorage and IndexedDB: serve's web page its tab
-// key, a chat application its login token): every file beneath one is
-// judged like the databases above, in an application's data only.
-var browserDirs = map[string]bool{
-	"sessions": true, "sessionstore-backups": true,
-	"session storage": true, "local storage": true, "indexeddb": true,
+// isBrowserDir reports whether s is a directory of a browser profile that
+// holds visited URLs or what pages keep in files of changing names
+// (Chromium's Sessions/Session_13…, Firefox's
+// sessionstore-backups/recovery.jsonlz4, the LevelDB logs of Chromium's and
+// every Electron application's Session Storage, Local Storage and IndexedDB,
+// where a page keeps its sessionStorage, localStorage and IndexedDB: serve's
+// web page its tab key, a chat application its login token): every file
+// beneath one is judged like the databases above, in an application's data
+// only.
+func isBrowserDir(s string) bool {
+	switch s {
+	case "sessions", "sessionstore-backups",
+		"session storage", "local storage", "indexeddb":
+		return true
+	}
+	return false
 }
 
 // sqliteSidecars are the files SQLite keeps beside a database, which hold
@@ -62,15 +71,19 @@ func stripSidecar(name string) string {
 // browserWhat is what a browser database is, in a reason.
 const browserWhat = "a browser's history, session, cookie or password database, which holds every URL visited (serve's login link among them), cookies and saved passwords"
 
-// notAppData are dot directories of a home that hold code and caches of
-// build tools and package managers, not an application's data: a crate's
-// src/sessions/ or a package's History file there is source, not a
-// browser's. The caches of the browsers named in homeLocations are
-// judged by that table.
-var notAppData = map[string]bool{
-	".cache": true, ".npm": true, ".cargo": true, ".rustup": true, ".gradle": true, ".m2": true,
-	".nvm": true, ".pyenv": true, ".rbenv": true, ".gem": true, ".bun": true, ".deno": true,
-	".vscode": true, ".vscode-server": true, ".cursor": true, ".git": true,
+// isNotAppData reports whether s is one of the dot directories of a home
+// that hold code and caches of build tools and package managers, not an
+// application's data: a crate's src/sessions/ or a package's History file
+// there is source, not a browser's. The caches of the browsers named in
+// homeLocations are judged by that table.
+func isNotAppData(s string) bool {
+	switch s {
+	case ".cache", ".npm", ".cargo", ".rustup", ".gradle", ".m2",
+		".nvm", ".pyenv", ".rbenv", ".gem", ".bun", ".deno",
+		".vscode", ".vscode-server", ".cursor", ".git":
+		return true
+	}
+	return false
 }
 
 // inAppData reports whether the component at off (the first one beneath a
@@ -82,9 +95,9 @@ func inAppData(comps []string, off int) bool {
 // isAppData reports whether c, lower case, the name of an entry of a home,
 // is where applications keep their data: a dot directory (~/.config,
 // ~/.local, ~/.mozilla, ~/.var, a browser's own ~/.NAME) other than the
-// tool caches of notAppData, ~/snap or macOS's ~/Library.
+// tool caches of isNotAppData, ~/snap or macOS's ~/Library.
 func isAppData(c string) bool {
-	return len(c) > 1 && c[0] == '.' && c != ".." && !notAppData[c] || c == "snap" || c == "library"
+	return len(c) > 1 && c[0] == '.' && c != ".." && !isNotAppData(c) || c == "snap" || c == "library"
 }
 
 // IsAppData reports whether an entry of a home named name (any letter
@@ -103,11 +116,11 @@ func browserStore(comps []string, off int) (risk.Level, string, int) {
 		return 0, "", -1
 	}
 	last := len(comps) - 1
-	if browserNames[stripSidecar(comps[last])] {
+	if isBrowserName(stripSidecar(comps[last])) {
 		return risk.Credential, browserWhat, last
 	}
 	for i := off + 1; i <= last; i++ {
-		if browserDirs[comps[i]] { // the directory or what is beneath it
+		if isBrowserDir(comps[i]) { // the directory or what is beneath it
 			return risk.Credential, browserWhat, i
 		}
 	}
@@ -118,7 +131,7 @@ func browserStore(comps []string, off int) (risk.Level, string, int) {
 // case) is one of a browser profile whose every file the analyser judges
 // credential in an application's data (Sessions, Session Storage, Local
 // Storage, IndexedDB …): what a sandbox hides where it finds one there.
-func IsBrowserStoreDir(name string) bool { return browserDirs[strings.ToLower(name)] }
+func IsBrowserStoreDir(name string) bool { return isBrowserDir(strings.ToLower(name)) }
 
 // IsBrowserStoreName reports whether a file named name (any letter case)
 // is a browser's history, session, cookie or password database by its
@@ -128,5 +141,5 @@ func IsBrowserStoreDir(name string) bool { return browserDirs[strings.ToLower(na
 // the common words among them credential only in an application's data.
 func IsBrowserStoreName(name string) bool {
 	n := stripSidecar(strings.ToLower(name))
-	return browserNames[n] || cookieNames[n]
+	return isBrowserName(n) || isCookieName(n)
 }

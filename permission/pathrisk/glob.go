@@ -2,6 +2,7 @@ package pathrisk
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -25,15 +26,6 @@ var sensitiveNames = [...]string{
 // (credentials.json); the files it reaches are judged one by one instead
 // (the walkers of search_text skip credential files, and a shell glob's
 // matches are judged when the caller expands it).
-// sensitiveSet holds sensitiveNames, for components without wildcards.
-var sensitiveSet = func() map[string]bool {
-	m := make(map[string]bool, len(sensitiveNames))
-	for _, n := range sensitiveNames {
-		m[n] = true
-	}
-	return m
-}()
-
 var ordinaryNames = [...]string{
 	"main.go", "package.json", "readme.md", "index.ts", "index.js", "app.py", "config.yaml",
 	"config.yml", "settings.toml", "cargo.toml", "notes.txt", "data.csv", "index.html", "style.css",
@@ -46,7 +38,7 @@ var ordinaryNames = [...]string{
 func aimedAtCredential(comp string, match func(pattern, name string) bool) (string, bool) {
 	if !strings.ContainsAny(comp, "*?[\\") {
 		// No wildcard: the component matches only itself.
-		if sensitiveSet[comp] {
+		if slices.Contains(sensitiveNames[:], comp) {
 			return comp, true
 		}
 		return "", false
@@ -197,8 +189,8 @@ func GlobMayMatchCredential(pattern string, env Env) bool {
 // credLocations lists the locations of a table that are credential to read.
 func credLocations(ix indexed) []location {
 	var out []location
-	for _, ls := range ix.byFirst {
-		for _, l := range ls {
+	for _, g := range ix.byFirst {
+		for _, l := range g.locs {
 			if l.level >= cred && !l.writeOnly {
 				out = append(out, l)
 			}

@@ -369,15 +369,17 @@ func ruleGradle(a *analyzer, c *call) {
 
 // cmakeTool maps the commands of cmake -E to the programs that do the
 // same, with the options they stand for; the program's rule judges them.
-var cmakeTool = map[string][]string{
-	"rm": {"rm"}, "remove": {"rm"}, "remove_directory": {"rm", "-r"}, "copy": {"cp"}, "copy_if_different": {"cp"},
-	"copy_if_newer": {"cp"}, "copy_directory": {"cp", "-r"}, "copy_directory_if_different": {"cp", "-r"},
-	"copy_directory_if_newer": {"cp", "-r"}, "rename": {"mv"}, "create_symlink": {"ln", "-s"},
-	"create_hardlink": {"ln"}, "make_directory": {"mkdir", "-p"}, "touch": {"touch"}, "touch_nocreate": {"touch"},
-	"cat": {"cat"}, "md5sum": {"md5sum"}, "sha1sum": {"sha1sum"}, "sha224sum": {"cat"}, "sha256sum": {"sha256sum"},
-	"sha384sum": {"cat"}, "sha512sum": {"sha512sum"}, "compare_files": {"cmp"}, "tar": {"tar"},
-	"env": {"env"}, "environment": {"env"},
-}
+var cmakeTool = lazy[map[string][]string]{build: func() map[string][]string {
+	return map[string][]string{
+		"rm": {"rm"}, "remove": {"rm"}, "remove_directory": {"rm", "-r"}, "copy": {"cp"}, "copy_if_different": {"cp"},
+		"copy_if_newer": {"cp"}, "copy_directory": {"cp", "-r"}, "copy_directory_if_different": {"cp", "-r"},
+		"copy_directory_if_newer": {"cp", "-r"}, "rename": {"mv"}, "create_symlink": {"ln", "-s"},
+		"create_hardlink": {"ln"}, "make_directory": {"mkdir", "-p"}, "touch": {"touch"}, "touch_nocreate": {"touch"},
+		"cat": {"cat"}, "md5sum": {"md5sum"}, "sha1sum": {"sha1sum"}, "sha224sum": {"cat"}, "sha256sum": {"sha256sum"},
+		"sha384sum": {"cat"}, "sha512sum": {"sha512sum"}, "compare_files": {"cmp"}, "tar": {"tar"},
+		"env": {"env"}, "environment": {"env"},
+	}
+}}
 
 // cmakeHarmless are cmake -E commands that touch no file and run nothing.
 var cmakeHarmless = []string{"echo", "echo_append", "sleep", "true", "false", "capabilities", "cmake_echo_color"}
@@ -536,7 +538,7 @@ func (a *analyzer) cmakeCommand(c *call, args []arg) {
 	case cmd.s == "environment":
 		rest = nil
 	}
-	tool, ok := cmakeTool[cmd.s]
+	tool, ok := cmakeTool.get()[cmd.s]
 	if !ok {
 		a.opaque(cmd.sp, "cmake -E "+quote(cmd.s)+" is a command the analyser does not know")
 		return
@@ -863,8 +865,10 @@ var (
 // --incompatible_* are booleans of their own family, taken by the rule.
 var (
 	bazelStartupOpts = opts{long: bazelStartupValued, flagsLong: bazelStartupFlags, stop: true, exact: true, complete: true}
-	bazelCmdOpts     = opts{short: "cj", flags: "ks", long: bazelValued, flagsLong: withNo(bazelFlags),
-		exact: true, complete: true, boolValue: true, noCluster: true}
+	bazelCmdOpts     = lazy[opts]{build: func() opts {
+		return opts{short: "cj", flags: "ks", long: bazelValued, flagsLong: withNo(bazelFlags),
+			exact: true, complete: true, boolValue: true, noCluster: true}
+	}}
 )
 
 // withNo returns the names and the same names prefixed with "no".
@@ -923,15 +927,16 @@ func ruleBazel(a *analyzer, c *call) {
 		return
 	}
 	// The words after "--" are the target's own arguments.
-	cos, ops, _ := a.scanSplit(bazelCmdOpts, append([]arg{{s: "bazel " + cmd, sp: rest[0].sp}}, rest[1:]...))
+	cos, ops, _ := a.scanSplit(bazelCmdOpts.get(), append([]arg{{s: "bazel " + cmd, sp: rest[0].sp}}, rest[1:]...))
 	for _, x := range ops {
 		if x.dyn {
 			a.opaque(x.sp, "bazel "+cmd+" is given a word built at run time, which may be an option that names a program")
 		}
 	}
+	cmdOpts := bazelCmdOpts.get()
 	for _, op := range cos {
 		name := strings.TrimPrefix(op.name, "--")
-		flag := slices.Contains(bazelCmdOpts.flagsLong, name) || len(op.name) == 2 && strings.IndexByte(bazelCmdOpts.flags, op.name[1]) >= 0
+		flag := slices.Contains(cmdOpts.flagsLong, name) || len(op.name) == 2 && strings.IndexByte(cmdOpts.flags, op.name[1]) >= 0
 		if op.unknown {
 			family := strings.HasPrefix(name, "incompatible_") || strings.HasPrefix(name, "noincompatible_")
 			flag = family && strings.HasPrefix(op.name, "--")

@@ -62,7 +62,7 @@ var (
 
 // containerGlobalOpts is the table of those options, for scan: they end at
 // the subcommand, and as pflag reads them, are never abbreviated.
-var containerGlobalOpts = func() opts {
+var containerGlobalOpts = lazy[opts]{build: func() opts {
 	o := opts{stop: true, exact: true, complete: true}
 	for _, v := range containerGlobalValue {
 		if l, ok := strings.CutPrefix(v, "--"); ok {
@@ -79,7 +79,7 @@ var containerGlobalOpts = func() opts {
 		}
 	}
 	return o
-}()
+}}
 
 // ruleContainer judges docker, podman and nerdctl. Subcommands it does not
 // change (rm, prune, push, pull, build, inspect, …) go to ruleDocker with
@@ -88,7 +88,7 @@ func ruleContainer(a *analyzer, c *call) {
 	name := programName(c.args[0].s)
 	args := c.args
 	remote := false
-	os, tail := a.scan(containerGlobalOpts, args)
+	os, tail := a.scan(containerGlobalOpts.get(), args)
 	for _, op := range os {
 		if op.unknown {
 			return // scan made the command opaque

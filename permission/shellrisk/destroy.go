@@ -183,19 +183,21 @@ func task(c *call, set ...string) (arg, bool) {
 // artisan, knex, sequelize, typeorm, Ecto's mix tasks) that drop the
 // database, empty its tables or revert migrations, which drops what they
 // created.
-var ormTasks = map[string][]string{
-	"rails": {"db:drop", "db:drop:all", "db:reset", "db:schema:load", "db:structure:load", "db:purge", "db:purge:all",
-		"db:truncate_all", "db:migrate:reset", "db:seed:replant", "db:rollback", "db:migrate:down", "destroy"},
-	"artisan":   {"migrate:fresh", "migrate:reset", "migrate:refresh", "migrate:rollback", "db:wipe"},
-	"knex":      {"migrate:rollback", "migrate:down"},
-	"sequelize": {"db:drop", "db:migrate:undo", "db:migrate:undo:all", "db:seed:undo", "db:seed:undo:all"},
-	"typeorm":   {"schema:drop", "migration:revert"},
-	"mix":       {"ecto.drop", "ecto.reset", "ecto.rollback"},
-}
+var ormTasks = lazy[map[string][]string]{build: func() map[string][]string {
+	return map[string][]string{
+		"rails": {"db:drop", "db:drop:all", "db:reset", "db:schema:load", "db:structure:load", "db:purge", "db:purge:all",
+			"db:truncate_all", "db:migrate:reset", "db:seed:replant", "db:rollback", "db:migrate:down", "destroy"},
+		"artisan":   {"migrate:fresh", "migrate:reset", "migrate:refresh", "migrate:rollback", "db:wipe"},
+		"knex":      {"migrate:rollback", "migrate:down"},
+		"sequelize": {"db:drop", "db:migrate:undo", "db:migrate:undo:all", "db:seed:undo", "db:seed:undo:all"},
+		"typeorm":   {"schema:drop", "migration:revert"},
+		"mix":       {"ecto.drop", "ecto.reset", "ecto.rollback"},
+	}
+}}
 
 // ormTask reports a destroying task of tool among the words of c.
 func (a *analyzer) ormTask(c *call, tool, what string) bool {
-	x, ok := task(c, ormTasks[tool]...)
+	x, ok := task(c, ormTasks.get()[tool]...)
 	if !ok {
 		return false
 	}

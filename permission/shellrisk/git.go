@@ -343,7 +343,7 @@ const (
 // tree below cwd: --cached, an operand that may be a revision (any beyond
 // the pattern before --), or pathspec magic (":/" is the whole repository).
 func (g gitCall) grepsCommitted() bool {
-	o, ok := gitTables["grep"]
+	o, ok := gitTables.get()["grep"]
 	if !ok {
 		return true
 	}
@@ -418,7 +418,7 @@ func (g gitCall) content() gitContent {
 	default:
 		return contentCommitted // whatchanged, with no table here
 	}
-	o, ok := gitTables[g.sub]
+	o, ok := gitTables.get()[g.sub]
 	if !ok {
 		return contentCommitted
 	}

@@ -62,9 +62,11 @@ func gitLogTable(withDiff bool) opts {
 }
 
 var (
-	gitLogOpts  = gitLogTable(true)
-	gitDiffOpts = opts{optShort: "UMCBl", flags: "pusRaDwbzW", complete: true,
-		flagsLong: slices.Concat(gitDiffFlags, []string{"help"}), optional: gitDiffOptional}
+	gitLogOpts  = lazy[opts]{build: func() opts { return gitLogTable(true) }}
+	gitDiffOpts = lazy[opts]{build: func() opts {
+		return opts{optShort: "UMCBl", flags: "pusRaDwbzW", complete: true,
+			flagsLong: slices.Concat(gitDiffFlags, []string{"help"}), optional: gitDiffOptional}
+	}}
 	// No -v/--verbose: git status -v prints the staged diff, and -vv the
 	// unstaged one too, which git diff's own checks (tracked credential
 	// files, submodules) would judge; without them status lists names.
@@ -116,11 +118,13 @@ var (
 )
 
 // gitTables are the read-only subcommands' tables.
-var gitTables = map[string]opts{
-	"status": gitStatusOpts, "diff": gitDiffOpts, "log": gitLogOpts, "show": gitLogOpts, "branch": gitBranchOpts,
-	"tag": gitTagOpts, "blame": gitBlameOpts, "rev-parse": gitRevParseOpts, "ls-files": gitLsFilesOpts,
-	"grep": gitGrepOpts, "shortlog": gitShortlogOpts, "describe": gitDescribeOpts,
-}
+var gitTables = lazy[map[string]opts]{build: func() map[string]opts {
+	return map[string]opts{
+		"status": gitStatusOpts, "diff": gitDiffOpts.get(), "log": gitLogOpts.get(), "show": gitLogOpts.get(), "branch": gitBranchOpts,
+		"tag": gitTagOpts, "blame": gitBlameOpts, "rev-parse": gitRevParseOpts, "ls-files": gitLsFilesOpts,
+		"grep": gitGrepOpts, "shortlog": gitShortlogOpts, "describe": gitDescribeOpts,
+	}
+}}
 
 // gitReadOnly returns "git SUB" for a read-only git subcommand whose
 // options are all in its table, and "" otherwise.
@@ -151,7 +155,7 @@ func gitReadOnly(args []arg) string {
 		return ""
 	}
 	sub := args[i].s
-	if _, ok := gitTables[sub]; !ok || args[i].glob {
+	if _, ok := gitTables.get()[sub]; !ok || args[i].glob {
 		return ""
 	}
 	if !gitListing(sub, args[i:]) {
@@ -194,7 +198,7 @@ func formatPrintsObjects(v string) bool {
 // the options of the subcommand's table, and for branch and tag only the
 // listing forms.
 func gitListing(sub string, args []arg) bool {
-	o := gitTables[sub]
+	o := gitTables.get()[sub]
 	os, ops, tail := roScan(o, args)
 	for _, op := range os {
 		if op.unknown || op.x.glob || op.val.glob {

@@ -46,8 +46,10 @@ func ReadOnly(c *Command) string {
 	if args[0].glob || strings.IndexByte(name, '/') >= 0 {
 		return ""
 	}
-	if v, ok := versionForms[name]; ok && len(args) == 2 && slices.Contains(v, args[1].s) {
-		return name + " " + versionWord(name)
+	if len(args) == 2 { // the table is built only for a command that may be a version query
+		if v, ok := versionForms.get()[name]; ok && slices.Contains(v, args[1].s) {
+			return name + " " + versionWord(name)
+		}
 	}
 	switch name {
 	case "git":
@@ -86,7 +88,7 @@ func ReadOnly(c *Command) string {
 		}
 		return name
 	}
-	sp, ok := roSpecs[name]
+	sp, ok := roSpecs.get()[name]
 	if !ok {
 		return ""
 	}
@@ -106,15 +108,17 @@ func ReadOnly(c *Command) string {
 // run or fetch the project's own copy), mvn (.mvn/jvm.config may load a
 // Java agent from the project), dotnet (global.json may name an SDK path)
 // and bun (bunfig.toml).
-var versionForms = map[string][]string{
-	"node": {"--version", "-v"}, "npm": {"--version", "-v"}, "deno": {"--version", "-V"},
-	"python": {"--version", "-V"}, "python3": {"--version", "-V"}, "pip": {"--version", "-V"}, "pip3": {"--version", "-V"},
-	"ruby": {"--version", "-v"}, "gem": {"--version"}, "java": {"--version", "-version"}, "javac": {"--version", "-version"},
-	"gcc": {"--version"}, "g++": {"--version"}, "clang": {"--version"}, "cc": {"--version"}, "make": {"--version", "-v"},
-	"cmake": {"--version"}, "git": {"--version"}, "docker": {"--version", "-v"}, "php": {"--version", "-v"},
-	"perl": {"--version", "-v"}, "go": {"version"}, "tsc": {"--version", "-v"},
-	"terraform": {"--version", "-v", "version"}, "jq": {"--version"}, "rg": {"--version", "-V"}, "uv": {"--version", "-V"},
-}
+var versionForms = lazy[map[string][]string]{build: func() map[string][]string {
+	return map[string][]string{
+		"node": {"--version", "-v"}, "npm": {"--version", "-v"}, "deno": {"--version", "-V"},
+		"python": {"--version", "-V"}, "python3": {"--version", "-V"}, "pip": {"--version", "-V"}, "pip3": {"--version", "-V"},
+		"ruby": {"--version", "-v"}, "gem": {"--version"}, "java": {"--version", "-version"}, "javac": {"--version", "-version"},
+		"gcc": {"--version"}, "g++": {"--version"}, "clang": {"--version"}, "cc": {"--version"}, "make": {"--version", "-v"},
+		"cmake": {"--version"}, "git": {"--version"}, "docker": {"--version", "-v"}, "php": {"--version", "-v"},
+		"perl": {"--version", "-v"}, "go": {"version"}, "tsc": {"--version", "-v"},
+		"terraform": {"--version", "-v", "version"}, "jq": {"--version"}, "rg": {"--version", "-V"}, "uv": {"--version", "-V"},
+	}
+}}
 
 // versionWord is the word the rule for a version query is written with.
 func versionWord(name string) string {
@@ -200,68 +204,70 @@ func mayBeOption(x arg) bool {
 var sumSpec = roSpec{o: opts{short: "a", long: []string{"algorithm", "length"},
 	flags: "btzlr", flagsLong: []string{"binary", "text", "tag", "zero", "untagged", "raw", "base64", "help", "version"}, complete: true}}
 
-var roSpecs = map[string]roSpec{
-	"cat":     {o: catSpec.o, globSafe: true},
-	"head":    {o: headTailSpec.o, globSafe: true},
-	"tail":    {o: headTailSpec.o, globSafe: true, deny: []string{"-f", "-F", "--follow", "--retry", "--pid"}},
-	"ls":      {o: lsSpec.o, globSafe: true},
-	"wc":      {o: wcSpec.o, deny: []string{"--files0-from"}},
-	"grep":    {o: grepSpec.o, deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
-	"egrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
-	"fgrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
-	"diff":    {o: diffSpec.o, deny: []string{"-l", "--paginate", "-X", "--exclude-from"}},
-	"du":      {o: duSpec.o, deny: []string{"-X", "--exclude-from", "--files0-from"}},
-	"tree":    {o: treeSpec.o, deny: []string{"-o", "-R", "-H", "--fromfile", "--infofile", "--gitfile"}},
-	"od":      {o: odSpec.o},
-	"hexdump": {o: hexdumpSpec.o, deny: []string{"-f", "--format-file"}},
-	"nl": {o: opts{short: "bdfhilnsvw", long: []string{"body-numbering", "section-delimiter", "footer-numbering", "header-numbering",
-		"line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"},
-		flags: "p", flagsLong: []string{"no-renumber", "help", "version"}, complete: true}, globSafe: true},
-	"stat": {o: opts{short: "c", long: []string{"format", "printf", "cached"}, flags: "LftZ",
-		flagsLong: []string{"dereference", "file-system", "terse", "context", "help", "version"}, complete: true}, globSafe: true},
-	"file": {o: opts{short: "eFP", long: []string{"exclude", "exclude-quiet", "separator", "parameter"},
-		flags: "0bcdEhiIkLlNnprsv",
-		flagsLong: []string{"brief", "checking-printout", "no-buffer", "no-dereference", "dereference", "mime", "mime-type",
-			"mime-encoding", "keep-going", "list", "no-pad", "preserve-date", "raw", "special-files", "print0", "extension",
-			"apple", "help", "version"}, complete: true},
-		// -s reads block devices; -z and -Z decompress with other
-		// programs; -S turns off the sandbox.
-		deny: []string{"-s", "--special-files"}},
-	"sort": {o: opts{short: "kStT", long: []string{"key", "buffer-size", "field-separator", "sort", "parallel", "batch-size"},
-		flags: "bdfgiMhnRrVcCsuz",
-		flagsLong: []string{"ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting",
-			"month-sort", "human-numeric-sort", "numeric-sort", "random-sort", "reverse", "version-sort", "check", "merge",
-			"stable", "unique", "zero-terminated", "debug", "help", "version"}, complete: true},
-		// -T names a directory sort writes temporary files to.
-		deny: []string{"-T"}},
-	"uniq": {o: opts{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars"}, flags: "cdDiuz",
-		flagsLong: []string{"count", "repeated", "ignore-case", "unique", "zero-terminated", "help", "version"},
-		optional:  []string{"all-repeated", "group"}, complete: true}, maxOps: 1},
-	"cut": {o: opts{short: "bcdf", long: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"},
-		flags: "nsz", flagsLong: []string{"complement", "only-delimited", "zero-terminated", "help", "version"}, complete: true}},
-	"tr": {o: opts{flags: "cCdst", flagsLong: []string{"complement", "delete", "squeeze-repeats", "truncate-set1", "help", "version"},
-		complete: true}, maxOps: 2},
-	"cmp": {o: opts{short: "in", long: []string{"ignore-initial", "bytes"}, flags: "bls",
-		flagsLong: []string{"print-bytes", "verbose", "quiet", "silent", "help", "version"}, complete: true}, maxOps: 4},
-	"md5sum": sumSpec, "sha1sum": sumSpec, "sha224sum": sumSpec, "sha256sum": sumSpec, "sha384sum": sumSpec,
-	"sha512sum": sumSpec, "b2sum": sumSpec, "cksum": sumSpec,
-	"rg": {o: rgOpts, pattern: true},
-	"basename": {o: opts{short: "s", long: []string{"suffix"}, flags: "az", flagsLong: []string{"multiple", "zero", "help", "version"},
-		complete: true}},
-	"dirname": {o: opts{flags: "z", flagsLong: []string{"zero", "help", "version"}, complete: true}},
-	"pwd":     {o: opts{flags: "LP", complete: true}, noOps: true},
-	"which":   {o: opts{flags: "as", complete: true}},
-	"whoami":  {o: opts{flagsLong: []string{"help", "version"}, complete: true}, noOps: true},
-	"uname": {o: opts{flags: "asnrvmpio", flagsLong: []string{"all", "kernel-name", "nodename", "kernel-release", "kernel-version",
-		"machine", "processor", "hardware-platform", "operating-system", "help", "version"}, complete: true}, noOps: true},
-	"date": {o: opts{short: "d", long: []string{"date"}, optShort: "I", flags: "uR",
-		flagsLong: []string{"utc", "universal", "rfc-email", "debug", "help", "version"},
-		optional:  []string{"iso-8601", "rfc-3339"}, complete: true},
-		// An operand not starting with + sets the clock.
-		extra: func(_ []opt, ops []arg) bool {
-			return len(ops) == 0 || len(ops) == 1 && strings.HasPrefix(ops[0].s, "+")
-		}},
-}
+var roSpecs = lazy[map[string]roSpec]{build: func() map[string]roSpec {
+	return map[string]roSpec{
+		"cat":     {o: catSpec.o, globSafe: true},
+		"head":    {o: headTailSpec.o, globSafe: true},
+		"tail":    {o: headTailSpec.o, globSafe: true, deny: []string{"-f", "-F", "--follow", "--retry", "--pid"}},
+		"ls":      {o: lsSpec.o, globSafe: true},
+		"wc":      {o: wcSpec.o, deny: []string{"--files0-from"}},
+		"grep":    {o: grepSpec.o, deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
+		"egrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
+		"fgrep":   {o: grepSpec.o, form: "grep", deny: []string{"-f", "--file", "--exclude-from"}, pattern: true},
+		"diff":    {o: diffSpec.o, deny: []string{"-l", "--paginate", "-X", "--exclude-from"}},
+		"du":      {o: duSpec.o, deny: []string{"-X", "--exclude-from", "--files0-from"}},
+		"tree":    {o: treeSpec.o, deny: []string{"-o", "-R", "-H", "--fromfile", "--infofile", "--gitfile"}},
+		"od":      {o: odSpec.o},
+		"hexdump": {o: hexdumpSpec.o, deny: []string{"-f", "--format-file"}},
+		"nl": {o: opts{short: "bdfhilnsvw", long: []string{"body-numbering", "section-delimiter", "footer-numbering", "header-numbering",
+			"line-increment", "join-blank-lines", "number-format", "number-separator", "starting-line-number", "number-width"},
+			flags: "p", flagsLong: []string{"no-renumber", "help", "version"}, complete: true}, globSafe: true},
+		"stat": {o: opts{short: "c", long: []string{"format", "printf", "cached"}, flags: "LftZ",
+			flagsLong: []string{"dereference", "file-system", "terse", "context", "help", "version"}, complete: true}, globSafe: true},
+		"file": {o: opts{short: "eFP", long: []string{"exclude", "exclude-quiet", "separator", "parameter"},
+			flags: "0bcdEhiIkLlNnprsv",
+			flagsLong: []string{"brief", "checking-printout", "no-buffer", "no-dereference", "dereference", "mime", "mime-type",
+				"mime-encoding", "keep-going", "list", "no-pad", "preserve-date", "raw", "special-files", "print0", "extension",
+				"apple", "help", "version"}, complete: true},
+			// -s reads block devices; -z and -Z decompress with other
+			// programs; -S turns off the sandbox.
+			deny: []string{"-s", "--special-files"}},
+		"sort": {o: opts{short: "kStT", long: []string{"key", "buffer-size", "field-separator", "sort", "parallel", "batch-size"},
+			flags: "bdfgiMhnRrVcCsuz",
+			flagsLong: []string{"ignore-leading-blanks", "dictionary-order", "ignore-case", "general-numeric-sort", "ignore-nonprinting",
+				"month-sort", "human-numeric-sort", "numeric-sort", "random-sort", "reverse", "version-sort", "check", "merge",
+				"stable", "unique", "zero-terminated", "debug", "help", "version"}, complete: true},
+			// -T names a directory sort writes temporary files to.
+			deny: []string{"-T"}},
+		"uniq": {o: opts{short: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars"}, flags: "cdDiuz",
+			flagsLong: []string{"count", "repeated", "ignore-case", "unique", "zero-terminated", "help", "version"},
+			optional:  []string{"all-repeated", "group"}, complete: true}, maxOps: 1},
+		"cut": {o: opts{short: "bcdf", long: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"},
+			flags: "nsz", flagsLong: []string{"complement", "only-delimited", "zero-terminated", "help", "version"}, complete: true}},
+		"tr": {o: opts{flags: "cCdst", flagsLong: []string{"complement", "delete", "squeeze-repeats", "truncate-set1", "help", "version"},
+			complete: true}, maxOps: 2},
+		"cmp": {o: opts{short: "in", long: []string{"ignore-initial", "bytes"}, flags: "bls",
+			flagsLong: []string{"print-bytes", "verbose", "quiet", "silent", "help", "version"}, complete: true}, maxOps: 4},
+		"md5sum": sumSpec, "sha1sum": sumSpec, "sha224sum": sumSpec, "sha256sum": sumSpec, "sha384sum": sumSpec,
+		"sha512sum": sumSpec, "b2sum": sumSpec, "cksum": sumSpec,
+		"rg": {o: rgOpts, pattern: true},
+		"basename": {o: opts{short: "s", long: []string{"suffix"}, flags: "az", flagsLong: []string{"multiple", "zero", "help", "version"},
+			complete: true}},
+		"dirname": {o: opts{flags: "z", flagsLong: []string{"zero", "help", "version"}, complete: true}},
+		"pwd":     {o: opts{flags: "LP", complete: true}, noOps: true},
+		"which":   {o: opts{flags: "as", complete: true}},
+		"whoami":  {o: opts{flagsLong: []string{"help", "version"}, complete: true}, noOps: true},
+		"uname": {o: opts{flags: "asnrvmpio", flagsLong: []string{"all", "kernel-name", "nodename", "kernel-release", "kernel-version",
+			"machine", "processor", "hardware-platform", "operating-system", "help", "version"}, complete: true}, noOps: true},
+		"date": {o: opts{short: "d", long: []string{"date"}, optShort: "I", flags: "uR",
+			flagsLong: []string{"utc", "universal", "rfc-email", "debug", "help", "version"},
+			optional:  []string{"iso-8601", "rfc-3339"}, complete: true},
+			// An operand not starting with + sets the clock.
+			extra: func(_ []opt, ops []arg) bool {
+				return len(ops) == 0 || len(ops) == 1 && strings.HasPrefix(ops[0].s, "+")
+			}},
+	}
+}}
 
 // rgOpts is ripgrep's table without --pre, --pre-glob, -z/--search-zip
 // (they run other programs), --hostname-bin, -f/--file and --ignore-file
@@ -306,7 +312,7 @@ func findReadOnly(args []arg) string {
 			// point is an access the caller judges.
 			continue
 		}
-		n, ok := findPreds[s]
+		n, ok := findPreds.get()[s]
 		if !ok {
 			if strings.HasPrefix(s, "-newer") && len(s) == 8 {
 				n, ok = 1, true // -newerXY
@@ -327,17 +333,19 @@ func findReadOnly(args []arg) string {
 
 // findPreds maps a find test, option or printing action to the words it
 // takes.
-var findPreds = map[string]int{
-	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
-	"-type": 1, "-xtype": 1, "-size": 1, "-mtime": 1, "-mmin": 1, "-atime": 1, "-amin": 1, "-ctime": 1, "-cmin": 1,
-	"-newer": 1, "-anewer": 1, "-cnewer": 1, "-perm": 1, "-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-links": 1,
-	"-inum": 1, "-samefile": 1, "-lname": 1, "-ilname": 1, "-used": 1, "-fstype": 1, "-maxdepth": 1, "-mindepth": 1,
-	"-regextype": 1, "-printf": 1, "-context": 1,
-	"-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0, "-nouser": 0, "-nogroup": 0, "-depth": 0, "-prune": 0,
-	"-quit": 0, "-print": 0, "-print0": 0, "-ls": 0, "-true": 0, "-false": 0, "-not": 0, "-a": 0, "-and": 0, "-o": 0,
-	"-or": 0, "-follow": 0, "-mount": 0, "-xdev": 0, "-noleaf": 0, "-daystart": 0, "-ignore_readdir_race": 0,
-	"-noignore_readdir_race": 0, "-warn": 0, "-nowarn": 0, "-help": 0, "--help": 0, "-version": 0, "--version": 0,
-}
+var findPreds = lazy[map[string]int]{build: func() map[string]int {
+	return map[string]int{
+		"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+		"-type": 1, "-xtype": 1, "-size": 1, "-mtime": 1, "-mmin": 1, "-atime": 1, "-amin": 1, "-ctime": 1, "-cmin": 1,
+		"-newer": 1, "-anewer": 1, "-cnewer": 1, "-perm": 1, "-user": 1, "-group": 1, "-uid": 1, "-gid": 1, "-links": 1,
+		"-inum": 1, "-samefile": 1, "-lname": 1, "-ilname": 1, "-used": 1, "-fstype": 1, "-maxdepth": 1, "-mindepth": 1,
+		"-regextype": 1, "-printf": 1, "-context": 1,
+		"-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0, "-nouser": 0, "-nogroup": 0, "-depth": 0, "-prune": 0,
+		"-quit": 0, "-print": 0, "-print0": 0, "-ls": 0, "-true": 0, "-false": 0, "-not": 0, "-a": 0, "-and": 0, "-o": 0,
+		"-or": 0, "-follow": 0, "-mount": 0, "-xdev": 0, "-noleaf": 0, "-daystart": 0, "-ignore_readdir_race": 0,
+		"-noignore_readdir_race": 0, "-warn": 0, "-nowarn": 0, "-help": 0, "--help": 0, "-version": 0, "--version": 0,
+	}
+}}
 
 // goReadOnly accepts go version, go env (not -w or -u), go list (without
 // the flags that build, run or go to the network) and go doc.

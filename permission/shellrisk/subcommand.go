@@ -25,12 +25,23 @@ var cargoGlobalTable = opts{stop: true, exact: true, complete: true,
 	short: "CZ", long: []string{"color", "config", "explain"}, flags: "vVqh",
 	flagsLong: []string{"verbose", "quiet", "frozen", "locked", "offline", "list", "version", "help"}}
 
-// subcommandTables are the programs whose options before the subcommand
-// the analyser knows completely.
-var subcommandTables = map[string]opts{
-	"git": gitGlobalTable, "go": goGlobalTable, "cargo": cargoGlobalTable,
-	"docker": containerGlobalOpts, "podman": containerGlobalOpts, "nerdctl": containerGlobalOpts,
-	"make": makeTable, "gmake": makeTable,
+// subcommandTable returns the table of a program whose options before
+// the subcommand the analyser knows completely. A switch, not a map: a
+// map literal is built at every start.
+func subcommandTable(name string) (opts, bool) {
+	switch name {
+	case "git":
+		return gitGlobalTable, true
+	case "go":
+		return goGlobalTable, true
+	case "cargo":
+		return cargoGlobalTable, true
+	case "docker", "podman", "nerdctl":
+		return containerGlobalOpts.get(), true
+	case "make", "gmake":
+		return makeTable, true
+	}
+	return opts{}, false
 }
 
 // Subcommand returns the index in c.Argv of the word a program's own
@@ -47,7 +58,7 @@ func Subcommand(c *Command) (i int, ok bool) {
 	if len(argv) == 0 || c.Dynamic {
 		return 0, false
 	}
-	o, known := subcommandTables[argv[0]]
+	o, known := subcommandTable(argv[0])
 	if !known {
 		if len(argv) > 1 && isOptionWord(argv[1]) {
 			return 0, false
