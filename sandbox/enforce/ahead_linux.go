@@ -401,7 +401,7 @@ func (pl *Pool) startAhead(network bool) (*ahead, error) {
 	}
 	sock, child := os.NewFile(uintptr(fds[0]), "sandbox-helper"), os.NewFile(uintptr(fds[1]), "sandbox-helper")
 	cmd := &exec.Cmd{
-		Path: "/proc/self/exe", Args: []string{helperName, aheadArg}, Env: helperEnv(),
+		Path: "/proc/self/exe", Args: []string{helperName, aheadArg}, Env: []string{},
 		// It holds no directory of the agent's.
 		Dir:        "/",
 		ExtraFiles: []*os.File{child},

@@ -112,7 +112,7 @@ func startHelper(s spec, cmd *exec.Cmd) (*Confined, error) {
 
 	cmd.Path = "/proc/self/exe"
 	cmd.Args = []string{helperName}
-	cmd.Env = helperEnv()
+	cmd.Env = []string{}
 	// The helper's files: 0-2 as given, then the spec and the error pipe.
 	cmd.ExtraFiles = []*os.File{specR, errW}
 	if cmd.SysProcAttr == nil {

@@ -24,14 +24,6 @@ import (
 // of a confined process. Any binary that links this package can be it.
 const helperName = "custom-agent-sandbox-helper"
 
-// helperEnv is the helper's own environment (the command gets the spec's).
-// One P keeps its threads few: the capabilities and Landlock are applied
-// on every thread of the helper in turn (psx), and each thread more is one
-// more to signal and wait for, which a busy machine makes slow (p90 of
-// the two steps 2.4 and 1.5 ms with the runtime's default on 2 cores,
-// 0.7 and 0.2 ms with one P). The helper only sets up and waits.
-func helperEnv() []string { return []string{"GOMAXPROCS=1"} }
-
 // The helper's file descriptors: the spec comes on specFD, a setup failure
 // goes back on errFD.
 const (
