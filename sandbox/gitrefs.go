@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,7 @@ const (
 // started, or after it ended.
 type gitState struct {
 	dir      string            // the git directory
+	top      string            // the call's working directory: all the command could write
 	worktree string            // its working tree; "" for a bare repository
 	files    map[string][]byte // pointers: top-level files, refs/**, reftable/**, by path relative to dir
 	logs     map[string]logState
@@ -83,7 +85,7 @@ func snapshotGit(p Profile) ([]*gitState, error) {
 		if fi, err := os.Lstat(g); err != nil || !fi.IsDir() {
 			continue // a gitdir file: its git directory is followed where it is known
 		}
-		s, err := readGitState(g)
+		s, err := readGitState(g, p.Cwd)
 		if err != nil {
 			return nil, fmt.Errorf("%w: reading the refs of %s: %w", ErrSetup, g, err)
 		}
@@ -101,18 +103,27 @@ func snapshotGit(p Profile) ([]*gitState, error) {
 var notPointers = map[string]bool{"index": true, "config": true, "description": true, "COMMIT_EDITMSG": true, "gc.log": true}
 
 // readGitState lists the pointers of the git directory dir and reads them
-// within the bounds. It fails only when dir itself cannot be read.
-func readGitState(dir string) (*gitState, error) {
-	s := &gitState{dir: dir, files: map[string][]byte{}, logs: map[string]logState{}, odd: map[string]string{}, unread: map[string]bool{}, index: enforce.IndexStamp(dir), wtIndex: map[string]string{}, taken: time.Now()}
+// within the bounds, never through a link: a link is described instead
+// (describeOdd, through top, the call's working directory). It fails only
+// when dir itself cannot be read.
+func readGitState(dir, top string) (*gitState, error) {
+	s := &gitState{dir: dir, top: top, files: map[string][]byte{}, logs: map[string]logState{}, odd: map[string]string{}, unread: map[string]bool{}, index: enforce.IndexStamp(dir), wtIndex: map[string]string{}, taken: time.Now()}
 	if filepath.Base(dir) == ".git" {
 		s.worktree = filepath.Dir(dir)
+	}
+	var topRoot *os.Root
+	if top != "" {
+		if r, err := os.OpenRoot(top); err == nil {
+			topRoot = r
+			defer r.Close()
+		}
 	}
 	budget, count := int64(maxRefBytes), 0
 	add := func(rel string, d fs.DirEntry, log bool) {
 		count++
 		path := filepath.Join(dir, rel)
 		if !d.Type().IsRegular() {
-			s.odd[rel] = describeOdd(path, d)
+			s.odd[rel] = describeOdd(topRoot, top, path, d)
 			return
 		}
 		if count > maxRefFiles {
@@ -146,7 +157,13 @@ func readGitState(dir string) (*gitState, error) {
 		}
 	}
 	walkPointers(dir, "", add)
-	wts, _ := os.ReadDir(filepath.Join(dir, "worktrees"))
+	// A link as worktrees is odd (added above, as every top-level entry
+	// that is not a directory) and not listed: what it points at is not
+	// this repository's.
+	var wts []os.DirEntry
+	if fi, err := os.Lstat(filepath.Join(dir, "worktrees")); err == nil && fi.IsDir() {
+		wts, _ = os.ReadDir(filepath.Join(dir, "worktrees"))
+	}
 	for _, e := range wts {
 		if !e.IsDir() {
 			continue
@@ -196,10 +213,15 @@ func walkPointers(dir, sub string, add func(rel string, d fs.DirEntry, log bool)
 	}
 }
 
-// describeOdd says what a non-regular entry is, with a link's target and,
-// when it leads to a small file, that file's content: a ref git reads
-// through a link moves when the file it points at changes.
-func describeOdd(path string, d fs.DirEntry) string {
+// describeOdd says what a non-regular entry is: its type, or a link's
+// target and, when that leads to a regular file beneath top (the call's
+// working directory, all the command could change), a digest of its first
+// 4096 bytes: a ref git reads through a link moves when the file it points
+// at changes. The file is opened through top only (os.Root: no link out
+// of it is followed) and without waiting (a pipe or a device is not
+// read), and its content never enters the description, which a note
+// after the call shows the model.
+func describeOdd(top *os.Root, topDir, path string, d fs.DirEntry) string {
 	if d.Type()&fs.ModeSymlink == 0 {
 		return d.Type().String()
 	}
@@ -207,15 +229,36 @@ func describeOdd(path string, d fs.DirEntry) string {
 	if err != nil {
 		return "link"
 	}
-	desc := "link to " + t
-	if b, err := readPlain(path, 4096); err == nil {
-		desc += " holding " + string(b)
-	} else if f, err := os.Open(path); err == nil {
-		b, _ := io.ReadAll(io.LimitReader(f, 4096))
-		f.Close()
-		desc += " holding " + string(b)
+	desc := "link to " + quote(t)
+	if sum, ok := linkedDigest(top, topDir, path); ok {
+		desc += " holding sha256:" + sum
 	}
 	return desc
+}
+
+// linkedDigest is the sha256 of the first 4096 bytes of the regular file
+// the link at path leads to, when it is beneath top.
+func linkedDigest(top *os.Root, topDir, path string) (string, bool) {
+	if top == nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(topDir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	f, err := top.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, 4096)); err != nil {
+		return "", false
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
 }
 
 // hashFile reads a reflog's length and hash.
@@ -319,7 +362,7 @@ func (s *gitState) check(protected func(string) bool) (notes, errs []string) {
 }
 
 func (s *gitState) checkPointers(protected func(string) bool) (notes, errs []string) {
-	now, err := readGitState(s.dir)
+	now, err := readGitState(s.dir, s.top)
 	if err != nil {
 		return nil, []string{"the git directory " + quote(s.dir) + " could not be read after the call to check its refs: " + err.Error()}
 	}
@@ -483,7 +526,7 @@ func (s *gitState) tree(st *filesystem.Storage, id string) (*object.Tree, error)
 
 // namesOf names the pointers that hold id, for the note.
 func (s *gitState) namesOf(id string) string {
-	now, err := readGitState(s.dir)
+	now, err := readGitState(s.dir, s.top)
 	if err != nil {
 		return "a ref"
 	}

@@ -21,7 +21,7 @@ func TestReftableChangeUndone(t *testing.T) {
 		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
 		must(t, os.WriteFile(filepath.Join(dir, rel), []byte(body), 0o644))
 	}
-	s, err := readGitState(dir)
+	s, err := readGitState(dir, filepath.Dir(dir))
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(dir, "reftable", "tables.list"), []byte("0x000000000001-0x000000000002-b.ref\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "reftable", "0x000000000001-0x000000000002-b.ref"), []byte("REFT"), 0o644))
