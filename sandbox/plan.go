@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -500,8 +501,8 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		p.GitHeads = map[string]string{}
 		p.GitIndexes = map[string]string{}
 		for _, g := range gitDirs {
-			if b, err := os.ReadFile(filepath.Join(g, "HEAD")); err == nil && len(b) <= 256 {
-				p.GitHeads[g] = string(b)
+			if head, ok := enforce.ReadHead(g); ok {
+				p.GitHeads[g] = head
 			}
 			p.GitIndexes[g] = enforce.IndexStamp(g)
 		}
@@ -678,11 +679,33 @@ func underProtected(protected []string, path string) bool {
 	return n > 0 && path != protected[n-1] && pathrisk.Within(path, protected[n-1])
 }
 
+// readSmall reads a regular file of at most limit bytes, without waiting
+// on a pipe or a device: the plan reads git's files a command may have
+// made anything, and must neither block nor read a file without end.
+func readSmall(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return b, nil
+}
+
 // gitdirTarget returns the directory a "gitdir: PATH" file names, absolute
 // and with symbolic links resolved, or "" when it names none.
 func gitdirTarget(file string) string {
-	b, err := os.ReadFile(file)
-	if err != nil || len(b) > 4096 {
+	b, err := readSmall(file, 4096)
+	if err != nil {
 		return ""
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
@@ -705,8 +728,8 @@ func gitdirTarget(file string) string {
 // ([include] and [includeIf …] path = …), absolute and clean: relative to
 // the file's directory, ~/ in home.
 func gitIncludes(config, home string) []string {
-	b, err := os.ReadFile(config)
-	if err != nil || len(b) > 1<<20 {
+	b, err := readSmall(config, 1<<20)
+	if err != nil {
 		return nil
 	}
 	var out []string
@@ -797,8 +820,8 @@ func gitProgramPaths(dir string, files []string) []string {
 // line-by-line reading gets them: the file is the user's own (the plan
 // keeps it read-only), so this only has to find what it names.
 func gitConfigValues(path string) [][2]string {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > 1<<20 {
+	b, err := readSmall(path, 1<<20)
+	if err != nil {
 		return nil
 	}
 	var out [][2]string
@@ -899,6 +922,11 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 			return nil
 		}
 		for _, sub := range []string{"modules", "worktrees"} {
+			// Not through a link: its entries are not this
+			// repository's (the check after the call puts it aside).
+			if fi, err := os.Lstat(filepath.Join(dir, sub)); err != nil || !fi.IsDir() {
+				continue
+			}
 			ents, err := os.ReadDir(filepath.Join(dir, sub))
 			if err != nil {
 				continue

@@ -76,6 +76,18 @@ func checkGit(p *Profile) error {
 	// git opens them (git submodule update, a status that recurses).
 	for _, g := range p.GitDirs {
 		for _, sub := range []string{"modules", "worktrees"} {
+			// A link there would point git at whatever it names, and
+			// its entries are not this repository's: it is put aside
+			// itself, never listed or followed (moving what is behind
+			// it would move the files of whatever it names).
+			fi, err := os.Lstat(filepath.Join(g, sub))
+			if err != nil || !fi.IsDir() {
+				if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+					n, e := putAside(g, sub, "a link, which points git at another directory for its "+sub)
+					notes, errs = append(notes, n...), append(errs, e...)
+				}
+				continue
+			}
 			ents, err := os.ReadDir(filepath.Join(g, sub))
 			if err != nil {
 				continue
@@ -89,12 +101,8 @@ func checkGit(p *Profile) error {
 				if why == "" {
 					continue
 				}
-				aside := filepath.Join(g, "put-aside-by-custom-agent-"+strconv.FormatInt(time.Now().UnixNano(), 36))
-				if err := os.Rename(path, aside); err != nil {
-					errs = append(errs, fmt.Sprintf("the new git directory %s (%s): %v", quote(path), why, err))
-				} else {
-					notes = append(notes, fmt.Sprintf("put the new git directory %s aside as %s: %s, which git would run on the host", quote(path), quote(aside), why))
-				}
+				n, e := putAside(g, filepath.Join(sub, e.Name()), why)
+				notes, errs = append(notes, n...), append(errs, e...)
 			}
 		}
 	}
@@ -186,6 +194,34 @@ func checkGit(p *Profile) error {
 	return created(notes, "NOT fixed", errs)
 }
 
+// putAside moves rel, an entry of the known git directory g that git
+// would follow or run, into a new directory of g's own whose name git
+// does not look for (a directory, so that the refs check, which reads g's
+// top-level files as pointers, takes it for none). It works through g
+// (os.Root): no link on the way is followed, and nothing moves out of g.
+// A link is moved as a link; what it points at is left alone.
+func putAside(g, rel, why string) (notes, errs []string) {
+	path := filepath.Join(g, rel)
+	fail := func(err error) (notes, errs []string) {
+		return nil, []string{fmt.Sprintf("the new git directory %s (%s): %v", quote(path), why, err)}
+	}
+	root, err := os.OpenRoot(g)
+	if err != nil {
+		return fail(err)
+	}
+	defer root.Close()
+	aside := "put-aside-by-custom-agent-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if err := root.Mkdir(aside, 0o700); err != nil {
+		return fail(err)
+	}
+	to := filepath.Join(aside, filepath.Base(rel))
+	if err := root.Rename(rel, to); err != nil {
+		_ = root.Remove(aside)
+		return fail(err)
+	}
+	return []string{fmt.Sprintf("put the new git directory %s aside as %s: %s, which git would run on the host", quote(path), quote(filepath.Join(g, to)), why)}, nil
+}
+
 // LooksLikeGit reports whether git would open dir as a git directory, as
 // git's is_git_directory has it: a HEAD that is a file or a link into
 // refs/, and objects and refs there or in the directory a commondir file
@@ -247,6 +283,28 @@ func validHead(path string) bool {
 	return n >= 40
 }
 
+// ReadHead returns the HEAD file of the git directory dir as it is, when
+// it is a regular file of at most 256 bytes: it is read without following
+// a link and without waiting on a pipe or a device, so that a HEAD the
+// command made odd can neither block the next plan nor feed it another
+// file.
+func ReadHead(dir string) (string, bool) {
+	path := filepath.Join(dir, "HEAD")
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 257))
+	if err != nil || len(b) > 256 {
+		return "", false
+	}
+	return string(b), true
+}
+
 // vetGit says why a git directory made during the call could run code
 // later, or "" when it is a plain repository (git init, commits, a remote
 // over http or ssh).
@@ -262,6 +320,13 @@ func vetGit(path string, d fs.DirEntry) string {
 	for _, name := range []string{"commondir", "gitdir", "config.worktree", "objects/info/alternates", "modules", "worktrees"} {
 		if _, err := os.Lstat(filepath.Join(path, name)); err == nil {
 			return "it holds " + name
+		}
+	}
+	// Files git reads that are a pipe, a device or a socket: reading one
+	// waits, or never ends (the next plan reads HEAD).
+	for _, name := range []string{"HEAD", "config", "index", "packed-refs"} {
+		if fi, err := os.Lstat(filepath.Join(path, name)); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+			return "its " + name + " is not a plain file"
 		}
 	}
 	if why := vetHooks(filepath.Join(path, "hooks")); why != "" {
