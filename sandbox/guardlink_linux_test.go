@@ -45,6 +45,86 @@ func reached(t *testing.T, w *world, rel string) {
 	}
 }
 
+// TestGuardedDirReplacedByLink: a directory that existed when the call
+// started, replaced by a link to itself under another name, with a
+// guarded name planted in it. The link is removed, and the note says so.
+func TestGuardedDirReplacedByLink(t *testing.T) {
+	cases := []struct {
+		name    string
+		dirs    []string // made before the call, each with a file
+		script  string
+		planted string // must not be reachable after the call
+		link    string // the link the note names
+	}{
+		{"pytest's tests directory", []string{"tests"},
+			`mv tests tests.d && ln -s tests.d tests && echo 'import os' > tests.d/conftest.py`,
+			"tests/conftest.py", "tests"},
+		{"a package's directory and its .npmrc", []string{"web"},
+			`mv web web.d && ln -s web.d web && echo 'node-options=--require=./x.js' > web.d/.npmrc`,
+			"web/.npmrc", "web"},
+		{"a directory two deep, linked to elsewhere", []string{"a/b"},
+			`mv a/b b.d && ln -s ../b.d a/b && echo 'import os' > b.d/conftest.py`,
+			"a/b/conftest.py", "a/b"},
+		{"a directory whose parent was linked", []string{"c/d"},
+			`mv c c.d && ln -s c.d c && echo 'import os' > c.d/d/conftest.py`,
+			"c/d/conftest.py", "c"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			for _, d := range tc.dirs {
+				must(t, os.MkdirAll(filepath.Join(w.proj, d), 0o755))
+				must(t, os.WriteFile(filepath.Join(w.proj, d, "test_a.py"), []byte("def test_a(): pass\n"), 0o644))
+			}
+			planErr, done := guardRun(t, w, tc.script)
+			if planErr != nil {
+				t.Fatal(planErr)
+			}
+			t.Logf("Done = %v", done)
+			reached(t, w, tc.planted)
+			if !errors.Is(done, ErrProtectedCreated) || !strings.Contains(done.Error(), "removed "+tc.link) {
+				t.Errorf("Done = %v, want a note that removed %s", done, tc.link)
+			}
+		})
+	}
+}
+
+// TestLinkAtKeptFirstComponent: the first directory of a protected path
+// of several components that existed when the call started (.cargo,
+// .mvn), replaced by a link to itself under another name, with the
+// protected file planted in it.
+func TestLinkAtKeptFirstComponent(t *testing.T) {
+	cases := []struct {
+		name, dir, script, planted, link string
+	}{
+		{"cargo's directory in a package", "sub/.cargo",
+			`mv sub/.cargo sub/.cargo.d && ln -s .cargo.d sub/.cargo && printf '[build]\nrustc-wrapper = "/tmp/evil"\n' > sub/.cargo.d/config.toml`,
+			"sub/.cargo/config.toml", "sub/.cargo"},
+		{"Maven's directory two deep", "a/b/.mvn",
+			`mv a/b/.mvn a/mvn.d && ln -s ../mvn.d a/b/.mvn && echo '-javaagent:evil.jar' > a/mvn.d/jvm.config`,
+			"a/b/.mvn/jvm.config", "a/b/.mvn"},
+		{"Maven's directory at the top", ".mvn",
+			`mv .mvn .mvn.d && ln -s .mvn.d .mvn && echo '-javaagent:evil.jar' > .mvn.d/jvm.config`,
+			".mvn/jvm.config", ".mvn"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			must(t, os.MkdirAll(filepath.Join(w.proj, tc.dir), 0o755))
+			must(t, os.WriteFile(filepath.Join(w.proj, tc.dir, "notes.txt"), []byte("\n"), 0o644))
+			planErr, done := guardRun(t, w, tc.script)
+			if planErr != nil {
+				t.Fatal(planErr)
+			}
+			t.Logf("Done = %v", done)
+			reached(t, w, tc.planted)
+			if !errors.Is(done, ErrProtectedCreated) || !strings.Contains(done.Error(), tc.link) {
+				t.Errorf("Done = %v, want a note that removed %s", done, tc.link)
+			}
+		})
+	}
+}
+
 // TestLinkAtFirstComponentOfProtectedPath: a repository that ships a link
 // at .cargo, .github, .mvn or gradle (dangling, into the tree, or one the
 // command retargets). What is planted behind it must not stay: the plan

@@ -367,6 +367,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	// call (Profile.GuardDirs), and the protected names already there.
 	guardDirs := []string{p.Cwd}
 	var guardKeep []string
+	guardLinks := map[string]string{}
 	// A secret by its path, or by the path through a link of a home's
 	// application data that leads here (~/.config to ~/dotfiles/config:
 	// a browser's History is one in ~/.config only).
@@ -403,6 +404,13 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		isDir := d.IsDir()
 		if writable && (guardedName(name) || guardFirst()[strings.ToLower(name)]) {
 			guardKeep = append(guardKeep, path)
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, err := os.Readlink(path)
+				if err != nil {
+					return fmt.Errorf("reading %s: %w", path, err)
+				}
+				guardLinks[path] = target
+			}
 		}
 		if writable && d.Type()&fs.ModeSymlink != 0 && guardFirst()[strings.ToLower(name)] && !inDependencyTree(p.Cwd, path) {
 			// A link where a protected path's first directory goes
@@ -504,6 +512,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		p.AbsentKeep = keep
 		p.GuardDirs = guardable(guardDirs, p)
 		p.GuardKeep = guardKeep
+		if len(guardLinks) > 0 {
+			p.GuardLinks = guardLinks
+		}
 		p.GuardPaths = guardPaths()
 		p.GitDirs = gitDirs
 		p.GitHeads = map[string]string{}
