@@ -368,6 +368,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	// call (Profile.GuardDirs), and the protected names already there.
 	guardDirs := []string{p.Cwd}
 	var guardKeep []string
+	guardLinks := map[string]string{}
 	// A secret by its path, or by the path through a link of a home's
 	// application data that leads here (~/.config to ~/dotfiles/config:
 	// a browser's History is one in ~/.config only).
@@ -404,6 +405,22 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		isDir := d.IsDir()
 		if writable && (guardedName(name) || guardFirst()[strings.ToLower(name)]) {
 			guardKeep = append(guardKeep, path)
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, err := os.Readlink(path)
+				if err != nil {
+					return fmt.Errorf("reading %s: %w", path, err)
+				}
+				guardLinks[path] = target
+			}
+		}
+		if writable && d.Type()&fs.ModeSymlink != 0 && guardFirst()[strings.ToLower(name)] && !inDependencyTree(p.Cwd, path) {
+			// A link where a protected path's first directory goes
+			// (.cargo of .cargo/config.toml), as at a protected path
+			// (protect): no mount or removal can keep a file from
+			// being made behind it, since the process could retarget
+			// it, or make or fill the directory it leads to.
+			rel, _ := filepath.Rel(p.Cwd, path)
+			return fmt.Errorf("%w: %s, the first directory of protected paths (a process could retarget the link, or write where it leads)", ErrUnprotectable, rel)
 		}
 		if name == ".git" && !isDir {
 			gitDirs = append(gitDirs, path) // known: not put aside after the call
@@ -496,6 +513,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		p.AbsentKeep = keep
 		p.GuardDirs = guardable(guardDirs, p)
 		p.GuardKeep = guardKeep
+		if len(guardLinks) > 0 {
+			p.GuardLinks = guardLinks
+		}
 		p.GuardPaths = guardPaths()
 		p.GitDirs = gitDirs
 		p.GitHeads = map[string]string{}
@@ -585,14 +605,7 @@ func guardable(dirs []string, p *Profile) []string {
 		}
 	}
 	for _, d := range dirs {
-		rel, _ := filepath.Rel(p.Cwd, d)
-		skip := false
-		for _, c := range strings.Split(rel, string(filepath.Separator)) {
-			if dependencyTrees[strings.ToLower(c)] {
-				skip = true
-				break
-			}
-		}
+		skip := inDependencyTree(p.Cwd, d)
 		for _, q := range blockers {
 			if skip {
 				break
@@ -606,13 +619,25 @@ func guardable(dirs []string, p *Profile) []string {
 	return out
 }
 
+// inDependencyTree reports whether path, beneath cwd, lies in a
+// dependency tree (or is one): a step the person allowed installs there.
+func inDependencyTree(cwd, path string) bool {
+	rel, _ := filepath.Rel(cwd, path)
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		if dependencyTrees[strings.ToLower(c)] {
+			return true
+		}
+	}
+	return false
+}
+
 // absentProtected returns the protected paths of the working directory
 // (pathrisk.ProtectedNames, ProtectedFileNames) that do not exist in their
 // own spelling when the call starts: a mount cannot guard them, so
 // Confined.Done removes any the process created, in any letter case. It
 // also returns the entries of another letter case that do exist (.Claude
-// for .claude), which the removal leaves alone. A directory on the way
-// that is a link into the working directory is followed there. Each
+// for .claude), which the removal leaves alone. No link is followed (the
+// plan is refused when one is where a directory on the way goes). Each
 // directory is read once.
 func absentProtected(cwd string) (absent, keep []string) {
 	listed := map[string][]os.DirEntry{}
@@ -643,20 +668,12 @@ func absentProtected(cwd string) (absent, keep []string) {
 			if e.Name() == comps[0] {
 				exact = true
 			}
-			next := path
-			if e.Type()&fs.ModeSymlink != 0 {
-				// The name's directory is elsewhere: where the
-				// link leads, if that is in the working directory
-				// (anything outside it is read-only already).
-				r, err := filepath.EvalSymlinks(path)
-				if err != nil || !pathrisk.Within(r, cwd) {
-					continue
-				}
-				next = r
-			} else if !e.IsDir() {
+			if !e.IsDir() {
+				// A file, or a link: walkProject refuses a plan with
+				// one at a protected path's first directory.
 				continue
 			}
-			walk(next, comps[1:])
+			walk(path, comps[1:])
 		}
 		if !exact {
 			absent = append(absent, filepath.Join(append([]string{dir}, comps...)...))

@@ -442,22 +442,21 @@ func TestFifthReview(t *testing.T) {
 	})
 }
 
-// TestLetterCasesAndLinkedParents (fourth review, F6 and F7): a protected
-// name present in another letter case still guards its own spelling, and
-// one under a directory that is a link into the project is guarded where
-// the link leads.
+// TestLetterCasesAndLinkedParents (fourth review, F6): a protected name
+// present in another letter case still guards its own spelling. (F7, a
+// protected path under a directory that is a link into the project, was
+// guarded where the link led; the third sandbox review retargeted or
+// filled such a link, and the plan now refuses one:
+// TestLinkAtFirstComponentOfProtectedPath.)
 func TestLetterCasesAndLinkedParents(t *testing.T) {
 	w := newWorld(t)
 	must(t, os.RemoveAll(filepath.Join(w.proj, ".custom-agent")))
 	must(t, os.MkdirAll(filepath.Join(w.proj, ".Claude"), 0o755))
 	must(t, os.WriteFile(filepath.Join(w.proj, ".Claude", "notes"), []byte("mine"), 0o644))
-	must(t, os.MkdirAll(filepath.Join(w.proj, "cargo"), 0o755))
-	must(t, os.Symlink("cargo", filepath.Join(w.proj, ".cargo")))
-	r := w.sh(t, Workspace, `mkdir -p .claude && echo '{}' > .claude/settings.json && printf '[build]\nrustc-wrapper = "evil"\n' > cargo/config.toml && echo ok`)
+	r := w.sh(t, Workspace, `mkdir -p .claude && echo '{}' > .claude/settings.json && echo ok`)
 	if !errors.Is(r.done, ErrProtectedCreated) {
 		t.Fatalf("Done = %v\n%s", r.done, r.out)
 	}
 	absent("proj/.claude")(t, w)
-	absent("proj/cargo/config.toml")(t, w)
 	unchanged("proj/.Claude/notes", "mine")(t, w)
 }

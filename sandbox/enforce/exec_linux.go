@@ -34,7 +34,7 @@ func confine(pl *Pool, p Profile, cmd *exec.Cmd, probe bool) (*Confined, error) 
 	// directory some 170 absent protected paths, which the helper would
 	// only decode). Fields are cleared by name, so that one added later
 	// reaches the helper unless it is known to be the parent's alone.
-	p.GuardDirs, p.GuardPaths, p.GuardKeep = nil, nil, nil
+	p.GuardDirs, p.GuardPaths, p.GuardKeep, p.GuardLinks = nil, nil, nil, nil
 	p.Absent, p.AbsentKeep = nil, nil
 	p.GitDirs, p.GitHeads, p.GitSubs, p.GitIndexes = nil, nil, nil, nil
 	filter, err := seccompProgram(p.Network)

@@ -13,10 +13,13 @@ import (
 // whose name guarded reports protected, and the paths of p.GuardPaths
 // below it, that were not there when the call started (p.GuardKeep; the protected and hidden paths, whose mounts
 // kept them; AbsentKeep). Each directory is read once, beneath the
-// working directory only (os.Root), and one the process replaced by a
-// link is not followed: a guarded directory is reached through plain
-// directories or not at all (one it moved away or removed has nothing of
-// the host's in it to guard).
+// working directory only (os.Root), and no link is followed: a guarded
+// directory is reached through plain directories or not at all (one it
+// moved away or removed has nothing of the host's in it to guard). A
+// link the process put at a guarded directory's path, or in place of a
+// kept entry (a .cargo that was a directory, or a link with another
+// target: p.GuardLinks), is removed as a link, since a tool run there
+// would read what it planted behind it.
 func removeGuarded(p Profile, guarded func(string) bool) error {
 	if len(p.GuardDirs) == 0 || guarded == nil {
 		return nil
@@ -44,6 +47,25 @@ func removeGuarded(p Profile, guarded func(string) bool) error {
 		comps := strings.Split(g, "/")
 		below[comps[0]] = append(below[comps[0]], comps[1:])
 	}
+	// drop removes the link at rel once (a kept entry can be a guarded
+	// directory too).
+	dropped := map[string]bool{}
+	drop := func(rel string) {
+		if !dropped[rel] {
+			dropped[rel] = true
+			r.removeAll(rel)
+		}
+	}
+	// relinked reports whether the entry e at the kept path q is a link
+	// that was not there, to the same target, when the call started.
+	relinked := func(q string, e fs.DirEntry) bool {
+		if e.Type()&fs.ModeSymlink == 0 || mounted[q] {
+			return false
+		}
+		was, ok := p.GuardLinks[filepath.Join(p.Cwd, q)]
+		now, err := r.root.Readlink(q)
+		return !ok || err != nil || now != was
+	}
 	// descend removes what matches comps beneath the directory rel (one
 	// the process made, or one that was there), following no link.
 	var descend func(rel string, comps []string)
@@ -52,12 +74,15 @@ func removeGuarded(p Profile, guarded func(string) bool) error {
 	// was removed.
 	step := func(q string, e fs.DirEntry, rest []string) bool {
 		switch {
+		case r.keep[q] && relinked(q, e):
+			drop(q) // a link put in its place
+			return true
 		case r.keep[q]:
 			if len(rest) > 0 && e.IsDir() {
 				descend(q, rest)
 			}
 		case len(rest) == 0 || e.Type()&fs.ModeSymlink != 0:
-			r.removeAll(q) // made, or a link made where a directory of it goes
+			drop(q) // made, or a link made where a directory of it goes
 			return true
 		case e.IsDir():
 			descend(q, rest)
@@ -93,18 +118,38 @@ func removeGuarded(p Profile, guarded func(string) bool) error {
 		plain[rel] = ok
 		return ok
 	}
+	// linkAt reports whether the entry at rel, in a plain directory, is a
+	// link.
+	linkAt := func(rel string) bool {
+		parent := filepath.Dir(rel)
+		if !isPlain(parent) {
+			return false
+		}
+		for _, e := range r.entries(parent) {
+			if e.Name() == filepath.Base(rel) {
+				return e.Type()&fs.ModeSymlink != 0
+			}
+		}
+		return false
+	}
 	for _, d := range p.GuardDirs {
 		rel, err := filepath.Rel(p.Cwd, d)
-		if err != nil || strings.HasPrefix(rel, "..") || !isPlain(rel) {
+		if err != nil || strings.HasPrefix(rel, "..") || mounted[rel] {
 			continue
 		}
-		if mounted[rel] {
+		if rel != "." && linkAt(rel) {
+			// A directory when the plan walked it (the walk follows
+			// no link): this one the process put in its place.
+			drop(rel)
+			continue
+		}
+		if !isPlain(rel) {
 			continue
 		}
 		for _, e := range r.entries(rel) {
 			q := filepath.Join(rel, e.Name())
 			if guarded(e.Name()) && !r.keep[q] {
-				r.removeAll(q)
+				drop(q)
 				continue
 			}
 			for _, rest := range below[strings.ToLower(e.Name())] {
@@ -139,7 +184,17 @@ func (r *remover) entries(rel string) []os.DirEntry {
 func (r *remover) note() error {
 	var notes, errs []string
 	if len(r.removed) > 0 {
-		notes = []string{"removed " + strings.Join(r.removed, ", ")}
+		// Once each: a link where a directory goes is found again
+		// for each absent path beneath it (.mvn/jvm.config …).
+		var once []string
+		seen := map[string]bool{}
+		for _, q := range r.removed {
+			if !seen[q] {
+				seen[q] = true
+				once = append(once, q)
+			}
+		}
+		notes = []string{"removed " + strings.Join(once, ", ")}
 	}
 	for _, e := range r.errs {
 		errs = append(errs, e.Error())

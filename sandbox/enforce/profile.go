@@ -70,6 +70,10 @@ type Profile struct {
 	// components of GuardPaths, that were in them when the call started:
 	// the removal leaves them.
 	GuardKeep []string `json:"guardKeep,omitempty"`
+	// GuardLinks are the entries of GuardKeep that were links when the
+	// call started, with their targets: one kept by name that is a link
+	// after the call, and was not one to the same target, is removed.
+	GuardLinks map[string]string `json:"guardLinks,omitempty"`
 	// GitDirs are the git directories the plan found in the working
 	// directory (workspace): after the call, a git directory not among
 	// them is put aside if it could run code (checkGit).
@@ -124,7 +128,7 @@ func (p Profile) As(kind Kind, network bool) Profile {
 	q.Kind, q.Network = kind, network
 	if kind == ReadOnly {
 		q.Writable, q.Caches, q.Protected, q.Pinned, q.Absent, q.AbsentKeep, q.GitDirs, q.GitHeads, q.GitSubs, q.GitIndexes, q.Network = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, false
-		q.GuardDirs, q.GuardPaths, q.GuardKeep = nil, nil, nil
+		q.GuardDirs, q.GuardPaths, q.GuardKeep, q.GuardLinks = nil, nil, nil, nil
 	}
 	return q
 }
