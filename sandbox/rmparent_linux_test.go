@@ -77,15 +77,22 @@ func TestReadOnlyParentKeepsNothing(t *testing.T) {
 	tests := []struct {
 		name   string
 		script string
-		ro     map[string]os.FileMode // modes the command left, and which stay
+		ro     map[string]os.FileMode // modes afterwards: as the command left them, but readable
 		gone   []string
 		branch string // checked out on the host afterwards
+		kept   bool   // what cannot be undone: the call fails
 	}{
 		{
 			name:   "absent paths in a read-only working directory and .git",
 			script: `echo "eval evil" > .envrc; mkdir .vscode; echo "{}" > .vscode/tasks.json; chmod 0555 .; mkdir -p .git/rebase-merge && echo "exec touch $PWNED" > .git/rebase-merge/git-rebase-todo; chmod 0555 .git`,
 			ro:     map[string]os.FileMode{".": 0o555, ".git": 0o555},
 			gone:   []string{".envrc", ".vscode", ".git/rebase-merge"},
+		},
+		{
+			name:   "an absent path in an unreadable working directory",
+			script: `echo "eval evil" > .envrc; chmod 0311 .`,
+			ro:     map[string]os.FileMode{".": 0o711}, // made readable again
+			gone:   []string{".envrc"},
 		},
 		{
 			name:   "a guarded name in a read-only directory",
@@ -106,6 +113,14 @@ func TestReadOnlyParentKeepsNothing(t *testing.T) {
 			ro:     map[string]os.FileMode{".git/refs/heads": 0o555, ".git/logs/refs/heads": 0o555, ".git/logs": 0o555, ".git": 0o555},
 			branch: "main",
 		},
+		{
+			// The check after the call cannot list the branches, so it
+			// cannot tell which to remove: the call fails, for a person
+			// to look.
+			name:   "a new branch in an unreadable refs/heads",
+			script: commit + ` && git update-ref refs/heads/feature $c && chmod 0000 .git/refs/heads`,
+			kept:   true,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +136,14 @@ func TestReadOnlyParentKeepsNothing(t *testing.T) {
 			})
 			before := l.git(t, dir, "rev-parse", "main")
 			out, err := l.run(t, dir, tc.script)
-			if !errors.Is(err, ErrProtectedCreated) || strings.Contains(err.Error(), "NOT") {
+			var note interface{ Note() string }
+			if tc.kept {
+				if !errors.Is(err, ErrProtectedKept) || errors.Is(err, ErrProtectedCreated) || errors.As(err, &note) {
+					t.Fatalf("Done = %v; want an error that fails the call\n%s", err, out)
+				}
+				return
+			}
+			if !errors.Is(err, ErrProtectedCreated) || !errors.As(err, &note) || strings.Contains(err.Error(), "NOT") {
 				t.Fatalf("Done = %v; want a note of what was undone\n%s", err, out)
 			}
 			for _, g := range tc.gone {

@@ -147,7 +147,11 @@ func (pl *Pool) ConfineThen(p Profile, cmd *exec.Cmd, guarded func(name string) 
 // it may still be there, and the next plan would take it as the
 // project's own.
 func afterCall(p *Profile, guarded func(string) bool, after func() (notes, errs []string)) error {
-	err := joinCreated(joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), removeGuarded(*p, guarded)), checkGit(p))
+	var err error
+	if readable(p.Cwd) {
+		err = created([]string{"made the working directory readable again to check it"}, "", nil)
+	}
+	err = joinCreated(err, joinCreated(joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), removeGuarded(*p, guarded)), checkGit(p)))
 	if after != nil {
 		notes, errs := after()
 		err = joinCreated(err, created(notes, "NOT fixed", errs))
@@ -352,6 +356,21 @@ func WithWritableParent(root *os.Root, rel string, op func() error) error {
 	// error of the removal.
 	_ = root.Chmod(parent, mode)
 	return err
+}
+
+// readable makes the directory dir readable and searchable for its owner
+// when it is not, and reports whether it did: a process may have run
+// chmod 0311 on the working directory, which os.OpenRoot then cannot
+// open. It stays so, as the remover leaves a directory it had to make
+// readable: the next plan must be able to read what is there. dir is the
+// host's own path, not the process's; a link there is left alone.
+func readable(dir string) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	return mode&0o500 != 0o500 && os.Chmod(dir, mode|0o500) == nil
 }
 
 // dirIn returns the directory rel beneath root (its own FileInfo, "."
