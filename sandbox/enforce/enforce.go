@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -148,7 +149,7 @@ func (pl *Pool) ConfineThen(p Profile, cmd *exec.Cmd, guarded func(name string) 
 // project's own.
 func afterCall(p *Profile, guarded func(string) bool, after func() (notes, errs []string)) error {
 	var err error
-	if readable(p.Cwd) {
+	if readable(p.Cwd, p.started) {
 		err = created([]string{"made the working directory readable again to check it"}, "", nil)
 	}
 	err = joinCreated(err, joinCreated(joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), removeGuarded(*p, guarded)), checkGit(p)))
@@ -359,18 +360,25 @@ func WithWritableParent(root *os.Root, rel string, op func() error) error {
 }
 
 // readable makes the directory dir readable and searchable for its owner
-// when it is not, and reports whether it did: a process may have run
-// chmod 0311 on the working directory, which os.OpenRoot then cannot
-// open. It stays so, as the remover leaves a directory it had to make
-// readable: the next plan must be able to read what is there. dir is the
-// host's own path, not the process's; a link there is left alone.
-func readable(dir string) bool {
+// when it is not and its mode changed since started (a process may have
+// run chmod 0311 on the working directory, which os.OpenRoot then cannot
+// open), and reports whether it did. It stays so, as the remover leaves
+// a directory it had to make readable: the next plan must be able to read
+// what is there. dir is the host's own path, not the process's; a link
+// there is left alone.
+func readable(dir string, started time.Time) bool {
 	fi, err := os.Lstat(dir)
 	if err != nil || !fi.IsDir() {
 		return false
 	}
 	mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-	return mode&0o500 != 0o500 && os.Chmod(dir, mode|0o500) == nil
+	if mode&0o500 == 0o500 {
+		return false
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(started.Add(-time.Second)) {
+		return false // as it was before the call: not the process's doing
+	}
+	return os.Chmod(dir, mode|0o500) == nil
 }
 
 // dirIn returns the directory rel beneath root (its own FileInfo, "."
