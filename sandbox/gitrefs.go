@@ -600,7 +600,9 @@ func onDisk(path string, mode filemode.FileMode, h plumbing.Hash) bool {
 // length, now being what the call left. Every change is made beneath the
 // git directory (os.Root) and without following a link: a link the
 // command put where a directory of refs/ was is removed as a link, and
-// what it points at is left alone.
+// what it points at is left alone. A directory (or file) the command
+// made read-only is made writable for the change and gets its mode back
+// (enforce.WithWritableParent).
 func (s *gitState) rollback(now *gitState, why string) (notes, errs []string) {
 	msg := fmt.Sprintf("put the refs of %s back as they were before the call: %s", quote(s.dir), why)
 	root, err := os.OpenRoot(s.dir)
@@ -617,15 +619,15 @@ func (s *gitState) rollback(now *gitState, why string) (notes, errs []string) {
 	// What the call made: removed first, links and odd entries included.
 	for rel := range now.odd {
 		if s.odd[rel] != now.odd[rel] {
-			fail(root.Remove(rel))
+			fail(removeIn(root, rel))
 		}
 	}
 	for rel := range now.unread {
-		fail(root.Remove(rel))
+		fail(removeIn(root, rel))
 	}
 	for rel := range now.files {
 		if _, ok := s.files[rel]; !ok {
-			fail(root.Remove(rel))
+			fail(removeIn(root, rel))
 		}
 	}
 	for rel, l := range now.logs {
@@ -635,7 +637,7 @@ func (s *gitState) rollback(now *gitState, why string) (notes, errs []string) {
 		case ok && l.size >= old.size:
 			fail(truncateIn(root, rel, old.size))
 		default: // new, or rewritten: what it held cannot be told apart
-			fail(root.Remove(rel))
+			fail(removeIn(root, rel))
 		}
 	}
 	// What the snapshot held, written back where it changed.
@@ -651,9 +653,17 @@ func (s *gitState) rollback(now *gitState, why string) (notes, errs []string) {
 	return []string{msg}, nil
 }
 
+// removeIn removes the entry rel beneath root, its directory made
+// writable for the time if the command made it read-only.
+func removeIn(root *os.Root, rel string) error {
+	return enforce.WithWritableParent(root, rel, func() error { return root.Remove(rel) })
+}
+
 // writeIn writes a file beneath root, making each directory on the way a
 // real one: a link or a file where a directory should be is removed
-// first, and so is whatever stands at the file's own name.
+// first, and so is whatever stands at the file's own name. A directory
+// the command made read-only is made writable for the time of the
+// change, and a file it made read-only is replaced.
 func writeIn(root *os.Root, rel string, b []byte) error {
 	parts := strings.Split(rel, string(filepath.Separator))
 	for i := 1; i < len(parts); i++ {
@@ -663,30 +673,48 @@ func writeIn(root *os.Root, rel string, b []byte) error {
 		case err == nil && fi.IsDir():
 			continue
 		case err == nil:
-			if err := root.Remove(dir); err != nil {
+			if err := removeIn(root, dir); err != nil {
 				return err
 			}
 		case !errors.Is(err, fs.ErrNotExist):
 			return err
 		}
-		if err := root.Mkdir(dir, 0o755); err != nil {
+		if err := enforce.WithWritableParent(root, dir, func() error { return root.Mkdir(dir, 0o755) }); err != nil {
 			return err
 		}
 	}
 	if fi, err := root.Lstat(rel); err == nil && !fi.Mode().IsRegular() {
-		if err := root.RemoveAll(rel); err != nil {
+		if err := enforce.WithWritableParent(root, rel, func() error { return root.RemoveAll(rel) }); err != nil {
 			return err
 		}
 	}
-	return root.WriteFile(rel, b, 0o644)
+	return enforce.WithWritableParent(root, rel, func() error {
+		err := root.WriteFile(rel, b, 0o644)
+		if errors.Is(err, fs.ErrPermission) {
+			// Made read-only: replaced (when its directory lets it).
+			if rerr := root.Remove(rel); rerr == nil {
+				err = root.WriteFile(rel, b, 0o644)
+			}
+		}
+		return err
+	})
 }
 
-// truncateIn cuts a regular file beneath root to size.
+// truncateIn cuts a regular file beneath root to size; one the command
+// made read-only is made writable for the time.
 func truncateIn(root *os.Root, rel string, size int64) error {
-	if fi, err := root.Lstat(rel); err != nil || !fi.Mode().IsRegular() {
-		return root.Remove(rel)
+	fi, err := root.Lstat(rel)
+	if err != nil || !fi.Mode().IsRegular() {
+		return removeIn(root, rel)
 	}
 	f, err := root.OpenFile(rel, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrPermission) {
+		mode := fi.Mode() & fs.ModePerm
+		if cerr := root.Chmod(rel, mode|0o200); cerr == nil {
+			f, err = root.OpenFile(rel, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+			_ = root.Chmod(rel, mode) // the open file stays writable
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,7 @@ const (
 var (
 	ErrSetup            = enforce.ErrSetup
 	ErrProtectedCreated = enforce.ErrProtectedCreated
+	ErrProtectedKept    = enforce.ErrProtectedKept
 )
 
 // Probe reports what this machine supports (enforce.Probe).

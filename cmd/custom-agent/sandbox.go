@@ -137,6 +137,9 @@ stderr first.`,
 			runErr := c.Run()
 			if err := conf.Done(); err != nil {
 				if !errors.Is(err, sandbox.ErrProtectedCreated) {
+					// The sandbox's own failure, or what the command
+					// planted could not all be undone
+					// (ErrProtectedKept): the call fails.
 					return sandboxExit(125, err)
 				}
 				// The command ran; what it planted was undone.

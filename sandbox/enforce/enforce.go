@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -16,6 +17,12 @@ import (
 // a protected path that did not exist when it started (Profile.Absent):
 // the path has been removed.
 var ErrProtectedCreated = errors.New("the command created protected paths, which were removed")
+
+// ErrProtectedKept is returned by Confined.Done (a *KeptError) when the
+// process created a protected path, or changed git's refs, in a way the
+// checks after the call could not undo or could not check: the call
+// failed, and what it made may still be there.
+var ErrProtectedKept = errors.New("the command created protected paths that could NOT all be removed or put back")
 
 // ErrSetup wraps a failure of the sandbox itself to set up (not of the
 // command it was to run).
@@ -130,14 +137,36 @@ func (pl *Pool) ConfineThen(p Profile, cmd *exec.Cmd, guarded func(name string) 
 		if err := setup(); err != nil {
 			return err
 		}
-		err := joinCreated(joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), removeGuarded(p, guarded)), checkGit(&p))
-		if after != nil {
-			notes, errs := after()
-			err = joinCreated(err, created(notes, "NOT fixed", errs))
-		}
-		return err
+		return afterCall(&p, guarded, after)
 	}
 	return c, nil
+}
+
+// afterCall runs the checks after a call under p, the profile's own and
+// then after's. What they undid is a note on the call (*CreatedError);
+// what they could not undo or make sure of fails the call (*KeptError):
+// it may still be there, and the next plan would take it as the
+// project's own.
+func afterCall(p *Profile, guarded func(string) bool, after func() (notes, errs []string)) error {
+	var err error
+	if readable(p.Cwd, p.started) {
+		err = created([]string{"made the working directory readable again to check it"}, "", nil)
+	}
+	err = joinCreated(err, joinCreated(joinCreated(removeCreated(p.Cwd, p.Absent, p.AbsentKeep), removeGuarded(*p, guarded)), checkGit(p)))
+	if after != nil {
+		notes, errs := after()
+		err = joinCreated(err, created(notes, "NOT fixed", errs))
+	}
+	c, ok := err.(*CreatedError)
+	switch {
+	case err == nil:
+		return nil
+	case ok && !c.kept:
+		return err
+	case ok:
+		return &KeptError{msg: c.msg}
+	}
+	return &KeptError{msg: err.Error()} // not the checks' own note: not sure of anything
 }
 
 // removeCreated removes what the process made at the absent protected
@@ -152,7 +181,7 @@ func removeCreated(cwd string, paths, keep []string) error {
 	}
 	root, err := os.OpenRoot(cwd)
 	if err != nil {
-		return fmt.Errorf("%w: the working directory cannot be checked: %w", ErrProtectedCreated, err)
+		return created(nil, "NOT removed", []string{"the working directory cannot be checked: " + err.Error()})
 	}
 	defer root.Close()
 	r := remover{root: root, listed: map[string][]os.DirEntry{}, keep: map[string]bool{}}
@@ -185,12 +214,17 @@ func created(notes []string, failed string, errs []string) error {
 		}
 		msg += failed + ": " + strings.Join(errs, "; ")
 	}
-	return &CreatedError{msg: msg}
+	return &CreatedError{msg: msg, kept: len(errs) > 0}
 }
 
 // CreatedError says what the process made at protected paths and what
 // became of it. It is a note on a call that ran, not a failure to run it.
-type CreatedError struct{ msg string }
+// (Confined.Done returns a *KeptError instead when something could not be
+// undone.)
+type CreatedError struct {
+	msg  string
+	kept bool // something was not undone, or not checked
+}
 
 func (e *CreatedError) Error() string {
 	return ErrProtectedCreated.Error() + ": " + e.msg + " (code that runs later, or the agent's own rules, cannot be planted by a command; write such a file with write_file, which is asked)"
@@ -200,6 +234,19 @@ func (e *CreatedError) Error() string {
 func (e *CreatedError) Note() string { return e.Error() }
 
 func (e *CreatedError) Unwrap() error { return ErrProtectedCreated }
+
+// KeptError says what the process made at protected paths that the checks
+// after the call could not remove or put back, or could not check, and
+// what they did undo. It fails the call: it has no Note, so that a caller
+// which passes notes on with the command's output reports it as the
+// call's error, for the model and the person to see.
+type KeptError struct{ msg string }
+
+func (e *KeptError) Error() string {
+	return ErrProtectedKept.Error() + ": " + e.msg + " (what is left stays in the project, and the next call takes it as the project's own: a person must look before anything there is run or checked out)"
+}
+
+func (e *KeptError) Unwrap() error { return ErrProtectedKept }
 
 // remover removes entries beneath a root, reading each directory once.
 type remover struct {
@@ -258,7 +305,9 @@ func (r *remover) list(rel string) ([]os.DirEntry, error) {
 }
 
 // removeAll removes rel (a link as a link), making directories writable
-// on the way down if it must.
+// on the way down if it must, and rel's own directory for the time of the
+// removal (the process may have made it, or the working directory itself,
+// read-only: WithWritableParent).
 func (r *remover) removeAll(rel string) {
 	err := r.root.RemoveAll(rel)
 	if err != nil {
@@ -268,13 +317,87 @@ func (r *remover) removeAll(rel string) {
 			}
 			return nil
 		})
-		err = r.root.RemoveAll(rel)
+		err = WithWritableParent(r.root, rel, func() error { return r.root.RemoveAll(rel) })
 	}
 	if err != nil {
 		r.errs = append(r.errs, fmt.Errorf("%s: %w", rel, err))
 		return
 	}
 	r.removed = append(r.removed, rel)
+}
+
+// WithWritableParent runs op, which removes or makes the entry rel beneath
+// root. When op fails for want of permission (a process may have made
+// rel's directory read-only, as a non-root user can: chmod 0555 .), that
+// directory is made writable and searchable for its owner, op is run
+// again, and the directory gets its mode back. The directory is changed
+// only when root reaches it through directories, no link: else, or when
+// it cannot be changed (another user's), op's error stands, the chmod's
+// joined to it.
+func WithWritableParent(root *os.Root, rel string, op func() error) error {
+	err := op()
+	if err == nil || !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	parent := filepath.Dir(rel)
+	fi, derr := dirIn(root, parent)
+	if derr != nil {
+		return fmt.Errorf("%w (and its directory: %w)", err, derr)
+	}
+	mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	if mode&0o300 == 0o300 {
+		return err // writable already: the failure is another
+	}
+	if cerr := root.Chmod(parent, mode|0o300); cerr != nil {
+		return fmt.Errorf("%w (and its directory could not be made writable: %w)", err, cerr)
+	}
+	err = op()
+	// Put back as the process left it. Should this fail, the directory
+	// stays writable by its owner only, which undoes nothing: not an
+	// error of the removal.
+	_ = root.Chmod(parent, mode)
+	return err
+}
+
+// readable makes the directory dir readable and searchable for its owner
+// when it is not and its mode changed since started (a process may have
+// run chmod 0311 on the working directory, which os.OpenRoot then cannot
+// open), and reports whether it did. It stays so, as the remover leaves
+// a directory it had to make readable: the next plan must be able to read
+// what is there. dir is the host's own path, not the process's; a link
+// there is left alone.
+func readable(dir string, started time.Time) bool {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	if mode&0o500 == 0o500 {
+		return false
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(started.Add(-time.Second)) {
+		return false // as it was before the call: not the process's doing
+	}
+	return os.Chmod(dir, mode|0o500) == nil
+}
+
+// dirIn returns the directory rel beneath root (its own FileInfo, "."
+// root itself) when every component of it is a directory: no link is
+// followed on the way.
+func dirIn(root *os.Root, rel string) (fs.FileInfo, error) {
+	var fi fs.FileInfo
+	at := ""
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, c)
+		var err error
+		if fi, err = root.Lstat(at); err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory (%v)", at, fi.Mode().Type())
+		}
+	}
+	return fi, nil
 }
 
 // Refreshed returns p with the absent paths that exist by now (the agent
@@ -377,7 +500,7 @@ func joinCreated(a, b error) error {
 	case b == nil:
 		return a
 	case errors.As(a, &ca) && errors.As(b, &cb):
-		return &CreatedError{msg: ca.msg + "; " + cb.msg}
+		return &CreatedError{msg: ca.msg + "; " + cb.msg, kept: ca.kept || cb.kept}
 	}
 	return errors.Join(a, b)
 }

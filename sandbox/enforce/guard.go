@@ -26,7 +26,7 @@ func removeGuarded(p Profile, guarded func(string) bool) error {
 	}
 	root, err := os.OpenRoot(p.Cwd)
 	if err != nil {
-		return fmt.Errorf("%w: the working directory cannot be checked: %w", ErrProtectedCreated, err)
+		return created(nil, "NOT removed", []string{"the working directory cannot be checked: " + err.Error()})
 	}
 	defer root.Close()
 	r := remover{root: root, listed: map[string][]os.DirEntry{}, keep: map[string]bool{}}
