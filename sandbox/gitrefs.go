@@ -99,7 +99,10 @@ func snapshotGit(p Profile) ([]*gitState, error) {
 
 // notPointers are the top-level files of a git directory that name no
 // commit to check out: the index (checked on its own), the configuration
-// (read-only in the sandbox) and plain text git writes for a person.
+// (read-only in the sandbox) and plain text git writes for a person. They
+// are skipped only as regular files: one that is a link or a pipe is odd
+// like any other entry (a link as COMMIT_EDITMSG makes the host's next
+// git commit write the message wherever it points).
 var notPointers = map[string]bool{"index": true, "config": true, "description": true, "COMMIT_EDITMSG": true, "gc.log": true}
 
 // readGitState lists the pointers of the git directory dir and reads them
@@ -152,7 +155,7 @@ func readGitState(dir, top string) (*gitState, error) {
 		return nil, err
 	}
 	for _, e := range ents {
-		if !e.IsDir() && !notPointers[e.Name()] {
+		if !e.IsDir() && (!notPointers[e.Name()] || !e.Type().IsRegular()) {
 			add(e.Name(), e, false)
 		}
 	}
@@ -172,7 +175,8 @@ func readGitState(dir, top string) (*gitState, error) {
 		s.wtIndex[e.Name()] = enforce.IndexStamp(filepath.Join(dir, sub))
 		inner, _ := os.ReadDir(filepath.Join(dir, sub))
 		for _, f := range inner {
-			if !f.IsDir() && !notPointers[f.Name()] && f.Name() != "gitdir" && f.Name() != "commondir" {
+			plain := notPointers[f.Name()] || f.Name() == "gitdir" || f.Name() == "commondir"
+			if !f.IsDir() && (!plain || !f.Type().IsRegular()) {
 				add(filepath.Join(sub, f.Name()), f, false)
 			}
 		}
@@ -236,6 +240,15 @@ func describeOdd(top *os.Root, topDir, path string, d fs.DirEntry) string {
 	return desc
 }
 
+// shownOdd is a description from describeOdd as a note shows it: without
+// the digest, which is for comparing only (a digest of a short secret the
+// sandbox masks, a hard link to a key in the tree, would let the model
+// test guesses of it).
+func shownOdd(desc string) string {
+	shown, _, _ := strings.Cut(desc, " holding sha256:")
+	return shown
+}
+
 // linkedDigest is the sha256 of the first 4096 bytes of the regular file
 // the link at path leads to, when it is beneath top.
 func linkedDigest(top *os.Root, topDir, path string) (string, bool) {
@@ -261,17 +274,32 @@ func linkedDigest(top *os.Root, topDir, path string) (string, bool) {
 	return hex.EncodeToString(h.Sum(nil)), true
 }
 
-// hashFile reads a reflog's length and hash.
+// maxLogBytes bounds one reflog: a larger one (a sparse file can claim
+// terabytes) is not read, and counts as past what can be checked.
+const maxLogBytes = 256 << 20
+
+// hashFile reads a reflog's length and hash, when it is a regular file of
+// at most maxLogBytes.
 func hashFile(path string) (logState, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return logState{}, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	fi, err := f.Stat()
 	if err != nil {
 		return logState{}, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxLogBytes {
+		return logState{}, fmt.Errorf("%s: not a regular file of at most %d MB", path, maxLogBytes>>20)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, maxLogBytes+1))
+	if err != nil {
+		return logState{}, err
+	}
+	if n > maxLogBytes {
+		return logState{}, fmt.Errorf("%s: more than %d MB", path, maxLogBytes>>20)
 	}
 	var l logState
 	l.size = n
@@ -371,7 +399,7 @@ func (s *gitState) checkPointers(protected func(string) bool) (notes, errs []str
 	}
 	for rel, d := range now.odd {
 		if s.odd[rel] != d {
-			return s.rollback(now, quote(filepath.ToSlash(rel))+" is not a plain file ("+d+"), which git may read a ref through")
+			return s.rollback(now, quote(filepath.ToSlash(rel))+" is not a plain file ("+shownOdd(d)+"), which git may read a ref through")
 		}
 	}
 	known := map[string]bool{}
