@@ -132,6 +132,23 @@ func (s *gitState) checkObjects() (notes, errs []string) {
 	}
 	pack := filepath.Join("objects", "pack")
 	ents, _ := dir(pack)
+	// A pack's companions git reads with it: the reverse index, the
+	// bitmap and the mtimes are caches git writes again, so one the call
+	// made or changed goes; a .keep or .promisor goes when it is not a
+	// plain file (a pipe there makes the host's git hang on it).
+	for _, e := range ents {
+		rel := filepath.Join(pack, e.Name())
+		switch filepath.Ext(e.Name()) {
+		case ".rev", ".bitmap", ".mtimes":
+			if fi, changed := stat(rel); fi != nil && (changed || !fi.Mode().IsRegular()) {
+				remove(rel, "a cache of a pack, which the call made or changed and git writes again")
+			}
+		case ".keep", ".promisor":
+			if fi, _ := stat(rel); fi != nil && !fi.Mode().IsRegular() {
+				remove(rel, "not a plain file where git reads a pack's marker")
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, e := range ents {
 		base, ok := strings.CutSuffix(e.Name(), ".pack")
