@@ -25,6 +25,7 @@ func TestLinkTargetProtected(t *testing.T) {
 		files  map[string]string // made before the call (mode 0755)
 		links  map[string]string // link -> target, made before the call
 		rmdirs []string          // removed before the links are made
+		moves  [][2]string       // renamed before the links are made
 		script string
 		keep   []string // files whose content (or absence) must not change
 		keepLn []string // links whose target must not change
@@ -71,6 +72,14 @@ func TestLinkTargetProtected(t *testing.T) {
 			keepLn: []string{"tools/hooks"},
 		},
 		{
+			name:  "git configuration linked to a file of the tree",
+			moves: [][2]string{{".git/config", "gitconfig"}},
+			links: map[string]string{".git/config": "../gitconfig"},
+			script: `printf '[core]\n\thooksPath = evil\n' >> gitconfig; mkdir evil; ` +
+				hookPayload + ` > evil/pre-commit; chmod +x evil/pre-commit`,
+			keep: []string{"gitconfig"},
+		},
+		{
 			name:   "hook linked to a script not there yet",
 			links:  map[string]string{".git/hooks/pre-commit": "../../scripts/pre-commit.sh"},
 			script: `mkdir -p scripts; ` + hookPayload + ` > scripts/pre-commit.sh; chmod +x scripts/pre-commit.sh`,
@@ -87,6 +96,9 @@ func TestLinkTargetProtected(t *testing.T) {
 			}
 			for _, rel := range c.rmdirs {
 				must(t, os.RemoveAll(filepath.Join(dir, rel)))
+			}
+			for _, m := range c.moves {
+				must(t, os.Rename(filepath.Join(dir, m[0]), filepath.Join(dir, m[1])))
 			}
 			for rel, to := range c.links {
 				must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
