@@ -58,13 +58,12 @@ func (lt *linkTargets) protect(p *Profile) error {
 		scanned = append(scanned, dir)
 		return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if path == dir {
-					return nil // gone, or unreadable: nothing found to follow
+				if path == dir && errors.Is(err, fs.ErrNotExist) {
+					return nil // gone since: nothing to follow
 				}
-				if errors.Is(err, fs.ErrPermission) {
-					return fs.SkipDir
-				}
-				return fmt.Errorf("reading %s: %w", path, err)
+				// One that cannot be listed may still be entered
+				// (mode 0111), and a link in it followed.
+				return fmt.Errorf("%w: %s cannot be read to look for links in it (%w)", ErrUnprotectable, relTo(p.Cwd, path), err)
 			}
 			if entries++; entries > maxLinkWalk {
 				return fmt.Errorf("%w: more than %d entries in protected directories and the directories protected links lead to (%s); a link among those not read could lead to a file the process may write", ErrUnprotectable, maxLinkWalk, relTo(p.Cwd, dir))
