@@ -364,6 +364,9 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	}
 	linked := map[fileID][]string{} // files with more than one link
 	var gitDirs []string
+	// The protected links and directories, whose targets are protected
+	// once the walk is done.
+	lt := &linkTargets{}
 	// The directories whose new protected names are removed after the
 	// call (Profile.GuardDirs), and the protected names already there.
 	guardDirs := []string{p.Cwd}
@@ -430,7 +433,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 			// lies in the tree, is protected as one.
 			if target := gitdirTarget(path); target != "" && pathrisk.Within(target, p.Cwd) {
 				gitDirs = append(gitDirs, target)
-				if err := pl.walkGitDir(p, target); err != nil && err != fs.SkipDir {
+				if err := pl.walkGitDir(p, lt, target); err != nil && err != fs.SkipDir {
 					return err
 				}
 			}
@@ -439,7 +442,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 			// The repository's configuration is read by every git
 			// command; it is protected from writes, not hidden.
 			if writable {
-				if err := protect(p, path, d); err != nil {
+				if err := protect(p, lt, path, d); err != nil {
 					return err
 				}
 			}
@@ -464,7 +467,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 			gitDirs = append(gitDirs, path)
 		} else if writable && !dependencyTrees[strings.ToLower(name)] && !underProtected(p.Protected, path) &&
 			pathrisk.Protected(pathrisk.PathFacts{Canonical: path, Write: true}, env) {
-			if err := protect(p, path, d); err != nil {
+			if err := protect(p, lt, path, d); err != nil {
 				return err
 			}
 		}
@@ -479,7 +482,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 				if name != ".git" && writable {
 					gitDirs = append(gitDirs, path)
 				}
-				return pl.walkGitDir(p, path)
+				return pl.walkGitDir(p, lt, path)
 			}
 			if writable {
 				guardDirs = append(guardDirs, path) // filtered below
@@ -500,6 +503,11 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 	}
 	if err != nil {
 		return err
+	}
+	if writable {
+		if err := lt.protect(p); err != nil {
+			return err
+		}
 	}
 	// Hard links to a secret, in the home or in the tree itself.
 	for id, paths := range linked {
@@ -878,7 +886,7 @@ func gitConfigValues(path string) [][2]string {
 // walkGitDir protects what git runs or reads configuration from in a git
 // directory, without reading its objects: the hooks, the configuration,
 // attributes, alternates, and the same for each submodule and worktree.
-func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
+func (pl *Planner) walkGitDir(p *Profile, lt *linkTargets, gitDir string) error {
 	if p.Kind != Workspace {
 		return fs.SkipDir
 	}
@@ -894,7 +902,7 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 				p.Absent = append(p.Absent, q)
 				continue
 			}
-			if err := protect(p, q, fs.FileInfoToDirEntry(fi)); err != nil {
+			if err := protect(p, lt, q, fs.FileInfoToDirEntry(fi)); err != nil {
 				return err
 			}
 		}
@@ -908,7 +916,7 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 				p.Absent = append(p.Absent, inc)
 				continue
 			}
-			if err := protect(p, inc, fs.FileInfoToDirEntry(fi)); err != nil {
+			if err := protect(p, lt, inc, fs.FileInfoToDirEntry(fi)); err != nil {
 				return err
 			}
 		}
@@ -924,7 +932,7 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 				p.Absent = append(p.Absent, q)
 				continue
 			}
-			if err := protect(p, q, fs.FileInfoToDirEntry(fi)); err != nil {
+			if err := protect(p, lt, q, fs.FileInfoToDirEntry(fi)); err != nil {
 				return err
 			}
 		}
@@ -969,15 +977,20 @@ func (pl *Planner) walkGitDir(p *Profile, gitDir string) error {
 // protect adds path to p.Protected. A symbolic link cannot be protected
 // by a mount (the mount would land on its target, and the process could
 // replace the link), so its directory is protected instead; a link right
-// in the working directory cannot be, and fails the plan.
-func protect(p *Profile, path string, d fs.DirEntry) error {
+// in the working directory cannot be, and fails the plan. The link, or
+// the directory, is recorded in lt: what it leads to is protected after
+// the walk (linkTargets.protect).
+func protect(p *Profile, lt *linkTargets, path string, d fs.DirEntry) error {
 	if d.Type()&fs.ModeSymlink != 0 {
 		parent := filepath.Dir(path)
 		if parent == p.Cwd || !pathrisk.Within(parent, p.Cwd) {
 			rel, _ := filepath.Rel(p.Cwd, path)
 			return fmt.Errorf("%w: %s (a process could replace the link and escape the protection)", ErrUnprotectable, rel)
 		}
+		lt.links = append(lt.links, path)
 		path = parent
+	} else if d.IsDir() {
+		lt.dirs = append(lt.dirs, path)
 	}
 	p.Protected = append(p.Protected, path)
 	return nil
