@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
@@ -195,8 +196,21 @@ func resolveLinks(path string) (target string, hops []string, missing bool, err 
 			continue
 		}
 		next := filepath.Join(dest, c)
+		// What resolves against the resolving process (its working
+		// directory, its descriptors) resolves differently for git on
+		// the host than here: it cannot be followed.
+		if pathrisk.Within(next, "/proc") || pathrisk.Within(next, "/dev/fd") {
+			return "", hops, false, fmt.Errorf("it leads through %s, which resolves differently for each process", next)
+		}
 		fi, err := os.Lstat(next)
 		if errors.Is(err, fs.ErrNotExist) {
+			// Beyond a missing component the rest cannot be resolved
+			// on disk: a ".." after it goes wherever the directory
+			// made there leads, so the missing component itself is the
+			// target (what is made there is removed after the call).
+			if slices.Contains(rest, "..") {
+				return next, hops, true, nil
+			}
 			return filepath.Join(append([]string{next}, rest...)...), hops, true, nil
 		}
 		if err != nil {

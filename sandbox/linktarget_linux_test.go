@@ -85,6 +85,15 @@ func TestLinkTargetProtected(t *testing.T) {
 			script: `mkdir -p scripts; ` + hookPayload + ` > scripts/pre-commit.sh; chmod +x scripts/pre-commit.sh`,
 			keep:   []string{"scripts/pre-commit.sh"},
 		},
+		{
+			// Fifth review, F1: the ".." after a missing directory goes
+			// wherever the directory made there leads, not where the
+			// path reads.
+			name:   "hook linked through a missing directory and ..",
+			files:  map[string]string{"README2": "x"},
+			links:  map[string]string{".git/hooks/pre-commit": "../../nodir/../pc.sh"},
+			script: `mkdir -p a/b; ln -s a/b nodir; ` + hookPayload + ` > a/pc.sh; chmod +x a/pc.sh`,
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -168,6 +177,13 @@ func TestLinkTargetUnprotectable(t *testing.T) {
 			must(t, os.Symlink("vendor/tools", filepath.Join(dir, "tools")))
 			must(t, os.Symlink("../../tools/pc.sh", filepath.Join(dir, ".git", "hooks", "pre-commit")))
 		}, "right in a writable directory"},
+		{"hook linked through /proc/self", func(t *testing.T, dir string) {
+			// Fifth review, F2: it resolves against whichever process
+			// reads it, git's working directory on the host.
+			must(t, os.MkdirAll(filepath.Join(dir, "tools"), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, "tools", "pc.sh"), []byte("#!/bin/sh\n"), 0o755))
+			must(t, os.Symlink("/proc/self/cwd/tools/pc.sh", filepath.Join(dir, ".git", "hooks", "pre-commit")))
+		}, "resolves differently for each process"},
 		{"protected directory too large to search for links", func(t *testing.T, dir string) {
 			// The bound lowered, so that the test makes 101 files, not
 			// 10,001.
