@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,7 +83,7 @@ func TestGuardedDirReplacedByLink(t *testing.T) {
 			}
 			t.Logf("Done = %v", done)
 			reached(t, w, tc.planted)
-			if !errors.Is(done, ErrProtectedCreated) || !strings.Contains(done.Error(), "removed "+tc.link) {
+			if !errors.Is(done, ErrProtectedCreated) || !strings.Contains(done.Error(), "removed "+strconv.Quote(tc.link)) {
 				t.Errorf("Done = %v, want a note that removed %s", done, tc.link)
 			}
 		})

@@ -64,10 +64,10 @@ func (lt *linkTargets) protect(p *Profile) error {
 				}
 				// One that cannot be listed may still be entered
 				// (mode 0111), and a link in it followed.
-				return fmt.Errorf("%w: %s cannot be read to look for links in it (%w)", ErrUnprotectable, relTo(p.Cwd, path), err)
+				return fmt.Errorf("%w: %q cannot be read to look for links in it (%w)", ErrUnprotectable, relTo(p.Cwd, path), err)
 			}
 			if entries++; entries > maxLinkWalk {
-				return fmt.Errorf("%w: more than %d entries in protected directories and the directories protected links lead to (%s); a link among those not read could lead to a file the process may write", ErrUnprotectable, maxLinkWalk, relTo(p.Cwd, dir))
+				return fmt.Errorf("%w: more than %d entries in protected directories and the directories protected links lead to (%q); a link among those not read could lead to a file the process may write", ErrUnprotectable, maxLinkWalk, relTo(p.Cwd, dir))
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
 				queue = append(queue, path)
@@ -92,7 +92,7 @@ func (lt *linkTargets) protect(p *Profile) error {
 		}
 		target, hops, missing, err := resolveLinks(link)
 		if err != nil {
-			return fmt.Errorf("%w: %s, a protected link, cannot be followed (%w)", ErrUnprotectable, relTo(p.Cwd, link), err)
+			return fmt.Errorf("%w: %q, a protected link, cannot be followed (%w)", ErrUnprotectable, relTo(p.Cwd, link), err)
 		}
 		// The links on the way: their directories read-only, as for the
 		// protected link itself, or the plan fails.
@@ -102,7 +102,7 @@ func (lt *linkTargets) protect(p *Profile) error {
 			}
 			parent := filepath.Dir(h)
 			if isWritableDir(p, parent) {
-				return fmt.Errorf("%w: %s, on the way from the protected link %s, is a link right in a writable directory (a process could retarget it)", ErrUnprotectable, relTo(p.Cwd, h), relTo(p.Cwd, link))
+				return fmt.Errorf("%w: %q, on the way from the protected link %q, is a link right in a writable directory (a process could retarget it)", ErrUnprotectable, relTo(p.Cwd, h), relTo(p.Cwd, link))
 			}
 			if !covered(p.Protected, parent) {
 				p.Protected = append(p.Protected, parent)
@@ -110,7 +110,7 @@ func (lt *linkTargets) protect(p *Profile) error {
 		}
 		for _, w := range p.Writable {
 			if pathrisk.Within(w, target) {
-				return fmt.Errorf("%w: %s, a protected link, leads to %s, which is or holds a writable directory and cannot be made read-only", ErrUnprotectable, relTo(p.Cwd, link), target)
+				return fmt.Errorf("%w: %q, a protected link, leads to %q, which is or holds a writable directory and cannot be made read-only", ErrUnprotectable, relTo(p.Cwd, link), target)
 			}
 		}
 		if !writableAt(p, target) {

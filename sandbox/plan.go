@@ -423,7 +423,7 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 			// being made behind it, since the process could retarget
 			// it, or make or fill the directory it leads to.
 			rel, _ := filepath.Rel(p.Cwd, path)
-			return fmt.Errorf("%w: %s, the first directory of protected paths (a process could retarget the link, or write where it leads)", ErrUnprotectable, rel)
+			return fmt.Errorf("%w: %q, the first directory of protected paths (a process could retarget the link, or write where it leads)", ErrUnprotectable, rel)
 		}
 		if name == ".git" && !isDir {
 			gitDirs = append(gitDirs, path) // known: not put aside after the call
@@ -985,7 +985,7 @@ func protect(p *Profile, lt *linkTargets, path string, d fs.DirEntry) error {
 		parent := filepath.Dir(path)
 		if parent == p.Cwd || !pathrisk.Within(parent, p.Cwd) {
 			rel, _ := filepath.Rel(p.Cwd, path)
-			return fmt.Errorf("%w: %s (a process could replace the link and escape the protection)", ErrUnprotectable, rel)
+			return fmt.Errorf("%w: %q (a process could replace the link and escape the protection)", ErrUnprotectable, rel)
 		}
 		lt.links = append(lt.links, path)
 		path = parent

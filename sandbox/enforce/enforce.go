@@ -269,7 +269,7 @@ func (r *remover) remove(dir string, comps []string) {
 			ents, err = r.list(dir)
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			r.errs = append(r.errs, fmt.Errorf("%s cannot be read: %w", dir, err))
+			r.errs = append(r.errs, fmt.Errorf("%q cannot be read: %w", dir, err))
 		}
 		r.listed[dir] = ents
 	}
@@ -320,7 +320,7 @@ func (r *remover) removeAll(rel string) {
 		err = WithWritableParent(r.root, rel, func() error { return r.root.RemoveAll(rel) })
 	}
 	if err != nil {
-		r.errs = append(r.errs, fmt.Errorf("%s: %w", rel, err))
+		r.errs = append(r.errs, fmt.Errorf("%q: %w", rel, err))
 		return
 	}
 	r.removed = append(r.removed, rel)

@@ -194,6 +194,9 @@ func (r *remover) note() error {
 				once = append(once, q)
 			}
 		}
+		for i, q := range once {
+			once[i] = quote(q) // a name can hold a newline or an escape
+		}
 		notes = []string{"removed " + strings.Join(once, ", ")}
 	}
 	for _, e := range r.errs {

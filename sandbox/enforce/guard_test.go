@@ -3,6 +3,7 @@ package enforce
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -118,7 +119,11 @@ func TestGuardLinksAfterTheCall(t *testing.T) {
 			err := removeGuarded(p, guarded)
 			want := ""
 			if len(tc.removed) > 0 {
-				want = "removed " + strings.Join(tc.removed, ", ") + " ("
+				quoted := make([]string, len(tc.removed))
+				for i, r := range tc.removed {
+					quoted[i] = strconv.Quote(r)
+				}
+				want = "removed " + strings.Join(quoted, ", ") + " ("
 			}
 			if (err == nil) != (want == "") || err != nil && !strings.Contains(err.Error(), want) {
 				t.Errorf("removeGuarded = %v, want a note %q", err, want)
