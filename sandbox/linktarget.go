@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/custom-agent/custom-agent/permission/pathrisk"
 )
@@ -237,4 +238,36 @@ func resolveLinks(path string) (target string, hops []string, missing bool, err 
 		rest = append(strings.Split(to, "/"), rest...)
 	}
 	return dest, hops, false, nil
+}
+
+// protectedFileIDs are the files with more than one name among the
+// protected paths: each such file, and each beneath a protected
+// directory (read without following links, at most maxLinkWalk entries
+// in all; past that the plan fails, as a name left unprotected could
+// change a file that runs later).
+func protectedFileIDs(protected []string) (map[fileID]bool, error) {
+	ids := map[fileID]bool{}
+	entries := 0
+	for _, q := range protected {
+		err := filepath.WalkDir(q, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // gone, or unreadable: its mount covers it whole
+			}
+			if entries++; entries > maxLinkWalk {
+				return fmt.Errorf("%w: more than %d entries in protected paths to look for files with another name in", ErrUnprotectable, maxLinkWalk)
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			var st syscall.Stat_t
+			if syscall.Lstat(path, &st) == nil && st.Nlink > 1 {
+				ids[fileID{uint64(st.Dev), st.Ino}] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
 }

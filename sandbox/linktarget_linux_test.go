@@ -24,6 +24,7 @@ func TestLinkTargetProtected(t *testing.T) {
 		name   string
 		files  map[string]string // made before the call (mode 0755)
 		links  map[string]string // link -> target, made before the call
+		hard   map[string]string // hard link -> file, made before the call
 		rmdirs []string          // removed before the links are made
 		moves  [][2]string       // renamed before the links are made
 		script string
@@ -94,6 +95,22 @@ func TestLinkTargetProtected(t *testing.T) {
 			links:  map[string]string{".git/hooks/pre-commit": "../../nodir/../pc.sh"},
 			script: `mkdir -p a/b; ln -s a/b nodir; ` + hookPayload + ` > a/pc.sh; chmod +x a/pc.sh`,
 		},
+		{
+			// Fifth review, F3: a mount covers one name of a file.
+			name:   "hook linked to a script with a second name",
+			files:  map[string]string{"tools/pc.sh": "#!/bin/sh\nexit 0\n"},
+			hard:   map[string]string{"other/pc2.sh": "tools/pc.sh"},
+			links:  map[string]string{".git/hooks/pre-commit": "../../tools/pc.sh"},
+			script: hookPayload + ` > other/pc2.sh`,
+			keep:   []string{"tools/pc.sh"},
+		},
+		{
+			name:   "hook that is a second name of a file of the tree",
+			files:  map[string]string{"tools/pc.sh": "#!/bin/sh\nexit 0\n"},
+			hard:   map[string]string{".git/hooks/pre-commit": "tools/pc.sh"},
+			script: hookPayload + ` > tools/pc.sh`,
+			keep:   []string{"tools/pc.sh"},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,6 +129,10 @@ func TestLinkTargetProtected(t *testing.T) {
 			for rel, to := range c.links {
 				must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
 				must(t, os.Symlink(to, filepath.Join(dir, rel)))
+			}
+			for rel, to := range c.hard {
+				must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755))
+				must(t, os.Link(filepath.Join(dir, to), filepath.Join(dir, rel)))
 			}
 			l.git(t, dir, "add", "-A")
 			l.git(t, dir, "commit", "-q", "--no-verify", "--allow-empty", "-m", "layout")

@@ -508,6 +508,24 @@ func (pl *Planner) walkProject(p *Profile, homes homeFacts) error {
 		if err := lt.protect(p); err != nil {
 			return err
 		}
+		// A protected file with another name in the tree would be
+		// changed through that name (a hard link shares the file, and
+		// a mount covers one name only): each name the walk found is
+		// protected too.
+		ids, err := protectedFileIDs(p.Protected)
+		if err != nil {
+			return err
+		}
+		for id, paths := range linked {
+			if !ids[id] {
+				continue
+			}
+			for _, q := range paths {
+				if !covered(p.Protected, q) {
+					p.Protected = append(p.Protected, q)
+				}
+			}
+		}
 	}
 	// Hard links to a secret, in the home or in the tree itself.
 	for id, paths := range linked {
