@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/custom-agent/custom-agent/sandbox/enforce"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
@@ -58,8 +59,7 @@ func (s *gitState) checkObjects() (notes, errs []string) {
 		if err != nil {
 			return nil, false
 		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		return fi, !ok || !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(since)
+		return fi, enforce.ChangedSince(fi, since)
 	}
 	remove := func(rel, why string) {
 		if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {

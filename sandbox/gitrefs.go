@@ -59,7 +59,7 @@ type gitState struct {
 	// odd are entries of those places that are not regular files (a
 	// symbolic link, a device, a pipe …), with what they are; git may
 	// read a ref through a link, so one is never let through unread.
-	odd map[string]string
+	odd map[string]oddEntry
 	// unread are regular files past the bounds, read neither before nor
 	// after: any of them new or changed is undone.
 	unread map[string]bool
@@ -110,7 +110,7 @@ var notPointers = map[string]bool{"index": true, "config": true, "description": 
 // (describeOdd, through top, the call's working directory). It fails only
 // when dir itself cannot be read.
 func readGitState(dir, top string) (*gitState, error) {
-	s := &gitState{dir: dir, top: top, files: map[string][]byte{}, logs: map[string]logState{}, odd: map[string]string{}, unread: map[string]bool{}, index: enforce.IndexStamp(dir), wtIndex: map[string]string{}, taken: time.Now()}
+	s := &gitState{dir: dir, top: top, files: map[string][]byte{}, logs: map[string]logState{}, odd: map[string]oddEntry{}, unread: map[string]bool{}, index: enforce.IndexStamp(dir), wtIndex: map[string]string{}, taken: time.Now()}
 	if filepath.Base(dir) == ".git" {
 		s.worktree = filepath.Dir(dir)
 	}
@@ -217,36 +217,29 @@ func walkPointers(dir, sub string, add func(rel string, d fs.DirEntry, log bool)
 	}
 }
 
+// oddEntry is what a non-regular entry is (what, which a note shows) and,
+// for a link, the digest of what it leads to (sum, compared only: a
+// digest of a short secret the sandbox masks, a hard link to a key in the
+// tree, would let the model test guesses of it).
+type oddEntry struct{ what, sum string }
+
 // describeOdd says what a non-regular entry is: its type, or a link's
 // target and, when that leads to a regular file beneath top (the call's
 // working directory, all the command could change), a digest of its first
 // 4096 bytes: a ref git reads through a link moves when the file it points
 // at changes. The file is opened through top only (os.Root: no link out
 // of it is followed) and without waiting (a pipe or a device is not
-// read), and its content never enters the description, which a note
-// after the call shows the model.
-func describeOdd(top *os.Root, topDir, path string, d fs.DirEntry) string {
+// read); its content is never kept.
+func describeOdd(top *os.Root, topDir, path string, d fs.DirEntry) oddEntry {
 	if d.Type()&fs.ModeSymlink == 0 {
-		return d.Type().String()
+		return oddEntry{what: d.Type().String()}
 	}
 	t, err := os.Readlink(path)
 	if err != nil {
-		return "link"
+		return oddEntry{what: "link"}
 	}
-	desc := "link to " + quote(t)
-	if sum, ok := linkedDigest(top, topDir, path); ok {
-		desc += " holding sha256:" + sum
-	}
-	return desc
-}
-
-// shownOdd is a description from describeOdd as a note shows it: without
-// the digest, which is for comparing only (a digest of a short secret the
-// sandbox masks, a hard link to a key in the tree, would let the model
-// test guesses of it).
-func shownOdd(desc string) string {
-	shown, _, _ := strings.Cut(desc, " holding sha256:")
-	return shown
+	sum, _ := linkedDigest(top, topDir, path)
+	return oddEntry{what: "link to " + quote(t), sum: sum}
 }
 
 // linkedDigest is the sha256 of the first 4096 bytes of the regular file
@@ -399,7 +392,7 @@ func (s *gitState) checkPointers(protected func(string) bool) (notes, errs []str
 	}
 	for rel, d := range now.odd {
 		if s.odd[rel] != d {
-			return s.rollback(now, quote(filepath.ToSlash(rel))+" is not a plain file ("+shownOdd(d)+"), which git may read a ref through")
+			return s.rollback(now, quote(filepath.ToSlash(rel))+" is not a plain file ("+d.what+"), which git may read a ref through")
 		}
 	}
 	known := map[string]bool{}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -375,7 +374,7 @@ func readable(dir string, started time.Time) bool {
 	if mode&0o500 == 0o500 {
 		return false
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(started.Add(-time.Second)) {
+	if !ChangedSince(fi, started.Add(-time.Second)) {
 		return false // as it was before the call: not the process's doing
 	}
 	return os.Chmod(dir, mode|0o500) == nil

@@ -133,7 +133,7 @@ func checkGit(p *Profile) error {
 			if serr != nil {
 				return nil // gone
 			}
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && (int(st.Uid) != os.Getuid() || time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(p.started.Add(-time.Second))) {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && (int(st.Uid) != os.Getuid() || !ChangedSince(fi, p.started.Add(-time.Second))) {
 				// Not the command's doing: another user's directory, or
 				// one nothing changed during the call.
 				return nil
@@ -192,6 +192,15 @@ func checkGit(p *Profile) error {
 	}
 	walk(p.Cwd)
 	return created(notes, "NOT fixed", errs)
+}
+
+// ChangedSince reports whether fi's change time is at or after since, or
+// cannot be told: the checks after a call look only at what the call may
+// have changed. The change time, unlike the modification time, cannot be
+// set back by the process.
+func ChangedSince(fi fs.FileInfo, since time.Time) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return !ok || !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(since)
 }
 
 // putAside moves rel, an entry of the known git directory g that git
